@@ -1,0 +1,30 @@
+# Two targets a user needs: `make run` and `make test`. Both create .venv on
+# first use and (re)install only when pyproject.toml changed.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test check bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/hexforge start games/smolensk
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+check: $(STAMP)
+	$(VENV)/bin/hexforge check games/smolensk
+	$(VENV)/bin/hexforge check games/barbarossa-postcard
+
+bench: $(STAMP)
+	$(PY) bench/run.py --json
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,985 @@
+"""compile_game(): game folder → validated, immutable GameDefinition.
+
+    load files and imports → merge overrides and variants → declare names →
+    elaborate every construct → one GameDefinition, or DslError with every
+    diagnostic found.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import Iterable
+
+from runtime import definition as D
+from runtime.vocabulary import ACTIVATION_KINDS, EDGES, PROCEDURES
+
+from .ast import Arg, Statement
+from .checker import (COLOUR, DECLARES, DICE, SYMBOLS, Body, Ctx, TableView, is_dash, read_fraction,
+                      read_list, read_range, read_yes_no, title_of, where)
+from .diagnostics import Diagnostics, DslError, Span, did_you_mean
+from .loader import TOP_LEVEL, Loader, apply_variants, merge_entries
+from . import mapfile
+
+fm = D.frozen_map
+
+
+def compile_game(path: str | Path, variants: Iterable[str] = ()) -> D.GameDefinition:
+    """Compile the game at ``path`` (a folder holding game.hxr, or a rules
+    file) with the named variants switched on.  Raises DslError."""
+    loader = Loader(Path(path))
+    entries = loader.load()
+    diags = loader.diags
+    variants = list(variants)
+    if not diags:
+        entries = apply_variants(entries, variants, diags)
+    statements = [e for e in merge_entries(entries, diags) if isinstance(e, Statement)]
+    game = None
+    if not diags.errors:
+        game = _Compiler(Ctx(diags), statements, loader, tuple(variants)).run()
+    if diags.errors or game is None:
+        raise DslError(diags.items, loader.src.texts)
+    return game
+
+
+def check_game(path: str | Path) -> tuple[D.GameDefinition | None, Diagnostics, dict[str, str]]:
+    """Compile the game and each of its variants; collect all diagnostics."""
+    try:
+        game = compile_game(path)
+    except DslError as e:
+        d = Diagnostics()
+        d.items.extend(e.diagnostics)
+        return None, d, e.sources
+    diags = Diagnostics()
+    sources: dict[str, str] = {}
+    for v in game.variants:
+        try:
+            compile_game(path, [v])
+        except DslError as e:
+            for item in e.diagnostics:
+                if item not in diags.items:
+                    diags.items.append(item)
+            sources.update(e.sources)
+    return game, diags, sources
+
+
+class _Compiler:
+    def __init__(self, ctx: Ctx, statements: list[Statement], loader: Loader, variants: tuple[str, ...]):
+        self.ctx = ctx
+        self.sts = statements
+        self.loader = loader
+        self.variants = variants
+        self.by_kw: dict[str, list[Statement]] = {}
+        for st in statements:
+            self.by_kw.setdefault(st.keyword, []).append(st)
+
+    def all(self, kw: str) -> list[Statement]:
+        return self.by_kw.get(kw, [])
+
+    def one(self, kw: str) -> Statement | None:
+        found = self.all(kw)
+        return found[0] if found else None
+
+    # ------------------------------------------------------------ pass 1
+    def declare(self) -> None:
+        ctx = self.ctx
+        for st in self.sts:
+            if st.keyword not in TOP_LEVEL:
+                ctx.error("unknown-keyword", f"'{st.keyword}' is not a top-level keyword", st.span,
+                          did_you_mean(st.keyword, TOP_LEVEL))
+                continue
+            kind = DECLARES.get(st.keyword)
+            if kind is None:
+                continue
+            if not st.args or st.args[0].quoted:
+                ctx.error("name", f"{st.keyword} needs a name", st.span,
+                          f'write: {st.keyword} NAME "Title" {{ ... }}')
+                continue
+            name = st.args[0].text
+            if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_\-.]*", name):
+                ctx.error("name", f"'{name}' is not a valid name", st.args[0].span,
+                          "names use letters, digits, '-', '_' and '.'")
+                continue
+            if ctx.declare(kind, name, st.args[0].span) and kind == "terrain":
+                ctx.terrain_kind[name] = st.keyword
+        # names that live inside tables
+        for st in self.all("counters"):
+            body = st.body or ()
+            for e in body:
+                if not hasattr(e, "rows") or not e.rows:
+                    continue
+                for r in e.rows[1:]:
+                    if r.cells:
+                        ctx.declare("counter", r.cells[0].text, r.cells[0].span)
+        for st in self.all("chits"):
+            for e in st.body or ():
+                if hasattr(e, "rows") and e.rows:
+                    for r in e.rows[1:]:
+                        if r.cells:
+                            ctx.declare("chit", r.cells[0].text, r.cells[0].span)
+        for st in self.all("unit-class"):
+            b = [e for e in st.body or () if isinstance(e, Statement) and e.keyword == "flags"]
+            for f in b:
+                ctx.class_flags.update(a.text for a in f.args)
+        if self.one("dice"):
+            for a in self.one("dice").args:
+                ctx.declare("die", a.text, a.span)
+
+    # ------------------------------------------------------------ pass 2
+    def run(self) -> D.GameDefinition | None:
+        self.declare()
+        ctx = self.ctx
+        info = self.game_info()
+        dice = self.dice()
+        sides = {st.name: self.side(st) for st in self.all("side")}
+        nats = {st.name: self.nationality(st) for st in self.all("nationality")}
+        classes = {st.name: self.unit_class(st) for st in self.all("unit-class")}
+        terrain = {st.name: self.terrain(st) for kw in ("terrain", "feature", "hexside", "link")
+                   for st in self.all(kw)}
+        weather = {st.name: D.Weather(st.name, title_of(st) or st.name, where(st)) for st in self.all("weather")}
+        for st in self.all("weather"):
+            Body(ctx, st, f"weather {st.name}").finish()
+        pools = {st.name: self.pool(st) for st in self.all("pool")}
+        events = {st.name: self.event(st) for st in self.all("event")}
+        map_def = self.map_(info)
+        chart = self.terrain_effects(classes)
+        results = {st.name: self.results(st) for st in self.all("results")}
+        crts = {st.name: self.crt(st, results) for st in self.all("crt")}
+        tables = {st.name: self.die_table(st) for st in self.all("die-table")}
+        counters: dict[str, D.Counter] = {}
+        for st in self.all("counters"):
+            counters.update(self.counters(st, classes, nats))
+        chits = self.chits(counters)
+        track = self.turn_track(weather, chits, events)
+        sequence = self.sequence()
+        modifiers: dict[str, list[D.Modifier]] = {}
+        for st in self.all("modifier"):
+            m = self.modifier(st)
+            if m:
+                modifiers.setdefault(m.target, []).append(m)
+        victory = {st.name: self.victory(st) for st in self.all("victory")}
+        stacking = self.stacking()
+        variants = {st.name: self.variant(st) for st in self.all("variant")}
+        scenarios = {st.name: self.scenario(st, counters, map_def, track, stacking, pools, chart)
+                     for st in self.all("scenario")}
+        if not sides:
+            ctx.error("missing", "the game declares no side", None, 'write: side axis "Axis" { colour "#8c8c8c" }')
+        if ctx.diags.errors:
+            return None
+        return D.GameDefinition(
+            info=info, dice=fm(dice), sides=fm(sides), nationalities=fm(nats), unit_classes=fm(classes),
+            counters=fm(counters), terrain=fm(terrain), chart=chart, results=fm(results), crts=fm(crts),
+            die_tables=fm(tables), turn_track=track, weather=fm(weather), chits=fm(chits), pools=fm(pools),
+            events=fm(events), sequence=sequence, scenarios=fm(scenarios), variants=fm(variants),
+            victory=fm(victory), modifiers=fm({k: tuple(v) for k, v in modifiers.items()}),
+            stacking=fm(stacking), map=map_def, active_variants=self.variants,
+            sources=tuple(self.loader.src.texts))
+
+    # ------------------------------------------------------------ game
+    def game_info(self) -> D.GameInfo:
+        st = self.one("game")
+        if st is None:
+            self.ctx.error("missing", "no 'game' statement", None,
+                           'the game folder\'s game.hxr starts with: game ID "Title" { ... }')
+            return D.GameInfo("?", "?")
+        b = Body(self.ctx, st, "game")
+        series = b.text("series")
+        sys_st = self.one("system")
+        if sys_st is not None:
+            sb = Body(self.ctx, sys_st, "system")
+            for kw in ("designer", "publisher", "year", "note", "scale", "rounding"):
+                sb.all(kw)
+            sb.finish()
+            series = series or (sys_st.name or "")
+        info = D.GameInfo(
+            id=st.name or "?", title=title_of(st) or st.name or "?", series=series,
+            designer=b.text("designer"), publisher=b.text("publisher"), year=b.text("year"),
+            scale=b.text("scale"), notes=tuple(s.args[0].text for s in b.all("note") if s.args),
+            rounding=self.choice(b.arg("rounding"), ("down", "up", "nearest"), "rounding") or "down",
+            where=where(st))
+        b.all("map")
+        b.finish()
+        return info
+
+    def choice(self, a: Arg | None, options: tuple[str, ...], what: str) -> str | None:
+        if a is None:
+            return None
+        if a.text not in options:
+            self.ctx.error("value", f"'{a.text}' is not a {what}", a.span, did_you_mean(a.text, options))
+            return None
+        return a.text
+
+    def dice(self) -> dict[str, D.Die]:
+        st = self.one("dice")
+        out: dict[str, D.Die] = {}
+        if st is None:
+            return {"d6": D.Die("d6", 1, 6)}
+        if not st.args:
+            self.ctx.error("arguments", "dice names at least one die", st.span, "write: dice d6 d10 2d6")
+        for a in st.args:
+            m = DICE.match(a.text)
+            if not m:
+                self.ctx.error("type", f"'{a.text}' is not a die", a.span, "write d6, d10 or 2d6")
+                continue
+            out[a.text] = D.Die(a.text, int(m.group(1) or 1), int(m.group(2)))
+        return out
+
+    def side(self, st: Statement) -> D.Side:
+        b = Body(self.ctx, st, f"side {st.name}")
+        colour = self.ctx.colour(b.arg("colour")) or "#cccccc"
+        edges = []
+        es = b.one("supply-edge", (1, 4))
+        for a in (es.args if es else ()):
+            if a.text in EDGES:
+                edges.append(a.text)
+            else:
+                self.ctx.error("value", f"'{a.text}' is not a map edge", a.span, did_you_mean(a.text, EDGES))
+        text = self.ctx.colour(b.arg("text-colour")) or "#000000"
+        b.finish()
+        return D.Side(st.name, title_of(st) or st.name, colour, text, tuple(edges), where(st))
+
+    def nationality(self, st: Statement) -> D.Nationality:
+        b = Body(self.ctx, st, f"nationality {st.name}")
+        side = self.ctx.ref("side", b.arg("side")) or ""
+        if not b.arg("side"):
+            self.ctx.error("missing", f"nationality {st.name} needs 'side'", st.span)
+        colour = self.ctx.colour(b.arg("colour")) or "#cccccc"
+        text = self.ctx.colour(b.arg("text-colour")) or "#000000"
+        b.finish()
+        return D.Nationality(st.name, title_of(st) or st.name, side, colour, text, where(st))
+
+    def unit_class(self, st: Statement) -> D.UnitClass:
+        b = Body(self.ctx, st, f"unit-class {st.name}")
+        sym = b.arg("symbol")
+        symbol = self.choice(sym, SYMBOLS, "unit symbol") if sym else "none"
+        fs = b.one("factors", (1, 6))
+        factors = tuple(a.text for a in fs.args) if fs else ()
+        if not fs:
+            self.ctx.error("missing", f"unit-class {st.name} needs 'factors'", st.span,
+                           "write e.g. factors attack defence move, or factors strength move")
+        flags = frozenset(a.text for f in b.all("flags") for a in f.args)
+        size = b.text("size")
+        b.finish()
+        return D.UnitClass(st.name, title_of(st) or st.name, symbol or "none", factors, flags, size, where(st))
+
+    def terrain(self, st: Statement) -> D.Terrain:
+        b = Body(self.ctx, st, f"{st.keyword} {st.name}")
+        colour = self.ctx.colour(b.arg("colour")) or "#cccccc"
+        pattern = b.text("pattern")
+        b.finish()
+        return D.Terrain(st.name, title_of(st) or st.name, st.keyword, colour, pattern, where(st))
+
+    def pool(self, st: Statement) -> D.Pool:
+        b = Body(self.ctx, st, f"pool {st.name}")
+        side = self.ctx.ref("side", b.arg("side"), allow=("both",)) or ""
+        b.finish()
+        return D.Pool(st.name, title_of(st) or st.name, side, where(st))
+
+    def event(self, st: Statement) -> D.Event:
+        b = Body(self.ctx, st, f"event {st.name}")
+        text = b.text("text")
+        b.finish()
+        return D.Event(st.name, title_of(st) or st.name, text, where(st))
+
+    # ------------------------------------------------------------ map
+    def map_(self, info: D.GameInfo) -> D.MapDef | None:
+        st = self.one("game")
+        if st is None:
+            return None
+        m = next((e for e in st.body or () if isinstance(e, Statement) and e.keyword == "map"), None)
+        if m is None:
+            return None
+        if len(m.args) != 1 or not m.args[0].quoted:
+            self.ctx.error("arguments", "map takes one quoted file name", m.span, 'write: map "map.hxm"')
+            return None
+        game_dir = Path(self.loader.entry_file).parent
+        path = (game_dir / m.args[0].text).resolve()
+        try:
+            path.relative_to(game_dir)
+        except ValueError:
+            self.ctx.error("map-outside", "the map file must be inside the game folder", m.args[0].span)
+            return None
+        return mapfile.load_map(path, self.loader.src, self.ctx, m.args[0].span)
+
+    # ------------------------------------------------------------ TEC
+    def terrain_effects(self, classes: dict[str, D.UnitClass]) -> D.TerrainChart:
+        st = self.one("terrain-effects")
+        if st is None:
+            return D.TerrainChart(fm({}))
+        ctx = self.ctx
+        b = Body(ctx, st, "terrain-effects")
+        bridging = frozenset(a.text for s in b.all("bridges") for a in s.args
+                             if ctx.terrain_ref(a, ("link",)))
+        linked = tuple(a.text for s in b.all("adjacent-cities-linked") for a in s.args
+                       if ctx.terrain_ref(a, ("link",)))
+        extra = {a.text for s in b.all("column") for a in s.args}
+        view = TableView.of(ctx, b.table(), "the terrain effects chart", st.span)
+        b.finish()
+        effects: dict[str, D.TerrainEffect] = {}
+        if view is None:
+            return D.TerrainChart(fm({}), bridging, linked, where(st))
+        view.require_first("terrain")
+        selectors = set(classes) | ctx.class_flags | {"other", "all"}
+        fixed = ("terrain", "move", "left-shift", "attack", "advance", "zoc-to-zoc", "combat", "defence")
+
+        def allowed(c: str) -> bool:
+            if c.startswith("move:"):
+                sel = c[5:]
+                return sel in selectors
+            return c in fixed or c in extra
+
+        view.check_columns(allowed, list(fixed) + [f"move:{s}" for s in sorted(selectors)] + sorted(extra))
+        move_cols = [c for c in view.columns if c == "move" or c.startswith("move:")]
+        for r in view.rows:
+            name = ctx.terrain_ref(r.cells[0], ("terrain", "feature", "hexside", "link"))
+            if not name:
+                continue
+            moves = []
+            for c in move_cols:
+                cost = self.cost(view.cell(r, c))
+                if cost:
+                    moves.append(("all" if c == "move" else c[5:], cost))
+            shift_cell = view.cell(r, "left-shift")
+            shifts, add, combat_no = None, False, False
+            if shift_cell is not None and not is_dash(shift_cell):
+                t = shift_cell.text
+                if t == "no":
+                    combat_no = True
+                else:
+                    add = t.startswith("+")
+                    shifts = ctx.int_(shift_cell, "a column shift", -10, 10)
+            attack = ""
+            ac = view.cell(r, "attack")
+            if ac is not None and not is_dash(ac):
+                if ac.text in ("half", "1/2"):
+                    attack = "half"
+                elif ac.text == "no":
+                    combat_no = True
+                else:
+                    ctx.error("value", f"attack effect is 'half', 'no' or '-', not '{ac.text}'", ac.span)
+            cc = view.cell(r, "combat")
+            if cc is not None and not is_dash(cc):
+                combat_no = combat_no or not read_yes_no(ctx, cc, "combat", True)
+            adv = None
+            av = view.cell(r, "advance")
+            if av is not None and not is_dash(av):
+                adv = 0 if av.text == "no" else ctx.int_(av, "advance after combat", 0, 20)
+            z = read_yes_no(ctx, view.cell(r, "zoc-to-zoc"), "zoc-to-zoc", True)
+            defence = None
+            dc = view.cell(r, "defence")
+            if dc is not None and not is_dash(dc):
+                defence = read_fraction(dc.text.lstrip("x×"))
+                if defence is None:
+                    ctx.error("type", f"defence is a multiplier such as x2 or 1/2, not '{dc.text}'", dc.span)
+            values = {c: view.cell(r, c).text for c in view.columns if c in extra}
+            effects[name] = D.TerrainEffect(name, tuple(moves), shifts, add, attack, adv, z, combat_no,
+                                            defence, fm(values), where(r))
+        return D.TerrainChart(fm(effects), bridging, linked, where(st))
+
+    def cost(self, a: Arg | None) -> D.Cost | None:
+        if a is None:
+            return None
+        t = a.text
+        if is_dash(t):
+            return D.Cost("inherit")
+        if t in ("all", "no"):
+            return D.Cost(t)
+        add = t.startswith("+")
+        v = read_fraction(t.lstrip("+"))
+        if v is None or v < 0:
+            self.ctx.error("type", f"a movement cost is a number, +N, all, no or '-', not '{t}'", a.span,
+                           "for example 2, +1, 1/2, all (all MP), no (prohibited), - (other terrain applies)")
+            return None
+        return D.Cost("add" if add else "set", v)
+
+    # ------------------------------------------------------------ results & CRT
+    def results(self, st: Statement) -> dict[str, D.ResultCode]:
+        ctx = self.ctx
+        b = Body(ctx, st, f"results {st.name}")
+        view = TableView.of(ctx, b.table(), f"results {st.name}", st.span)
+        b.finish()
+        out: dict[str, D.ResultCode] = {}
+        if view is None:
+            return out
+        view.require_first("code")
+        cols = ("code", "attacker", "defender", "retreat", "attacker-retreat", "exchange", "special", "title")
+        view.check_columns(lambda c: c in cols, cols)
+
+        def num(r, c):
+            a = view.cell(r, c)
+            if a is None or is_dash(a):
+                return 0
+            return ctx.int_(a, f"'{c}'", 0, 99) or 0
+
+        for r in view.rows:
+            code = r.cells[0].text
+            code = "-" if is_dash(code) else code
+            sp = view.cell(r, "special")
+            out[code] = D.ResultCode(
+                code, num(r, "attacker"), num(r, "defender"), num(r, "attacker-retreat"), num(r, "retreat"),
+                read_yes_no(ctx, view.cell(r, "exchange"), "exchange", False),
+                "" if sp is None or is_dash(sp) else sp.text,
+                (view.cell(r, "title").text if view.cell(r, "title") is not None else ""), where(r))
+        out.setdefault("-", D.ResultCode("-", title="no effect"))
+        return out
+
+    COLUMN = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:[-:]([0-9]+(?:\.[0-9]+)?))?(\+)?(?:-1)?$")
+    DIFF = re.compile(r"([+-]?[0-9]+)(\+)?$")
+
+    def crt(self, st: Statement, results: dict[str, dict[str, D.ResultCode]]) -> D.Crt:
+        ctx = self.ctx
+        b = Body(ctx, st, f"crt {st.name}")
+        method = self.choice(b.arg("method"), ("odds", "differential"), "CRT method") or "odds"
+        res_name = ctx.ref("results", b.arg("results")) or ""
+        if b.arg("results") is None:
+            ctx.error("missing", f"crt {st.name} needs 'results' naming its result codes", st.span,
+                      "write: results NAME, and define them in: results NAME { table { code ... } }")
+        dice: dict[str, str] = {}
+        for d in b.all("die"):
+            if len(d.args) == 1:
+                dice["*"] = ctx.ref("die", d.args[0]) or "d6"
+            elif len(d.args) == 2:
+                side = ctx.ref("side", d.args[0])
+                if side:
+                    dice[side] = ctx.ref("die", d.args[1]) or "d6"
+            else:
+                ctx.error("arguments", "die takes a die, or a side and a die", d.span,
+                          "write: die d6   or   die soviet d10")
+        if not dice:
+            dice["*"] = "d6"
+        rounding = self.choice(b.arg("rounding"), ("down", "nearest", "up"), "odds rounding") or "down"
+        clamp = self.choice(b.arg("clamp"), ("before-shifts", "after-shifts"), "clamp rule") or "before-shifts"
+        below = self.choice(b.arg("below-lowest"), ("no-attack", "lowest"), "rule below the lowest column") \
+            or "no-attack"
+        above = self.choice(b.arg("above-highest"), ("highest",), "rule above the highest column") or "highest"
+        view = TableView.of(ctx, b.table(), f"crt {st.name}", st.span)
+        b.finish()
+        columns: list[D.CrtColumn] = []
+        rows: dict[int, tuple[str, ...]] = {}
+        if view is not None:
+            for h in view.table.rows[0].cells[1:]:
+                col = self.crt_column(h, method)
+                if col:
+                    if columns and col.ratio <= columns[-1].ratio:
+                        ctx.error("crt-order", f"CRT columns must ascend: '{h.text}' comes after "
+                                  f"'{columns[-1].label}'", h.span)
+                    columns.append(col)
+            codes = results.get(res_name, {})
+            for r in view.rows:
+                rng = read_range(ctx, r.cells[0], "die roll")
+                if rng is None:
+                    continue
+                lo, hi = rng
+                cells = []
+                for c in r.cells[1:]:
+                    code = "-" if is_dash(c) else c.text
+                    if codes and code not in codes:
+                        ctx.error("unknown-result", f"result code '{code}' is not defined in results {res_name}",
+                                  c.span, did_you_mean(code, codes) or f"define it in results {res_name}")
+                    cells.append(code)
+                for total in range(lo, (hi if hi is not None else lo) + 1):
+                    rows[total] = tuple(cells)
+            dice_map = self._dice() if not view.bad_rows else {}
+            for side, dname in dice.items():
+                die = dice_map.get(dname)
+                if die is None:
+                    continue
+                missing = [t for t in range(die.low, die.high + 1) if t not in rows]
+                if missing:
+                    ctx.error("crt-rows", f"crt {st.name} has no row for {dname} roll"
+                              f"{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}",
+                              view.table.span)
+        return D.Crt(st.name, title_of(st) or st.name, method, res_name, fm(dice), tuple(columns), fm(rows),
+                     rounding, clamp, below, above, where(st))
+
+    def _dice(self) -> dict[str, D.Die]:
+        return self.dice() if self.one("dice") else {"d6": D.Die("d6", 1, 6)}
+
+    def crt_column(self, h: Arg, method: str) -> D.CrtColumn | None:
+        t = h.text
+        if method == "differential":
+            m = self.DIFF.match(t)
+            if not m:
+                self.ctx.error("crt-column", f"'{t}' is not a differential column", h.span, "write -2, 0, +3 or +6+")
+                return None
+            return D.CrtColumn(t, Fraction(int(m.group(1))), bool(m.group(2)))
+        m = self.COLUMN.match(t)
+        if not m:
+            self.ctx.error("crt-column", f"'{t}' is not an odds column", h.span,
+                           "write odds as printed: 1-2, 1-1, 1.5-1, 3-1 or 10+")
+            return None
+        a = Fraction(m.group(1))
+        d = Fraction(m.group(2)) if m.group(2) else Fraction(1)
+        if d == 0:
+            self.ctx.error("crt-column", f"'{t}' divides by zero", h.span)
+            return None
+        return D.CrtColumn(t, a / d, bool(m.group(3)))
+
+    # ------------------------------------------------------------ die tables
+    def die_table(self, st: Statement) -> D.DieTable:
+        ctx = self.ctx
+        b = Body(ctx, st, f"die-table {st.name}")
+        die = ctx.ref("die", b.arg("die")) or "d6"
+        mods = []
+        for m in b.all("modifier"):
+            mm = self.modifier(m, target=st.name)
+            if mm:
+                mods.append(mm)
+        view = TableView.of(ctx, b.table(), f"die-table {st.name}", st.span)
+        b.finish()
+        if view is None:
+            return D.DieTable(st.name, title_of(st) or st.name, die, (), (), None, (), tuple(mods), where(st))
+        view.require_first("die")
+        headers = view.table.rows[0].cells[1:]
+        col_ranges = None
+        if headers and all(re.match(r"[0-9]", h.text) for h in headers):
+            col_ranges = tuple(r for r in (read_range(ctx, h, "column") for h in headers) if r)
+        row_ranges, cells = [], []
+        for r in view.rows:
+            rng = read_range(ctx, r.cells[0], "die roll")
+            if rng:
+                row_ranges.append(rng)
+                cells.append(tuple("-" if is_dash(c) else c.text for c in r.cells[1:]))
+        return D.DieTable(st.name, title_of(st) or st.name, die, tuple(row_ranges),
+                          tuple(h.text for h in headers), col_ranges, tuple(cells), tuple(mods), where(st))
+
+    def modifier(self, st: Statement, target: str | None = None) -> D.Modifier | None:
+        """``modifier TARGET [N | = EXPR] ["title"] [when COND]``."""
+        ctx = self.ctx
+        args = list(st.args)
+        title = ""
+        if args and args[-1].quoted:
+            title = args.pop().text
+        if target is None:
+            if not args:
+                ctx.error("arguments", "modifier needs what it modifies", st.span,
+                          'write: modifier firepower.defender = 1 "river" when ...')
+                return None
+            target = args.pop(0).text
+        amount = st.value
+        if amount is None:
+            if len(args) != 1:
+                ctx.error("arguments", "modifier needs an amount: +1, -2 or = EXPRESSION", st.span)
+                return None
+            v = ctx.int_(args[0], "a modifier")
+            if v is None:
+                return None
+            from runtime.expr import Num
+            amount = Num(v, where=str(args[0].span))
+        elif args:
+            ctx.error("arguments", "a modifier has either a number or '= expression', not both", args[0].span)
+        ctx.expr(amount)
+        ctx.expr(st.condition)
+        if st.body is not None:
+            ctx.error("block", "modifier takes no block", st.span)
+        return D.Modifier(target, amount, st.condition, title, where(st))
+
+    # ------------------------------------------------------------ counters
+    def counters(self, st: Statement, classes: dict[str, D.UnitClass],
+                 nats: dict[str, D.Nationality]) -> dict[str, D.Counter]:
+        ctx = self.ctx
+        b = Body(ctx, st, f"counters {st.name}")
+        d_side = ctx.ref("side", b.arg("side"))
+        d_nat = ctx.ref("nationality", b.arg("nationality"))
+        d_class = ctx.ref("unit-class", b.arg("class"), "unit class")
+        d_form = b.text("formation")
+        view = TableView.of(ctx, b.table(), f"counters {st.name}", st.span)
+        b.finish()
+        out: dict[str, D.Counter] = {}
+        if view is None:
+            return out
+        view.require_first("id")
+        cols = ("id", "class", "side", "nationality", "full", "reduced", "formation", "arrives", "name", "tags")
+        view.check_columns(lambda c: c in cols, cols)
+        if "full" not in view.columns:
+            ctx.error("table-header", f"counters {st.name} needs a 'full' column with the printed factors",
+                      view.table.rows[0].span)
+            return out
+        for r in view.rows:
+            cid = r.cells[0].text
+            cls = ctx.ref("unit-class", view.cell(r, "class"), "unit class") if view.col("class") is not None \
+                else d_class
+            nat = ctx.ref("nationality", view.cell(r, "nationality")) if view.col("nationality") is not None \
+                else d_nat
+            side = ctx.ref("side", view.cell(r, "side")) if view.col("side") is not None else d_side
+            if nat and not side:
+                side = nats[nat].side if nat in nats else None
+            if not cls or cls not in classes:
+                if cls is None and view.col("class") is None:
+                    ctx.error("missing", f"counter {cid} has no class", r.cells[0].span,
+                              "add a 'class' column or a 'class' line to the block")
+                continue
+            if not side:
+                ctx.error("missing", f"counter {cid} has no side", r.cells[0].span,
+                          "add a 'side' or 'nationality' column, or a line to the block")
+                continue
+            if nat and nat in nats and nats[nat].side != side:
+                ctx.error("side", f"counter {cid} is on side {side} but nationality {nat} is {nats[nat].side}",
+                          r.cells[0].span)
+            factors = classes[cls].factors
+            steps = []
+            for col in ("full", "reduced"):
+                cell = view.cell(r, col)
+                if cell is None or is_dash(cell):
+                    if col == "full":
+                        ctx.error("missing", f"counter {cid} has no printed factors", r.cells[0].span)
+                    continue
+                vals = cell.text.split("-")
+                if len(vals) != len(factors) or not all(v.isdigit() for v in vals):
+                    ctx.error("factors", f"'{cell.text}' does not fit class {cls}: it prints "
+                              f"{'-'.join(factors)}", cell.span,
+                              f"write {len(factors)} whole number{'s' * (len(factors) > 1)} joined by '-'")
+                    continue
+                steps.append(fm(dict(zip(factors, map(int, vals)))))
+            if not steps:
+                continue
+            arrives = ""
+            ac = view.cell(r, "arrives")
+            if ac is not None and not is_dash(ac) and ac.text != "setup":
+                if ac.text.isdigit():
+                    arrives = f"turn:{int(ac.text)}"
+                elif ctx.has("pool", ac.text):
+                    arrives = f"pool:{ac.text}"
+                else:
+                    ctx.ref("pool", ac, "pool", allow=())
+            form = view.cell(r, "formation")
+            formation = form.text if form is not None and not is_dash(form) else d_form
+            name = view.cell(r, "name")
+            tags = view.cell(r, "tags")
+            out[cid] = D.Counter(cid, name.text if name is not None and not is_dash(name) else cid, side,
+                                 nat or "", cls, tuple(steps), formation, arrives,
+                                 frozenset(read_list(tags)) if tags is not None else frozenset(), where(r))
+        return out
+
+    # ------------------------------------------------------------ chits
+    def chits(self, counters: dict[str, D.Counter]) -> dict[str, D.Chit]:
+        st = self.one("chits")
+        out: dict[str, D.Chit] = {}
+        if st is None:
+            return out
+        ctx = self.ctx
+        b = Body(ctx, st, "chits")
+        view = TableView.of(ctx, b.table(), "the chits table", st.span)
+        b.finish()
+        if view is None:
+            return out
+        view.require_first("id")
+        cols = ("id", "side", "kind", "hq", "count", "from", "always", "title")
+        view.check_columns(lambda c: c in cols, cols)
+        for r in view.rows:
+            cid = r.cells[0].text
+            side = ctx.ref("side", view.cell(r, "side"), allow=("both",)) or ""
+            kind = self.choice(view.cell(r, "kind"), ACTIVATION_KINDS, "chit kind") or "hq"
+            hq = ""
+            hc = view.cell(r, "hq")
+            if hc is not None and not is_dash(hc):
+                hq = ctx.ref("counter", hc, "HQ counter") or ""
+                if hq and hq in counters and side not in ("", "both") and counters[hq].side != side:
+                    ctx.error("side", f"chit {cid} is {side}'s but activates {hq}, a {counters[hq].side} unit",
+                              hc.span)
+            elif kind == "hq":
+                ctx.error("missing", f"chit {cid} is an hq chit but names no HQ", r.cells[0].span)
+            cnt = view.cell(r, "count")
+            count = 1 if cnt is None or is_dash(cnt) else ctx.int_(cnt, "count", 1, 99) or 1
+            fr = view.cell(r, "from")
+            first = 1 if fr is None or is_dash(fr) else ctx.int_(fr, "first turn", 0, 999) or 1
+            always = read_yes_no(ctx, view.cell(r, "always"), "always", False)
+            title = view.cell(r, "title")
+            out[cid] = D.Chit(cid, title.text if title is not None and not is_dash(title) else cid, side, kind,
+                              hq, count, first, always, where(r))
+        return out
+
+    # ------------------------------------------------------------ turn track
+    def turn_track(self, weather, chits, events) -> D.TurnTrack:
+        st = self.one("turn-track")
+        if st is None:
+            return D.TurnTrack((), ())
+        ctx = self.ctx
+        b = Body(ctx, st, "turn-track")
+        custom: dict[str, str] = {}
+        for c in b.all("column"):
+            if len(c.args) != 2 or c.args[1].text not in ("number", "text", "list"):
+                ctx.error("arguments", "column takes a name and a type: number, text or list", c.span)
+                continue
+            custom[c.args[0].text] = c.args[1].text
+        view = TableView.of(ctx, b.table(), "the turn track", st.span)
+        b.finish()
+        if view is None:
+            return D.TurnTrack((), ())
+        view.require_first("turn")
+        sides = set(ctx.symbols.get("side", {}))
+        per_side = ("chits", "reinforcements")
+
+        def allowed(c: str) -> bool:
+            if c in ("turn", "date", "weather", "chits", "events") or c in custom:
+                return True
+            s, _, what = c.partition(".")
+            return s in sides and what in per_side
+
+        view.check_columns(allowed, ["date", "weather", "chits", "events"] + list(custom) +
+                           [f"{s}.{w}" for s in sides for w in per_side])
+        turns = []
+        last = 0
+        for r in view.rows:
+            n = ctx.int_(r.cells[0], "turn number", 0, 999)
+            if n is None:
+                continue
+            if n <= last and turns:
+                ctx.error("turn-order", f"turn {n} comes after turn {last}", r.cells[0].span)
+            last = n
+            values: dict[str, object] = {}
+            for c, a in zip(view.columns[1:], r.cells[1:]):
+                if c == "date":
+                    continue
+                if is_dash(a):
+                    values[c] = () if c in ("chits", "events") or custom.get(c) == "list" else None
+                elif c == "weather":
+                    values[c] = ctx.ref("weather", a)
+                elif c == "chits":
+                    values[c] = tuple(x for x in read_list(a) if self._ref_text("chit", x, a))
+                elif c == "events":
+                    values[c] = tuple(x for x in read_list(a) if self._ref_text("event", x, a))
+                elif c.endswith(".chits") and a.text == "all":
+                    values[c] = "all"
+                elif custom.get(c) == "text":
+                    values[c] = a.text
+                elif custom.get(c) == "list":
+                    values[c] = tuple(read_list(a))
+                else:
+                    values[c] = ctx.int_(a, f"'{c}'", 0, 999)
+            date = view.cell(r, "date")
+            turns.append(D.Turn(n, date.text if date is not None and not is_dash(date) else "", fm(values), where(r)))
+        return D.TurnTrack(tuple(turns), tuple(view.columns[1:]))
+
+    def _ref_text(self, kind: str, name: str, a: Arg) -> bool:
+        if self.ctx.has(kind, name):
+            return True
+        self.ctx.error("unknown-name", f"unknown {kind} '{name}'", a.span,
+                       did_you_mean(name, self.ctx.symbols.get(kind, {})))
+        return False
+
+    # ------------------------------------------------------------ sequence
+    def sequence(self) -> tuple[D.Phase, ...]:
+        st = self.one("sequence")
+        if st is None:
+            return ()
+        return self.phases(st, "sequence")
+
+    PHASE_KINDS = ("phase", "player-turn", "chit-loop", "segment")
+
+    def phases(self, st: Statement, what: str) -> tuple[D.Phase, ...]:
+        ctx = self.ctx
+        out = []
+        b = Body(ctx, st, what)
+        for kw in self.PHASE_KINDS:
+            b.all(kw)
+        for kw in ("procedure", "side", "note", "only", "mode", "limit", "table", "exclude", "repeat"):
+            b.all(kw)  # a phase's own properties; read in phase()
+        for e in st.body or ():
+            if isinstance(e, Statement) and e.keyword in self.PHASE_KINDS:
+                out.append(self.phase(e))
+        b.finish()
+        return tuple(out)
+
+    def phase(self, st: Statement) -> D.Phase:
+        ctx = self.ctx
+        name = st.name or st.keyword
+        side = ""
+        if st.keyword == "player-turn":
+            side = ctx.ref("side", st.arg(0)) or ""
+        title = title_of(st) or name
+        params: dict[str, tuple[str, ...]] = {}
+        procedure = ""
+        for e in st.body or ():
+            if not isinstance(e, Statement) or e.keyword in self.PHASE_KINDS:
+                continue
+            if e.keyword == "procedure":
+                if not e.args:
+                    ctx.error("arguments", "procedure names what the phase does", e.span,
+                              did_you_mean("", PROCEDURES))
+                    continue
+                procedure = e.args[0].text
+                if procedure not in PROCEDURES:
+                    ctx.error("unknown-procedure", f"unknown procedure '{procedure}'", e.args[0].span,
+                              did_you_mean(procedure, PROCEDURES))
+                params["args"] = tuple(a.text for a in e.args[1:])
+            elif e.keyword == "side":
+                side = ctx.ref("side", e.arg(0), allow=("both",)) or side
+            elif e.keyword == "table":
+                params["table"] = tuple(a.text for a in e.args if ctx.ref("die-table", a))
+            else:
+                params[e.keyword] = tuple(a.text for a in e.args)
+        if st.keyword == "phase" and not procedure:
+            ctx.error("missing", f"phase {name} needs a procedure", st.span, did_you_mean("", PROCEDURES))
+        children = self.phases(st, f"{st.keyword} {name}") if st.body else ()
+        ctx.expr(st.condition)
+        return D.Phase(name, title, st.keyword, procedure, side, fm(params), st.condition, children, where(st))
+
+    # ------------------------------------------------------------ victory
+    def victory(self, st: Statement) -> tuple[D.VictoryRule, ...]:
+        ctx = self.ctx
+        b = Body(ctx, st, f"victory {st.name}")
+        rules = []
+        for kw in ("award", "win", "end"):
+            for e in b.all(kw):
+                args = list(e.args)
+                title = args.pop().text if args and args[-1].quoted else ""
+                side = ""
+                if kw != "end":
+                    side = ctx.ref("side", args.pop(0) if args else None, allow=("draw",)) or ""
+                    if not side and not e.args:
+                        ctx.error("arguments", f"{kw} needs a side", e.span)
+                at = ""
+                if len(args) >= 2 and args[-2].text == "at":
+                    at = args.pop().text
+                    args.pop()
+                amount = e.value
+                if kw == "award" and amount is None:
+                    if len(args) == 1:
+                        from runtime.expr import Num
+                        v = ctx.int_(args[0], "VP")
+                        amount = Num(v or 0, where=str(args[0].span))
+                        args = []
+                    else:
+                        ctx.error("arguments", "award needs VP: a number or = EXPRESSION", e.span)
+                for extra in args:
+                    ctx.error("arguments", f"unexpected '{extra.text}'", extra.span,
+                              f"write: {kw} SIDE {'N ' if kw == 'award' else ''}[at CHECKPOINT] [when CONDITION]")
+                ctx.expr(amount)
+                ctx.expr(e.condition)
+                rules.append(D.VictoryRule(kw, side, amount, e.condition, at, title, where(e)))
+        b.finish()
+        return tuple(rules)
+
+    def stacking(self) -> dict[str, int]:
+        st = self.one("stacking")
+        if st is None:
+            return {}
+        b = Body(self.ctx, st, "stacking")
+        out = {}
+        for kw in ("units", "hq", "per-class", "equipment"):
+            a = b.arg(kw)
+            if a is not None:
+                v = self.ctx.int_(a, f"stacking {kw}", 0, 99)
+                if v is not None:
+                    out[kw] = v
+        for s in b.all("exempt"):
+            for a in s.args:
+                out[f"exempt:{a.text}"] = 1
+        b.finish()
+        return out
+
+    def variant(self, st: Statement) -> D.Variant:
+        kind = "optional"
+        for e in st.body or ():
+            if isinstance(e, Statement) and e.keyword == "kind" and e.args:
+                kind = self.choice(e.args[0], ("optional", "balance", "series"), "variant kind") or kind
+            elif isinstance(e, Statement) and e.keyword not in TOP_LEVEL and e.keyword not in ("note", "conflicts"):
+                self.ctx.error("unknown-keyword", f"'{e.keyword}' cannot stand in a variant", e.span,
+                               did_you_mean(e.keyword, list(TOP_LEVEL) + ["kind", "note"]))
+        return D.Variant(st.name, title_of(st) or st.name, kind, where(st))
+
+    # ------------------------------------------------------------ scenario
+    def scenario(self, st: Statement, counters, map_def, track, stacking, pools, chart) -> D.Scenario:
+        ctx = self.ctx
+        b = Body(ctx, st, f"scenario {st.name}")
+        t = b.one("turns", (2, 2))
+        first, last = 1, (track.turns[-1].number if track.turns else 1)
+        if t and len(t.args) == 2:
+            first = ctx.int_(t.args[0], "first turn", 0, 999) or first
+            last = ctx.int_(t.args[1], "last turn", 0, 999) or last
+            numbers = {x.number for x in track.turns}
+            for n, a in ((first, t.args[0]), (last, t.args[1])):
+                if numbers and n not in numbers:
+                    ctx.error("range", f"turn {n} is not on the turn track", a.span)
+        vs = tuple(a.text for s in b.all("variants") for a in s.args if ctx.ref("variant", a))
+        vic = b.arg("victory")
+        victory = ctx.ref("victory", vic) or "" if vic else ""
+        notes = tuple(s.args[0].text for s in b.all("note") if s.args)
+        setup: list[D.Placement] = []
+        for s in b.all("setup"):
+            sb = Body(ctx, s, "setup")
+            view = TableView.of(ctx, sb.table(), "the setup", s.span)
+            sb.finish()
+            if view is None:
+                continue
+            view.require_first("counter")
+            view.check_columns(lambda c: c in ("counter", "at"), ("counter", "at"))
+            if view.col("at") is None:
+                ctx.error("table-header", "the setup needs an 'at' column", view.table.rows[0].span)
+                continue
+            for r in view.rows:
+                p = self.placement(r, view, counters, map_def, track, pools)
+                if p:
+                    setup.append(p)
+        b.finish()
+        self.check_setup(setup, counters, map_def, stacking, chart, st)
+        return D.Scenario(st.name, title_of(st) or st.name, first, last, vs, tuple(setup), victory, notes, where(st))
+
+    def placement(self, r, view, counters, map_def, track, pools) -> D.Placement | None:
+        ctx = self.ctx
+        cid = ctx.ref("counter", r.cells[0], "counter")
+        at = view.cell(r, "at")
+        if not cid or at is None:
+            return None
+        t = at.text
+        if t.startswith("turn:"):
+            n = ctx.int_(Arg(t[5:], at.span), "turn")
+            if n is not None and track.turns and n not in {x.number for x in track.turns}:
+                ctx.error("range", f"turn {n} is not on the turn track", at.span)
+            return D.Placement(cid, "turn", str(n), 1, where(r))
+        if t.isdigit():
+            if map_def is None:
+                ctx.error("no-map", f"{cid} is set up in hex {t} but the game has no map", at.span)
+                return None
+            try:
+                h = map_def.grid.parse_id(t)
+            except HexIdError as e:
+                ctx.error("hex", str(e), at.span)
+                return None
+            if h not in map_def.hexes:
+                ctx.error("hex", f"hex {t} is not in play on the map", at.span)
+                return None
+            return D.Placement(cid, "hex", t, 1, where(r))
+        if map_def is not None and t in map_def.areas:
+            return D.Placement(cid, "area", t, 1, where(r))
+        if t in pools:
+            return D.Placement(cid, "pool", t, 1, where(r))
+        choices = list(pools) + (list(map_def.areas) if map_def else [])
+        ctx.error("unknown-name", f"'{t}' is not a hex, area, pool or turn:N", at.span, did_you_mean(t, choices))
+        return None
+
+    def check_setup(self, setup, counters, map_def, stacking, chart, st) -> None:
+        ctx = self.ctx
+        seen: dict[str, D.Placement] = {}
+        per_hex: dict[str, list[D.Placement]] = {}
+        for p in setup:
+            if p.counter in seen:
+                ctx.error("duplicate", f"{p.counter} is set up twice", Span.parse(p.where + ":1"),
+                          f"first at {seen[p.counter].where}")
+            seen[p.counter] = p
+            if p.kind == "hex":
+                per_hex.setdefault(p.where_to, []).append(p)
+        limit = stacking.get("units")
+        for hx, ps in per_hex.items():
+            units = [p for p in ps if p.counter in counters and
+                     not any(stacking.get(f"exempt:{x}") for x in
+                             (counters[p.counter].unit_class, *counters[p.counter].tags))]
+            if limit is not None and len(units) > limit:
+                ctx.error("over-stacked", f"hex {hx} holds {len(units)} units at setup; the limit is {limit}",
+                          Span.parse(ps[-1].where + ":1"), ", ".join(p.counter for p in ps))
+            sides = {counters[p.counter].side for p in ps if p.counter in counters}
+            if len(sides) > 1:
+                ctx.error("mixed-stack", f"hex {hx} holds units of both sides at setup", Span.parse(ps[-1].where + ":1"))
+            if map_def is not None:
+                h = map_def.grid.parse_id(hx)
+                terr = map_def.terrain_at(h)
+                eff = chart.effects.get(terr)
+                for p in ps:
+                    c = counters.get(p.counter)
+                    if c is None or eff is None:
+                        continue
+                    cost = eff.cost_for(frozenset(), c.unit_class)
+                    if cost.kind == "no":
+                        ctx.error("prohibited", f"{p.counter} is set up in hex {hx}, which is {terr}: "
+                                  f"prohibited terrain", Span.parse(p.where + ":1"))

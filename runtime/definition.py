@@ -1,0 +1,487 @@
+"""GameDefinition: the immutable, validated model of a game's rules.
+
+The compiler in ``dsl/`` builds it from game files; the runtime reads it and
+never sees syntax.  Everything here is frozen; mappings are exposed as
+read-only ``MappingProxyType``s built by the compiler.  Each definition keeps
+``where`` ("file:line") so the runtime can say where a rule came from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Mapping
+
+from .expr import Expr
+from .hexes import Grid, Hex, Hexside
+
+FrozenMap = Mapping  # read-only mappings (MappingProxyType) at run time
+
+
+def frozen_map(d: dict) -> Mapping:
+    return MappingProxyType(dict(d))
+
+
+# ---------------------------------------------------------------- basics
+
+@dataclass(frozen=True, slots=True)
+class Die:
+    """A die or dice sum: ``d6`` (1 x 6), ``d10``, ``2d6`` (2 x 6)."""
+
+    name: str
+    count: int
+    sides: int
+
+    @property
+    def low(self) -> int:
+        return self.count
+
+    @property
+    def high(self) -> int:
+        return self.count * self.sides
+
+    def distribution(self) -> dict[int, Fraction]:
+        """Exact probability of each total."""
+        dist = {0: Fraction(1)}
+        for _ in range(self.count):
+            nxt: dict[int, Fraction] = {}
+            for total, p in dist.items():
+                for face in range(1, self.sides + 1):
+                    nxt[total + face] = nxt.get(total + face, Fraction(0)) + p / self.sides
+            dist = nxt
+        return dist
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    id: str
+    title: str
+    series: str = ""
+    designer: str = ""
+    publisher: str = ""
+    year: str = ""
+    scale: str = ""
+    notes: tuple[str, ...] = ()
+    rounding: str = "down"  # how "1/2" is rounded everywhere in the game
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    id: str
+    title: str
+    colour: str
+    text_colour: str = "#000000"
+    supply_edges: tuple[str, ...] = ()  # map edges the side traces supply to
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Nationality:
+    id: str
+    title: str
+    side: str
+    colour: str
+    text_colour: str = "#000000"
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitClass:
+    """A kind of unit: its NATO symbol, which factors its counters print
+    (in printed order) and its flags (mechanized, hq, ...)."""
+
+    id: str
+    title: str
+    symbol: str
+    factors: tuple[str, ...]
+    flags: frozenset[str] = frozenset()
+    size: str = ""
+    where: str = ""
+
+    def has(self, flag: str) -> bool:
+        return flag in self.flags
+
+
+@dataclass(frozen=True, slots=True)
+class Counter:
+    """One counter of the counter sheet.  ``steps[0]`` is the full-strength
+    side; a single-step counter has one entry.  Factors are keyed by the
+    class's factor names."""
+
+    id: str
+    name: str
+    side: str
+    nationality: str
+    unit_class: str
+    steps: tuple[Mapping[str, int], ...]
+    formation: str = ""  # army / front / corps the counter belongs to
+    arrives: str = ""  # "" (setup), "turn:N", "pool:ID", ...
+    tags: frozenset[str] = frozenset()
+    where: str = ""
+
+    def factor(self, name: str, step: int = 0) -> int:
+        return self.steps[step][name]
+
+
+# ---------------------------------------------------------------- terrain
+
+TERRAIN_KINDS = ("terrain", "feature", "hexside", "link")
+
+
+@dataclass(frozen=True, slots=True)
+class Terrain:
+    """Hex terrain, a hex feature (town, city), a hexside (river) or a link
+    (road, rail) that runs from hex to hex across a hexside."""
+
+    id: str
+    title: str
+    kind: str  # one of TERRAIN_KINDS
+    colour: str = "#cccccc"
+    pattern: str = ""
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """A terrain effects chart cell for movement.
+
+    kind: ``set`` (costs ``value`` MP), ``add`` (+value on top), ``all`` (all
+    of the unit's MP), ``no`` (prohibited), ``inherit`` (other terrain in the
+    hex applies: printed ``-``)."""
+
+    kind: str
+    value: Fraction = Fraction(0)
+
+    def __str__(self) -> str:
+        if self.kind == "set":
+            return str(self.value)
+        if self.kind == "add":
+            return f"+{self.value}"
+        return {"all": "all", "no": "no", "inherit": "-"}[self.kind]
+
+
+@dataclass(frozen=True, slots=True)
+class TerrainEffect:
+    """One row of the terrain effects chart."""
+
+    terrain: str
+    move: tuple[tuple[str, Cost], ...] = ()  # (unit selector, cost) in chart order
+    left_shifts: int | None = None  # combat column shifts toward the defender
+    shifts_add: bool = False  # "+1": adds to the hex terrain's shifts
+    attack: str = ""  # "half": attack strength halved across it / into it
+    advance: int | None = None  # advance after combat stops after this many hexes
+    zoc_to_zoc: bool = True  # may cross it from enemy ZOC to enemy ZOC
+    combat_prohibited: bool = False
+    defence: Fraction | None = None  # a multiplier on defence, where a game has one
+    values: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))  # other columns, as written
+    where: str = ""
+
+    def cost_for(self, flags: frozenset[str], unit_class: str) -> Cost:
+        for selector, cost in self.move:
+            if selector in ("all", "other") or selector == unit_class or selector in flags:
+                return cost
+        return Cost("inherit")
+
+
+@dataclass(frozen=True, slots=True)
+class TerrainChart:
+    effects: Mapping[str, TerrainEffect]
+    bridging_links: frozenset[str] = frozenset()  # links that bridge the hexsides they cross
+    adjacent_cities_linked: tuple[str, ...] = ()  # link kinds assumed between adjacent cities
+    where: str = ""
+
+
+# ---------------------------------------------------------------- tables
+
+@dataclass(frozen=True, slots=True)
+class ResultCode:
+    """What a combat result code does, defined once per game."""
+
+    code: str
+    attacker_loss: int = 0
+    defender_loss: int = 0
+    attacker_retreat: int = 0
+    defender_retreat: int = 0
+    exchange: bool = False
+    special: str = ""
+    title: str = ""
+    where: str = ""
+
+    @property
+    def no_effect(self) -> bool:
+        return not (self.attacker_loss or self.defender_loss or self.attacker_retreat
+                    or self.defender_retreat or self.exchange or self.special)
+
+
+@dataclass(frozen=True, slots=True)
+class CrtColumn:
+    """A CRT column as printed.  Odds: ``ratio`` (1.5-1 → 3/2); differential:
+    ``ratio`` holds the difference.  ``open_ended`` for "10+"."""
+
+    label: str
+    ratio: Fraction
+    open_ended: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Crt:
+    id: str
+    title: str
+    method: str  # "odds" | "differential"
+    results: str  # id of the ResultCode set
+    dice: Mapping[str, str]  # side id (or "*") -> die name
+    columns: tuple[CrtColumn, ...]
+    rows: Mapping[int, tuple[str, ...]]  # die total -> result code per column
+    rounding: str = "down"  # odds: down (toward the defender) | nearest | up
+    clamp: str = "before-shifts"  # apply the highest column before or after shifts
+    below_lowest: str = "no-attack"  # | "lowest"
+    above_highest: str = "highest"
+    where: str = ""
+
+    def die_for(self, side: str) -> str:
+        return self.dice.get(side) or self.dice["*"]
+
+
+@dataclass(frozen=True, slots=True)
+class DieTable:
+    """A generic die table: die total (rows, possibly ranges) against either
+    named output columns or ranges of an input value (2-D tables)."""
+
+    id: str
+    title: str
+    die: str
+    row_ranges: tuple[tuple[int, int | None], ...]  # (low, high or None for "6+")
+    columns: tuple[str, ...]  # output names, or input ranges as printed ("1-7")
+    column_ranges: tuple[tuple[int, int | None], ...] | None  # set when the table is 2-D
+    cells: tuple[tuple[str, ...], ...]
+    modifiers: tuple["Modifier", ...] = ()
+    where: str = ""
+
+    def row_for(self, total: int) -> int | None:
+        for i, (lo, hi) in enumerate(self.row_ranges):
+            if total >= lo and (hi is None or total <= hi):
+                return i
+        return None
+
+    def column_for(self, value: int) -> int | None:
+        if self.column_ranges is None:
+            return None
+        for i, (lo, hi) in enumerate(self.column_ranges):
+            if value >= lo and (hi is None or value <= hi):
+                return i
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    """A value added under a condition, e.g. a die roll modifier or a
+    firepower modifier: ``modifier defender +1 when ...``."""
+
+    target: str
+    amount: Expr
+    condition: Expr | None = None
+    title: str = ""
+    where: str = ""
+
+
+# ---------------------------------------------------------------- time
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    number: int
+    date: str = ""
+    values: Mapping[str, object] = field(default_factory=lambda: frozen_map({}))
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTrack:
+    turns: tuple[Turn, ...]
+    columns: tuple[str, ...]
+
+    def turn(self, n: int) -> Turn:
+        for t in self.turns:
+            if t.number == n:
+                return t
+        raise KeyError(n)
+
+
+@dataclass(frozen=True, slots=True)
+class Weather:
+    id: str
+    title: str
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Chit:
+    """A command chit.  kind: hq | reserve | reinforcements | supply |
+    interrupt | event.  ``hq`` is the HQ counter (or formation) it activates."""
+
+    id: str
+    title: str
+    side: str  # a side id, or "both"
+    kind: str
+    hq: str = ""
+    count: int = 1
+    available: int = 1  # first turn the chit may be chosen
+    always: bool = False  # always goes in the cup (SUPPLY)
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """An off-map holding box: reserve pool, available reinforcements,
+    transfer box, eliminated units..."""
+
+    id: str
+    title: str
+    side: str = ""
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    id: str
+    title: str
+    text: str = ""
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """A node of the sequence of play.  kind: ``phase`` (runs its
+    procedure), ``player-turn`` (its phases, for one side), ``chit-loop``
+    (draw a chit and run its phases until the cup is empty), ``segment``."""
+
+    id: str
+    title: str
+    kind: str
+    procedure: str = ""
+    side: str = ""
+    params: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: frozen_map({}))
+    condition: Expr | None = None
+    children: tuple["Phase", ...] = ()
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class VictoryRule:
+    """``award SIDE AMOUNT when COND`` / ``win SIDE when COND`` / ``end when
+    COND``: evaluated by the runtime at the checkpoints the rule names."""
+
+    kind: str  # award | win | end
+    side: str
+    amount: Expr | None
+    condition: Expr | None
+    at: str = ""  # checkpoint: "end", "supply", "turn-end", ...
+    title: str = ""
+    where: str = ""
+
+
+# ---------------------------------------------------------------- map
+
+@dataclass(frozen=True, slots=True)
+class MapHex:
+    hex: Hex
+    terrain: str
+    features: tuple[str, ...] = ()
+    name: str = ""
+    vp: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MapDef:
+    """The board: grid numbering, terrain per hex, hexside features, links
+    (roads, rails) as hex-to-hex hexsides, names, supply sources, areas."""
+
+    name: str
+    grid: Grid
+    default_terrain: str
+    hexes: Mapping[Hex, MapHex]
+    hexsides: Mapping[Hexside, frozenset[str]]
+    links: Mapping[str, frozenset[Hexside]]
+    supply: Mapping[str, frozenset[Hex]]  # side -> source hexes
+    supply_edges: Mapping[str, tuple[str, ...]]  # side -> map edges (west, east, ...)
+    areas: Mapping[str, frozenset[Hex]]
+    labels: Mapping[Hex, str] = field(default_factory=lambda: frozen_map({}))
+    where: str = ""
+
+    def terrain_at(self, h: Hex) -> str:
+        mh = self.hexes.get(h)
+        return mh.terrain if mh else self.default_terrain
+
+    def in_play(self, h: Hex) -> bool:
+        return h in self.hexes
+
+
+# ---------------------------------------------------------------- scenario
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    counter: str
+    kind: str  # hex | area | pool | turn
+    where_to: str  # printed hex ID, area id, pool id or turn number
+    count: int = 1
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    id: str
+    title: str
+    first_turn: int
+    last_turn: int
+    variants: tuple[str, ...] = ()
+    setup: tuple[Placement, ...] = ()
+    victory: str = ""  # id of a victory block
+    notes: tuple[str, ...] = ()
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A named optional or balance rule.  Its body overrides parts of the
+    game; ``compile_game(..., variants=[id])`` applies it."""
+
+    id: str
+    title: str
+    kind: str = "optional"  # optional | balance | series
+    where: str = ""
+
+
+# ---------------------------------------------------------------- the game
+
+@dataclass(frozen=True, slots=True)
+class GameDefinition:
+    info: GameInfo
+    dice: Mapping[str, Die]
+    sides: Mapping[str, Side]
+    nationalities: Mapping[str, Nationality]
+    unit_classes: Mapping[str, UnitClass]
+    counters: Mapping[str, Counter]
+    terrain: Mapping[str, Terrain]
+    chart: TerrainChart
+    results: Mapping[str, Mapping[str, ResultCode]]
+    crts: Mapping[str, Crt]
+    die_tables: Mapping[str, DieTable]
+    turn_track: TurnTrack
+    weather: Mapping[str, Weather]
+    chits: Mapping[str, Chit]
+    pools: Mapping[str, Pool]
+    events: Mapping[str, Event]
+    sequence: tuple[Phase, ...]
+    scenarios: Mapping[str, Scenario]
+    variants: Mapping[str, Variant]
+    victory: Mapping[str, tuple[VictoryRule, ...]]
+    modifiers: Mapping[str, tuple[Modifier, ...]]  # by what they modify
+    stacking: Mapping[str, int]
+    map: MapDef | None
+    active_variants: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()  # files compiled, game folder relative
+
+    def summary(self) -> str:
+        hexes = len(self.map.hexes) if self.map else 0
+        return (f"{self.info.id}: {len(self.sides)} sides, {len(self.unit_classes)} unit classes, "
+                f"{len(self.counters)} counters, {hexes} hexes, {len(self.turn_track.turns)} turns")

@@ -1,0 +1,64 @@
+"""What game files may name that the engine provides: the variables and
+functions of the expression language, the procedures a sequence of play can
+run, and the values that some properties take.  The checker validates game
+files against these lists; the runtime implements them."""
+from __future__ import annotations
+
+# Variables an expression can read.  Declared ids (sides, terrain, weather,
+# chits, counters, events, variants...) are names too.
+EXPR_NAMES: dict[str, str] = {
+    "turn": "the current turn number",
+    "last-turn": "the scenario's last turn",
+    "phase": "the id of the current phase",
+    "active": "the side whose phase or chit it is",
+    "side": "the side the rule is applied for",
+    "enemy": "the other side",
+    "weather": "this turn's weather",
+    "attacker": "the attacking side (in combat)",
+    "defender": "the defending side (in combat)",
+    "die": "the die roll being modified",
+    "value": "the value being looked up in a 2-D table",
+    "units": "how many units take part (in combat: on the side concerned)",
+    "strength": "the strength being modified",
+    "terrain": "the terrain of the hex concerned",
+    "hex": "the hex concerned",
+    "all-attackers-across": "the hexside every attacker attacks across, if they share one kind",
+    "infantry": "how many infantry units are concerned",
+    "city-vp": "the VP of the city hex concerned",
+    "first-roll": "true on the first combat of a scenario",
+}
+
+# Functions an expression can call, with their arity (None: any).
+EXPR_FUNCTIONS: dict[str, int | None] = {
+    "min": None, "max": None, "abs": 1, "half": 1, "floor": 1, "ceil": 1,
+    "round_down": 1, "count": 1, "sum": None,
+    "controls": 2,  # controls(side, hex): side controls the hex
+    "supplied": 2,  # supplied(side, hex): a supply line from side's sources reaches hex
+    "vp": 1,  # vp(side): the side's VP so far
+    "eliminated": 2,  # eliminated(side, flag): count of side's eliminated units with flag
+    "on-map": 1,  # on-map(counter): the counter is on the map
+    "variant": 1,  # variant(id): the variant is switched on
+    "lost": 1,  # lost(hex): the hex has changed hands from its original owner
+    "chosen": 1,  # chosen(option): a player's choice recorded under that name
+}
+
+# Procedures the sequence of play can run, and what each one does.
+PROCEDURES: dict[str, str] = {
+    "choose-chits": "each side secretly chooses its command chits for the cup",
+    "draw-chit": "draw a chit from the cup; its side acts",
+    "activate": "activate the drawn chit's HQ and the units in its command range",
+    "move": "the active side moves units",
+    "combat": "the active side declares and resolves attacks",
+    "supply": "check supply for every unit and apply the game's consequences",
+    "reinforce": "place reinforcements",
+    "rebuild": "return eliminated units at rebuild hexes",
+    "strategic-move": "strategic movement of a few units",
+    "recover": "disrupted units in supply recover",
+    "advance-turn": "move the turn marker and release scheduled units",
+    "victory-check": "evaluate the victory rules",
+    "roll": "roll on a die table",
+    "event": "apply the turn's events",
+}
+
+ACTIVATION_KINDS = ("hq", "reserve", "reinforcements", "supply", "interrupt", "event", "air", "artillery")
+EDGES = ("north", "south", "east", "west")

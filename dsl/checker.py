@@ -49,6 +49,9 @@ class Ctx:
     terrain_kind: dict[str, str] = field(default_factory=dict)
     class_flags: set[str] = field(default_factory=set)
     grid: Grid | None = None
+    # names declared by a statement that already has an error (a misspelt
+    # keyword): references to them stay quiet, so one mistake is one diagnostic
+    poisoned: set[str] = field(default_factory=set)
 
     def error(self, code: str, message: str, span: Span | None, hint: str = "") -> None:
         self.diags.error(code, message, span, hint)
@@ -71,6 +74,8 @@ class Ctx:
         name = arg.text
         if name in allow or self.has(kind, name):
             return name
+        if name in self.poisoned:
+            return None
         known = list(self.symbols.get(kind, {})) + list(allow)
         hint = did_you_mean(name, known)
         if not known:
@@ -122,7 +127,7 @@ class Ctx:
         stack = [e]
         while stack:
             n = stack.pop()
-            if isinstance(n, E.Name) and n.name not in known_names:
+            if isinstance(n, E.Name) and n.name not in known_names and n.name not in self.poisoned:
                 self.error("unknown-name", f"unknown name '{n.name}' in expression", Span.parse(n.where),
                            did_you_mean(n.name, known_names) or
                            ("put spaces around '-' to subtract" if "-" in n.name else ""))

@@ -69,6 +69,7 @@ class _Compiler:
         self.sts = statements
         self.loader = loader
         self.variants = variants
+        self.map_failed = False  # a map was named but did not load: setups stay quiet
         self.by_kw: dict[str, list[Statement]] = {}
         for st in statements:
             self.by_kw.setdefault(st.keyword, []).append(st)
@@ -87,6 +88,8 @@ class _Compiler:
             if st.keyword not in TOP_LEVEL:
                 ctx.error("unknown-keyword", f"'{st.keyword}' is not a top-level keyword", st.span,
                           did_you_mean(st.keyword, TOP_LEVEL))
+                if st.args and not st.args[0].quoted:
+                    ctx.poisoned.add(st.args[0].text)
                 continue
             kind = DECLARES.get(st.keyword)
             if kind is None:
@@ -298,8 +301,11 @@ class _Compiler:
             path.relative_to(game_dir)
         except ValueError:
             self.ctx.error("map-outside", "the map file must be inside the game folder", m.args[0].span)
+            self.map_failed = True
             return None
-        return mapfile.load_map(path, self.loader.src, self.ctx, m.args[0].span)
+        result = mapfile.load_map(path, self.loader.src, self.ctx, m.args[0].span)
+        self.map_failed = result is None
+        return result
 
     # ------------------------------------------------------------ TEC
     def terrain_effects(self, classes: dict[str, D.UnitClass]) -> D.TerrainChart:
@@ -923,6 +929,8 @@ class _Compiler:
         if not cid or at is None:
             return None
         t = at.text
+        if self.map_failed and not t.startswith("turn:") and t not in pools:
+            return None
         if t.startswith("turn:"):
             n = ctx.int_(Arg(t[5:], at.span), "turn")
             if n is not None and track.turns and n not in {x.number for x in track.turns}:

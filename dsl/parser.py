@@ -258,8 +258,9 @@ def _syntax_diagnostic(e: UnexpectedInput, text: str, file: str) -> Diagnostic:
                               "a block opens after a statement's keyword and arguments, on the same line")
         shown = "end of line" if tok.type == "_SEP" else f"'{value}'"
         hint = ("expected " + " or ".join(expected)) if expected and len(expected) <= 8 else ""
-        if tok.type == "_SEP" and "a value" in expected and "a name" in expected:
-            hint = "the expression is incomplete"
+        if tok.type == "_SEP" and "a name" in expected and "a number" in expected:
+            return Diagnostic("syntax", "the expression ends too early", sp,
+                              "expected a name, a number, a \"string\", '(' or '[' here")
         return Diagnostic("syntax", f"unexpected {shown}", sp, hint)
     return Diagnostic("syntax", str(e).splitlines()[0], Span(file, line, col))
 

@@ -1,0 +1,253 @@
+"""The compiler: what a designer writes, what the model holds, and the
+diagnostics a mistake gets (file:line:col, message, hint)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from dsl.compiler import check_game, compile_game
+from dsl.diagnostics import DslError
+from runtime.hexes import hexside
+
+from helpers import MINI_GAME, make_game
+
+
+def diagnostics_of(folder):
+    with pytest.raises(DslError) as e:
+        compile_game(folder)
+    return e.value.diagnostics
+
+
+def only(diags, code=None):
+    errs = [d for d in diags if d.severity == "error"]
+    assert len(errs) == 1, "\n".join(d.format() for d in errs)
+    if code:
+        assert errs[0].code == code
+    return errs[0]
+
+
+def test_mini_game_compiles_to_the_model(tmp_path):
+    g = compile_game(make_game(tmp_path))
+    assert set(g.sides) == {"a", "b"}
+    assert g.dice["d10"].sides == 10
+    assert g.counters["A2"].steps[0] == {"attack": 5, "defence": 3, "move": 8}
+    assert g.counters["A2"].steps[1]["attack"] == 2
+    assert len(g.counters["B1"].steps) == 1
+    crt = g.crts["std"]
+    assert [c.label for c in crt.columns] == ["1-1", "1.5-1", "2-1", "3-1+"]
+    assert crt.columns[1].ratio == Fraction(3, 2)
+    assert crt.columns[-1].open_ended
+    assert crt.rows[6] == ("R", "1R", "1R", "1R")
+    assert g.results["std"]["1R"].defender_loss == 1
+    assert g.results["std"]["1R"].defender_retreat == 1
+    assert g.results["std"]["-"].no_effect
+    forest = g.chart.effects["forest"]
+    assert forest.cost_for(frozenset({"mechanized"}), "tank").value == 2
+    assert forest.cost_for(frozenset(), "inf").value == 1
+    assert g.chart.effects["river"].move[0][1].kind == "add"
+    assert g.chart.effects["river"].attack == "half"
+    assert g.chart.effects["sea"].combat_prohibited
+    m = g.map
+    assert m.grid.format_id(m.grid.parse_id("0403")) == "0403"
+    assert m.hexes[m.grid.parse_id("0403")].features == ("city",)
+    assert m.hexes[m.grid.parse_id("0403")].vp == 5
+    assert m.terrain_at(m.grid.parse_id("0302")) == "forest"
+    side = hexside(m.grid.parse_id("0202"), m.grid.parse_id("0302"))
+    assert m.hexsides[side] == {"river"}
+    assert len(m.links["road"]) == 2
+    assert len(m.areas["start"]) == 5
+    assert m.supply_edges["a"] == ("west",)
+    sc = g.scenarios["basic"]
+    assert [(p.counter, p.kind, p.where_to) for p in sc.setup] == [
+        ("A1", "hex", "0101"), ("A2", "area", "start"), ("B1", "hex", "0403")]
+    assert g.turn_track.turn(2).values["a.chits"] == 2
+
+
+def test_misspelt_top_level_keyword(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace("unit-class inf", "unit-clas inf"))),
+             "unknown-keyword")
+    assert d.span.file == "mini/game.hxr" and d.span.line == 5 and d.span.col == 1
+    assert "unit-class" in d.hint
+
+
+def test_misspelt_keyword_inside_a_block(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace('side a "A" { colour', 'side a "A" { colur'))))
+    assert "'colur' is not a keyword of side a" in d.message
+    assert "colour" in d.hint and d.span.line == 3
+
+
+def test_unknown_terrain_name_in_the_chart(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace("    forest   2  ", "    forrest  2  "))),
+             "unknown-name")
+    assert d.message == "unknown terrain 'forrest'" and "forest" in d.hint
+    assert (d.span.line, d.span.col) == (17, 5)
+
+
+def test_crt_row_missing_a_cell_gives_one_diagnostic(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace("    3    -    -      R    1R",
+                                                                  "    3    -    -      R"))),
+             "table-width")
+    assert "no value for column '3-1+'" in d.message
+    assert "'-'" in d.hint
+
+
+def test_crt_columns_must_ascend(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace("die  1-1  1.5-1  2-1", "die  1-1  2-1  1.5-1"))),
+             "crt-order")
+    assert "1.5-1" in d.message
+
+
+def test_result_code_used_but_not_defined(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace("6    R    1R     1R   1R",
+                                                                  "6    R    1R     1R   2R"))),
+             "unknown-result")
+    assert "'2R'" in d.message and "did you mean" in d.hint
+
+
+def test_crt_without_a_row_for_every_die_face(tmp_path):
+    text = MINI_GAME.replace("    6    R    1R     1R   1R\n", "")
+    assert "no row for d6 roll 6" in only(diagnostics_of(make_game(tmp_path, text)), "crt-rows").message
+
+
+def test_per_side_dice_need_every_row(tmp_path):
+    text = MINI_GAME.replace('crt std "CRT" {\n  results std', 'crt std "CRT" {\n  results std\n  die a d6\n  die b d10')
+    d = only(diagnostics_of(make_game(tmp_path, text)), "crt-rows")
+    assert "d10 rolls 7, 8, 9, 10" in d.message
+
+
+def test_factors_must_fit_the_class(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace("A2   tank   5-3-8", "A2   tank   5-8"))),
+             "factors")
+    assert "attack-defence-move" in d.message
+
+
+def test_duplicate_declaration_names_the_first(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME + 'side a "Again" { colour "#000000" }\n')), "duplicate")
+    assert "mini/game.hxr:3" in d.hint and "override" in d.hint
+
+
+def test_every_diagnostic_is_reported_at_once(tmp_path):
+    text = (MINI_GAME.replace("unit-class inf", "unit-clas inf")
+            .replace('colour "#aa0000"', 'colour "red"')
+            .replace("A1       0101", "A1       9999"))
+    codes = sorted(d.code for d in diagnostics_of(make_game(tmp_path, text)))
+    assert "unknown-keyword" in codes and "type" in codes and "hex" in codes
+
+
+def test_setup_checks_stacking_and_prohibited_terrain(tmp_path):
+    game = MINI_GAME.replace("      B1       0403", "      B1       0403\n").replace(
+        'scenario basic', 'stacking { units 1 }\nscenario basic').replace(
+        "      A2       start", "      A2       0101")
+    d = only(diagnostics_of(make_game(tmp_path, game)), "over-stacked")
+    assert "hex 0101 holds 2 units" in d.message
+
+
+def test_import_override_and_table_merge(tmp_path):
+    system = MINI_GAME.split("counters a-units")[0].replace('game mini "Mini" { map "map.hxm" }', "system base")
+    game = ('import "../base/system.hxr"\n'
+            'game mini "Mini" { map "map.hxm" }\n'
+            'override crt std { rounding nearest; table { die 1-1\n 1 R } }\n'
+            'override side b "Blue" { colour "#0000ff" }\n'
+            'counters a-units { side a; table { id class full\n A1 inf 3-4 } }\n')
+    folder = make_game(tmp_path, game, extra={"base/system.hxr": system})
+    g = compile_game(folder)
+    assert g.crts["std"].rows[1] == ("R", "A1", "-", "R")
+    assert g.crts["std"].rounding == "nearest"
+    assert g.sides["b"].title == "Blue" and g.sides["b"].colour == "#0000ff"
+
+
+def test_override_of_nothing(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME + "override crt nope { rounding up }\n")),
+             "override-missing")
+    assert "crt nope" in d.message
+
+
+def test_import_cycle_is_reported(tmp_path):
+    folder = make_game(tmp_path, 'import "a.hxr"\n' + MINI_GAME,
+                       extra={"mini/a.hxr": 'import "b.hxr"\n', "mini/b.hxr": 'import "a.hxr"\n'})
+    d = only(diagnostics_of(folder), "import-cycle")
+    assert "mini/a.hxr -> mini/b.hxr -> mini/a.hxr" in d.message
+
+
+def test_import_may_not_leave_the_library(tmp_path):
+    (tmp_path / "secret.hxr").write_text("side x\n")
+    folder = make_game(tmp_path, 'import "../../secret.hxr"\n' + MINI_GAME)
+    d = only(diagnostics_of(folder), "import-outside")
+    assert (d.span.line, d.span.col) == (1, 8)
+
+
+def test_map_may_not_leave_the_game_folder(tmp_path):
+    folder = make_game(tmp_path, MINI_GAME.replace('map "map.hxm"', 'map "../other/map.hxm"'))
+    assert only(diagnostics_of(folder), "map-outside")
+
+
+def test_variants_apply_their_overrides(tmp_path):
+    game = MINI_GAME + '''
+variant hard "Hard" {
+  kind balance
+  override turn-track { table { turn a.chits
+    2 1 } }
+  override crt std { clamp after-shifts }
+}
+'''
+    folder = make_game(tmp_path, game)
+    base = compile_game(folder)
+    hard = compile_game(folder, ["hard"])
+    assert base.turn_track.turn(2).values["a.chits"] == 2
+    assert hard.turn_track.turn(2).values["a.chits"] == 1
+    assert hard.crts["std"].clamp == "after-shifts"
+    assert hard.active_variants == ("hard",) and base.variants["hard"].kind == "balance"
+    with pytest.raises(DslError) as e:
+        compile_game(folder, ["hardd"])
+    assert "did you mean 'hard'" in e.value.diagnostics[0].hint
+
+
+def test_check_game_also_compiles_every_variant(tmp_path):
+    game = MINI_GAME + 'variant broken "Broken" { override crt std { rounding sideways } }\n'
+    g, diags, _ = check_game(make_game(tmp_path, game))
+    assert g is not None
+    assert [d.message for d in diags.errors] == ["'sideways' is not a odds rounding"] or \
+        any("sideways" in d.message for d in diags.errors)
+
+
+def test_expressions_are_checked_for_unknown_names_and_functions(tmp_path):
+    game = MINI_GAME + 'victory v { award a = 5 when turn == 2 and controls(a, "0403") and wether == 3\n' \
+                       '  win b at end when vpp(a) < 6 }\n'
+    diags = diagnostics_of(make_game(tmp_path, game))
+    msgs = sorted(d.message for d in diags)
+    assert msgs == ["unknown function 'vpp'", "unknown name 'wether' in expression"]
+    hints = {d.message: d.hint for d in diags}
+    assert "weather" in hints["unknown name 'wether' in expression"]
+    assert "vp" in hints["unknown function 'vpp'"]
+
+
+def test_die_tables_one_and_two_dimensional(tmp_path):
+    game = MINI_GAME + '''
+die-table act "Activation" {
+  die d6
+  table {
+    die  units
+    1-4  3
+    5    4
+    6    5
+  }
+}
+die-table escape "Escape" {
+  die d6
+  modifier +1 when turn == 2
+  table {
+    die  1-7  8-12  13+
+    1    B    C     C
+    2-3  A    B     C
+    4+   -    A     B
+  }
+}
+'''
+    g = compile_game(make_game(tmp_path, game))
+    act = g.die_tables["act"]
+    assert [act.cells[act.row_for(n)][0] for n in range(1, 7)] == ["3", "3", "3", "3", "4", "5"]
+    esc = g.die_tables["escape"]
+    assert esc.column_for(9) == 1 and esc.column_for(40) == 2 and esc.column_for(0) is None
+    assert esc.cells[esc.row_for(7)][esc.column_for(13)] == "B"
+    assert len(esc.modifiers) == 1

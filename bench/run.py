@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""hexforge benchmarks.  Prints figures (medians, in ms unless named _s);
+targets live in the issues and docs, not in assertions.
+
+    python bench/run.py          # a table
+    python bench/run.py --json   # one JSON object
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# In a fresh process: import the packages (reported as import_ms), then
+# time what compiling costs: building the parser (or loading it from Lark's
+# cache) and compiling the game.
+COMPILE_IN_FRESH_PROCESS = r"""
+import sys, time
+t0 = time.perf_counter()
+from dsl.compiler import compile_game
+from dsl.parser import _lark
+t1 = time.perf_counter()
+_lark()
+compile_game(sys.argv[1])
+t2 = time.perf_counter()
+print((t2 - t1) * 1000, (t1 - t0) * 1000)
+"""
+
+
+def fresh_process_compile_ms(game: Path, cache: bool, runs: int = 5) -> tuple[float, float]:
+    """Median (compile ms, import ms) over fresh processes."""
+    env = dict(os.environ, HEXFORGE_PARSER_CACHE="1" if cache else "0")
+    if cache:  # make sure the cache file exists
+        subprocess.run([sys.executable, "-c", COMPILE_IN_FRESH_PROCESS, str(game)], cwd=ROOT, env=env, check=True,
+                       capture_output=True)
+    times, imports = [], []
+    for _ in range(runs):
+        r = subprocess.run([sys.executable, "-c", COMPILE_IN_FRESH_PROCESS, str(game)], cwd=ROOT, env=env,
+                           check=True, capture_output=True, text=True)
+        compile_ms, import_ms = map(float, r.stdout.split())
+        times.append(compile_ms)
+        imports.append(import_ms)
+    return statistics.median(times), statistics.median(imports)
+
+
+def in_process_compile_ms(game: Path, runs: int = 7) -> float:
+    from dsl.compiler import compile_game
+
+    compile_game(game)
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        compile_game(game)
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    smolensk = ROOT / "games" / "smolensk"
+    cold, imports = fresh_process_compile_ms(smolensk, cache=False)
+    cached, _ = fresh_process_compile_ms(smolensk, cache=True)
+    figures = {
+        "compile_smolensk_ms": round(cold, 1),  # parser built from the grammar + compile
+        "compile_smolensk_cached_ms": round(cached, 1),  # parser loaded from Lark's cache + compile
+        "compile_smolensk_warm_ms": round(in_process_compile_ms(smolensk), 1),  # parser in memory
+        "import_ms": round(imports, 1),  # importing dsl and runtime, not counted above
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        for k, v in figures.items():
+            print(f"{k:32} {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

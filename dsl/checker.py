@@ -34,7 +34,7 @@ DECLARES = {
     "terrain": "terrain", "feature": "terrain", "hexside": "terrain", "link": "terrain",
     "results": "results", "crt": "crt", "die-table": "die-table", "pool": "pool",
     "weather": "weather", "event": "event", "victory": "victory", "scenario": "scenario",
-    "variant": "variant", "counters": "counter-group",
+    "variant": "variant", "counters": "counter-group", "movement-mode": "movement-mode",
 }
 
 

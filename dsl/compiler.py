@@ -162,6 +162,7 @@ class _Compiler:
                 modifiers.setdefault(m.target, []).append(m)
         victory = {st.name: self.victory(st) for st in self.all("victory")}
         stacking = self.stacking()
+        mechanisms = self.mechanisms(classes)
         variants = {st.name: self.variant(st) for st in self.all("variant")}
         scenarios = {st.name: self.scenario(st, counters, map_def, track, stacking, pools, chart)
                      for st in self.all("scenario")}
@@ -175,7 +176,7 @@ class _Compiler:
             die_tables=fm(tables), turn_track=track, weather=fm(weather), chits=fm(chits), pools=fm(pools),
             events=fm(events), sequence=sequence, scenarios=fm(scenarios), variants=fm(variants),
             victory=fm(victory), modifiers=fm({k: tuple(v) for k, v in modifiers.items()}),
-            stacking=fm(stacking), map=map_def, active_variants=self.variants,
+            stacking=fm(stacking), map=map_def, **mechanisms, active_variants=self.variants,
             sources=tuple(self.loader.src.texts))
 
     # ------------------------------------------------------------ game
@@ -873,6 +874,179 @@ class _Compiler:
             for a in s.args:
                 out[f"exempt:{a.text}"] = 1
         b.finish()
+        return out
+
+    # ------------------------------------------------------------ mechanisms
+    def selectors(self, args, classes) -> frozenset[str]:
+        ok = set(classes) | self.ctx.class_flags | {"all", "other"}
+        out = set()
+        for a in args:
+            if a.text in ok:
+                out.add(a.text)
+            else:
+                self.ctx.error("unknown-name", f"'{a.text}' is neither a unit class nor a class flag", a.span,
+                               did_you_mean(a.text, ok))
+        return frozenset(out)
+
+    def terrain_set(self, args, kinds=("terrain", "feature", "hexside", "link")) -> frozenset[str]:
+        return frozenset(a.text for a in args if self.ctx.terrain_ref(a, kinds))
+
+    def yes(self, b: Body, kw: str, default: bool) -> bool:
+        return read_yes_no(self.ctx, b.arg(kw), kw, default) if b.one(kw, (0, 1)) else default
+
+    def mechanisms(self, classes) -> dict:
+        ctx = self.ctx
+        out: dict = {}
+        # movement and its modes
+        st = self.one("movement")
+        points = "move"
+        if st is not None:
+            b = Body(ctx, st, "movement")
+            points = b.text("points", "move")
+            b.finish()
+        modes = []
+        for m in self.all("movement-mode"):
+            b = Body(ctx, m, f"movement-mode {m.name}")
+            along = self.terrain_set(b.one("along", (1, 9)).args if b.one("along", (1, 9)) else (), ("link",))
+            c = b.arg("cost")
+            cost = read_fraction(c.text) if c else None
+            if c and cost is None:
+                ctx.error("type", f"cost is a number such as 1/2, not '{c.text}'", c.span)
+            mu = b.arg("multiplier")
+            mult = read_fraction(mu.text) if mu else Fraction(1)
+            if mu and mult is None:
+                ctx.error("type", f"multiplier is a number such as 2, not '{mu.text}'", mu.span)
+                mult = Fraction(1)
+            only = b.one("only", (1, 9))
+            modes.append(D.MovementMode(m.name, title_of(m) or m.name, along, cost, mult,
+                                        b.flag("no-enemy-zoc"), b.flag("no-attack"),
+                                        self.selectors(only.args, classes) if only else frozenset(), where(m)))
+            b.finish()
+        out["movement"] = D.MovementRules(points, tuple(modes), where(st) if st else "")
+        # zones of control
+        st = self.one("zoc")
+        if st is None:
+            out["zoc"] = D.ZocRules()
+        else:
+            b = Body(ctx, st, "zoc")
+            none = b.flag("none")
+
+            def cost(kw):
+                a = b.arg(kw)
+                if a is None:
+                    return "0"
+                if a.text == "stop" or re.fullmatch(r"[0-9]+", a.text.lstrip("+")):
+                    return a.text.lstrip("+")
+                ctx.error("value", f"{kw} is extra MP (a number) or 'stop', not '{a.text}'", a.span)
+                return "0"
+
+            ex = b.one("exempt", (1, 9))
+            z2z = self.choice(b.arg("zoc-to-zoc"), ("allowed", "adjacent", "no"), "zoc-to-zoc rule") or "allowed"
+            ni = b.one("not-into", (1, 9))
+            nb = b.one("negated-by", (1, 9))
+            out["zoc"] = D.ZocRules(not none, self.selectors(ex.args, classes) if ex else frozenset(),
+                                    cost("enter"), cost("leave"), z2z,
+                                    self.terrain_set(ni.args) if ni else frozenset(),
+                                    self.selectors(nb.args, classes) if nb else frozenset(), where(st))
+            b.finish()
+        # supply
+        st = self.one("supply")
+        if st is None:
+            out["supply"] = D.SupplyRules()
+        else:
+            b = Body(ctx, st, "supply")
+            blocked = {a.text for s in b.all("blocked-by") for a in s.args}
+            for s in b.all("blocked-by"):
+                for a in s.args:
+                    if a.text not in ("enemy-units", "enemy-zoc"):
+                        ctx.error("value", f"supply is blocked-by enemy-units or enemy-zoc, not '{a.text}'", a.span)
+            imp, unless = set(), {}
+            for s in b.all("impassable"):
+                args = list(s.args)
+                if len(args) == 3 and args[1].text == "unless":
+                    t = ctx.terrain_ref(args[0], ("terrain", "feature"))
+                    l = ctx.terrain_ref(args[2], ("link",))
+                    if t and l:
+                        unless[t] = l
+                else:
+                    imp |= self.terrain_set(args, ("terrain", "feature"))
+            bh = b.one("blocking-hexsides", (1, 9))
+            rail, rng = {}, {}
+            for s in b.all("rail"):
+                if len(s.args) == 2 and ctx.ref("side", s.args[0]):
+                    v = ctx.int_(s.args[1], "hexes beyond the railway", 0, 999)
+                    if v is not None:
+                        rail[s.args[0].text] = v
+                else:
+                    ctx.error("arguments", "rail takes a side and the hexes a line may run beyond the railway",
+                              s.span, "write: rail axis 6")
+            for s in b.all("range"):
+                if len(s.args) == 2 and ctx.ref("side", s.args[0]):
+                    v = ctx.int_(s.args[1], "supply range", 0, 999)
+                    if v is not None:
+                        rng[s.args[0].text] = v
+            cons = self.choice(b.arg("consequence"), ("lose-step", "out-of-supply", "isolated", "disrupt",
+                                                      "eliminate"), "supply consequence") or "out-of-supply"
+            out["supply"] = D.SupplyRules("enemy-units" in blocked, "enemy-zoc" in blocked,
+                                          self.yes(b, "friendly-negates-zoc", True), frozenset(imp), fm(unless),
+                                          self.terrain_set(bh.args, ("hexside",)) if bh else frozenset(),
+                                          fm(rail), fm(rng), cons, where(st))
+            b.finish()
+        # retreat
+        st = self.one("retreat")
+        if st is None:
+            out["retreat"] = D.RetreatRules()
+        else:
+            b = Body(ctx, st, "retreat")
+            toward = self.choice(b.arg("toward"), ("supply", "own-edge", "away"), "retreat direction") or "supply"
+            di = b.one("destroyed-into", (1, 9))
+            dest = set()
+            for a in (di.args if di else ()):
+                if a.text in ("off-map", "prohibited"):
+                    dest.add(a.text)
+                elif ctx.terrain_ref(a, ("terrain", "feature")):
+                    dest.add(a.text)
+            ez = self.choice(b.arg("enemy-zoc"), ("lose-step", "destroyed", "allowed"), "retreat ZOC rule") \
+                or "lose-step"
+            sh = b.one("second-hex-across", (1, 9))
+            ov = self.choice(b.arg("overstack"), ("extend", "destroyed"), "over-stacking rule") or "extend"
+            out["retreat"] = D.RetreatRules(toward, frozenset(dest), ez,
+                                            self.terrain_set(sh.args, ("hexside",)) if sh else frozenset(), ov,
+                                            where(st))
+            b.finish()
+        # advance after combat
+        st = self.one("advance")
+        if st is None:
+            out["advance"] = D.AdvanceRules()
+        else:
+            b = Body(ctx, st, "advance")
+            hexes = []
+            for s in b.all("hexes"):
+                if len(s.args) != 2:
+                    ctx.error("arguments", "hexes takes a unit selector and a number", s.span,
+                              "write: hexes mechanized 2")
+                    continue
+                sel = self.selectors(s.args[:1], classes)
+                n = ctx.int_(s.args[1], "advance hexes", 0, 20)
+                if sel and n is not None:
+                    hexes.append((s.args[0].text, n))
+            out["advance"] = D.AdvanceRules(tuple(hexes) or (("all", 1),), self.yes(b, "ignores-zoc", True),
+                                            where(st))
+            b.finish()
+        # combat
+        st = self.one("combat")
+        if st is None:
+            crts = [s.name for s in self.all("crt")]
+            out["combat"] = D.CombatRules("odds" if crts else "none", crts[0] if crts else "")
+        else:
+            b = Body(ctx, st, "combat")
+            proc = self.choice(b.arg("procedure"), ("odds", "firepower", "dice-pool", "none"),
+                               "combat procedure") or "odds"
+            crt = ctx.ref("crt", b.arg("crt")) or ""
+            if proc == "odds" and not b.arg("crt"):
+                ctx.error("missing", "an odds combat procedure needs 'crt'", st.span)
+            out["combat"] = D.CombatRules(proc, crt, where(st))
+            b.finish()
         return out
 
     def variant(self, st: Statement) -> D.Variant:

@@ -380,6 +380,97 @@ class VictoryRule:
     where: str = ""
 
 
+# ---------------------------------------------------------------- mechanisms
+# The parameters with which a game selects and tunes the engine's general
+# mechanisms.  Selectors name unit classes or class flags ("mechanized").
+
+
+@dataclass(frozen=True, slots=True)
+class MovementMode:
+    """A way of moving other than normal movement: Smolensk's march mode
+    (half cost along roads, never in enemy ZOC), AVD's strategic movement
+    (1/3 MP per road hex), Prokhorovka's strategic move (double MP)."""
+
+    id: str
+    title: str
+    along: frozenset[str] = frozenset()  # every step along one of these links
+    cost: Fraction | None = None  # MP per hex along the links
+    multiplier: Fraction = Fraction(1)  # of the unit's MP
+    no_enemy_zoc: bool = False  # may not start in or enter enemy ZOC
+    no_attack: bool = False
+    only: frozenset[str] = frozenset()  # selectors allowed to use it (empty: all)
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MovementRules:
+    points: str = "move"  # the factor holding MP, or a whole number for every unit
+    modes: tuple[MovementMode, ...] = ()
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ZocRules:
+    """Zones of control.  ``enter``/``leave`` are extra MP, or "stop" (the
+    move ends on entering).  ``zoc_to_zoc``: "allowed", "adjacent" (may step
+    from one enemy ZOC hex to an adjacent one and stop) or "no"."""
+
+    exists: bool = True
+    exempt: frozenset[str] = frozenset()  # selectors that exert no ZOC
+    enter: str = "0"
+    leave: str = "0"
+    zoc_to_zoc: str = "allowed"
+    not_into: frozenset[str] = frozenset()  # terrain a ZOC does not extend into
+    negated_by: frozenset[str] = frozenset()  # selectors whose hex ignores enemy ZOC (fortress)
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SupplyRules:
+    """Lines of communication: what blocks them and what being cut costs."""
+
+    blocked_by_enemy_units: bool = True
+    blocked_by_enemy_zoc: bool = True
+    friendly_negates_zoc: bool = True
+    impassable: frozenset[str] = frozenset()  # terrain a line may not enter
+    impassable_unless: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))  # terrain -> link
+    blocking_hexsides: frozenset[str] = frozenset()  # unbridged hexsides a line may not cross
+    rail: Mapping[str, int] = field(default_factory=lambda: frozen_map({}))  # side -> hexes beyond rail
+    range: Mapping[str, int] = field(default_factory=lambda: frozen_map({}))  # side -> max length
+    consequence: str = "out-of-supply"  # lose-step | out-of-supply | isolated | disrupt
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RetreatRules:
+    toward: str = "supply"  # supply | own-edge | away
+    destroyed_into: frozenset[str] = frozenset()  # terrain ids, "off-map", "prohibited"
+    enemy_zoc: str = "lose-step"  # lose-step | destroyed | allowed
+    second_hex_across: frozenset[str] = frozenset()  # unbridged hexsides that destroy a 2nd-hex retreat
+    overstack: str = "extend"  # extend | destroyed
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AdvanceRules:
+    hexes: tuple[tuple[str, int], ...] = (("all", 1),)  # (selector, hexes) in order
+    ignores_zoc: bool = True
+    where: str = ""
+
+    def hexes_for(self, flags: frozenset[str], unit_class: str) -> int:
+        for sel, n in self.hexes:
+            if sel in ("all", "other") or sel == unit_class or sel in flags:
+                return n
+        return 0
+
+
+@dataclass(frozen=True, slots=True)
+class CombatRules:
+    procedure: str = "odds"  # odds | firepower | dice-pool
+    crt: str = ""
+    where: str = ""
+
+
 # ---------------------------------------------------------------- map
 
 @dataclass(frozen=True, slots=True)
@@ -477,6 +568,12 @@ class GameDefinition:
     victory: Mapping[str, tuple[VictoryRule, ...]]
     modifiers: Mapping[str, tuple[Modifier, ...]]  # by what they modify
     stacking: Mapping[str, int]
+    movement: MovementRules
+    zoc: ZocRules
+    supply: SupplyRules
+    retreat: RetreatRules
+    advance: AdvanceRules
+    combat: CombatRules
     map: MapDef | None
     active_variants: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # files compiled, game folder relative

@@ -1,0 +1,115 @@
+"""GameState: plain data, cheap to copy.  Every change goes through an action
+(runtime/engine.py); every die roll goes through ``roll`` and is logged, and
+the same seed gives the same rolls."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .definition import Die, GameDefinition
+from .hexes import Hex
+
+
+@dataclass(slots=True)
+class Unit:
+    id: str  # the counter id
+    side: str
+    step: int = 0  # index into the counter's steps: 0 is full strength
+    hex: Hex | None = None  # on the map, or None when in a box
+    box: str = ""  # off the map: "pool:reserve", "turn:3", "eliminated", "removed"
+    markers: set[str] = field(default_factory=set)  # disrupted, out-of-supply, isolated, ...
+
+    def copy(self) -> "Unit":
+        return Unit(self.id, self.side, self.step, self.hex, self.box, set(self.markers))
+
+
+@dataclass
+class Roll:
+    die: str
+    result: int
+    purpose: str
+
+
+@dataclass
+class GameState:
+    turn: int = 1
+    phase: str = ""
+    active: str = ""
+    units: dict[str, Unit] = field(default_factory=dict)
+    control: dict[Hex, str] = field(default_factory=dict)  # town and city control
+    vp: dict[str, int] = field(default_factory=dict)
+    cup: list[str] = field(default_factory=list)  # chits in the cup
+    hands: dict[str, list[str]] = field(default_factory=dict)  # chits held (Guderian)
+    activated: set[str] = field(default_factory=set)  # units activated now
+    moved: set[str] = field(default_factory=set)  # units that moved this activation
+    attacked: set[str] = field(default_factory=set)  # units that attacked this segment
+    attacked_hexes: set[Hex] = field(default_factory=set)  # hexes attacked this segment
+    pending: list[dict] = field(default_factory=list)  # decisions owed (losses, retreats, advances)
+    seed: int = 0
+    rng_state: object = None
+    log: list[dict] = field(default_factory=list)
+    occupants: dict[Hex, list[str]] = field(default_factory=dict)  # index: hex -> unit ids
+    version: int = 0  # bumped whenever a unit moves; caches key on it
+    cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
+
+    # ----------------------------------------------------------------- copy
+    def copy(self) -> "GameState":
+        s = GameState(
+            self.turn, self.phase, self.active, {k: u.copy() for k, u in self.units.items()}, dict(self.control),
+            dict(self.vp), list(self.cup), {k: list(v) for k, v in self.hands.items()}, set(self.activated),
+            set(self.moved), set(self.attacked), set(self.attacked_hexes), [dict(p) for p in self.pending],
+            self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
+            self.version)
+        return s
+
+    # ------------------------------------------------------------ placement
+    def units_at(self, h: Hex) -> list[Unit]:
+        return [self.units[i] for i in self.occupants.get(h, ())]
+
+    def side_at(self, h: Hex) -> str | None:
+        ids = self.occupants.get(h)
+        return self.units[ids[0]].side if ids else None
+
+    def place(self, unit_id: str, h: Hex | None, box: str = "") -> None:
+        """Put a unit in a hex, or (h None) into a box.  Keeps the index."""
+        u = self.units[unit_id]
+        if u.hex is not None:
+            ids = self.occupants.get(u.hex)
+            if ids and unit_id in ids:
+                ids.remove(unit_id)
+                if not ids:
+                    del self.occupants[u.hex]
+        u.hex = h
+        u.box = "" if h is not None else box
+        if h is not None:
+            self.occupants.setdefault(h, []).append(unit_id)
+        self.version += 1
+
+    def on_map(self, side: str | None = None) -> list[Unit]:
+        return [u for u in self.units.values() if u.hex is not None and (side is None or u.side == side)]
+
+    # ----------------------------------------------------------------- dice
+    def rng(self) -> random.Random:
+        r = random.Random()
+        if self.rng_state is None:
+            r.seed(self.seed)
+        else:
+            r.setstate(self.rng_state)
+        return r
+
+    def roll(self, die: Die, purpose: str) -> int:
+        """Roll a die: the only source of chance.  Logged."""
+        r = self.rng()
+        total = sum(r.randint(1, die.sides) for _ in range(die.count))
+        self.rng_state = r.getstate()
+        self.log.append({"roll": die.name, "result": total, "for": purpose})
+        return total
+
+
+def new_state(game: GameDefinition, seed: int = 0) -> GameState:
+    """An empty state for a game: every counter in the removed box."""
+    s = GameState(seed=seed)
+    for cid, c in game.counters.items():
+        s.units[cid] = Unit(cid, c.side, 0, None, "removed")
+    s.vp = {side: 0 for side in game.sides}
+    return s

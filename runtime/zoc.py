@@ -1,0 +1,88 @@
+"""Zones of control: the hexes next to a side's units, as the game declares."""
+from __future__ import annotations
+
+from .board import Board
+from .definition import GameDefinition
+from .hexes import Hex
+from .state import GameState
+
+
+def selector_match(selectors: frozenset[str], unit_class: str, flags: frozenset[str]) -> bool:
+    return bool(selectors) and (unit_class in selectors or bool(selectors & flags) or "all" in selectors)
+
+
+def _prohibited_hexside(game: GameDefinition, features: frozenset[str]) -> bool:
+    chart = game.chart.effects
+    for f in features:
+        eff = chart.get(f)
+        if eff is not None and eff.move and all(c.kind == "no" for _, c in eff.move):
+            return True
+    return False
+
+
+def zoc_of(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
+    """Hexes in the ZOC of ``side``'s units (the ZOC ``side`` exerts).
+    Cached on the state's version: recomputed only after units move."""
+    key = ("zoc", side, state.version)
+    cache = _cache(state)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    rules = game.zoc
+    out: set[Hex] = set()
+    if rules.exists:
+        for u in state.units.values():
+            if u.hex is None or u.side != side:
+                continue
+            c = game.counters[u.id]
+            cls = game.unit_classes[c.unit_class]
+            if selector_match(rules.exempt, cls.id, cls.flags):
+                continue
+            for n, e in board.adj[u.hex]:
+                if board.terrain(n) in rules.not_into:
+                    continue
+                if e.hexside and _prohibited_hexside(game, e.hexside):
+                    continue
+                out.add(n)
+    result = frozenset(out)
+    cache[key] = result
+    return result
+
+
+def negated_hexes(game: GameDefinition, state: GameState, side: str) -> frozenset[Hex]:
+    """Hexes where ``side``'s units ignore enemy ZOC (a fortress, 14.2(2))."""
+    rules = game.zoc
+    if not rules.negated_by:
+        return frozenset()
+    out = set()
+    for u in state.units.values():
+        if u.hex is None or u.side != side:
+            continue
+        c = game.counters[u.id]
+        cls = game.unit_classes[c.unit_class]
+        if selector_match(rules.negated_by, cls.id, cls.flags):
+            out.add(u.hex)
+    return frozenset(out)
+
+
+def enemy_zoc(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
+    """Hexes where ``side``'s units are in an enemy ZOC (after negation)."""
+    key = ("enemy", side, state.version)
+    cache = _cache(state)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    z: set[Hex] = set()
+    for other in game.sides:
+        if other != side:
+            z |= zoc_of(game, board, state, other)
+    result = frozenset(z - negated_hexes(game, state, side))
+    cache[key] = result
+    return result
+
+
+def _cache(state: GameState) -> dict:
+    """The state's scratch cache; entries are keyed on ``state.version``."""
+    if len(state.cache) > 64:
+        state.cache.clear()
+    return state.cache

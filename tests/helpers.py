@@ -128,3 +128,51 @@ def copy_games(tmp: Path) -> Path:
     dst = tmp / "games"
     shutil.copytree(GAMES, dst)
     return dst
+
+
+def gekitou_game(tmp: Path, counters: list[str], setup: list[str], hexes: list[str] = (),
+                 hexsides: list[str] = (), paths: list[str] = (), extra: str = "",
+                 cols: int = 10, rows: int = 10):
+    """A small game on the real Gekitou series system.  ``counters`` rows are
+    ``id side-nationality class full reduced``; ``hexes`` rows are
+    ``hex terrain features``; returns the compiled game."""
+    from dsl.compiler import compile_game
+
+    lib = tmp / "lib"
+    (lib / "gekitou").mkdir(parents=True, exist_ok=True)
+    shutil.copy(GAMES / "gekitou" / "system.hxr", lib / "gekitou" / "system.hxr")
+    folder = lib / "g"
+    folder.mkdir(exist_ok=True)
+    map_lines = ["map g", "grid { orientation flat; shifted even; "
+                 f"columns 01-{cols:02d}; rows 01-{rows:02d} }}", "default clear",
+                 "hexes {", "  table {", "    hex terrain features name vp"]
+    map_lines += [f"    {h} - -" if len(h.split()) == 2 else f"    {h} - -" for h in ()]
+    for row in hexes:
+        parts = row.split()
+        parts += ["-"] * (5 - len(parts))
+        map_lines.append("    " + " ".join(parts))
+    map_lines += ["  }", "}", "hexsides {", "  table {", "    hexside features"]
+    map_lines += ["    " + r for r in hexsides]
+    map_lines += ["  }", "}"] + list(paths)
+    map_lines += ["supply axis edge:west", "supply soviet edge:east"]
+    (folder / "map.hxm").write_text("\n".join(map_lines) + "\n", encoding="utf-8")
+    game = ['import "../gekitou/system.hxr"', 'game g "Test" { map "map.hxm" }',
+            "counters units {", "  table {", "    id nationality class full reduced"]
+    game += ["    " + c for c in counters]
+    game += ["  }", "}", "turn-track { table {", "  turn date", "  1 -", "} }",
+             'scenario s "S" {', "  turns 1 1", "  setup {", "    table {", "      counter at"]
+    game += ["      " + r for r in setup]
+    game += ["    }", "  }", "}", extra]
+    (folder / "game.hxr").write_text("\n".join(game) + "\n", encoding="utf-8")
+    return compile_game(folder)
+
+
+def setup_state(game, scenario: str = "s", seed: int = 0):
+    """A state with the scenario's hex placements applied (areas/pools ignored)."""
+    from runtime.state import new_state
+
+    s = new_state(game, seed)
+    for p in game.scenarios[scenario].setup:
+        if p.kind == "hex":
+            s.place(p.counter, game.map.grid.parse_id(p.where_to))
+    return s

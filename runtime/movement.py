@@ -1,0 +1,334 @@
+"""Movement: legal destinations and cheapest paths for one unit.
+
+A Dijkstra bounded by the unit's MP over (hex, must-stop) states, so that
+path-dependent rules extend the search state, not the graph:
+
+* entering a hex costs its terrain (features may replace or add), crossing a
+  hexside adds its cost (river +1) unless bridged; along a road the road's
+  cost applies whatever the terrain (9.2(1)4);
+* a hexside costing ``all`` (major river) can only be crossed as the first
+  step of a move and ends it (9.2(3)1);
+* leaving and entering enemy ZOC cost what the game declares (Smolensk +2
+  each) or end the move ("stop"); a hexside whose chart row says
+  zoc-to-zoc no cannot be crossed from enemy ZOC to enemy ZOC unless bridged;
+* a movement mode (march) restricts every step to its links at its cost and
+  keeps out of enemy ZOC;
+* enemy-occupied hexes cannot be entered; stacking is checked only where a
+  move ends.
+
+MP are scaled to integers (60ths) so that 1/2 and 1/3 costs stay exact.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .board import Board, Edge
+from .definition import Cost, GameDefinition, MovementMode
+from .hexes import Hex
+from .state import GameState
+from .zoc import enemy_zoc, selector_match
+
+SCALE = 60
+ALL = -1  # "costs all of the unit's MP"
+NO = None
+
+
+class MoveError(Exception):
+    """A move that the rules forbid; the message is in the game's terms."""
+
+
+def scaled(x: Fraction | int) -> int:
+    return int(Fraction(x) * SCALE)
+
+
+def show_mp(v: int) -> str:
+    f = Fraction(v, SCALE)
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+@dataclass(frozen=True, slots=True)
+class ClassCosts:
+    """Movement costs for one unit class, precomputed over the board."""
+
+    enter: dict[Hex, int | None]  # hex -> scaled cost, ALL, or None (prohibited)
+    hexside: dict[str, int | None]  # hexside kind -> scaled extra cost (0 if none), ALL, or None
+    links: dict[str, int]  # link kind -> scaled cost when moving along it
+    zoc_to_zoc_sides: frozenset[str]  # hexside kinds never crossed from enemy ZOC to enemy ZOC
+
+
+def _cell(cost: Cost) -> int | None:
+    if cost.kind == "no":
+        return NO
+    if cost.kind == "all":
+        return ALL
+    return scaled(cost.value)
+
+
+def class_costs(game: GameDefinition, board: Board, unit_class: str) -> ClassCosts:
+    cache = board.__dict__.setdefault("_class_costs", {})
+    hit = cache.get(unit_class)
+    if hit is not None:
+        return hit
+    flags = game.unit_classes[unit_class].flags
+    chart = game.chart.effects
+
+    def cost_of(tid: str) -> Cost:
+        eff = chart.get(tid)
+        return eff.cost_for(flags, unit_class) if eff else Cost("inherit")
+
+    enter: dict[Hex, int | None] = {}
+    memo: dict[tuple, int | None] = {}
+    for h, mh in board.map.hexes.items():
+        key = (mh.terrain, mh.features)
+        if key not in memo:
+            base = cost_of(mh.terrain)
+            v: int | None = _cell(base) if base.kind != "inherit" else scaled(1)
+            if base.kind == "add":
+                v = scaled(1) + scaled(base.value)
+            for f in mh.features:
+                c = cost_of(f)
+                if c.kind == "inherit" or v is NO:
+                    continue
+                if c.kind == "no":
+                    v = NO
+                elif c.kind == "all":
+                    v = ALL
+                elif c.kind == "add":
+                    v = v if v == ALL else v + scaled(c.value)
+                else:  # a feature's own cost replaces the terrain's (a city road grid)
+                    v = scaled(c.value)
+            memo[key] = v
+        enter[h] = memo[key]
+    hexside: dict[str, int | None] = {}
+    links: dict[str, int] = {}
+    zz = set()
+    for tid, t in game.terrain.items():
+        c = cost_of(tid)
+        if t.kind == "hexside":
+            hexside[tid] = 0 if c.kind == "inherit" else _cell(c)
+            eff = chart.get(tid)
+            if eff is not None and not eff.zoc_to_zoc:
+                zz.add(tid)
+        elif t.kind == "link" and c.kind == "set":
+            links[tid] = scaled(c.value)
+    result = ClassCosts(enter, hexside, links, frozenset(zz))
+    cache[unit_class] = result
+    return result
+
+
+@dataclass
+class MoveRange:
+    """Where one unit can move now, and how."""
+
+    unit: str
+    start: Hex
+    mp: int  # scaled
+    cost: dict[Hex, int]  # cheapest scaled cost to each hex reached
+    prev: dict[tuple[Hex, bool], tuple[Hex, bool] | None]
+    best: dict[Hex, tuple[Hex, bool]]  # hex -> the search state with the cheapest cost
+    destinations: frozenset[Hex]  # legal end hexes (stacking checked, start excluded)
+    mode: str = ""
+
+    def path_to(self, h: Hex) -> list[Hex]:
+        if h not in self.best:
+            return []
+        node: tuple[Hex, bool] | None = self.best[h]
+        out = []
+        while node is not None:
+            out.append(node[0])
+            node = self.prev[node]
+        return out[::-1]
+
+    def mp_to(self, h: Hex) -> Fraction:
+        return Fraction(self.cost[h], SCALE)
+
+
+def unit_mp(game: GameDefinition, state: GameState, unit_id: str, mode: MovementMode | None = None) -> int:
+    pts = game.movement.points
+    if pts.isdigit():
+        mp = int(pts)
+    else:
+        u = state.units[unit_id]
+        c = game.counters[unit_id]
+        mp = c.steps[min(u.step, len(c.steps) - 1)].get(pts, 0)
+    v = scaled(mp)
+    if mode is not None:
+        v = int(v * mode.multiplier)
+    return v
+
+
+def stack_count(game: GameDefinition, state: GameState, h: Hex, ignore: str = "") -> int:
+    exempt = {k[7:] for k in game.stacking if k.startswith("exempt:")}
+    n = 0
+    for u in state.units_at(h):
+        if u.id == ignore:
+            continue
+        c = game.counters[u.id]
+        if c.unit_class in exempt or exempt & game.unit_classes[c.unit_class].flags:
+            continue
+        n += 1
+    return n
+
+
+def mode_by_id(game: GameDefinition, mode: str | None) -> MovementMode | None:
+    if not mode:
+        return None
+    for m in game.movement.modes:
+        if m.id == mode:
+            return m
+    raise MoveError(f"this game has no movement mode '{mode}'")
+
+
+def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: str, mode: str | None = None,
+               limit: int | None = None) -> MoveRange:
+    """All hexes the unit can reach.  ``limit`` (scaled MP) overrides the
+    unit's MP: ``why_not`` searches further to say how much a hex needs."""
+    u = state.units[unit_id]
+    if u.hex is None:
+        raise MoveError(f"{unit_id} is not on the map")
+    counter = game.counters[unit_id]
+    cls = game.unit_classes[counter.unit_class]
+    m = mode_by_id(game, mode)
+    costs = class_costs(game, board, cls.id)
+    zoc = enemy_zoc(game, board, state, u.side)
+    rules = game.zoc
+    enter_stop = rules.enter == "stop"
+    enter_cost = 0 if enter_stop else scaled(int(rules.enter))
+    leave_cost = 0 if rules.leave == "stop" else scaled(int(rules.leave))
+    mp = unit_mp(game, state, unit_id, m)
+    bound = mp if limit is None else limit
+    start = u.hex
+    occupants = state.occupants
+    units = state.units
+    side = u.side
+
+    if m is not None:
+        if m.only and not selector_match(m.only, cls.id, cls.flags):
+            raise MoveError(f"{unit_id} may not use {m.title}")
+        on_link = any(e.links & m.along for _, e in board.adj[start])
+        if not on_link:
+            raise MoveError(f"{unit_id} cannot use {m.title}: it does not start on a {'/'.join(sorted(m.along))}")
+        if m.no_enemy_zoc and start in zoc:
+            raise MoveError(f"{unit_id} cannot use {m.title}: it starts in an enemy ZOC")
+
+    start_node = (start, False)
+    dist: dict[tuple[Hex, bool], int] = {start_node: 0}
+    prev: dict[tuple[Hex, bool], tuple[Hex, bool] | None] = {start_node: None}
+    heap = [(0, start, False)]
+    while heap:
+        d, h, stopped = heapq.heappop(heap)
+        if d != dist.get((h, stopped)) or stopped:
+            continue
+        h_in_zoc = h in zoc
+        for n, e in board.adj[h]:
+            occ = occupants.get(n)
+            if occ and units[occ[0]].side != side:
+                continue  # enemy-occupied
+            n_in_zoc = n in zoc
+            all_mp = False  # this step costs all of the unit's MP (and ends the move)
+            if m is not None:
+                along = e.links & m.along
+                if not along or (m.no_enemy_zoc and n_in_zoc):
+                    continue
+                if m.cost is not None:
+                    step = scaled(m.cost)
+                else:
+                    known = [costs.links[k] for k in along if k in costs.links]
+                    step = min(known) if known else costs.enter[n]
+                if step is NO or step == ALL:
+                    continue
+            else:
+                road = [costs.links[k] for k in e.links if k in costs.links]
+                step = min(road) if road else costs.enter[n]
+                if step is NO:
+                    continue
+                if step == ALL:
+                    all_mp, step = True, 0
+                if e.hexside and not e.bridged:
+                    for f in e.hexside:
+                        extra = costs.hexside.get(f, 0)
+                        if extra is NO or (h_in_zoc and n_in_zoc and f in costs.zoc_to_zoc_sides):
+                            step = None
+                            break
+                        if extra == ALL:
+                            all_mp = True
+                        else:
+                            step += extra
+                    if step is None:
+                        continue
+            if h_in_zoc and n_in_zoc:
+                if rules.zoc_to_zoc == "no" or (rules.zoc_to_zoc == "adjacent" and d != 0):
+                    continue
+            stop = False
+            if h_in_zoc:
+                if rules.leave == "stop":
+                    continue
+                step += leave_cost
+            if n_in_zoc:
+                if enter_stop:
+                    stop = True
+                else:
+                    step += enter_cost
+            if all_mp:
+                # 9.2(3): only from the hex where the move starts, and it ends the move
+                if d != 0 or mp <= 0:
+                    continue
+                nd, stop = mp, True
+            else:
+                nd = d + step
+            if nd > bound:
+                continue
+            node = (n, stop)
+            if nd < dist.get(node, 1 << 60):
+                dist[node] = nd
+                prev[node] = (h, stopped)
+                heapq.heappush(heap, (nd, n, stop))
+    cost: dict[Hex, int] = {}
+    best: dict[Hex, tuple[Hex, bool]] = {}
+    for (h, st), d in dist.items():
+        if d < cost.get(h, 1 << 60):
+            cost[h] = d
+            best[h] = (h, st)
+    limit_units = game.stacking.get("units")
+    dests = set()
+    for h in cost:
+        if h == start:
+            continue
+        if limit_units is not None and stack_count(game, state, h, unit_id) + 1 > limit_units:
+            continue
+        dests.add(h)
+    return MoveRange(unit_id, start, mp, cost, prev, best, frozenset(dests), m.id if m else "")
+
+
+def why_not(game: GameDefinition, board: Board, state: GameState, unit_id: str, dest: Hex,
+            mode: str | None = None) -> str | None:
+    """None when the unit may end its move in ``dest``; otherwise the reason,
+    e.g. "7Pz cannot enter 1203: needs 6 MP, has 5"."""
+    u = state.units[unit_id]
+    where = board.hex_id(dest)
+    if dest not in board:
+        return f"{unit_id} cannot move to {where}: it is not in play"
+    try:
+        r = move_range(game, board, state, unit_id, mode)
+    except MoveError as e:
+        return str(e)
+    if dest in r.destinations:
+        return None
+    if dest == u.hex:
+        return f"{unit_id} is already in {where}"
+    other = state.side_at(dest)
+    if other is not None and other != u.side:
+        return f"{unit_id} cannot enter {where}: it holds enemy units"
+    costs = class_costs(game, board, game.counters[unit_id].unit_class)
+    if costs.enter.get(dest) is NO and not any(e.links & costs.links.keys() for _, e in board.adj[dest]):
+        return f"{unit_id} cannot enter {where}: {game.terrain[board.terrain(dest)].title.lower()} is prohibited"
+    if dest in r.cost:
+        limit = game.stacking.get("units")
+        return f"{unit_id} cannot end its move in {where}: it would hold {stack_count(game, state, dest, unit_id) + 1} " \
+               f"units; the stacking limit is {limit}"
+    far = move_range(game, board, state, unit_id, mode, limit=max(r.mp, scaled(1)) * 4 + scaled(20))
+    if dest in far.cost:
+        return f"{unit_id} cannot enter {where}: needs {show_mp(far.cost[dest])} MP, has {show_mp(r.mp)}"
+    return f"{unit_id} cannot reach {where}: no legal path"

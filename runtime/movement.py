@@ -56,6 +56,9 @@ class ClassCosts:
     hexside: dict[str, int | None]  # hexside kind -> scaled extra cost (0 if none), ALL, or None
     links: dict[str, int]  # link kind -> scaled cost when moving along it
     zoc_to_zoc_sides: frozenset[str]  # hexside kinds never crossed from enemy ZOC to enemy ZOC
+    # hex -> ((neighbour, static step cost, costs all MP, no ZOC-to-ZOC), ...) for normal
+    # movement: terrain, hexside and road costs, which never change during play
+    steps: dict[Hex, tuple[tuple[Hex, int, bool, bool], ...]]
 
 
 def _cell(cost: Cost) -> int | None:
@@ -113,7 +116,42 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str) -> ClassCos
                 zz.add(tid)
         elif t.kind == "link" and c.kind == "set":
             links[tid] = scaled(c.value)
-    result = ClassCosts(enter, hexside, links, frozenset(zz))
+    zz_sides = frozenset(zz)
+    steps: dict[Hex, tuple[tuple[Hex, int, bool, bool], ...]] = {}
+    link_memo: dict[frozenset[str], int | None] = {}
+    for h, nbrs in board.adj.items():
+        out = []
+        for n, e in nbrs:
+            step = None
+            if e.links:
+                if e.links not in link_memo:
+                    known = [links[k] for k in e.links if k in links]
+                    link_memo[e.links] = min(known) if known else None
+                step = link_memo[e.links]
+            if step is None:
+                step = enter[n]
+            if step is NO:
+                continue
+            all_mp = step == ALL
+            if all_mp:
+                step = 0
+            zz_here = False
+            if e.hexside and not e.bridged:
+                for f in e.hexside:
+                    extra = hexside.get(f, 0)
+                    if extra is NO:
+                        step = None
+                        break
+                    if extra == ALL:
+                        all_mp = True
+                    else:
+                        step += extra
+                    zz_here = zz_here or f in zz_sides
+                if step is None:
+                    continue
+            out.append((n, step, all_mp, zz_here))
+        steps[h] = tuple(out)
+    result = ClassCosts(enter, hexside, links, zz_sides, steps)
     cache[unit_class] = result
     return result
 
@@ -126,18 +164,18 @@ class MoveRange:
     start: Hex
     mp: int  # scaled
     cost: dict[Hex, int]  # cheapest scaled cost to each hex reached
-    prev: dict[tuple[Hex, bool], tuple[Hex, bool] | None]
-    best: dict[Hex, tuple[Hex, bool]]  # hex -> the search state with the cheapest cost
+    prev: dict[Hex, Hex | None]  # predecessor on a cheapest path where the move may go on
+    stop_prev: dict[Hex, Hex]  # predecessor where the move must end in the hex (and is cheaper)
     destinations: frozenset[Hex]  # legal end hexes (stacking checked, start excluded)
     mode: str = ""
 
     def path_to(self, h: Hex) -> list[Hex]:
-        if h not in self.best:
+        if h not in self.cost:
             return []
-        node: tuple[Hex, bool] | None = self.best[h]
-        out = []
+        out = [h]
+        node = self.stop_prev.get(h, self.prev.get(h))
         while node is not None:
-            out.append(node[0])
+            out.append(node)
             node = self.prev[node]
         return out[::-1]
 
@@ -195,6 +233,9 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
     zoc = enemy_zoc(game, board, state, u.side)
     rules = game.zoc
     enter_stop = rules.enter == "stop"
+    leave_stop = rules.leave == "stop"  # a "sticky" ZOC: units in it cannot leave
+    z2z_no = rules.zoc_to_zoc == "no"
+    z2z_adjacent = rules.zoc_to_zoc == "adjacent"  # one step from ZOC to ZOC, then stop
     enter_cost = 0 if enter_stop else scaled(int(rules.enter))
     leave_cost = 0 if rules.leave == "stop" else scaled(int(rules.leave))
     mp = unit_mp(game, state, unit_id, m)
@@ -213,57 +254,87 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
         if m.no_enemy_zoc and start in zoc:
             raise MoveError(f"{unit_id} cannot use {m.title}: it starts in an enemy ZOC")
 
-    start_node = (start, False)
-    dist: dict[tuple[Hex, bool], int] = {start_node: 0}
-    prev: dict[tuple[Hex, bool], tuple[Hex, bool] | None] = {start_node: None}
-    heap = [(0, start, False)]
+    link_memo: dict[frozenset[str], int | None] = {}
+
+    def link_cost(links: frozenset[str]) -> int | None:
+        """Cost of a step along the cheapest costed link (a road), if any."""
+        v = link_memo.get(links, -2)
+        if v == -2:
+            known = [costs.links[k] for k in links if k in costs.links]
+            v = link_memo[links] = min(known) if known else None
+        return v
+
+    # Free states (the move may go on) go through the heap; states where the
+    # move must end (ZOC "stop", an all-MP crossing) never expand, so they are
+    # only recorded.
+    dist: dict[Hex, int] = {start: 0}
+    prev: dict[Hex, Hex | None] = {start: None}
+    stop_dist: dict[Hex, int] = {}
+    stop_prev: dict[Hex, Hex] = {}
+    heap = [(0, start)]
+    big = 1 << 60
     while heap:
-        d, h, stopped = heapq.heappop(heap)
-        if d != dist.get((h, stopped)) or stopped:
+        d, h = heapq.heappop(heap)
+        if d != dist[h]:
             continue
         h_in_zoc = h in zoc
-        for n, e in board.adj[h]:
+        if m is None:
+            for n, step, all_mp, zz in costs.steps[h]:
+                occ = occupants.get(n)
+                if occ and units[occ[0]].side != side:
+                    continue  # enemy-occupied
+                n_in_zoc = n in zoc
+                stop = False
+                if h_in_zoc:
+                    if n_in_zoc and (zz or z2z_no or (z2z_adjacent and d != 0)):
+                        continue
+                    if leave_stop:
+                        continue
+                    step += leave_cost
+                if n_in_zoc:
+                    if enter_stop:
+                        stop = True
+                    else:
+                        step += enter_cost
+                if all_mp:
+                    # 9.2(3): only from the hex where the move starts, and it ends the move
+                    if d != 0 or mp <= 0:
+                        continue
+                    nd, stop = mp, True
+                else:
+                    nd = d + step
+                if nd > bound:
+                    continue
+                if stop:
+                    if nd < stop_dist.get(n, big):
+                        stop_dist[n] = nd
+                        stop_prev[n] = h
+                elif nd < dist.get(n, big):
+                    dist[n] = nd
+                    prev[n] = h
+                    heapq.heappush(heap, (nd, n))
+            continue
+        for n, e in board.adj[h]:  # a movement mode: every step along its links
             occ = occupants.get(n)
             if occ and units[occ[0]].side != side:
-                continue  # enemy-occupied
+                continue
             n_in_zoc = n in zoc
-            all_mp = False  # this step costs all of the unit's MP (and ends the move)
-            if m is not None:
-                along = e.links & m.along
-                if not along or (m.no_enemy_zoc and n_in_zoc):
-                    continue
-                if m.cost is not None:
-                    step = scaled(m.cost)
-                else:
-                    known = [costs.links[k] for k in along if k in costs.links]
-                    step = min(known) if known else costs.enter[n]
-                if step is NO or step == ALL:
-                    continue
+            along = e.links & m.along
+            if not along or (m.no_enemy_zoc and n_in_zoc):
+                continue
+            if m.cost is not None:
+                step = scaled(m.cost)
             else:
-                road = [costs.links[k] for k in e.links if k in costs.links]
-                step = min(road) if road else costs.enter[n]
-                if step is NO:
-                    continue
-                if step == ALL:
-                    all_mp, step = True, 0
-                if e.hexside and not e.bridged:
-                    for f in e.hexside:
-                        extra = costs.hexside.get(f, 0)
-                        if extra is NO or (h_in_zoc and n_in_zoc and f in costs.zoc_to_zoc_sides):
-                            step = None
-                            break
-                        if extra == ALL:
-                            all_mp = True
-                        else:
-                            step += extra
-                    if step is None:
-                        continue
-            if h_in_zoc and n_in_zoc:
-                if rules.zoc_to_zoc == "no" or (rules.zoc_to_zoc == "adjacent" and d != 0):
-                    continue
+                step = link_cost(along)
+                if step is None:
+                    step = costs.enter[n]
+            if step is NO or step == ALL:
+                continue
+            if h_in_zoc and n_in_zoc and (z2z_no or (z2z_adjacent and d != 0)):
+                continue
             stop = False
             if h_in_zoc:
-                if rules.leave == "stop":
+                if leave_stop:
                     continue
                 step += leave_cost
             if n_in_zoc:
@@ -271,35 +342,32 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
                     stop = True
                 else:
                     step += enter_cost
-            if all_mp:
-                # 9.2(3): only from the hex where the move starts, and it ends the move
-                if d != 0 or mp <= 0:
-                    continue
-                nd, stop = mp, True
-            else:
-                nd = d + step
+            nd = d + step
             if nd > bound:
                 continue
-            node = (n, stop)
-            if nd < dist.get(node, 1 << 60):
-                dist[node] = nd
-                prev[node] = (h, stopped)
-                heapq.heappush(heap, (nd, n, stop))
-    cost: dict[Hex, int] = {}
-    best: dict[Hex, tuple[Hex, bool]] = {}
-    for (h, st), d in dist.items():
-        if d < cost.get(h, 1 << 60):
+            if stop:
+                if nd < stop_dist.get(n, big):
+                    stop_dist[n] = nd
+                    stop_prev[n] = h
+            elif nd < dist.get(n, big):
+                dist[n] = nd
+                prev[n] = h
+                heapq.heappush(heap, (nd, n))
+    cost: dict[Hex, int] = dict(dist)
+    for h, d in stop_dist.items():
+        if d < cost.get(h, big):
             cost[h] = d
-            best[h] = (h, st)
+        else:
+            del stop_prev[h]
     limit_units = game.stacking.get("units")
     dests = set()
     for h in cost:
         if h == start:
             continue
-        if limit_units is not None and stack_count(game, state, h, unit_id) + 1 > limit_units:
+        if limit_units is not None and h in occupants and stack_count(game, state, h, unit_id) + 1 > limit_units:
             continue
         dests.add(h)
-    return MoveRange(unit_id, start, mp, cost, prev, best, frozenset(dests), m.id if m else "")
+    return MoveRange(unit_id, start, mp, cost, prev, stop_prev, frozenset(dests), m.id if m else "")
 
 
 def why_not(game: GameDefinition, board: Board, state: GameState, unit_id: str, dest: Hex,

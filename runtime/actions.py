@@ -1,0 +1,97 @@
+"""Actions: small dataclasses with a text notation that round-trips.
+
+    move 7Pz 1405            move 7Pz 1405 march
+    attack 1305 with 4Pz,10Mot
+    lose 4Pz                 (allocate one step of a combat loss)
+    retreat 7Pz 1306,1407    retreat 7Pz -   (no hex: the unit is destroyed)
+    advance 4Pz 1305,1306
+    done                     (end the current segment, or decline an advance)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+class IllegalActionError(Exception):
+    """An action the rules forbid; the message says why, in the game's terms
+    ("7Pz cannot enter 1203: needs 6 MP, has 5")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    unit: str
+    to: str
+    mode: str = ""
+
+    def __str__(self) -> str:
+        return f"move {self.unit} {self.to}" + (f" {self.mode}" if self.mode else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    target: str
+    attackers: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"attack {self.target} with {','.join(self.attackers)}"
+
+
+@dataclass(frozen=True, slots=True)
+class LoseStep:
+    unit: str
+
+    def __str__(self) -> str:
+        return f"lose {self.unit}"
+
+
+@dataclass(frozen=True, slots=True)
+class Retreat:
+    unit: str
+    path: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"retreat {self.unit} {','.join(self.path) or '-'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Advance:
+    unit: str
+    path: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"advance {self.unit} {','.join(self.path)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    def __str__(self) -> str:
+        return "done"
+
+
+Action = Union[Move, Attack, LoseStep, Retreat, Advance, Done]
+
+
+def parse_action(text: str) -> Action:
+    """Read an action's text notation; IllegalActionError if malformed."""
+    words = text.split()
+    if not words:
+        raise IllegalActionError("an empty action")
+    verb, rest = words[0], words[1:]
+    try:
+        if verb == "move" and len(rest) in (2, 3):
+            return Move(rest[0], rest[1], rest[2] if len(rest) == 3 else "")
+        if verb == "attack" and len(rest) == 3 and rest[1] == "with":
+            return Attack(rest[0], tuple(x for x in rest[2].split(",") if x))
+        if verb == "lose" and len(rest) == 1:
+            return LoseStep(rest[0])
+        if verb == "retreat" and len(rest) == 2:
+            return Retreat(rest[0], () if rest[1] == "-" else tuple(rest[1].split(",")))
+        if verb == "advance" and len(rest) == 2:
+            return Advance(rest[0], tuple(rest[1].split(",")))
+        if verb == "done" and not rest:
+            return Done()
+    except ValueError:
+        pass
+    raise IllegalActionError(f"cannot read the action '{text}': write e.g. 'move 7Pz 1405', "
+                             "'attack 1305 with 4Pz,10Mot', 'lose 4Pz', 'retreat 7Pz 1306', 'advance 4Pz 1305', 'done'")

@@ -1,0 +1,199 @@
+"""Retreat and advance after combat (Smolensk 10.6, 10.7), as the game's
+RetreatRules, AdvanceRules and terrain effects chart declare them.
+
+Retreat: N hexes, no MP, each step closer to the side's own supply sources;
+a step into a hex the rules forbid destroys the unit (off-map, sea,
+prohibited, a second hex across an unbridged major river); each enemy-ZOC
+hex entered costs a step (or destroys, or nothing); an over-stacked final
+hex extends the retreat.  Among the paths that follow the shortest way to
+supply, the owner chooses, preferring (in the rulebook's order) paths that do
+not destroy, then fewer ZOC losses, then no extension.
+
+Advance: into the vacated hex first, then (mechanized) one more; a hex or
+hexside whose chart row limits advance to 1 stops it; ZOC is ignored;
+stacking is checked at the end.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from .board import Board
+from .definition import GameDefinition
+from .hexes import Hex
+from .movement import class_costs, stack_count
+from .state import GameState
+from .zoc import zoc_of
+
+
+@dataclass(frozen=True, slots=True)
+class RetreatPath:
+    hexes: tuple[Hex, ...]  # the hexes entered, in order (empty: cannot move at all)
+    losses: int  # steps lost to enemy ZOC on the way
+    destroyed: bool  # the retreat destroys the unit
+    reason: str = ""
+
+    @property
+    def end(self) -> Hex | None:
+        return self.hexes[-1] if self.hexes else None
+
+    def rank(self) -> tuple[int, int, int]:
+        return (int(self.destroyed), self.losses, len(self.hexes))
+
+
+def distance_to_supply(game: GameDefinition, board: Board, side: str) -> dict[Hex, int]:
+    """Static hex distance from each hex to the side's supply sources,
+    through terrain a unit may enter (units and ZOC ignored)."""
+    cache = board.__dict__.setdefault("_supply_distance", {})
+    if side in cache:
+        return cache[side]
+    impassable = set(game.supply.impassable) | {t for t, eff in game.chart.effects.items()
+                                                if game.terrain.get(t) and game.terrain[t].kind == "terrain"
+                                                and eff.move and all(c.kind == "no" for _, c in eff.move)}
+    dist: dict[Hex, int] = {}
+    q: deque[Hex] = deque()
+    for h in board.supply_sources(side):
+        if board.terrain(h) not in impassable:
+            dist[h] = 0
+            q.append(h)
+    while q:
+        h = q.popleft()
+        for n, _ in board.adj[h]:
+            if n not in dist and board.terrain(n) not in impassable:
+                dist[n] = dist[h] + 1
+                q.append(n)
+    cache[side] = dist
+    return dist
+
+
+def _forbidden(game: GameDefinition, board: Board, unit_class: str, h: Hex) -> str:
+    """Why a retreat into ``h`` destroys the unit ("" if it does not)."""
+    rules = game.retreat
+    if h not in board:
+        return "off the map" if "off-map" in rules.destroyed_into else ""
+    terrain = board.terrain(h)
+    if terrain in rules.destroyed_into:
+        return f"into {game.terrain[terrain].title.lower()}"
+    if "prohibited" in rules.destroyed_into and class_costs(game, board, unit_class).enter.get(h) is None:
+        return "into prohibited terrain"
+    return ""
+
+
+def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id: str, hexes: int,
+                  enemy: str) -> list[RetreatPath]:
+    """The retreat paths the owner may choose from (best-ranked only).  A
+    single entry with ``destroyed`` when the unit cannot retreat."""
+    u = state.units[unit_id]
+    start = u.hex
+    assert start is not None
+    rules = game.retreat
+    counter = game.counters[unit_id]
+    dist = distance_to_supply(game, board, u.side)
+    ezoc = zoc_of(game, board, state, enemy)
+    limit = game.stacking.get("units")
+    big = 1 << 30
+
+    def extend(path: tuple[Hex, ...], losses: int, remaining: int, extended: int) -> list[RetreatPath]:
+        here = path[-1] if path else start
+        if remaining == 0:
+            if limit is not None and rules.overstack == "extend" and path and \
+                    stack_count(game, state, here, unit_id) + 1 > limit:
+                if extended > 12:
+                    return [RetreatPath(path, losses, True, "no hex to stop in")]
+                return extend(path, losses, 1, extended + 1)
+            if limit is not None and rules.overstack == "destroyed" and path and \
+                    stack_count(game, state, here, unit_id) + 1 > limit:
+                return [RetreatPath(path, losses, True, "over-stacked at the end of its retreat")]
+            return [RetreatPath(path, losses, False)]
+        options: list[RetreatPath] = []
+        d_here = dist.get(here, big)
+        # offboard: a unit on the map edge may be forced off
+        step_targets = [(n, e) for n, e in board.adj[here]]
+        closer = [(n, e) for n, e in step_targets if dist.get(n, big) < d_here and n not in path and n != start]
+        candidates = closer or [(n, e) for n, e in step_targets
+                                if n not in path and n != start and dist.get(n, big) <= d_here]
+        for n, e in candidates:
+            side_there = state.side_at(n)
+            if side_there is not None and side_there != u.side:
+                continue
+            why = _forbidden(game, board, counter.unit_class, n)
+            if not why and len(path) >= 1 and any(e.crosses(f) for f in rules.second_hex_across):
+                why = f"across an unbridged {'/'.join(sorted(rules.second_hex_across))} on its second hex"
+            if why:
+                options.append(RetreatPath(path + (n,), losses, True, why))
+                continue
+            add = 0
+            if n in ezoc:
+                if rules.enemy_zoc == "destroyed":
+                    options.append(RetreatPath(path + (n,), losses, True, "into an enemy ZOC"))
+                    continue
+                if rules.enemy_zoc == "lose-step":
+                    add = 1
+            options.extend(extend(path + (n,), losses + add, remaining - 1, extended))
+        if not options:
+            return [RetreatPath(path, losses, True, "no hex to retreat into")]
+        return options
+
+    paths = extend((), 0, hexes, 0)
+    best = min(p.rank()[:2] for p in paths)
+    chosen = [p for p in paths if p.rank()[:2] == best]
+    # no extension beats extension (10.6(6) priority (5))
+    shortest = min(len(p.hexes) for p in chosen)
+    chosen = [p for p in chosen if len(p.hexes) == shortest]
+    unique = {p.hexes: p for p in chosen}
+    return sorted(unique.values(), key=lambda p: [board.hex_id(h) for h in p.hexes])
+
+
+def advance_limit(game: GameDefinition, board: Board, unit_id: str) -> int:
+    c = game.counters[unit_id]
+    cls = game.unit_classes[c.unit_class]
+    return game.advance.hexes_for(cls.flags, cls.id)
+
+
+def _advance_cap(game: GameDefinition, board: Board, a: Hex, b: Hex) -> int:
+    """How many hexes an advance may count once it enters ``b`` from ``a``."""
+    cap = 99
+    for eff in board.effects(b):
+        if eff.advance is not None:
+            cap = min(cap, eff.advance)
+    e = board.edge(a, b)
+    for f in e.hexside:
+        eff = game.chart.effects.get(f)
+        if eff is not None and eff.advance is not None:
+            cap = min(cap, eff.advance)
+    return cap
+
+
+def advance_paths(game: GameDefinition, board: Board, state: GameState, unit_id: str,
+                  vacated: Hex) -> list[tuple[Hex, ...]]:
+    """Legal advances for one attacker into the vacated hex and beyond."""
+    u = state.units[unit_id]
+    assert u.hex is not None
+    if vacated not in board or u.hex.distance(vacated) != 1:
+        return []
+    c = game.counters[unit_id]
+    costs = class_costs(game, board, c.unit_class)
+    limit = game.stacking.get("units")
+    n_max = advance_limit(game, board, unit_id)
+
+    def enterable(a: Hex, b: Hex, k: int) -> bool:
+        if b not in board or costs.enter.get(b) is None:
+            return False
+        side_there = state.side_at(b)
+        if side_there is not None and side_there != u.side:
+            return False
+        return _advance_cap(game, board, a, b) >= k
+
+    def fits(h: Hex) -> bool:
+        return limit is None or stack_count(game, state, h, unit_id) + 1 <= limit
+
+    out: list[tuple[Hex, ...]] = []
+    if n_max < 1 or not enterable(u.hex, vacated, 1):
+        return out
+    if fits(vacated):
+        out.append((vacated,))
+    if n_max >= 2 and _advance_cap(game, board, u.hex, vacated) >= 2:
+        for n, _ in board.adj[vacated]:
+            if n != u.hex and enterable(vacated, n, 2) and fits(n):
+                out.append((vacated, n))
+    return out

@@ -1,0 +1,207 @@
+"""The engine API over movement and odds combat: actions in text, illegal
+actions explained, combat results applied (losses, retreat, advance), and
+invariants of retreats on random positions."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from runtime.actions import Advance, Attack, Done, IllegalActionError, LoseStep, Move, Retreat, parse_action
+from runtime.engine import Engine
+from runtime.state import GameState
+
+from helpers import gekitou_game, setup_state
+
+
+@pytest.mark.parametrize("text", ["move 7Pz 1405", "move 7Pz 1405 march", "attack 1305 with 4Pz,10Mot",
+                                  "lose 4Pz", "retreat 7Pz 1306,1407", "retreat 7Pz -", "advance 4Pz 1305,1306",
+                                  "done"])
+def test_action_text_round_trips(text):
+    assert str(parse_action(text)) == text
+
+
+def test_unreadable_action():
+    with pytest.raises(IllegalActionError, match="cannot read the action 'fly 7Pz'"):
+        parse_action("fly 7Pz")
+
+
+def game_with(tmp_path, counters, setup, **kw):
+    game = gekitou_game(tmp_path, counters, setup, **kw)
+    eng = Engine(game)
+    s = setup_state(game)
+    s.active = "axis"
+    return game, eng, s
+
+
+def fixed_die(monkeypatch, value):
+    monkeypatch.setattr(GameState, "roll", lambda self, die, purpose: (
+        self.log.append({"roll": die.name, "result": value, "for": purpose}) or value))
+
+
+def test_moves_change_the_state_and_are_logged(tmp_path):
+    game, eng, s = game_with(tmp_path, ["X german infantry 3-5 2-5"], ["X 0105"],
+                             hexes=["0305 clear town"])
+    s.phase = "movement"
+    assert Move("X", "0305") in eng.legal_actions(s)
+    s2 = eng.apply(s, "move X 0305")
+    assert s2.units["X"].hex == game.map.grid.parse_id("0305") and s.units["X"].hex != s2.units["X"].hex
+    assert s2.control[game.map.grid.parse_id("0305")] == "axis"
+    path = s2.log[-1]["path"]
+    assert s2.log[-1]["action"] == "move X 0305" and path[0] == "0105" and path[-1] == "0305" and len(path) == 3
+    with pytest.raises(IllegalActionError, match="X has already moved"):
+        eng.apply(s2, "move X 0405")
+
+
+def test_illegal_move_says_why_in_the_games_terms(tmp_path):
+    game, eng, s = game_with(tmp_path, ["X german infantry 3-5 2-5"], ["X 0105"])
+    s.phase = "movement"
+    with pytest.raises(IllegalActionError, match=r"^X cannot enter 0705: needs 6 MP, has 5$"):
+        eng.apply(s, "move X 0705")
+    s.phase = "combat"
+    with pytest.raises(IllegalActionError, match="not a movement segment"):
+        eng.apply(s, "move X 0205")
+
+
+def test_attack_with_retreat_and_advance(tmp_path, monkeypatch):
+    # 3-1 (9 against 3), die 6 -> RR: the defender retreats 2 hexes east
+    # (toward the Soviet map edge), the panzer may advance 2 through clear.
+    game, eng, s = game_with(tmp_path, ["P german panzer 9-4-10 4-2-10", "D red-army infantry 3-5 1-5"],
+                             ["P 0405", "D 0505"])
+    s.phase = "combat"
+    acts = eng.legal_actions(s)
+    assert Attack("0505", ("P",)) in acts
+    fixed_die(monkeypatch, 6)
+    s2 = eng.apply(s, "attack 0505 with P")
+    entry = next(e for e in s2.log if e.get("action", "").startswith("attack"))
+    assert (entry["column"], entry["die"], entry["result"]) == ("3-1", 6, "RR")
+    g = game.map.grid
+    assert s2.pending[0]["kind"] == "retreat"                 # two equal ways east: the Soviet chooses
+    options = eng.legal_actions(s2)
+    assert len(options) > 1 and all(isinstance(o, Retreat) and len(o.path) == 2 for o in options)
+    s2 = eng.apply(s2, options[0])
+    d_hex = s2.units["D"].hex
+    assert d_hex is not None and g.to_colrow(d_hex)[0] == 7  # two hexes east
+    assert s2.pending and s2.pending[0]["kind"] == "advance"
+    advances = [a for a in eng.legal_actions(s2) if isinstance(a, Advance)]
+    assert Advance("P", ("0505",)) in advances
+    assert any(len(a.path) == 2 for a in advances)             # mechanized: up to 2 through clear
+    s3 = eng.apply(s2, advances[-1])
+    assert s3.units["P"].hex == g.parse_id(advances[-1].path[-1])
+    assert not s3.pending
+    with pytest.raises(IllegalActionError, match="P cannot attack"):
+        eng.apply(s3, f"attack {g.format_id(d_hex)} with P")   # not adjacent, or already attacked
+
+
+def test_advance_stops_after_one_hex_in_forest(tmp_path, monkeypatch):
+    game, eng, s = game_with(tmp_path, ["P german panzer 9-4-10 4-2-10", "D red-army infantry 1-5 -"],
+                             ["P 0405", "D 0505"], hexes=["0505 light-forest"])
+    s.phase = "combat"
+    fixed_die(monkeypatch, 6)
+    s2 = eng.apply(s, "attack 0505 with P")
+    assert {a for a in eng.legal_actions(s2) if isinstance(a, Advance)} == {Advance("P", ("0505",))}
+
+
+def test_losses_are_allocated_by_the_owner(tmp_path, monkeypatch):
+    # 1-1 (3 against 3), die 1 -> A2: two attackers, the Axis chooses
+    game, eng, s = game_with(tmp_path, ["A german infantry 2-5 1-5", "B german infantry 1-5 -",
+                                        "D red-army infantry 3-5 1-5"], ["A 0405", "B 0404", "D 0505"])
+    s.phase = "combat"
+    fixed_die(monkeypatch, 1)
+    s2 = eng.apply(s, "attack 0505 with A,B")
+    assert s2.pending[0]["kind"] == "loss"
+    assert set(eng.legal_actions(s2)) == {LoseStep("A"), LoseStep("B")}
+    with pytest.raises(IllegalActionError, match="axis must lose a step from one of A, B"):
+        eng.apply(s2, "lose D")
+    s3 = eng.apply(s2, "lose B")                          # B is eliminated, the 2nd step falls on A
+    assert s3.units["B"].box == "eliminated" and s3.units["A"].step == 1 and not s3.pending
+
+
+def test_retreat_through_enemy_zoc_costs_a_step(tmp_path, monkeypatch):
+    # the only hexes toward the east edge lie in the ZOC of Z
+    game, eng, s = game_with(tmp_path, ["P german panzer 9-4-10 4-2-10", "Z german infantry 3-5 2-5",
+                                        "D red-army infantry 3-5 2-5"],
+                             ["P 0405", "Z 0705", "D 0505"])
+    s.phase = "combat"
+    fixed_die(monkeypatch, 5)  # 3-1, die 5 -> RR
+    s2 = eng.apply(s, "attack 0505 with P")
+    while s2.pending and s2.pending[0]["kind"] == "retreat":
+        s2 = eng.apply(s2, eng.legal_actions(s2)[0])
+    d = s2.units["D"]
+    assert d.step == 1 or d.box == "eliminated"
+
+
+def test_surrounded_unit_is_destroyed_by_a_retreat(tmp_path, monkeypatch):
+    ring = ["0404", "0405", "0504", "0506", "0604", "0605"]
+    counters = [f"A{i} german infantry 3-5 2-5" for i in range(6)] + ["D red-army infantry 3-5 2-5"]
+    setup = [f"A{i} {h}" for i, h in enumerate(ring)] + ["D 0505"]
+    game, eng, s = game_with(tmp_path, counters, setup)
+    s.phase = "combat"
+    fixed_die(monkeypatch, 6)  # 15-3 = 5-1, die 6 -> 1RR: a step, then 2 hexes: nowhere to go
+    s2 = eng.apply(s, "attack 0505 with A1")
+    s2 = eng.apply(s, "attack 0505 with " + ",".join(f"A{i}" for i in range(6)))
+    assert s2.units["D"].box == "eliminated"
+    assert any(e.get("destroyed") == "D" or e.get("eliminated") == "D" for e in s2.log)
+
+
+def test_done_ends_segments(tmp_path):
+    game, eng, s = game_with(tmp_path, ["X german infantry 3-5 2-5"], ["X 0105"])
+    s.phase = "movement"
+    s2 = eng.apply(s, Done())
+    assert s2.phase == "combat"
+    assert eng.apply(s2, Done()).phase == ""
+
+
+# ---------------------------------------------------------------- invariants
+
+@pytest.fixture(scope="module")
+def small_world():
+    from bench.synthetic import synthetic_game
+    from runtime.board import Board
+    game, _ = synthetic_game(16, 12, units=40, seed=3)
+    return game, Board(game)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 100_000), hexes=st.integers(1, 2))
+def test_retreats_avoid_enemy_zoc_when_they_can(small_world, seed, hexes):
+    import random
+
+    from runtime.retreat import distance_to_supply, retreat_paths
+    from runtime.state import new_state
+    from runtime.zoc import zoc_of
+    game, board = small_world
+    rnd = random.Random(seed)
+    s = new_state(game)
+    cells = list(game.map.hexes)
+    for cid in game.counters:
+        h = rnd.choice(cells)
+        if len(s.units_at(h)) < 2 and s.side_at(h) in (None, s.units[cid].side):
+            s.place(cid, h)
+    soviets = [u for u in s.units.values() if u.hex is not None and u.side == "soviet"]
+    if not soviets:
+        return
+    u = soviets[seed % len(soviets)]
+    paths = retreat_paths(game, board, s, u.id, hexes, "axis")
+    ezoc = zoc_of(game, board, s, "axis")
+    assert paths
+    for p in paths:
+        assert all(s.side_at(h) in (None, "soviet") for h in p.hexes)
+        chain = (u.hex,) + p.hexes
+        assert all(a.distance(b) == 1 for a, b in zip(chain, chain[1:]))
+    # brute force: is there a non-destroying retreat that never enters enemy ZOC?
+    dist = distance_to_supply(game, board, "soviet")
+    big = 1 << 30
+
+    def clean(here, seen, left):
+        if left == 0:
+            return True
+        d = dist.get(here, big)
+        nbrs = [n for n, _ in board.adj[here] if n not in seen and s.side_at(n) in (None, "soviet")]
+        closer = [n for n in nbrs if dist.get(n, big) < d]
+        cands = closer or [n for n in nbrs if dist.get(n, big) <= d]
+        return any(n not in ezoc and board.terrain(n) != "sea" and clean(n, seen | {n}, left - 1) for n in cands)
+
+    if clean(u.hex, {u.hex}, hexes):
+        for p in paths:
+            assert p.destroyed or not any(h in ezoc for h in p.hexes), (p, u.hex)

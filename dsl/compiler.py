@@ -780,7 +780,7 @@ class _Compiler:
         b = Body(ctx, st, what)
         for kw in self.PHASE_KINDS:
             b.all(kw)
-        for kw in ("procedure", "side", "note", "only", "mode", "limit", "table", "exclude", "repeat"):
+        for kw in ("procedure", "side", "note", "only", "mode", "limit", "die-table", "exclude", "repeat"):
             b.all(kw)  # a phase's own properties; read in phase()
         for e in st.body or ():
             if isinstance(e, Statement) and e.keyword in self.PHASE_KINDS:
@@ -812,10 +812,11 @@ class _Compiler:
                 params["args"] = tuple(a.text for a in e.args[1:])
             elif e.keyword == "side":
                 side = ctx.ref("side", e.arg(0), allow=("both",)) or side
-            elif e.keyword == "table":
-                params["table"] = tuple(a.text for a in e.args if ctx.ref("die-table", a))
-            else:
-                params[e.keyword] = tuple(a.text for a in e.args)
+            elif e.keyword == "die-table":
+                params["die-table"] = params.get("die-table", ()) + tuple(
+                    a.text for a in e.args if ctx.ref("die-table", a))
+            else:  # repeated properties accumulate (two 'note' lines keep both)
+                params[e.keyword] = params.get(e.keyword, ()) + tuple(a.text for a in e.args)
         if st.keyword == "phase" and not procedure:
             ctx.error("missing", f"phase {name} needs a procedure", st.span, did_you_mean("", PROCEDURES))
         children = self.phases(st, f"{st.keyword} {name}") if st.body else ()
@@ -1051,13 +1052,15 @@ class _Compiler:
 
     def variant(self, st: Statement) -> D.Variant:
         kind = "optional"
+        notes = tuple(e.args[0].text for e in st.body or ()
+                      if isinstance(e, Statement) and e.keyword == "note" and e.args)
         for e in st.body or ():
             if isinstance(e, Statement) and e.keyword == "kind" and e.args:
                 kind = self.choice(e.args[0], ("optional", "balance", "series"), "variant kind") or kind
             elif isinstance(e, Statement) and e.keyword not in TOP_LEVEL and e.keyword not in ("note", "conflicts"):
                 self.ctx.error("unknown-keyword", f"'{e.keyword}' cannot stand in a variant", e.span,
                                did_you_mean(e.keyword, list(TOP_LEVEL) + ["kind", "note"]))
-        return D.Variant(st.name, title_of(st) or st.name, kind, where(st))
+        return D.Variant(st.name, title_of(st) or st.name, kind, notes, where(st))
 
     # ------------------------------------------------------------ scenario
     def scenario(self, st: Statement, counters, map_def, track, stacking, pools, chart) -> D.Scenario:

@@ -539,6 +539,7 @@ class Variant:
     id: str
     title: str
     kind: str = "optional"  # optional | balance | series
+    notes: tuple[str, ...] = ()
     where: str = ""
 
 

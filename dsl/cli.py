@@ -59,6 +59,131 @@ def cmd_start(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_odds(args: argparse.Namespace) -> int:
+    """Odds, column shifts and the chance of every result for one attack."""
+    import json
+
+    from runtime import combat
+
+    from .compiler import compile_game
+    from .diagnostics import did_you_mean
+
+    def number(text: str, what: str):
+        """A strength from the command line: 12, 7.5 or 15/2."""
+        from fractions import Fraction
+
+        try:
+            value = Fraction(text.strip())
+        except (ValueError, ZeroDivisionError):
+            return None, f"{what} must be a number such as 12, 7.5 or 15/2, not '{text}'"
+        if value < 0:
+            return None, f"{what} cannot be negative ({text})"
+        return value, ""
+
+    def fail(msg: str, hint: str = "") -> int:
+        print(f"hexforge odds: error: {msg}", file=sys.stderr)
+        if hint:
+            print(f"  hint: {hint}", file=sys.stderr)
+        return 1
+
+    attack, err = number(args.attack, "--attack")
+    if err:
+        return fail(err)
+    defence, err = number(args.defense, "--defense")
+    if err:
+        return fail(err)
+    try:
+        shift = int(args.shift)
+    except ValueError:
+        return fail(f"--shift must be a whole number of columns (negative: left), not '{args.shift}'")
+    path = Path(args.game)
+    if not path.exists():
+        return fail(f"{args.game}: no such game folder or file")
+    try:
+        game = compile_game(path)
+    except DslError as e:
+        print(e.format(), file=sys.stderr)
+        n = len([d for d in e.diagnostics if d.severity == "error"])
+        return fail(f"{args.game} does not compile ({n} error{'s' * (n != 1)})")
+    if not game.crts:
+        return fail(f"{game.info.id} has no combat results table")
+    crt_id = args.crt or game.combat.crt or next(iter(game.crts))
+    if crt_id not in game.crts:
+        return fail(f"{game.info.id} has no CRT '{crt_id}'", did_you_mean(crt_id, game.crts))
+    crt = game.crts[crt_id]
+    side = args.side or ""
+    if side and side not in game.sides:
+        return fail(f"{game.info.id} has no side '{side}'", did_you_mean(side, game.sides))
+    die = combat.die_for(game, crt, side or "*")
+    if die is None:
+        return fail(f"crt {crt.id} rolls a different die for each side: give --side",
+                    "one of: " + ", ".join(k for k in crt.dice if k != "*"))
+    # terrain shifts
+    terrain = [t.strip() for t in (args.terrain or "").split(",") if t.strip()]
+    notes: list[str] = []
+    prohibited = ""
+    for t in terrain:
+        if t not in game.terrain:
+            return fail(f"unknown terrain '{t}' in --terrain", did_you_mean(t, game.terrain))
+        kind = game.terrain[t].kind
+        if kind == "link":
+            return fail(f"'{t}' is a {kind}, not terrain: --terrain takes hex terrain, features and hexsides")
+        eff = game.chart.effects.get(t)
+        if eff is not None and eff.combat_prohibited:
+            prohibited = f"attacks {'across' if kind == 'hexside' else 'into'} {t} are prohibited"
+        if kind == "hexside" and eff is not None and eff.attack == "half":
+            notes.append(f"{t}: units attacking across it are halved (give --attack already halved)")
+    shifts = [(-n, r) for n, r in combat.terrain_shift_parts(game, [t for t in terrain
+                                                                  if game.terrain[t].kind != "hexside"])]
+    for t in terrain:
+        eff = game.chart.effects.get(t)
+        if game.terrain[t].kind == "hexside" and eff is not None and eff.left_shifts:
+            shifts.append((-eff.left_shifts, f"across {t}: {eff.left_shifts} left"))
+    if shift:
+        shifts.append((shift, f"--shift {shift:+d}: {abs(shift)} {'left' if shift < 0 else 'right'}"))
+    total = sum(n for n, _ in shifts)
+    col = combat.column_for(crt, attack, defence, total)
+    reason = prohibited or col.reason
+    probs = combat.probabilities(game, crt, col.index, die) if col.column is not None and not prohibited else {}
+    codes = game.results.get(crt.results, {})
+    if args.json:
+        out = {
+            "game": game.info.id, "crt": crt.id, "method": crt.method, "die": die.name,
+            "attack": float(attack), "defence": float(defence),
+            "ratio": None if col.ratio is None else float(col.ratio),
+            "rounded": col.rounded,
+            "shifts": [{"columns": n, "reason": r} for n, r in shifts],
+            "shift": total,
+            "column": None if reason else col.label,
+            "no_attack": reason or None,
+            "results": {c: float(p) for c, p in probs.items()},
+            "fractions": {c: str(p) for c, p in probs.items()},
+            "steps": col.steps, "notes": notes,
+        }
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{game.info.title}: {crt.title} ({crt.method}, {die.name})")
+    steps = [x for x in col.steps if not x.startswith("final column") and not x.endswith(": no attack")]
+    for line in steps[:1]:
+        print(line)
+    for n, r in shifts:
+        print(f"shift: {r}")
+    for line in steps[1:]:
+        print(line)
+    for line in notes:
+        print(f"note: {line}")
+    if reason:
+        print(f"no attack: {reason}")
+        return 0
+    print(f"final column: {col.label}")
+    width = max(len(c) for c in probs)
+    for c, p in probs.items():
+        title = codes[c].title if c in codes else ""
+        pct = f"{float(p) * 100:.1f}%"
+        print(f"  {c:<{width}}  {pct:>6}  {str(p):>5}  {title}".rstrip())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="hexforge", description="Hex wargame rules compiler, engine and editor")
     sub = p.add_subparsers(dest="command", required=True)
@@ -68,6 +193,16 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("start", help="check a game and open it in the editor (or explain headless use)")
     s.add_argument("path", nargs="?", default="games/smolensk")
     s.set_defaults(func=cmd_start)
+    o = sub.add_parser("odds", help="odds, column shifts and result chances of one attack on a game's CRT")
+    o.add_argument("game", help="a game folder")
+    o.add_argument("--attack", required=True, help="total attack strength")
+    o.add_argument("--defense", "--defence", dest="defense", required=True, help="total defence strength")
+    o.add_argument("--shift", default="0", help="extra column shifts: negative left, positive right")
+    o.add_argument("--terrain", default="", help="defender's terrain and features, comma separated (light-forest,town)")
+    o.add_argument("--crt", default="", help="the CRT to use (default: the game's)")
+    o.add_argument("--side", default="", help="the attacking side (picks its die)")
+    o.add_argument("--json", action="store_true", help="print one JSON object")
+    o.set_defaults(func=cmd_odds)
     args = p.parse_args(argv)
     try:
         return args.func(args)

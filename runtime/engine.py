@@ -99,7 +99,7 @@ class Engine:
     def _attack_actions(self, state: GameState) -> list[Action]:
         targets: dict[Hex, list[str]] = {}
         for uid, u in state.units.items():
-            if not self.can_act(state, uid) or uid in state.attacked:
+            if not self.can_act(state, uid) or uid in state.attacked or self.immobile(uid):
                 continue
             for n, _ in self.board.adj[u.hex]:
                 other = state.side_at(n)
@@ -199,6 +199,9 @@ class Engine:
             self.unit(s, uid)
             if s.units[uid].side != s.active:
                 raise IllegalActionError(f"{uid} cannot attack: it is {s.units[uid].side}'s unit")
+        for uid in a.attackers:
+            if self.immobile(uid):  # a fortress marker neither moves nor attacks (14.3(1))
+                raise IllegalActionError(f"{uid} cannot attack: it never moves or attacks")
         if len(set(a.attackers)) != len(a.attackers):
             raise IllegalActionError("a unit is named twice among the attackers")
         rep = combat_odds(self.game, self.board, s, list(a.attackers), target)

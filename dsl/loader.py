@@ -77,6 +77,11 @@ class Source:
             return str(path)
 
 
+# Parsed files are immutable, so they are shared between compilations (a
+# check compiles the game once per variant): keyed by path, size and mtime.
+_PARSED: dict[tuple[Path, int, int], tuple[str, File]] = {}
+
+
 def find_game_file(path: Path) -> Path:
     if path.is_dir():
         return path / GAME_FILE
@@ -110,6 +115,33 @@ def read_text(path: Path, src: Source, diags: Diagnostics, at: Span | None) -> s
     return text
 
 
+def parse_file(path: Path, src: Source, diags: Diagnostics, at: Span | None) -> File | None:
+    """Read and parse one file, reusing an earlier parse of the same bytes."""
+    shown = src.display(path)
+    try:
+        st = path.stat()
+        key: tuple[Path, int, int] | None = (path, st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    hit = _PARSED.get(key) if key else None
+    if hit is not None and hit[1].path == shown:
+        src.texts[shown] = hit[0]
+        return hit[1]
+    text = read_text(path, src, diags, at)
+    if text is None:
+        return None
+    try:
+        f = parse(text, shown)
+    except DslError as e:
+        diags.items.extend(e.diagnostics)
+        return None
+    if key:
+        if len(_PARSED) > 64:
+            _PARSED.clear()
+        _PARSED[key] = (text, f)
+    return f
+
+
 class Loader:
     def __init__(self, game_path: Path):
         game_path = game_path.resolve()
@@ -136,14 +168,8 @@ class Loader:
             return []
         if path in self.parsed:  # imported twice (diamond): include once
             return []
-        text = read_text(path, self.src, self.diags, at)
-        if text is None:
-            return []
-        shown = self.src.display(path)
-        try:
-            f = parse(text, shown)
-        except DslError as e:
-            self.diags.items.extend(e.diagnostics)
+        f = parse_file(path, self.src, self.diags, at)
+        if f is None:
             return []
         self.parsed[path] = f
         out: list[Entry] = []

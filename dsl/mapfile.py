@@ -37,20 +37,15 @@ from runtime.vocabulary import EDGES
 from .ast import Arg, Statement
 from .checker import Body, Ctx, TableView, is_dash
 from .diagnostics import DslError, Span, did_you_mean
-from .loader import Source, read_text
+from .loader import Source, parse_file
 from .parser import parse
 
 MAP_KEYWORDS = ("map", "grid", "default", "hexes", "hexsides", "path", "supply", "area", "outside")
 
 
 def load_map(path: Path, src: Source, ctx: Ctx, at: Span | None) -> D.MapDef | None:
-    text = read_text(path, src, ctx.diags, at)
-    if text is None:
-        return None
-    try:
-        f = parse(text, src.display(path))
-    except DslError as e:
-        ctx.diags.items.extend(e.diagnostics)
+    f = parse_file(path, src, ctx.diags, at)
+    if f is None:
         return None
     return MapReader(ctx).read([e for e in f.entries if isinstance(e, Statement)], f.entries)
 

@@ -1,0 +1,295 @@
+"""Lines of communication (supply): which hexes a side's lines reach.
+
+One multi-source search per side and state, cached on ``state.version``;
+a unit's supply is a lookup of its hex in that map.
+
+Rules (``SupplyRules``), decided precisely here:
+
+* A line is a chain of adjacent hexes from a source to the hex it supplies.
+  Its *length* is the number of steps.  For a side with a rail rule
+  (``rules.rail[side] = N``) the length is counted from the rail net: the
+  hexes of the side's sources and every hex reached from them moving only
+  across hexsides that carry a ``rail`` link count as sources (length 0), and
+  a line runs at most N hexes beyond them (Smolensk 3.3(3): 6 off the rail is
+  supplied, 7 is not).  A side listed in ``rules.range`` has lines of at most
+  that length (with both, the smaller limit applies to the off-rail length).
+* A line may not ENTER a hex that
+    - holds enemy units (``blocked_by_enemy_units``),
+    - has impassable terrain or an impassable feature (``impassable``),
+    - has terrain/a feature in ``impassable_unless`` unless it crosses the
+      hexside along the named link (a mountain entered along the road),
+  and may not CROSS a hexside whose kind is in ``blocking_hexsides`` unless
+  the hexside is bridged.
+* Enemy ZOC (3.3(1) "不能通过...自军单位不存在的敌支配地域. 但能进入敌人的支配地域"):
+  a line may END in an enemy-ZOC hex but may not pass THROUGH one, i.e. it may
+  not LEAVE an enemy-ZOC hex, unless a friendly unit is in that hex (when
+  ``friendly_negates_zoc``).  ZOC negation by fortresses is already applied by
+  ``zoc.enemy_zoc``.  The same holds for the rail net: a rail hex in enemy ZOC
+  is reached but the rail trace stops there.
+* Sources: ``board.supply_sources(side)`` minus hexes a line could not enter
+  (enemy-occupied, impassable terrain).  A source in terrain that is
+  impassable-unless-link still counts (no hexside is crossed to reach it).
+  A source in enemy ZOC (no friendly unit) supplies itself only: the line
+  would have to leave it.
+
+The blocking is applied through the weight function of the search (returns
+None for a step a line may not take); the board graph is never edited or
+viewed.  ``supply_map_reference`` is an independent plain-deque
+implementation of the same rules, used by tests and the benchmark.
+"""
+from __future__ import annotations
+
+import weakref
+from collections import deque
+
+import networkx as nx
+
+from .board import Board
+from .definition import GameDefinition, SupplyRules
+from .hexes import Hex
+from .state import GameState
+from .zoc import enemy_zoc
+
+__all__ = ["supply_map", "supply_status", "trace_line", "supply_map_reference", "in_supply"]
+
+RAIL = "rail"
+
+
+# ---------------------------------------------------------------- static data
+
+class _Static:
+    """Board-only blocking data for one SupplyRules: computed once per board."""
+
+    __slots__ = ("rules", "impassable", "bad_steps", "bad_targets")
+
+    def __init__(self, board: Board, rules: SupplyRules):
+        self.rules = rules
+        hexes = board.map.hexes
+        imp = rules.impassable
+        unless = rules.impassable_unless
+        blocking = rules.blocking_hexsides
+        impassable = set()
+        need: dict[Hex, frozenset[str]] = {}  # hex -> the links a line must enter it along (all of them)
+        for h, mh in hexes.items():
+            kinds = (mh.terrain, *mh.features)
+            if imp and any(k in imp for k in kinds):
+                impassable.add(h)
+                continue
+            if unless:
+                req = frozenset(unless[k] for k in kinds if k in unless)
+                if req:
+                    need[h] = req
+        bad: set[tuple[Hex, Hex]] = set()
+        for u, nbrs in board.adj.items():
+            for v, e in nbrs:
+                req = need.get(v)
+                if req is not None and not req <= e.links:
+                    bad.add((u, v))  # entering v not along every required link
+                elif blocking and not e.bridged and e.hexside & blocking:
+                    bad.add((u, v))
+        self.impassable = frozenset(impassable)
+        self.bad_steps = frozenset(bad)
+        self.bad_targets = frozenset(v for _, v in bad)
+
+
+_STATIC: "weakref.WeakKeyDictionary[Board, _Static]" = weakref.WeakKeyDictionary()
+
+
+def _static(board: Board, rules: SupplyRules) -> _Static:
+    s = _STATIC.get(board)
+    if s is None or s.rules is not rules:
+        s = _Static(board, rules)
+        _STATIC[board] = s
+    return s
+
+
+# ---------------------------------------------------------------- dynamic blocking
+
+def _blocking(game: GameDefinition, board: Board, state: GameState, side: str):
+    """(no_enter, no_exit, static): hexes a line may not enter / leave now."""
+    rules = game.supply
+    st = _static(board, rules)
+    no_enter = set(st.impassable)
+    friendly: set[Hex] = set()
+    for h, ids in state.occupants.items():
+        if not ids:
+            continue
+        if state.units[ids[0]].side == side:
+            friendly.add(h)
+        elif rules.blocked_by_enemy_units:
+            no_enter.add(h)
+    no_exit: frozenset[Hex] | set[Hex] = frozenset()
+    if rules.blocked_by_enemy_zoc:
+        z = enemy_zoc(game, board, state, side)
+        no_exit = (z - friendly) if rules.friendly_negates_zoc else z
+    return no_enter, no_exit, st
+
+
+def _cutoff(rules: SupplyRules, side: str) -> int | None:
+    limits = [n for n in (rules.rail.get(side), rules.range.get(side)) if n is not None]
+    return min(limits) if limits else None
+
+
+def _weights(no_enter, no_exit, st: _Static):
+    """The weight functions: 1 per step, None for a step a line may not take.
+    Kept to two set lookups on the common path (a hot loop: ~40,000 calls on
+    a 7,200-hex map)."""
+    bad_steps = st.bad_steps
+    special = no_enter | st.bad_targets  # hexes some step into may be refused
+
+    def step(u, v, d):
+        # networkx calls weight(from, to, edge data)
+        if u in no_exit:
+            return None
+        if v in special and (v in no_enter or (u, v) in bad_steps):
+            return None
+        return 1
+
+    def rail_step(u, v, d):
+        if u in no_exit or RAIL not in d["edge"].links:
+            return None
+        if v in special and (v in no_enter or (u, v) in bad_steps):
+            return None
+        return 1
+
+    return step, rail_step
+
+
+def _origins(game, board, side, no_enter, rail_step) -> tuple[set[Hex], set[Hex]]:
+    """(sources, origins of the search): for rail sides the origins are the
+    rail net, found by a first search along rail hexsides only."""
+    sources = {h for h in board.supply_sources(side) if h not in no_enter}
+    if not sources or side not in game.supply.rail:
+        return sources, sources
+    net = nx.multi_source_dijkstra_path_length(board.graph, sources, weight=rail_step)
+    return sources, set(net)
+
+
+# ---------------------------------------------------------------- public API
+
+def supply_map(game: GameDefinition, board: Board, state: GameState, side: str) -> dict[Hex, int]:
+    """Every hex a line of communication of ``side`` reaches, with its length
+    (off-rail length for rail sides).  Cached on ``state.version``; the
+    returned dict is a copy the caller may keep or change."""
+    return dict(_supply_map(game, board, state, side))
+
+
+def _supply_map(game, board, state, side) -> dict[Hex, int]:
+    key = ("supply", side, state.version)
+    cache = state.cache
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    no_enter, no_exit, st = _blocking(game, board, state, side)
+    step, rail_step = _weights(no_enter, no_exit, st)
+    _, origins = _origins(game, board, side, no_enter, rail_step)
+    if origins:
+        result = nx.multi_source_dijkstra_path_length(board.graph, origins, cutoff=_cutoff(game.supply, side),
+                                                      weight=step)
+    else:
+        result = {}
+    if len(cache) > 64:
+        cache.clear()
+    cache[key] = result
+    return result
+
+
+def supply_status(game: GameDefinition, board: Board, state: GameState, side: str) -> dict[str, bool]:
+    """Unit id -> in supply, for every unit of ``side`` on the map."""
+    reached = _supply_map(game, board, state, side)
+    return {u.id: u.hex in reached for u in state.units.values() if u.hex is not None and u.side == side}
+
+
+def in_supply(game: GameDefinition, board: Board, state: GameState, unit_id: str) -> bool:
+    u = state.units[unit_id]
+    return u.hex is not None and u.hex in _supply_map(game, board, state, u.side)
+
+
+def trace_line(game: GameDefinition, board: Board, state: GameState, side: str, h: Hex) -> list[Hex] | None:
+    """A line of communication from a source to ``h`` (source first), or None.
+    For rail sides: the rail part (shortest in rail hexes) then the shortest
+    off-rail part."""
+    if h not in _supply_map(game, board, state, side):
+        return None
+    no_enter, no_exit, st = _blocking(game, board, state, side)
+    step, rail_step = _weights(no_enter, no_exit, st)
+    sources, origins = _origins(game, board, side, no_enter, rail_step)
+    _, path = nx.multi_source_dijkstra(board.graph, origins, target=h, cutoff=_cutoff(game.supply, side),
+                                       weight=step)
+    start = path[0]
+    if start in sources:
+        return path
+    _, rail_path = nx.multi_source_dijkstra(board.graph, sources, target=start, weight=rail_step)
+    return rail_path + path[1:]
+
+
+# ---------------------------------------------------------------- reference
+
+def supply_map_reference(game: GameDefinition, board: Board, state: GameState, side: str) -> dict[Hex, int]:
+    """The same rules as ``supply_map``, written independently: plain
+    breadth-first searches over ``board.adj``, every check made at each step
+    straight from the rules.  Not cached.  For tests and benchmarks."""
+    rules = game.supply
+    hexes = board.map.hexes
+    enemy_at: set[Hex] = set()
+    friend_at: set[Hex] = set()
+    for u in state.units.values():
+        if u.hex is None:
+            continue
+        (friend_at if u.side == side else enemy_at).add(u.hex)
+    zoc = enemy_zoc(game, board, state, side) if rules.blocked_by_enemy_zoc else frozenset()
+
+    def kinds(h: Hex) -> tuple[str, ...]:
+        mh = hexes[h]
+        return (mh.terrain,) + tuple(mh.features)
+
+    def enterable(h: Hex) -> bool:
+        if rules.blocked_by_enemy_units and h in enemy_at:
+            return False
+        return not any(k in rules.impassable for k in kinds(h))
+
+    def may_leave(h: Hex) -> bool:
+        if h not in zoc:
+            return True
+        return rules.friendly_negates_zoc and h in friend_at
+
+    def may_step(a: Hex, b: Hex, edge) -> bool:
+        if not may_leave(a) or not enterable(b):
+            return False
+        for k in kinds(b):
+            link = rules.impassable_unless.get(k)
+            if link is not None and link not in edge.links:
+                return False
+        if not edge.bridged and any(f in rules.blocking_hexsides for f in edge.hexside):
+            return False
+        return True
+
+    start = [h for h in board.supply_sources(side) if enterable(h)]
+    dist: dict[Hex, int] = {}
+    if side in rules.rail:
+        net = set(start)
+        todo = deque(start)
+        while todo:
+            a = todo.popleft()
+            for b, e in board.adj[a]:
+                if b not in net and "rail" in e.links and may_step(a, b, e):
+                    net.add(b)
+                    todo.append(b)
+        start = list(net)
+    limit = None
+    for n in (rules.rail.get(side), rules.range.get(side)):
+        if n is not None:
+            limit = n if limit is None else min(limit, n)
+    for h in start:
+        dist[h] = 0
+    todo = deque(start)
+    while todo:
+        a = todo.popleft()
+        d = dist[a] + 1
+        if limit is not None and d > limit:
+            continue
+        for b, e in board.adj[a]:
+            if b not in dist and may_step(a, b, e):
+                dist[b] = d
+                todo.append(b)
+    return dist

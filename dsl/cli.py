@@ -27,7 +27,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         n = len(diags.errors)
         print(f"{n} error{'s' * (n != 1)}", file=sys.stderr)
         return 1
-    extra = f", {len(game.variants)} variants" if game.variants else ""
+    n = len(game.variants)
+    extra = f", {n} variant{'s' * (n != 1)}" if n else ""
     print(f"ok {game.summary()}{extra}")
     return 0
 

@@ -128,9 +128,27 @@ class _Compiler:
             for a in self.one("dice").args:
                 ctx.declare("die", a.text, a.span)
 
+    # statements whose `= value` / `when condition` the compiler reads
+    TAKES_VALUE = {"modifier", "award"}
+    TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment"}
+
+    def check_expression_places(self) -> None:
+        stack = list(self.sts)
+        while stack:
+            st = stack.pop()
+            if st.value is not None and st.keyword not in self.TAKES_VALUE:
+                self.ctx.error("value-place", f"'{st.keyword}' takes no '= value'", Span.parse(st.value.where) or st.span,
+                               "only modifier and award statements take one")
+            if st.condition is not None and st.keyword not in self.TAKES_CONDITION:
+                self.ctx.error("condition-place", f"'{st.keyword}' takes no 'when' condition",
+                               Span.parse(st.condition.where) or st.span,
+                               "conditions stand on modifier, award, win, end and phases")
+            stack.extend(e for e in st.body or () if isinstance(e, Statement))
+
     # ------------------------------------------------------------ pass 2
     def run(self) -> D.GameDefinition | None:
         self.declare()
+        self.check_expression_places()
         ctx = self.ctx
         info = self.game_info()
         dice = self.dice()
@@ -164,6 +182,7 @@ class _Compiler:
         stacking = self.stacking()
         mechanisms = self.mechanisms(classes)
         variants = {st.name: self.variant(st) for st in self.all("variant")}
+        self.class_flags = {k: v.flags for k, v in classes.items()}
         scenarios = {st.name: self.scenario(st, counters, map_def, track, stacking, pools, chart)
                      for st in self.all("scenario")}
         if not sides:
@@ -189,17 +208,24 @@ class _Compiler:
         b = Body(self.ctx, st, "game")
         series = b.text("series")
         sys_st = self.one("system")
-        if sys_st is not None:
+        inherited: dict[str, str] = {}
+        if sys_st is not None:  # the series system's properties are the game's defaults
             sb = Body(self.ctx, sys_st, "system")
-            for kw in ("designer", "publisher", "year", "note", "scale", "rounding"):
-                sb.all(kw)
+            for kw in ("designer", "publisher", "year", "scale", "rounding"):
+                a = sb.arg(kw)
+                if a is not None:
+                    inherited[kw] = a.text
+            sb.all("note")
             sb.finish()
             series = series or (sys_st.name or "")
         info = D.GameInfo(
             id=st.name or "?", title=title_of(st) or st.name or "?", series=series,
-            designer=b.text("designer"), publisher=b.text("publisher"), year=b.text("year"),
-            scale=b.text("scale"), notes=tuple(s.args[0].text for s in b.all("note") if s.args),
-            rounding=self.choice(b.arg("rounding"), ("down", "up", "nearest"), "rounding") or "down",
+            designer=b.text("designer", inherited.get("designer", "")),
+            publisher=b.text("publisher", inherited.get("publisher", "")),
+            year=b.text("year", inherited.get("year", "")), scale=b.text("scale", inherited.get("scale", "")),
+            notes=tuple(s.args[0].text for s in b.all("note") if s.args),
+            rounding=self.choice(b.arg("rounding"), ("down", "up", "nearest"), "rounding")
+            or inherited.get("rounding", "down"),
             where=where(st))
         b.all("map")
         b.finish()
@@ -484,7 +510,10 @@ class _Compiler:
                         ctx.error("unknown-result", f"result code '{code}' is not defined in results {res_name}",
                                   c.span, did_you_mean(code, codes) or f"define it in results {res_name}")
                     cells.append(code)
-                for total in range(lo, (hi if hi is not None else lo) + 1):
+                if hi is None:  # "6+": this row and every higher total the CRT's dice give
+                    top = max((d.high for d in self._dice().values()), default=lo)
+                    hi = max(lo, top)
+                for total in range(lo, hi + 1):
                     rows[total] = tuple(cells)
             dice_map = self._dice() if not view.bad_rows else {}
             for side, dname in dice.items():
@@ -597,7 +626,10 @@ class _Compiler:
             return out
         view.require_first("id")
         cols = ("id", "class", "side", "nationality", "full", "reduced", "formation", "arrives", "name", "tags")
+        before = len(ctx.diags.errors)
         view.check_columns(lambda c: c in cols, cols)
+        if len(ctx.diags.errors) > before:
+            return out  # rows read against a wrong header would only repeat the error
         if "full" not in view.columns:
             ctx.error("table-header", f"counters {st.name} needs a 'full' column with the printed factors",
                       view.table.rows[0].span)
@@ -956,7 +988,9 @@ class _Compiler:
             out["supply"] = D.SupplyRules()
         else:
             b = Body(ctx, st, "supply")
-            blocked = {a.text for s in b.all("blocked-by") for a in s.args}
+            given = b.all("blocked-by")
+            # without a blocked-by line, lines are blocked by both (the usual rule)
+            blocked = {a.text for s in given for a in s.args} if given else {"enemy-units", "enemy-zoc"}
             for s in b.all("blocked-by"):
                 for a in s.args:
                     if a.text not in ("enemy-units", "enemy-zoc"):
@@ -1164,7 +1198,7 @@ class _Compiler:
                     c = counters.get(p.counter)
                     if c is None or eff is None:
                         continue
-                    cost = eff.cost_for(frozenset(), c.unit_class)
+                    cost = eff.cost_for(self.class_flags.get(c.unit_class, frozenset()), c.unit_class)
                     if cost.kind == "no":
                         ctx.error("prohibited", f"{p.counter} is set up in hex {hx}, which is {terr}: "
                                   f"prohibited terrain", Span.parse(p.where + ":1"))

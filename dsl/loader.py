@@ -230,6 +230,10 @@ def merge_entries(entries: list[Entry], diags: Diagnostics) -> list[Entry]:
             continue
         key = top_key(e)
         if e.override:
+            if TOP_LEVEL.get(e.keyword) == "many":
+                diags.error("override-many", f"'{e.keyword}' statements cannot be overridden", e.span,
+                            f"several {e.keyword} statements may stand side by side: write the new one")
+                continue
             if key not in index:
                 what = " ".join(key)
                 diags.error("override-missing", f"'override {what}' names nothing declared before it", e.span,

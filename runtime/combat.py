@@ -254,7 +254,11 @@ def code_at(crt: Crt, column_index: int, die_total: int) -> str:
     """The result code printed in a column for a die total."""
     row = crt.rows.get(die_total)
     if row is None:
-        raise KeyError(f"crt {crt.id} has no row for a roll of {die_total}")
+        # a modified roll beyond the printed rows reads the nearest end row
+        lo, hi = min(crt.rows), max(crt.rows)
+        row = crt.rows[lo if die_total < lo else hi] if crt.rows else None
+        if row is None:
+            raise KeyError(f"crt {crt.id} has no rows")
     return row[column_index]
 
 

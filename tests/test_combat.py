@@ -170,8 +170,9 @@ def test_resolve_looks_up_the_result(smolensk, crt):
     assert rc.defender_retreat == 2 and rc.defender_loss == 0
     assert resolve(crt, 0, 1, smolensk).attacker_loss == 2  # A2 at 1-1
     assert resolve(crt, i, 1, smolensk).no_effect
-    with pytest.raises(KeyError):
-        resolve(crt, i, 7)
+    # a modified roll beyond the printed rows reads the nearest end row
+    assert resolve(crt, i, 7).code == resolve(crt, i, 6).code
+    assert resolve(crt, i, 0).code == resolve(crt, i, 1).code
 
 
 # ------------------------------------------------------------------ differential CRT, per-side dice

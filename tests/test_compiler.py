@@ -251,3 +251,34 @@ die-table escape "Escape" {
     assert esc.column_for(9) == 1 and esc.column_for(40) == 2 and esc.column_for(0) is None
     assert esc.cells[esc.row_for(7)][esc.column_for(13)] == "B"
     assert len(esc.modifiers) == 1
+
+
+def test_when_and_value_only_where_they_mean_something(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace('side b "B" {', 'side b "B" when turn > 1 {'))),
+             "condition-place")
+    assert d.message == "'side' takes no 'when' condition" and d.span.line == 4
+
+
+def test_a_series_system_gives_the_game_its_defaults(tmp_path):
+    system = 'system base "Base" { rounding nearest; publisher "GJ" }\n'
+    folder = make_game(tmp_path, 'import "../base/system.hxr"\n' + MINI_GAME, extra={"base/system.hxr": system})
+    info = compile_game(folder).info
+    assert (info.rounding, info.publisher, info.series) == ("nearest", "GJ", "base")
+
+
+def test_modifiers_are_added_not_overridden(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME + "override modifier x 2\n")), "override-many")
+    assert "@" not in d.message
+
+
+def test_open_ended_crt_row_covers_the_higher_rolls(tmp_path):
+    text = MINI_GAME.replace("    5    R    R      1R   1R\n    6    R    1R     1R   1R\n",
+                             "    5+   R    R      1R   1R\n")
+    g = compile_game(make_game(tmp_path, text))
+    assert g.crts["std"].rows[6] == g.crts["std"].rows[5] == ("R", "R", "1R", "1R")
+
+
+def test_a_misspelt_counters_column_is_one_diagnostic(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace("id   class  full    reduced",
+                                                                  "id   clas   full    reduced"))))
+    assert "'clas' is not a column" in d.message and "class" in d.hint

@@ -76,6 +76,14 @@ def main() -> int:
         "compile_smolensk_warm_ms": round(in_process_compile_ms(smolensk), 1),  # parser in memory
         "import_ms": round(imports, 1),  # importing dsl and runtime, not counted above
     }
+    # runtime core on a generated 120x60 map with 300 units
+    from bench.bench_movement import bench_movement
+    from bench.bench_supply import bench_supply
+    from bench.synthetic import synthetic_game
+
+    game, _ = synthetic_game()
+    figures.update(bench_movement(game))
+    figures.update(bench_supply())
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

@@ -6,15 +6,14 @@ nodes, which the runtime evaluates; their ``where`` label is the span."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import NamedTuple, Union
 
 from runtime.expr import Expr
 
 from .diagnostics import Span
 
 
-@dataclass(frozen=True, slots=True)
-class Arg:
+class Arg(NamedTuple):
     """An argument or table cell, kept exactly as written (``0927`` stays
     ``0927``).  ``quoted`` tells a "string" from a bare atom."""
 

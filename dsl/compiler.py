@@ -18,7 +18,7 @@ from .ast import Arg, Statement
 from .checker import (COLOUR, DECLARES, DICE, SYMBOLS, Body, Ctx, TableView, is_dash, read_fraction,
                       read_list, read_range, read_yes_no, title_of, where)
 from .diagnostics import Diagnostics, DslError, Span, did_you_mean
-from .loader import TOP_LEVEL, Loader, apply_variants, merge_entries
+from .loader import TOP_LEVEL, Loader, apply_variants, merge_entries, resolve_extends
 from . import mapfile
 
 fm = D.frozen_map
@@ -33,7 +33,7 @@ def compile_game(path: str | Path, variants: Iterable[str] = ()) -> D.GameDefini
     variants = list(variants)
     if not diags:
         entries = apply_variants(entries, variants, diags)
-    statements = [e for e in merge_entries(entries, diags) if isinstance(e, Statement)]
+    statements = [e for e in resolve_extends(merge_entries(entries, diags), diags) if isinstance(e, Statement)]
     game = None
     if not diags.errors:
         game = _Compiler(Ctx(diags), statements, loader, tuple(variants)).run()

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(NamedTuple):
+    """Where something stands in a file (a NamedTuple: there is one per
+    table cell, and tuples are built in C)."""
+
     file: str
     line: int
     col: int

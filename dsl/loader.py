@@ -339,6 +339,48 @@ def merge_tables(base: Table, over: Table, diags: Diagnostics) -> Table:
     return Table(tuple(rows), base.span)
 
 
+def resolve_extends(entries: list[Entry], diags: Diagnostics) -> list[Entry]:
+    """``extends NAME`` inside a named block: start from the block of the same
+    kind called NAME and merge this one over it (as an override would), so a
+    full game can reuse the short game's setup and VP rules."""
+    named = {(e.keyword, e.name): e for e in entries if isinstance(e, Statement) and e.body is not None}
+    done: dict[tuple[str, str | None], Statement] = {}
+
+    def resolved(st: Statement, chain: tuple[str, ...]) -> Statement:
+        key = (st.keyword, st.name)
+        if key in done:
+            return done[key]
+        ext = [e for e in st.body or () if isinstance(e, Statement) and e.keyword == "extends"]
+        if not ext:
+            done[key] = st
+            return st
+        first = ext[0]
+        for extra in ext[1:]:
+            diags.error("duplicate", "a block extends only one other", extra.span)
+        target = first.args[0].text if len(first.args) == 1 else ""
+        if not target:
+            diags.error("arguments", "extends takes the name of a block of the same kind", first.span,
+                        f"write: extends NAME (another {st.keyword})")
+            return st
+        if target in chain or target == st.name:
+            diags.error("extends-cycle", f"{st.keyword} {st.name} extends itself: "
+                        f"{' -> '.join(chain + (st.name or '', target))}", first.args[0].span)
+            return st
+        base = named.get((st.keyword, target))
+        if base is None:
+            others = [n for (k, n) in named if k == st.keyword and n]
+            diags.error("unknown-name", f"there is no {st.keyword} '{target}' to extend", first.args[0].span,
+                        did_you_mean(target, others))
+            return st
+        base = resolved(base, chain + (st.name or "",))
+        own = replace(st, body=tuple(e for e in st.body or () if e is not first))
+        merged = merge_into(replace(base, args=st.args, span=st.span), own, diags)
+        done[key] = merged
+        return merged
+
+    return [resolved(e, ()) if isinstance(e, Statement) and e.body is not None else e for e in entries]
+
+
 def apply_variants(entries: list[Entry], variants: list[str], diags: Diagnostics,
                    at: Span | None = None) -> list[Entry]:
     """Splice the bodies of the chosen variants after the game's entries."""

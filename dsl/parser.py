@@ -8,8 +8,10 @@ from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.exceptions import LarkError
+from dataclasses import dataclass
+
+from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import LarkError, VisitError
 
 from runtime import expr as E
 
@@ -22,6 +24,7 @@ MAX_DEPTH = 100  # blocks and expressions nested deeper than this are refused
 _TERMINAL_WORDS = {
     "NAME": "a keyword",
     "ATOM": "a value",
+    "ARGS": "a value",
     "STRING": 'a "string"',
     "LBRACE": "'{'",
     "RBRACE": "'}'",
@@ -61,8 +64,8 @@ def _lark() -> Lark:
         GRAMMAR.read_text(encoding="utf-8"),
         parser="lalr",
         lexer="contextual",
-        propagate_positions=True,
         maybe_placeholders=False,
+        transformer=_BUILD,
         cache=use_cache,
     )
 
@@ -82,100 +85,195 @@ def _unquote(s: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
 
 
-class _Builder:
-    """Turns the Lark tree into dsl.ast nodes (an explicit second pass, as
-    Lark's inline transformers cannot see positions)."""
+def _tok_span(file: str, tok: Token) -> Span:
+    return Span(file, tok.line or 1, tok.column or 1, tok.end_line or 0, tok.end_column or 0)
 
-    def __init__(self, file: str):
-        self.file = file
 
-    def file_(self, tree: Tree) -> File:
-        return File(self.file, tuple(self.entry(c, 0) for c in tree.children))
+def _where_of(x) -> str:
+    return x.where if hasattr(x, "where") else ""
 
-    def entry(self, t: Tree, depth: int) -> Entry:
-        if depth > MAX_DEPTH:
-            raise _TooDeep(_span(self.file, t.meta))
-        if t.data == "table":
-            return self.table(t)
-        return self.statement(t, depth)
 
-    def arg(self, tok: Token) -> Arg:
-        sp = _span(self.file, tok)
-        if tok.type == "STRING":
-            return Arg(_unquote(str(tok)), sp, True)
-        return Arg(str(tok), sp, False)
+class _Build(Transformer):
+    """Builds dsl.ast nodes while Lark parses (an inline LALR transformer:
+    no parse tree, no position pass).  Spans come from the tokens."""
 
-    def table(self, t: Tree) -> Table:
-        rows = []
-        for r in t.children:
-            cells = tuple(self.arg(c.children[0]) for c in r.children)
-            rows.append(Row(cells, _span(self.file, r.meta)))
-        return Table(tuple(rows), _span(self.file, t.meta))
+    file = "<text>"
 
-    def statement(self, t: Tree, depth: int) -> Statement:
+    def start(self, children):
+        return File(self.file, tuple(children))
+
+    def statement(self, children):
         override = False
         keyword = None
         args: list[Arg] = []
         cond = value = None
         body = None
         end = None
-        for c in t.children:
+        for c in children:
             if isinstance(c, Token):
                 if c.type == "OVERRIDE":
                     override = True
-                else:
+                elif c.type == "NAME":
                     keyword = c
-            elif c.data == "arg":
-                args.append(self.arg(c.children[0]))
-            elif c.data == "condition":
-                cond = self.expr(c.children[0], 0)
-            elif c.data == "value":
-                value = self.expr(c.children[0], 0)
-            elif c.data == "block":
-                body = tuple(self.entry(x, depth + 1) for x in c.children)
-                end = Span(self.file, c.meta.end_line, max(1, c.meta.end_column - 1))
-        assert keyword is not None
-        return Statement(str(keyword), _span(self.file, keyword), tuple(args), cond, value, body, override, end)
+                else:  # ARGS: the argument run
+                    for row in split_table(self.file, str(c), c.line, c.column):
+                        args.extend(row.cells)
+            elif isinstance(c, _Cond):
+                cond = c.expr
+            elif isinstance(c, _Value):
+                value = c.expr
+            elif isinstance(c, _Block):
+                body, end = c.entries, c.end
+        return Statement(str(keyword), _tok_span(self.file, keyword), tuple(args), cond, value, body, override, end)
 
-    def expr(self, t, depth: int) -> E.Expr:
-        if depth > MAX_DEPTH:
-            raise _TooDeep(_span(self.file, t.meta if isinstance(t, Tree) else t))
-        if isinstance(t, Token):  # a bare parenthesised token cannot reach here
-            raise AssertionError(t)
-        where = str(_span(self.file, t.meta))
-        k = t.children
-        d = t.data
-        sub = lambda x: self.expr(x, depth + 1)  # noqa: E731
-        if d == "number":
-            text = str(k[0])
-            return E.Num(Fraction(text) if "." in text else int(text), where=where)
-        if d == "string":
-            return E.Str(_unquote(str(k[0])), where=where)
-        if d == "true":
-            return E.Bool(True, where=where)
-        if d == "false":
-            return E.Bool(False, where=where)
-        if d == "name":
-            return E.Name(str(k[0]), where=where)
-        if d == "call":
-            return E.Call(str(k[0]), tuple(sub(a) for a in k[1:] if a is not None), where=where)
-        if d == "list_":
-            return E.ListExpr(tuple(sub(a) for a in k if a is not None), where=where)
-        if d == "neg":
-            return E.Unary("-", sub(k[0]), where=where)
-        if d == "not_":
-            return E.Unary("not", sub(k[0]), where=where)
-        if d == "or_":
-            return E.Binary("or", sub(k[0]), sub(k[1]), where=where)
-        if d == "and_":
-            return E.Binary("and", sub(k[0]), sub(k[1]), where=where)
-        if d in ("compare", "arith"):
-            return E.Binary(str(k[1]), sub(k[0]), sub(k[2]), where=where)
-        if d == "in_":
-            return E.Binary("in", sub(k[0]), sub(k[1]), where=where)
-        if d == "not_in":
-            return E.Binary("not in", sub(k[0]), sub(k[1]), where=where)
-        raise AssertionError(d)
+    def condition(self, children):
+        return _Cond(children[0])
+
+    def value(self, children):
+        return _Value(children[0])
+
+    def block(self, children):
+        rb = children[-1]
+        return _Block(tuple(children[:-1]), _tok_span(self.file, rb))
+
+    def table(self, children):
+        kw = children[0]
+        body = children[1] if len(children) > 1 else None
+        rows = split_table(self.file, str(body), body.line, body.column) if body is not None else []
+        return Table(tuple(rows), _tok_span(self.file, kw))
+
+    # expressions
+    def _w(self, tok: Token) -> str:
+        return f"{self.file}:{tok.line}:{tok.column}"
+
+    def number(self, c):
+        text = str(c[0])
+        return E.Num(Fraction(text) if "." in text else int(text), where=self._w(c[0]))
+
+    def string(self, c):
+        return E.Str(_unquote(str(c[0])), where=self._w(c[0]))
+
+    def true(self, c):
+        return E.Bool(True)
+
+    def false(self, c):
+        return E.Bool(False)
+
+    def name(self, c):
+        return E.Name(str(c[0]), where=self._w(c[0]))
+
+    def call(self, c):
+        return E.Call(str(c[0]), tuple(a for a in c[1:] if a is not None), where=self._w(c[0]))
+
+    def list_(self, c):
+        return E.ListExpr(tuple(a for a in c[1:] if a is not None), where=self._w(c[0]))
+
+    def neg(self, c):
+        return E.Unary("-", c[0], where=_where_of(c[0]))
+
+    def not_(self, c):
+        return E.Unary("not", c[0], where=_where_of(c[0]))
+
+    def or_(self, c):
+        return E.Binary("or", c[0], c[1], where=_where_of(c[0]))
+
+    def and_(self, c):
+        return E.Binary("and", c[0], c[1], where=_where_of(c[0]))
+
+    def compare(self, c):
+        return E.Binary(str(c[1]), c[0], c[2], where=_where_of(c[0]))
+
+    arith = compare
+
+    def in_(self, c):
+        return E.Binary("in", c[0], c[1], where=_where_of(c[0]))
+
+    def not_in(self, c):
+        return E.Binary("not in", c[0], c[1], where=_where_of(c[0]))
+
+
+@dataclass(frozen=True, slots=True)
+class _Cond:
+    expr: E.Expr
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    expr: E.Expr
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    entries: tuple
+    end: Span
+
+
+def _check_depth(f: File) -> None:
+    """Refuse blocks or expressions nested deeper than MAX_DEPTH (checked
+    iteratively: later passes recurse over blocks)."""
+    stack: list[tuple[object, int]] = [(e, 1) for e in f.entries]
+    while stack:
+        node, d = stack.pop()
+        if d > MAX_DEPTH:
+            span = getattr(node, "span", None) or Span.parse(getattr(node, "where", "")) or Span(f.path, 1, 1)
+            raise _TooDeep(span)
+        if isinstance(node, Statement):
+            for e in node.body or ():
+                stack.append((e, d + 1))
+            for x in (node.condition, node.value):
+                if x is not None:
+                    stack.append((x, d + 1))
+        elif isinstance(node, E.Binary):
+            stack.extend(((node.left, d + 1), (node.right, d + 1)))
+        elif isinstance(node, E.Unary):
+            stack.append((node.operand, d + 1))
+        elif isinstance(node, (E.Call, E.ListExpr)):
+            stack.extend((a, d + 1) for a in (node.args if isinstance(node, E.Call) else node.items))
+
+
+_CELL = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|\\\r?\n|\r?\n|;|[ \t\f]+|[^\s{}"#;=\\]+|.', re.S)
+
+
+def split_table(file: str, text: str, line: int, col: int) -> list[Row]:
+    """Rows and cells of a table body: a row per line (or ';'), cells split
+    on blanks, "strings" kept whole, comments and '\\'-continuations skipped.
+    Spans are exact, so diagnostics point at the cell."""
+    rows: list[Row] = []
+    cells: list[Arg] = []
+    for m in _CELL.finditer(text):
+        tok = m.group()
+        c0 = tok[0]
+        if c0 in " \t\f#":
+            pass
+        elif c0 in "\r\n;" or (c0 == "\\" and len(tok) > 1):
+            if c0 != "\\" and cells:
+                rows.append(Row(tuple(cells), cells[0].span))
+                cells = []
+        else:
+            if c0 in "=\\":
+                what = "'='" if c0 == "=" else "'\\'"
+                raise _TableError(Span(file, line, col), f"unexpected {what} in a table",
+                                  "a table cell cannot contain '='" if c0 == "=" else
+                                  "a '\\' continues a line only when it is the last character on it")
+            sp = Span(file, line, col, line, col + len(tok))
+            if c0 == '"':
+                cells.append(Arg(_unquote(tok), sp, True))
+            else:
+                cells.append(Arg(tok, sp, False))
+        nl = tok.count("\n")
+        if nl:
+            line += nl
+            col = len(tok) - tok.rfind("\n")
+        else:
+            col += len(tok)
+    if cells:
+        rows.append(Row(tuple(cells), cells[0].span))
+    return rows
+
+
+class _TableError(Exception):
+    def __init__(self, span: Span, message: str, hint: str):
+        self.span, self.message, self.hint = span, message, hint
 
 
 class _TooDeep(Exception):
@@ -255,6 +353,16 @@ def _syntax_diagnostic(e: UnexpectedInput, text: str, file: str) -> Diagnostic:
                               ("expected " + " or ".join(expected)) if expected else "")
         value = str(tok)
         sp = Span(file, tok.line or line, tok.column or col, tok.end_line or 0, tok.end_column or 0)
+        if tok.type in ("TABLE_BODY", "ARGS"):
+            # the error fallback lexes with every terminal: name what actually stands here
+            stripped = value.lstrip(" \t\f")
+            if not stripped or stripped[0] in "\r\n;#":
+                tok = Token("_SEP", "\n", tok.start_pos, sp.line, sp.col)
+            else:
+                word = stripped.split()[0]
+                tok = Token("ATOM", word, tok.start_pos, sp.line, sp.col + len(value) - len(stripped))
+                sp = Span(file, sp.line, tok.column, sp.line, tok.column + len(word))
+            value = str(tok)
         if tok.type == "RBRACE" and "'}'" not in expected:
             return Diagnostic("syntax", "unexpected '}': no block is open here", sp,
                               "remove it, or look for a '{' missing above")
@@ -270,6 +378,9 @@ def _syntax_diagnostic(e: UnexpectedInput, text: str, file: str) -> Diagnostic:
     return Diagnostic("syntax", str(e).splitlines()[0], Span(file, line, col))
 
 
+_BUILD = _Build()
+
+
 def parse(text: str, file: str = "<text>") -> File:
     """Parse rules or map text.  Raises DslSyntaxError; never a Lark error."""
     if "\x00" in text:
@@ -279,16 +390,26 @@ def parse(text: str, file: str = "<text>") -> File:
                                          "is this a text file?")], {file: text})
     source = text if text.endswith("\n") else text + "\n"
     try:
-        tree = _lark().parse(source)
-        return _Builder(file).file_(tree)
+        _BUILD.file = file
+        f = _lark().parse(source)
+        _check_depth(f)
+        return f
     except UnexpectedInput as e:
         raise DslSyntaxError([_syntax_diagnostic(e, source, file)], {file: text}) from None
+    except _TableError as e:
+        raise DslSyntaxError([Diagnostic("syntax", e.message, e.span, e.hint)], {file: text}) from None
     except _TooDeep as e:
         raise DslSyntaxError([Diagnostic("syntax", f"nested more than {MAX_DEPTH} levels deep", e.span)],
                              {file: text}) from None
     except RecursionError:
         raise DslSyntaxError([Diagnostic("syntax", "nested too deeply to read", Span(file, 1, 1))],
                              {file: text}) from None
+    except VisitError as e:  # an error raised while building nodes
+        orig = e.orig_exc
+        if isinstance(orig, _TableError):
+            raise DslSyntaxError([Diagnostic("syntax", orig.message, orig.span, orig.hint)], {file: text}) from None
+        raise DslSyntaxError([Diagnostic("syntax", str(orig).splitlines()[0] if str(orig) else "cannot read this",
+                                         Span(file, 1, 1))], {file: text}) from None
     except LarkError as e:  # any other Lark failure still becomes a diagnostic
         raise DslSyntaxError([Diagnostic("syntax", str(e).splitlines()[0], Span(file, 1, 1))],
                              {file: text}) from None

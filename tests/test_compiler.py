@@ -282,3 +282,21 @@ def test_a_misspelt_counters_column_is_one_diagnostic(tmp_path):
     d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace("id   class  full    reduced",
                                                                   "id   clas   full    reduced"))))
     assert "'clas' is not a column" in d.message and "class" in d.hint
+
+
+def test_a_block_extends_another_of_its_kind(tmp_path):
+    game = MINI_GAME + '''
+scenario long "Long" {
+  extends basic
+  turns 1 2
+  note "the same set-up as basic"
+}
+scenario loop1 { extends loop2 }
+scenario loop2 { extends loop1 }
+'''
+    diags = diagnostics_of(make_game(tmp_path, game))
+    assert [d.code for d in diags if d.severity == "error"] == ["extends-cycle", "extends-cycle"] or \
+        all(d.code == "extends-cycle" for d in diags if d.severity == "error")
+    g = compile_game(make_game(tmp_path / "ok", MINI_GAME + 'scenario long "Long" { extends basic; note "x" }\n'))
+    assert g.scenarios["long"].setup == g.scenarios["basic"].setup and g.scenarios["long"].notes == ("x",)
+    assert g.scenarios["long"].title == "Long"

@@ -115,3 +115,20 @@ def test_to_text_parses_back_to_the_same_tree(e):
     text = E.to_text(e)
     (s,) = parse(f"x when {text}", "t").entries
     assert s.condition == e, text
+
+
+def test_table_errors_point_at_the_cell():
+    d = syntax_error("crt c {\n  table {\n    die 1-1\n    1   A=1\n  }\n}\n")
+    assert d.message == "unexpected '=' in a table" and (d.span.line, d.span.col) == (4, 10)
+    d = syntax_error('x {\n  table {\n    a "open\n  }\n}\n')
+    assert d.message == "this string is not closed" and (d.span.line, d.span.col) == (3, 7)
+
+
+def test_table_rows_split_on_lines_semicolons_and_continuations():
+    (t,) = parse('x {\n table {\n  a "b c" 1.5-1   # note\n  2 — ; 3 4\n  5 \\\n  6\n }\n}\n', "t").entries[0].body
+    assert [[(c.text, c.span.line, c.span.col) for c in r.cells] for r in t.rows] == [
+        [("a", 3, 3), ("b c", 3, 5), ("1.5-1", 3, 11)],
+        [("2", 4, 3), ("—", 4, 5)],
+        [("3", 4, 9), ("4", 4, 11)],
+        [("5", 5, 3), ("6", 6, 3)],
+    ]

@@ -33,33 +33,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def has_display() -> bool:
-    if sys.platform in ("darwin", "win32"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def cmd_start(args: argparse.Namespace) -> int:
-    """What `make run` does: check the game, then open the editor if there
-    is a screen, or say how to work headless."""
-    status = cmd_check(args)
-    if status:
-        return status
-    try:
-        from editor import app  # noqa: F401  (the editor arrives with its own issue)
-    except ImportError:
-        app = None
-    if has_display() and app is not None and hasattr(app, "main"):
-        return app.main([str(args.path)])
-    if not has_display():
-        print("No display found, so the editor is not opened. Headless commands:")
-    else:
-        print("The editor is not part of this build yet. Commands:")
-    print(f"  hexforge check {args.path}      validate the game files")
-    print("  make test                          run the test suite")
-    return 0
-
-
 def cmd_odds(args: argparse.Namespace) -> int:
     """Odds, column shifts and the chance of every result for one attack."""
     import json
@@ -185,15 +158,11 @@ def cmd_odds(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="hexforge", description="Hex wargame rules compiler, engine and editor")
-    sub = p.add_subparsers(dest="command", required=True)
+def add_commands(sub) -> None:
+    """The headless commands (no Qt): the editor's command adds its own."""
     c = sub.add_parser("check", help="check a game folder or rules file")
     c.add_argument("path")
     c.set_defaults(func=cmd_check)
-    s = sub.add_parser("start", help="check a game and open it in the editor (or explain headless use)")
-    s.add_argument("path", nargs="?", default="games/smolensk")
-    s.set_defaults(func=cmd_start)
     o = sub.add_parser("odds", help="odds, column shifts and result chances of one attack on a game's CRT")
     o.add_argument("game", help="a game folder")
     o.add_argument("--attack", required=True, help="total attack strength")
@@ -204,7 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     o.add_argument("--side", default="", help="the attacking side (picks its die)")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_odds)
-    args = p.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a parsed command: user errors become messages, never tracebacks."""
     try:
         return args.func(args)
     except DslError as e:
@@ -216,6 +188,14 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Headless entry point (python -m dsl.cli): the same commands as
+    `hexforge` except those that need the editor."""
+    p = argparse.ArgumentParser(prog="hexforge", description="Hex wargame rules compiler and engine")
+    add_commands(p.add_subparsers(dest="command", required=True))
+    return run(p.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -1022,10 +1022,27 @@ class _Compiler:
                         rng[s.args[0].text] = v
             cons = self.choice(b.arg("consequence"), ("lose-step", "out-of-supply", "isolated", "disrupt",
                                                       "eliminate"), "supply consequence") or "out-of-supply"
+            ex = b.one("exempt", (1, 9))
+            halves: dict[str, frozenset[str]] = {}
+            for s in b.all("marker"):
+                # marker NAME halve attack defence move
+                if len(s.args) < 3 or s.args[1].text != "halve":
+                    ctx.error("arguments", "marker takes a marker name, 'halve' and what it halves", s.span,
+                              "write: marker isolated halve attack defence move")
+                    continue
+                what = set()
+                for a in s.args[2:]:
+                    if a.text in ("attack", "defence", "move"):
+                        what.add(a.text)
+                    else:
+                        ctx.error("value", f"a marker halves attack, defence or move, not '{a.text}'", a.span)
+                halves[s.args[0].text] = frozenset(what)
             out["supply"] = D.SupplyRules("enemy-units" in blocked, "enemy-zoc" in blocked,
                                           self.yes(b, "friendly-negates-zoc", True), frozenset(imp), fm(unless),
                                           self.terrain_set(bh.args, ("hexside",)) if bh else frozenset(),
-                                          fm(rail), fm(rng), cons, where(st))
+                                          fm(rail), fm(rng), cons,
+                                          self.selectors(ex.args, classes) if ex else frozenset(), fm(halves),
+                                          where(st))
             b.finish()
         # retreat
         st = self.one("retreat")

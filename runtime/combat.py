@@ -381,9 +381,14 @@ def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_i
             eff = chart.get(tid)
             if eff is not None and eff.attack == "half":
                 halves.append(f"into {_name(game, tid)}")
+    marked = game.supply.halves(u.markers, "attack")
+    if marked:  # out of supply / isolated: a separate halving (AVD halves each)
+        value /= 2
     if halves:
         value /= 2
-        return value, f"{unit_id} {f}, halved {' and '.join(halves)}: {fmt_num(value)}"
+    why = [*halves, *(f"{m}" for m in marked)]
+    if why:
+        return value, f"{unit_id} {f}, halved {' and '.join(why)}: {fmt_num(value)}"
     return value, f"{unit_id} {f}"
 
 
@@ -397,6 +402,9 @@ def defence_strength(game: GameDefinition, board: Board, state: GameState, unit_
         return Fraction(0), f"{unit_id}: no defence factor"
     value = Fraction(f)
     mults = []
+    for m in game.supply.halves(u.markers, "defence"):
+        value /= 2
+        mults.append(f"halved ({m})")
     if u.hex is not None and u.hex in board:
         for eff in board.effects(u.hex):
             if eff.defence is not None:

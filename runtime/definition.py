@@ -437,8 +437,16 @@ class SupplyRules:
     blocking_hexsides: frozenset[str] = frozenset()  # unbridged hexsides a line may not cross
     rail: Mapping[str, int] = field(default_factory=lambda: frozen_map({}))  # side -> hexes beyond rail
     range: Mapping[str, int] = field(default_factory=lambda: frozen_map({}))  # side -> max length
-    consequence: str = "out-of-supply"  # lose-step | out-of-supply | isolated | disrupt
+    consequence: str = "out-of-supply"  # lose-step | out-of-supply | isolated | disrupt | eliminate
+    exempt: frozenset[str] = frozenset()  # selectors a supply check never harms (a fortress, 14.2(4))
+    # marker -> what it halves ("attack", "defence", "move"): AVD's OOS halves attack,
+    # isolated halves attack, defence and movement
+    marker_halves: Mapping[str, frozenset[str]] = field(default_factory=lambda: frozen_map({}))
     where: str = ""
+
+    def halves(self, markers, what: str) -> list[str]:
+        """The markers among ``markers`` that halve ``what``."""
+        return sorted(m for m in markers if what in self.marker_halves.get(m, ()))
 
 
 @dataclass(frozen=True, slots=True)

@@ -191,6 +191,9 @@ def unit_mp(game: GameDefinition, state: GameState, unit_id: str, mode: Movement
         u = state.units[unit_id]
         c = game.counters[unit_id]
         mp = c.steps[min(u.step, len(c.steps) - 1)].get(pts, 0)
+    if not pts.isdigit():
+        for _ in game.supply.halves(state.units[unit_id].markers, "move"):
+            mp = mp // 2 if game.info.rounding == "down" else -(-mp // 2)  # isolated: MP halved
     v = scaled(mp)
     if mode is not None:
         v = int(v * mode.multiplier)

@@ -293,3 +293,56 @@ def supply_map_reference(game: GameDefinition, board: Board, state: GameState, s
                 dist[b] = d
                 todo.append(b)
     return dist
+
+
+# ------------------------------------------------------------------ consequences
+
+def check_supply(game: GameDefinition, board: Board, state: GameState, side: str) -> list[dict]:
+    """Apply the game's supply consequence to ``side``'s units on the map
+    (one search, then a lookup per unit) and return what happened, for the
+    log: lose a step (a unit so eliminated is removed for good), a marker
+    ("out-of-supply", "isolated") that supplied units lose again,
+    disruption (a disrupted unit out of supply is eliminated), or
+    elimination.  Units the rules exempt (a fortress) are untouched."""
+    from .zoc import selector_match
+
+    rules = game.supply
+    status = supply_status(game, board, state, side)
+    events: list[dict] = []
+    marker = {"out-of-supply": "out-of-supply", "isolated": "isolated", "disrupt": "disrupted"}.get(rules.consequence)
+    for uid in sorted(status):
+        u = state.units[uid]
+        c = game.counters[uid]
+        cls = game.unit_classes[c.unit_class]
+        if selector_match(rules.exempt, cls.id, cls.flags):
+            continue
+        if status[uid]:
+            if marker and marker != "disrupted" and marker in u.markers:
+                u.markers.discard(marker)
+                events.append({"supply": uid, "result": f"back in supply: {marker} removed"})
+            continue
+        result = ""
+        if rules.consequence == "lose-step":
+            if u.step + 1 < len(c.steps):
+                u.step += 1
+                result = "loses a step"
+            else:
+                state.place(uid, None, "removed")
+                result = "eliminated (removed from play)"
+        elif rules.consequence == "eliminate":
+            state.place(uid, None, "removed")
+            result = "eliminated (removed from play)"
+        elif rules.consequence == "disrupt":
+            if "disrupted" in u.markers:
+                state.place(uid, None, "eliminated")
+                result = "already disrupted: eliminated"
+            else:
+                u.markers.add("disrupted")
+                result = "disrupted"
+        elif marker and marker not in u.markers:
+            u.markers.add(marker)
+            result = f"marked {marker}"
+        if result:
+            events.append({"supply": uid, "result": result})
+    state.log.extend(events)
+    return events

@@ -205,3 +205,22 @@ def test_retreats_avoid_enemy_zoc_when_they_can(small_world, seed, hexes):
     if clean(u.hex, {u.hex}, hexes):
         for p in paths:
             assert p.destroyed or not any(h in ezoc for h in p.hexes), (p, u.hex)
+
+
+def test_the_same_seed_gives_the_same_log(tmp_path):
+    import json
+    game, eng, s = game_with(tmp_path, [f"A{i} german panzer 6-4-10 3-2-10" for i in range(3)] +
+                             [f"D{i} red-army infantry 2-5 1-5" for i in range(3)],
+                             ["A0 0403", "A1 0405", "A2 0407", "D0 0503", "D1 0505", "D2 0507"])
+
+    def play(seed):
+        st = setup_state(game, seed=seed)
+        st.active, st.phase = "axis", "combat"
+        for target, unit in (("0503", "A0"), ("0505", "A1"), ("0507", "A2")):
+            st = eng.apply(st, f"attack {target} with {unit}")
+            while st.pending:
+                st = eng.apply(st, eng.default_action(st))
+        return json.dumps(st.log, sort_keys=True)
+
+    assert play(7) == play(7)
+    assert any(play(7) != play(seed) for seed in range(8, 20))

@@ -178,8 +178,10 @@ class TerrainEffect:
     where: str = ""
 
     def cost_for(self, flags: frozenset[str], unit_class: str) -> Cost:
+        """The first matching column that says something ("-" falls through
+        to the next matching column)."""
         for selector, cost in self.move:
-            if selector in ("all", "other") or selector == unit_class or selector in flags:
+            if cost.kind != "inherit" and (selector in ("all", "other") or selector == unit_class or selector in flags):
                 return cost
         return Cost("inherit")
 

@@ -179,3 +179,22 @@ def test_no_move_ends_over_stacked_or_in_an_enemy_hex(synthetic, seed, pick):
         assert path[0] == unit.hex and path[-1] == h
         assert all(a.distance(b) == 1 for a, b in zip(path, path[1:]))
         assert r.cost[h] <= r.mp
+
+
+def test_mountains_closed_except_by_road_or_to_mountain_troops(tmp_path):
+    # 9.2(4): mountains are closed except along a road; a mountain division may
+    # enter one by spending all its MP
+    game, board, state = build(tmp_path, [INF5, "M german mountain 3-5 2-5"], ["X 0105", "M 0107"],
+                               hexes=["0205 mountain", "0207 mountain", "0204 mountain"],
+                               paths=["path road 0105 0204"])
+    g = game.map.grid
+    rx = move_range(game, board, state, "X")
+    assert g.parse_id("0205") not in rx.cost and rx.mp_to(g.parse_id("0204")) == 1  # by road only
+    rm = move_range(game, board, state, "M")
+    assert rm.mp_to(g.parse_id("0207")) == 5 and g.parse_id("0207") in rm.destinations
+    assert r_path_ends(rm, g.parse_id("0207"))
+
+
+def r_path_ends(r, h):
+    """An all-MP entry ends the move: nothing is reached through that hex."""
+    return all(r.path_to(x)[-2] != h for x in r.cost if len(r.path_to(x)) > 1)

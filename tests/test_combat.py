@@ -431,10 +431,11 @@ def test_prohibited_hexside(smol, tmp_path):
     game, board = smol
     system = (GAMES / "gekitou" / "system.hxr").read_text(encoding="utf-8")
     lines = system.splitlines()
+    header = next(line.split() for line in lines if line.split()[:2] == ["terrain", "move:mechanized"])
     for i, line in enumerate(lines):  # the river row: left-shift and attack "no"
         cells = line.split()
         if cells[:1] == ["river"]:
-            cells[3:5] = ["no", "no"]
+            cells[header.index("left-shift")] = cells[header.index("attack")] = "no"
             lines[i] = "    " + "  ".join(cells)
     system = "\n".join(lines) + "\n"
     folder = make_game(tmp_path, SMOL_GAME, SMOL_MAP, name="smol", extra={"gekitou/system.hxr": system})

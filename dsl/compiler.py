@@ -130,7 +130,7 @@ class _Compiler:
 
     # statements whose `= value` / `when condition` the compiler reads
     TAKES_VALUE = {"modifier", "award"}
-    TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment"}
+    TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment", "skip"}
 
     def check_expression_places(self) -> None:
         stack = list(self.sts)
@@ -1037,12 +1037,24 @@ class _Compiler:
                     else:
                         ctx.error("value", f"a marker halves attack, defence or move, not '{a.text}'", a.span)
                 halves[s.args[0].text] = frozenset(what)
-            out["supply"] = D.SupplyRules("enemy-units" in blocked, "enemy-zoc" in blocked,
-                                          self.yes(b, "friendly-negates-zoc", True), frozenset(imp), fm(unless),
-                                          self.terrain_set(bh.args, ("hexside",)) if bh else frozenset(),
-                                          fm(rail), fm(rng), cons,
-                                          self.selectors(ex.args, classes) if ex else frozenset(), fm(halves),
-                                          where(st))
+            order = tuple(a.text for a in (b.one("order", (1, 9)).args if b.one("order", (1, 9)) else ())
+                          if ctx.ref("side", a))
+            skip = []
+            for s in b.all("skip"):
+                if len(s.args) != 1 or s.condition is None:
+                    ctx.error("arguments", "skip takes a side and a condition", s.span,
+                              "write: skip axis when turn <= 3")
+                    continue
+                if ctx.ref("side", s.args[0]):
+                    skip.append((s.args[0].text, ctx.expr(s.condition)))
+            out["supply"] = D.SupplyRules(
+                blocked_by_enemy_units="enemy-units" in blocked, blocked_by_enemy_zoc="enemy-zoc" in blocked,
+                friendly_negates_zoc=self.yes(b, "friendly-negates-zoc", True), impassable=frozenset(imp),
+                impassable_unless=fm(unless),
+                blocking_hexsides=self.terrain_set(bh.args, ("hexside",)) if bh else frozenset(),
+                rail=fm(rail), range=fm(rng), consequence=cons,
+                exempt=self.selectors(ex.args, classes) if ex else frozenset(), marker_halves=fm(halves),
+                order=order, skip=tuple(skip), where=where(st))
             b.finish()
         # retreat
         st = self.one("retreat")
@@ -1084,6 +1096,37 @@ class _Compiler:
                     hexes.append((s.args[0].text, n))
             out["advance"] = D.AdvanceRules(tuple(hexes) or (("all", 1),), self.yes(b, "ignores-zoc", True),
                                             where(st))
+            b.finish()
+        # activation
+        st = self.one("activation")
+        if st is None:
+            out["activation"] = D.ActivationRules()
+        else:
+            b = Body(ctx, st, "activation")
+            sn = b.one("same-nationality", (1, 9))
+            out["activation"] = D.ActivationRules(
+                b.text("command-range", "command"),
+                frozenset(a.text for a in (sn.args if sn else ()) if ctx.ref("side", a)),
+                self.yes(b, "hq-activates-hq", False), where(st))
+            b.finish()
+        # reinforcements
+        st = self.one("reinforcements")
+        if st is None:
+            out["reinforcements"] = D.ReinforcementRules()
+        else:
+            b = Body(ctx, st, "reinforcements")
+            fr = b.one("from", (1, 9))
+            pools = tuple(a.text for a in (fr.args if fr else ()) if ctx.ref("pool", a)) or ("available",)
+            enter = self.choice(b.arg("enter"), ("rail", "supplied"), "reinforcement entry rule") or "supplied"
+            ni = b.one("not-in", (1, 9))
+            not_in = set()
+            for a in (ni.args if ni else ()):
+                if a.text in ("enemy-zoc", "enemy-cities"):
+                    not_in.add(a.text)
+                else:
+                    ctx.error("value", f"reinforcements are kept out of enemy-zoc or enemy-cities, not '{a.text}'",
+                              a.span)
+            out["reinforcements"] = D.ReinforcementRules(pools, enter, frozenset(not_in), where(st))
             b.finish()
         # combat
         st = self.one("combat")
@@ -1130,6 +1173,20 @@ class _Compiler:
         vic = b.arg("victory")
         victory = ctx.ref("victory", vic) or "" if vic else ""
         notes = tuple(s.args[0].text for s in b.all("note") if s.args)
+        control = []
+        for s in b.all("control"):
+            if len(s.args) != 2:
+                ctx.error("arguments", "control takes a side and an area (or all)", s.span,
+                          "write: control soviet all; control axis start-line-west")
+                continue
+            side = ctx.ref("side", s.args[0])
+            area = s.args[1].text
+            if area != "all" and map_def is not None and area not in map_def.areas:
+                ctx.error("unknown-name", f"unknown area '{area}'", s.args[1].span,
+                          did_you_mean(area, list(map_def.areas) + ["all"]))
+                continue
+            if side:
+                control.append((side, area))
         setup: list[D.Placement] = []
         for s in b.all("setup"):
             sb = Body(ctx, s, "setup")
@@ -1148,7 +1205,8 @@ class _Compiler:
                     setup.append(p)
         b.finish()
         self.check_setup(setup, counters, map_def, stacking, chart, st)
-        return D.Scenario(st.name, title_of(st) or st.name, first, last, vs, tuple(setup), victory, notes, where(st))
+        return D.Scenario(st.name, title_of(st) or st.name, first, last, vs, tuple(setup), victory, notes,
+                          tuple(control), where(st))
 
     def placement(self, r, view, counters, map_def, track, pools) -> D.Placement | None:
         ctx = self.ctx

@@ -56,6 +56,8 @@ TOP_LEVEL: dict[str, str] = {
     "retreat": "single",
     "advance": "single",
     "combat": "single",
+    "activation": "single",
+    "reinforcements": "single",
     "modifier": "many",
     "victory": "named",
     "scenario": "named",

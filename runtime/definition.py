@@ -441,6 +441,8 @@ class SupplyRules:
     range: Mapping[str, int] = field(default_factory=lambda: frozen_map({}))  # side -> max length
     consequence: str = "out-of-supply"  # lose-step | out-of-supply | isolated | disrupt | eliminate
     exempt: frozenset[str] = frozenset()  # selectors a supply check never harms (a fortress, 14.2(4))
+    order: tuple[str, ...] = ()  # sides in the order their supply is checked (11.1(2): Soviets first)
+    skip: tuple[tuple[str, Expr], ...] = ()  # (side, condition): the side skips the check (15.1(4))
     # marker -> what it halves ("attack", "defence", "move"): AVD's OOS halves attack,
     # isolated halves attack, defence and movement
     marker_halves: Mapping[str, frozenset[str]] = field(default_factory=lambda: frozen_map({}))
@@ -472,6 +474,27 @@ class AdvanceRules:
             if sel in ("all", "other") or sel == unit_class or sel in flags:
                 return n
         return 0
+
+
+@dataclass(frozen=True, slots=True)
+class ActivationRules:
+    """Chit-pull activation (Smolensk 8.0): an HQ activates the friendly
+    combat units within its command range, counted in hexes."""
+
+    range_factor: str = "command"  # the HQ factor holding its command range
+    same_nationality: frozenset[str] = frozenset()  # sides whose HQs activate only their own nationality (8.3)
+    hq_activates_hq: bool = False  # 8.1(4): HQs do not activate HQs
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReinforcementRules:
+    """Where reinforcements come from and where they may be placed (12.0)."""
+
+    pools: tuple[str, ...] = ("available",)  # boxes reinforcements are taken from
+    enter: str = "supplied"  # rail: a rail hex traced by rail to an own source | supplied: any supplied hex
+    not_in: frozenset[str] = frozenset()  # enemy-zoc, enemy-cities
+    where: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -538,6 +561,7 @@ class Scenario:
     setup: tuple[Placement, ...] = ()
     victory: str = ""  # id of a victory block
     notes: tuple[str, ...] = ()
+    control: tuple[tuple[str, str], ...] = ()  # (side, area id or "all") in order: who holds what at the start
     where: str = ""
 
 
@@ -585,6 +609,8 @@ class GameDefinition:
     retreat: RetreatRules
     advance: AdvanceRules
     combat: CombatRules
+    activation: ActivationRules
+    reinforcements: ReinforcementRules
     map: MapDef | None
     active_variants: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # files compiled, game folder relative

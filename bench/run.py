@@ -63,6 +63,25 @@ def in_process_compile_ms(game: Path, runs: int = 7) -> float:
     return statistics.median(times)
 
 
+def bench_smolensk_game(seeds: tuple[int, ...] = (1, 2, 3)) -> dict:
+    """A full Smolensk game (turns 1-9), random bot against random bot."""
+    from dsl.compiler import compile_game
+    from runtime.bots import RandomBot, play
+    from runtime.runner import Runner
+
+    game = compile_game(ROOT / "games" / "smolensk")
+    runner = Runner(game, "full")
+    times, rates = [], []
+    for seed in seeds:
+        t0 = time.perf_counter()
+        state, n = play(runner, runner.new_game(seed), {"axis": RandomBot(seed), "soviet": RandomBot(seed + 1)})
+        dt = time.perf_counter() - t0
+        times.append(dt)
+        rates.append(n / dt)
+    return {"smolensk_full_random_game_s": round(statistics.median(times), 2),
+            "actions_per_s": round(statistics.median(rates), 1)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", action="store_true")
@@ -84,6 +103,7 @@ def main() -> int:
     game, _ = synthetic_game()
     figures.update(bench_movement(game))
     figures.update(bench_supply())
+    figures.update(bench_smolensk_game())
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

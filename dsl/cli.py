@@ -158,6 +158,70 @@ def cmd_odds(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play a scenario to the end with bots, headless."""
+    import json
+
+    from runtime.bots import BOTS, make_bot, play
+    from runtime.runner import Runner
+
+    from .compiler import compile_game
+
+    path = Path(args.game)
+    if not path.exists():
+        print(f"{args.game}: error: no such game folder", file=sys.stderr)
+        return 1
+    game = compile_game(path, args.variant or ())
+    scenario = args.scenario or next(iter(game.scenarios), None)
+    if scenario not in game.scenarios:
+        from .diagnostics import did_you_mean
+        print(f"{args.game}: error: no scenario '{scenario}'", file=sys.stderr)
+        hint = did_you_mean(str(scenario), game.scenarios)
+        if hint:
+            print(f"  hint: {hint}", file=sys.stderr)
+        return 1
+    names = [a.strip() for a in args.agents.split(",")]
+    sides = list(game.sides)
+    if len(names) == 1:
+        names = names * len(sides)
+    if len(names) != len(sides):
+        print(f"error: --agents takes one bot per side ({', '.join(sides)}), e.g. random,greedy", file=sys.stderr)
+        return 1
+    for n in names:
+        if n not in BOTS:
+            print(f"error: no bot named '{n}': choose {', '.join(BOTS)}", file=sys.stderr)
+            return 1
+    try:
+        runner = Runner(game, scenario)
+    except NotImplementedError as e:
+        print(f"{args.game}: error: {e}", file=sys.stderr)
+        return 1
+    agents = {side: make_bot(n, args.seed * 1000 + i + 1) for i, (side, n) in enumerate(zip(sides, names))}
+    state = runner.new_game(args.seed)
+    turn_seen = [state.turn]
+    out = sys.stdout
+
+    def on_action(st, side, action):
+        if st.turn != turn_seen[0] and not args.json:
+            print(f"turn {turn_seen[0]} done: VP " + ", ".join(f"{k} {v}" for k, v in sorted(st.vp.items())), file=out)
+        turn_seen[0] = st.turn
+
+    state, n = play(runner, state, agents, on_action=on_action)
+    result = dict(state.result, actions=n, scenario=scenario, seed=args.seed,
+                  agents=dict(zip(sides, names)), variants=list(args.variant or ()))
+    if args.log:
+        with open(args.log, "w", encoding="utf-8") as f:
+            for e in state.log:
+                f.write(json.dumps(e, sort_keys=True, default=str) + "\n")
+    if args.json:
+        print(json.dumps(result, sort_keys=True))
+    else:
+        print(f"turn {state.turn} done: VP " + ", ".join(f"{k} {v}" for k, v in sorted(state.vp.items())))
+        print(f"game over after turn {state.turn} ({state.result['why']}): winner {state.result['winner']}, "
+              f"{n} decisions")
+    return 0
+
+
 def add_commands(sub) -> None:
     """The headless commands (no Qt): the editor's command adds its own."""
     c = sub.add_parser("check", help="check a game folder or rules file")
@@ -173,6 +237,15 @@ def add_commands(sub) -> None:
     o.add_argument("--side", default="", help="the attacking side (picks its die)")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_odds)
+    p = sub.add_parser("play", help="play a scenario to the end with bots, headless")
+    p.add_argument("game", help="a game folder")
+    p.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
+    p.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")
+    p.add_argument("--agents", default="random,random", help="one bot per side, in side order: random or greedy")
+    p.add_argument("--seed", type=int, default=0, help="the seed: the same seed gives the same game")
+    p.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    p.add_argument("--log", default="", help="write every action and die roll as JSON lines to this file")
+    p.set_defaults(func=cmd_play)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -50,6 +50,9 @@ class GameState:
     log: list[dict] = field(default_factory=list)
     occupants: dict[Hex, list[str]] = field(default_factory=dict)  # index: hex -> unit ids
     version: int = 0  # bumped whenever a unit moves; caches key on it
+    pc: int = 0  # where the sequence of play stands (runtime/runner.py)
+    step: dict = field(default_factory=dict)  # the current step's own data (a chit drawn, a decision owed)
+    result: dict | None = None  # set when the game is over: winner, vp, turns
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
 
     # ----------------------------------------------------------------- copy
@@ -59,7 +62,10 @@ class GameState:
             dict(self.vp), list(self.cup), {k: list(v) for k, v in self.hands.items()}, set(self.activated),
             set(self.moved), set(self.attacked), set(self.attacked_hexes), [dict(p) for p in self.pending],
             self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
-            self.version)
+            self.version, self.pc, dict(self.step), dict(self.result) if self.result else None)
+        for k in ("initial-control",):  # facts fixed at set-up travel with every copy
+            if k in self.cache:
+                s.cache[k] = self.cache[k]
         return s
 
     # ------------------------------------------------------------ placement

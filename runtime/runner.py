@@ -1,0 +1,712 @@
+"""Plays a scenario: the sequence of play the game declares, turn by turn.
+
+The declared sequence (phases, player turns, chit loops, segments) is
+flattened once into a small program; ``state.pc`` points into it.  Steps
+that need nobody's decision (drawing a chit, activating units, supply, the
+end of a turn) run by themselves; at a decision the runner stops and
+``legal_actions`` lists the answers, whoever must give them (``to_move``).
+
+Decisions, with their text notation:
+
+    choose 3PzA          put a chit in the cup (choose-chits); "done" to stop
+    play Guderian        play a held chit (an interrupt: 7.3); "done" to pass
+    place 13A 5510       place a reinforcement; "done" to stop
+    activate 7Pz         pick a unit for a RESERVE/OKH activation; "done" to stop
+    move / attack / lose / retreat / advance / done   (runtime.engine)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from . import expr as E
+from .actions import Action, Done, IllegalActionError, parse_action
+from .board import Board
+from .definition import Chit, GameDefinition, Phase, Placement
+from .engine import Engine
+from .hexes import Hex
+from .movement import stack_count
+from .state import GameState, new_state
+from .supply import check_supply, supply_map
+from .zoc import enemy_zoc
+
+
+# ------------------------------------------------------------------ actions
+
+@dataclass(frozen=True, slots=True)
+class Choose:
+    chit: str
+
+    def __str__(self) -> str:
+        return f"choose {self.chit}"
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    chit: str
+
+    def __str__(self) -> str:
+        return f"play {self.chit}"
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    unit: str
+    at: str
+
+    def __str__(self) -> str:
+        return f"place {self.unit} {self.at}"
+
+
+@dataclass(frozen=True, slots=True)
+class Activate:
+    unit: str
+
+    def __str__(self) -> str:
+        return f"activate {self.unit}"
+
+
+RunnerAction = Union[Action, Choose, Play, Place, Activate]
+
+
+def parse(text: str) -> RunnerAction:
+    words = text.split()
+    if len(words) == 2 and words[0] == "choose":
+        return Choose(words[1])
+    if len(words) == 2 and words[0] == "play":
+        return Play(words[1])
+    if len(words) == 3 and words[0] == "place":
+        return Place(words[1], words[2])
+    if len(words) == 2 and words[0] == "activate":
+        return Activate(words[1])
+    return parse_action(text)
+
+
+# ------------------------------------------------------------------ program
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    kind: str  # proc | side | end-side | loop | jump | if
+    phase: Phase
+    target: int = 0  # loop/if: where to go when done or false; jump: the loop's start
+
+
+def flatten(phases: tuple[Phase, ...]) -> tuple[Step, ...]:
+    prog: list[Step] = []
+
+    def emit(ph: Phase) -> None:
+        guard = None
+        if ph.condition is not None and ph.kind != "phase":
+            guard = len(prog)
+            prog.append(Step("if", ph))
+        if ph.kind == "phase":
+            prog.append(Step("proc", ph))
+        elif ph.kind == "player-turn":
+            prog.append(Step("side", ph))
+            for c in ph.children:
+                emit(c)
+            prog.append(Step("end-side", ph))
+        elif ph.kind == "chit-loop":
+            start = len(prog)
+            prog.append(Step("loop", ph))
+            for c in ph.children:
+                emit(c)
+            prog.append(Step("jump", ph, start))
+            prog[start] = Step("loop", ph, len(prog))
+        else:  # segment: its phases in order
+            for c in ph.children:
+                emit(c)
+        if guard is not None:
+            prog[guard] = Step("if", ph, len(prog))
+
+    for p in phases:
+        emit(p)
+    return tuple(prog)
+
+
+IMPLEMENTED = {"choose-chits", "draw-chit", "activate", "move", "combat", "supply", "reinforce", "advance-turn",
+               "victory-check"}
+
+
+class Runner:
+    def __init__(self, game: GameDefinition, scenario: str | None = None, board: Board | None = None):
+        if not game.scenarios:
+            raise ValueError(f"{game.info.id} has no scenario")
+        if scenario is None:
+            scenario = next(iter(game.scenarios))
+        if scenario not in game.scenarios:
+            raise ValueError(f"{game.info.id} has no scenario '{scenario}': it has {', '.join(game.scenarios)}")
+        self.game = game
+        self.scenario = game.scenarios[scenario]
+        self.engine = Engine(game, board)
+        self.board = self.engine.board
+        self.program = flatten(game.sequence)
+        missing = sorted({s.phase.procedure for s in self.program if s.kind == "proc"} - IMPLEMENTED)
+        if missing:
+            raise NotImplementedError(f"{game.info.id}'s sequence of play uses procedure"
+                                      f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}, "
+                                      "which the engine does not run yet")
+        self.victory = game.victory.get(self.scenario.victory, ())
+
+    # ---------------------------------------------------------- set-up
+    def new_game(self, seed: int = 0) -> GameState:
+        g, s = self.game, new_state(self.game, seed)
+        s.turn = self.scenario.first_turn
+        grid = g.map.grid
+        for p in self.scenario.setup:
+            if p.kind == "hex":
+                s.place(p.counter, grid.parse_id(p.where_to))
+        for p in self.scenario.setup:
+            if p.kind == "area":
+                self._place_in_area(s, p)
+            elif p.kind == "pool":
+                s.units[p.counter].box = f"pool:{p.where_to}"
+            elif p.kind == "turn":
+                s.units[p.counter].box = f"turn:{p.where_to}"
+        for side, area in self.scenario.control:
+            hexes = self.engine.controllable if area == "all" else \
+                self.engine.controllable & g.map.areas.get(area, frozenset())
+            for h in hexes:
+                s.control[h] = side
+        for u in s.units.values():  # units on the map hold their hexes
+            if u.hex is not None and u.hex in self.engine.controllable:
+                s.control[u.hex] = u.side
+        s.cache["initial-control"] = dict(s.control)
+        s.step = {}
+        s.log.append({"turn": s.turn, "event": "setup", "scenario": self.scenario.id, "seed": seed})
+        return self._run(s)
+
+    def _place_in_area(self, s: GameState, p: Placement) -> None:
+        g = self.game
+        hexes = sorted(g.map.areas[p.where_to], key=g.map.grid.to_colrow)
+        limit = g.stacking.get("units", 99)
+        side = s.units[p.counter].side
+        best = None
+        for h in hexes:
+            if s.side_at(h) not in (None, side):
+                continue
+            n = stack_count(g, s, h)
+            if n + 1 > limit:
+                continue
+            if best is None or n < best[0]:
+                best = (n, h)
+        if best is None:
+            raise ValueError(f"no room in area {p.where_to} for {p.counter}")
+        s.place(p.counter, best[1])
+
+    # ---------------------------------------------------------- queries
+    def over(self, s: GameState) -> bool:
+        return s.result is not None
+
+    def to_move(self, s: GameState) -> str | None:
+        """The side whose decision it is (None when the game is over)."""
+        if s.result is not None:
+            return None
+        if s.pending:
+            p = s.pending[0]
+            if "side" in p:
+                return p["side"]
+            unit = p.get("unit") or (p.get("units") or [None])[0]
+            return s.units[unit].side if unit else s.active
+        return s.step.get("side") or s.active
+
+    def legal_actions(self, s: GameState) -> list[RunnerAction]:
+        if s.result is not None:
+            return []
+        d = s.step.get("decision")
+        if s.pending or d in ("movement", "combat"):
+            return self.engine.legal_actions(s)
+        if d == "choose":
+            return [Choose(c) for c in sorted(set(s.step["left"]))] + [Done()]
+        if d == "interrupt":
+            return [Play(c) for c in s.step["playable"]] + [Done()]
+        if d == "place":
+            out: list[RunnerAction] = []
+            hexes = self.entry_hexes(s, s.step["side"])
+            for uid in s.step["units"]:
+                out.extend(Place(uid, self.board.hex_id(h)) for h in hexes if self._fits(s, uid, h))
+            return out + [Done()]
+        if d == "activate":
+            return [Activate(u) for u in s.step["candidates"] if u not in s.activated] + [Done()]
+        return []
+
+    # ---------------------------------------------------------- apply
+    def apply(self, s: GameState, action: RunnerAction | str) -> GameState:
+        if isinstance(action, str):
+            action = parse(action)
+        if s.result is not None:
+            raise IllegalActionError("the game is over")
+        d = s.step.get("decision")
+        if s.pending or d in ("movement", "combat"):
+            s2 = self.engine.apply(s, action)
+            if not s2.pending and s2.phase != s.phase and d in ("movement", "combat"):
+                s2.step = dict(s2.step, decision=None)
+                s2.phase = ""  # the segment is over; the next step sets its own
+                s2.pc += 1
+            return self._run(s2)
+        legal = self.legal_actions(s)
+        if action not in legal:
+            raise IllegalActionError(self._why(s, action))
+        s2 = s.copy()
+        s2.step = dict(s.step)
+        s2.log.append({"turn": s2.turn, "side": self.to_move(s), "action": str(action)})
+        if d == "choose":
+            self._answer_choose(s2, action)
+        elif d == "interrupt":
+            self._answer_interrupt(s2, action)
+        elif d == "place":
+            self._answer_place(s2, action)
+        elif d == "activate":
+            self._answer_activate(s2, action)
+        return self._run(s2)
+
+    def _why(self, s: GameState, action) -> str:
+        d = s.step.get("decision")
+        if d == "choose":
+            return f"{s.step['side']} cannot choose {getattr(action, 'chit', action)}: it may choose " \
+                   f"{', '.join(sorted(set(s.step['left']))) or 'nothing more'}, or 'done'"
+        if d == "place" and isinstance(action, Place):
+            if action.unit not in s.step["units"]:
+                return f"{action.unit} is not waiting as a reinforcement"
+            return f"{action.unit} cannot be placed in {action.at}: reinforcements enter " \
+                   f"{'on a rail hex linked by rail to a supply source' if self.game.reinforcements.enter == 'rail' else 'in a supplied hex'}" \
+                   f", not in enemy ZOC or an enemy-held city, within the stacking limit"
+        return f"'{action}' is not possible now"
+
+    # ---------------------------------------------------------- the loop
+    def _run(self, s: GameState) -> GameState:
+        """Run automatic steps until a decision is due or the game ends."""
+        guard = 0
+        while s.result is None and not s.pending and not s.step.get("decision"):
+            guard += 1
+            if guard > 100_000:
+                raise RuntimeError("the sequence of play does not advance")
+            if s.pc >= len(self.program):
+                s.pc = 0  # the sequence repeats every turn; advance-turn moved the marker
+                continue
+            step = self.program[s.pc]
+            self._step(s, step)
+        return s
+
+    def _step(self, s: GameState, step: Step) -> None:
+        ph = step.phase
+        if step.kind == "if":
+            if not self._true(s, ph.condition):
+                s.pc = step.target
+                return
+            s.pc += 1
+        elif step.kind == "side":
+            s.active = ph.side
+            s.step = {}
+            s.pc += 1
+        elif step.kind == "end-side":
+            s.active = ""
+            s.pc += 1
+        elif step.kind == "loop":
+            if s.cup:
+                s.pc += 1
+            elif self._held_interrupts(s) and not s.step.get("end-offered"):
+                s.step = {"decision": "interrupt", "side": self._held_interrupts(s)[0][0],
+                          "playable": [c for _, c in self._held_interrupts(s)], "end-offered": True,
+                          "at-end": True}
+            else:
+                s.step = {}
+                s.pc = step.target
+        elif step.kind == "jump":
+            s.pc = step.target
+        else:
+            if ph.condition is not None and not self._true(s, ph.condition):
+                s.pc += 1
+                return
+            getattr(self, "_proc_" + ph.procedure.replace("-", "_"))(s, ph)
+
+    # ---------------------------------------------------------- procedures
+    def _proc_choose_chits(self, s: GameState, ph: Phase) -> None:
+        st = s.step
+        if "sides" not in st:
+            st.clear()
+            st["sides"] = [side for side in self.game.sides]
+            s.cup = []
+            for side in self.game.sides:
+                s.hands[side] = []
+        while st["sides"]:
+            side = st["sides"][0]
+            avail = self._available_chits(s, side)
+            count = self.game.turn_track.turn(s.turn).values.get(f"{side}.chits") \
+                if self.game.turn_track.turns else "all"
+            if count is None or count == "all" or count >= len(avail):
+                for cid in avail:
+                    self._put_chit(s, cid)
+                s.log.append({"turn": s.turn, "side": side, "chits": sorted(avail)})
+                st["sides"].pop(0)
+                continue
+            st.update(decision="choose", side=side, left=avail, count=count, chosen=[])
+            return
+        for cid, chit in self.game.chits.items():  # SUPPLY always goes in (6.2(3))
+            if chit.always and chit.available <= s.turn:
+                s.cup.extend([cid] * chit.count)
+        s.step = {}
+        s.pc += 1
+
+    def _available_chits(self, s: GameState, side: str) -> list[str]:
+        out = []
+        for cid, c in self.game.chits.items():
+            if c.side == side and c.available <= s.turn and not c.always:
+                out.extend([cid] * c.count)
+        return out
+
+    def _put_chit(self, s: GameState, cid: str) -> None:
+        chit = self.game.chits[cid]
+        if chit.kind == "interrupt":
+            s.hands.setdefault(chit.side, []).append(cid)
+        else:
+            s.cup.append(cid)
+
+    def _answer_choose(self, s: GameState, a) -> None:
+        st = s.step
+        if isinstance(a, Choose):
+            st["left"] = list(st["left"])
+            st["left"].remove(a.chit)
+            st["chosen"] = st["chosen"] + [a.chit]
+            self._put_chit(s, a.chit)
+        if isinstance(a, Done) or len(st["chosen"]) >= st["count"] or not st["left"]:
+            st["sides"] = st["sides"][1:]
+            for k in ("decision", "side", "left", "count", "chosen"):
+                st.pop(k, None)
+
+    def _held_interrupts(self, s: GameState) -> list[tuple[str, str]]:
+        return [(side, c) for side, hand in sorted(s.hands.items()) for c in hand
+                if self.game.chits[c].kind == "interrupt"]
+
+    def _proc_draw_chit(self, s: GameState, ph: Phase) -> None:
+        st = s.step
+        if st.get("skip-draw"):  # a chit played at the end of the turn (7.3(3)) stands in for a draw
+            s.step = {"chit": st["chit"]}
+            s.pc += 1
+            return
+        r = s.rng()
+        i = r.randrange(len(s.cup))
+        s.rng_state = r.getstate()
+        cid = s.cup.pop(i)
+        s.log.append({"turn": s.turn, "draw": cid, "left": len(s.cup)})
+        s.step = {"chit": cid, "drawn": True}
+        holders = self._held_interrupts(s)  # 7.3(1): a held chit may answer any draw
+        if holders:
+            s.step.update(decision="interrupt", side=holders[0][0], playable=[c for _, c in holders])
+            return
+        s.step = {"chit": cid}
+        s.pc += 1
+
+    def _answer_interrupt(self, s: GameState, a) -> None:
+        st = s.step
+        at_end = st.get("at-end")
+        if isinstance(a, Play):
+            s.hands[st["side"]].remove(a.chit)
+            if not at_end:  # 7.3(1): the drawn chit goes back into the cup
+                s.cup.append(st["chit"])
+                s.log.append({"turn": s.turn, "interrupt": a.chit, "returned": st["chit"]})
+            else:
+                s.log.append({"turn": s.turn, "interrupt": a.chit})
+            s.step = {"chit": a.chit}
+            if at_end:
+                # run the chit's activation, move and combat, then come back to the loop's end
+                loop_start = next(i for i in range(s.pc, -1, -1) if self.program[i].kind == "loop")
+                s.pc = loop_start + 1
+                s.step = {"chit": a.chit, "skip-draw": True}
+            else:
+                s.pc += 1
+            return
+        if at_end:  # declined at the end of the turn: the chit is not used
+            s.hands[st["side"]] = []
+            s.step = {"end-offered": True}
+        else:
+            s.step = {"chit": st["chit"]}
+            s.pc += 1
+
+    def _proc_activate(self, s: GameState, ph: Phase) -> None:
+        g = self.game
+        cid = s.step.get("chit")
+        s.activated = set()
+        s.moved, s.attacked, s.attacked_hexes = set(), set(), set()
+        if not cid:
+            s.pc += 1
+            return
+        chit: Chit = g.chits[cid]
+        s.active = chit.side if chit.side != "both" else ""
+        if chit.kind in ("hq", "interrupt"):
+            hq = s.units.get(chit.hq)
+            if hq is None or hq.hex is None:
+                s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": f"{chit.hq} is not on the map"})
+            else:
+                s.activated = self.command(s, chit.hq)
+                s.log.append({"turn": s.turn, "activate": cid, "units": sorted(s.activated)})
+        elif chit.kind == "supply":
+            self.supply_phase(s)
+        elif chit.kind == "reinforcements":
+            self._start_placement(s, chit.side)
+            if s.step.get("decision"):
+                s.step["chit"] = cid
+                return
+        elif chit.kind == "reserve":
+            table = g.die_tables.get((ph.params.get("die-table") or ("",))[0])
+            if table is not None:
+                total = s.roll(g.dice[table.die], f"{cid} activation")
+                row = table.row_for(total)
+                n = int(table.cells[row][0]) if row is not None and table.cells[row][0].isdigit() else 0
+                cands = sorted(u.id for u in s.on_map(chit.side))
+                if n and cands:
+                    s.step = {"chit": cid, "decision": "activate", "side": chit.side, "candidates": cands, "n": n}
+                    return
+        s.step = {"chit": cid}
+        s.pc += 1
+
+    def _answer_activate(self, s: GameState, a) -> None:
+        if isinstance(a, Activate):
+            s.activated.add(a.unit)
+        if isinstance(a, Done) or len(s.activated) >= s.step["n"]:
+            s.log.append({"turn": s.turn, "activate": s.step["chit"], "units": sorted(s.activated)})
+            s.step = {"chit": s.step["chit"]}
+            s.pc += 1
+
+    def command(self, s: GameState, hq_id: str) -> set[str]:
+        """The units an HQ activates now: itself, and the friendly combat
+        units within its command range (8.2), of its nationality where the
+        game says so (8.3), HQs excepted (8.1(4))."""
+        g = self.game
+        rules = g.activation
+        hq = s.units[hq_id]
+        c = g.counters[hq_id]
+        rng = c.steps[min(hq.step, len(c.steps) - 1)].get(rules.range_factor, 0)
+        out = {hq_id}
+        for u in s.on_map(hq.side):
+            if u.id == hq_id or hq.hex.distance(u.hex) > rng:
+                continue
+            uc = g.counters[u.id]
+            flags = g.unit_classes[uc.unit_class].flags
+            if "hq" in flags and not rules.hq_activates_hq:
+                continue
+            if "immobile" in flags:
+                continue
+            if hq.side in rules.same_nationality and uc.nationality != c.nationality:
+                continue
+            out.add(u.id)
+        return out
+
+    def _proc_move(self, s: GameState, ph: Phase) -> None:
+        in_loop = any(st.kind == "loop" for st in self.program[:s.pc])
+        if ph.side:
+            s.active = ph.side
+        if in_loop and not s.activated:
+            s.pc += 1
+            return
+        if s.step.get("decision") is None:
+            s.phase = "movement"
+            s.step = dict(s.step, decision="movement")
+
+    def _proc_combat(self, s: GameState, ph: Phase) -> None:
+        in_loop = any(st.kind == "loop" for st in self.program[:s.pc])
+        if in_loop and not s.activated:
+            s.phase = ""
+            s.pc += 1
+            return
+        s.phase = "combat"
+        s.attacked, s.attacked_hexes = set(), set()
+        s.step = dict(s.step, decision="combat")
+
+    def _proc_supply(self, s: GameState, ph: Phase) -> None:
+        self.supply_phase(s)
+        s.pc += 1
+
+    def supply_phase(self, s: GameState) -> None:
+        rules = self.game.supply
+        order = list(rules.order) or list(self.game.sides)
+        for side in order:
+            if any(sk == side and self._true(s, cond) for sk, cond in rules.skip):
+                s.log.append({"turn": s.turn, "supply": side, "result": "skipped"})
+                continue
+            check_supply(self.game, self.board, s, side)
+        self.checkpoint(s, "supply")
+
+    def _proc_reinforce(self, s: GameState, ph: Phase) -> None:
+        self._start_placement(s, ph.side or s.active)
+        if not s.step.get("decision"):
+            s.pc += 1
+
+    def _start_placement(self, s: GameState, side: str) -> None:
+        n = self.game.turn_track.turn(s.turn).values.get(f"{side}.reinforcements") or 0 \
+            if self.game.turn_track.turns else 0
+        pools = {f"pool:{p}" for p in self.game.reinforcements.pools}
+        units = sorted(u.id for u in s.units.values() if u.side == side and u.box in pools)
+        if not n or not units or not self.entry_hexes(s, side):
+            s.log.append({"turn": s.turn, "reinforcements": side, "placed": 0})
+            return
+        s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0)
+
+    def _answer_place(self, s: GameState, a) -> None:
+        st = s.step
+        if isinstance(a, Place):
+            s.place(a.unit, self.board.parse(a.at))
+            st["units"] = [u for u in st["units"] if u != a.unit]
+            st["placed"] += 1
+        if isinstance(a, Done) or st["placed"] >= st["n"] or not st["units"]:
+            s.log.append({"turn": s.turn, "reinforcements": st["side"], "placed": st["placed"]})
+            chit = st.get("chit")
+            s.step = {"chit": chit} if chit else {}
+            s.pc += 1
+
+    def entry_hexes(self, s: GameState, side: str) -> list[Hex]:
+        """Hexes where ``side``'s reinforcements may enter now (12.1)."""
+        key = ("entry", side, s.version)
+        if key in s.cache:
+            return s.cache[key]
+        rules = self.game.reinforcements
+        lines = supply_map(self.game, self.board, s, side)
+        if rules.enter == "rail":
+            hexes = self._rail_from_sources(s, side)
+        else:
+            hexes = set(lines)
+        ezoc = enemy_zoc(self.game, self.board, s, side) if "enemy-zoc" in rules.not_in else frozenset()
+        out = []
+        for h in sorted(hexes, key=self.game.map.grid.to_colrow):
+            if h in ezoc or s.side_at(h) not in (None, side):
+                continue
+            if "enemy-cities" in rules.not_in and h in self.engine.controllable and \
+                    s.control.get(h, side) != side:
+                continue
+            out.append(h)
+        s.cache[key] = out
+        return out
+
+    def _rail_from_sources(self, s: GameState, side: str) -> set[Hex]:
+        """Rail hexes traced along unbroken rail from an own source, through
+        no enemy unit and no enemy ZOC (friendly units do not help, 12.1(2))."""
+        ezoc = enemy_zoc(self.game, self.board, s, side)
+        start = [h for h in self.board.supply_sources(side) if s.side_at(h) in (None, side) and h not in ezoc]
+        seen = set(start)
+        todo = list(start)
+        while todo:
+            h = todo.pop()
+            for n, e in self.board.adj[h]:
+                if n in seen or "rail" not in e.links or s.side_at(n) not in (None, side) or n in ezoc:
+                    continue
+                seen.add(n)
+                todo.append(n)
+        return {h for h in seen if any("rail" in e.links for _, e in self.board.adj[h])}
+
+    def _fits(self, s: GameState, uid: str, h: Hex) -> bool:
+        limit = self.game.stacking.get("units")
+        return limit is None or stack_count(self.game, s, h) + 1 <= limit
+
+    def _proc_advance_turn(self, s: GameState, ph: Phase) -> None:
+        s.cup, s.activated, s.moved = [], set(), set()
+        s.hands = {k: [] for k in s.hands}
+        s.active, s.phase = "", ""
+        self.checkpoint(s, "turn-end")
+        if s.result is not None:
+            return
+        if s.turn >= self.scenario.last_turn:
+            self.finish(s, "the last turn is over")
+            return
+        s.turn += 1
+        pool = f"pool:{self.game.reinforcements.pools[0]}" if self.game.reinforcements.pools else ""
+        for u in s.units.values():  # 5.0(5): next turn's units become available
+            if u.box == f"turn:{s.turn}" and pool:
+                u.box = pool
+        s.log.append({"turn": s.turn, "event": "new turn"})
+        s.step = {}
+        s.pc += 1
+
+    def _proc_victory_check(self, s: GameState, ph: Phase) -> None:
+        self.checkpoint(s, "turn-end")
+        s.pc += 1
+
+    # ---------------------------------------------------------- victory
+    def env(self, s: GameState) -> tuple[dict, dict]:
+        g = self.game
+        names: dict[str, object] = {"turn": s.turn, "last-turn": self.scenario.last_turn, "phase": s.phase,
+                                    "active": s.active, "side": s.active}
+        for table in (g.sides, g.nationalities, g.unit_classes, g.terrain, g.weather, g.events, g.chits,
+                      g.counters, g.variants, g.pools, g.die_tables, g.scenarios, g.map.areas):
+            for k in table:
+                names.setdefault(k, k)
+        weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
+        names["weather"] = weather or ""
+
+        def hexes_of(where: object) -> list[Hex]:
+            w = str(where)
+            if w in g.map.areas:
+                return list(g.map.areas[w])
+            try:
+                return [g.map.grid.parse_id(w)]
+            except ValueError as e:
+                raise E.ExprError(str(e)) from None
+
+        def controls(side, where):
+            return any(s.control.get(h) == side for h in hexes_of(where))
+
+        def supplied(side, where):
+            lines = supply_map(g, self.board, s, str(side))
+            return any(h in lines for h in hexes_of(where))
+
+        def eliminated(side, flag):
+            n = 0
+            for u in s.units.values():
+                if u.side == side and u.box == "eliminated":
+                    c = g.counters[u.id]
+                    if flag == c.unit_class or flag in g.unit_classes[c.unit_class].flags:
+                        n += 1
+            return n
+
+        initial = s.cache.get("initial-control", {})
+        fns = {"controls": controls, "supplied": supplied, "vp": lambda side: s.vp.get(side, 0),
+               "eliminated": eliminated, "on-map": lambda cid: s.units[cid].hex is not None,
+               "variant": lambda v: v in g.active_variants,
+               "lost": lambda where: any(s.control.get(h) != initial.get(h) for h in hexes_of(where)),
+               "chosen": lambda name: bool(s.cache.get(("chosen", name)))}
+        return names, fns
+
+    def _true(self, s: GameState, cond) -> bool:
+        if cond is None:
+            return True
+        names, fns = self.env(s)
+        v = E.evaluate(cond, names, fns)
+        if not isinstance(v, bool):
+            raise E.ExprError(f"a condition must be true or false, not {v!r}", cond.where)
+        return v
+
+    def checkpoint(self, s: GameState, at: str) -> None:
+        """Awards and end conditions that the rules attach to ``at``."""
+        names, fns = self.env(s)
+        for r in self.victory:
+            if r.at != at or r.kind != "award":
+                continue
+            if r.condition is None or E.evaluate(r.condition, names, fns) is True:
+                amount = E.evaluate(r.amount, names, fns)
+                if amount:
+                    s.vp[r.side] = s.vp.get(r.side, 0) + int(amount)
+                    s.log.append({"turn": s.turn, "vp": r.side, "amount": int(amount), "for": r.title})
+        for r in self.victory:
+            if r.kind == "end" and r.at == at and (r.condition is None or E.evaluate(r.condition, names, fns)):
+                self.finish(s, r.title or "the game ends")
+                return
+
+    def finish(self, s: GameState, why: str) -> None:
+        self.checkpoint_end_awards(s)
+        names, fns = self.env(s)
+        winner = "draw"
+        for r in self.victory:
+            if r.kind == "win" and (r.condition is None or E.evaluate(r.condition, names, fns)):
+                winner = r.side
+                break
+        s.result = {"winner": winner, "vp": dict(s.vp), "turns": s.turn, "why": why}
+        s.log.append({"turn": s.turn, "event": "game over", **s.result})
+
+    def checkpoint_end_awards(self, s: GameState) -> None:
+        names, fns = self.env(s)
+        for r in self.victory:
+            if r.kind == "award" and r.at in ("end", ""):
+                if r.condition is None or E.evaluate(r.condition, names, fns) is True:
+                    amount = E.evaluate(r.amount, names, fns)
+                    if amount:
+                        s.vp[r.side] = s.vp.get(r.side, 0) + int(amount)
+                        s.log.append({"turn": s.turn, "vp": r.side, "amount": int(amount), "for": r.title})

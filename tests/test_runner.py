@@ -1,0 +1,178 @@
+"""The sequence of play (Smolensk 5-8, 11, 12, 15): a scripted turn checked
+against the rulebook, and complete bot games that never reach an illegal
+state."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from dsl.compiler import compile_game
+from runtime.actions import Done, IllegalActionError
+from runtime.bots import GreedyBot, RandomBot, play
+from runtime.runner import Choose, Play, Place, Runner
+from runtime.state import new_state
+
+from helpers import GAMES, ROOT
+
+
+@pytest.fixture(scope="module")
+def smolensk():
+    return compile_game(GAMES / "smolensk")
+
+
+@pytest.fixture(scope="module")
+def runner(smolensk):
+    return Runner(smolensk, "short")
+
+
+def empty_state(runner):
+    s = new_state(runner.game)
+    s.turn = 1
+    return s
+
+
+def test_hq_activates_friendly_units_in_range_of_its_nationality(runner):
+    g = runner.game.map.grid
+    s = empty_state(runner)
+    hq = g.parse_id("2020")
+    for uid, h in {"2PzA": hq, "3Pz": hq.neighbour(0).neighbour(0).neighbour(0).neighbour(0).neighbour(0),
+                   "4Pz": g.parse_id("2620"), "31ID": hq.neighbour(3).neighbour(3).neighbour(3),
+                   "DR": hq.neighbour(1), "AOK4": hq.neighbour(2)}.items():
+        s.place(uid, h)
+    assert g.parse_id("2620").distance(hq) == 6
+    # command range 5 (2PzA prints 2-5-6): 3Pz at 5 and 31ID at 3 are in, 4Pz at 6 is out;
+    # DR is SS, not German (8.3); AOK4 is an HQ (8.1(4))
+    assert runner.command(s, "2PzA") == {"2PzA", "3Pz", "31ID"}
+
+
+def test_a_turn_starts_with_the_chits_the_track_allows(runner):
+    s = runner.new_game(seed=11)
+    choices = [e for e in s.log if "chits" in e]
+    axis = next(e for e in choices if e["side"] == "axis")["chits"]
+    soviet = next(e for e in choices if e["side"] == "soviet")["chits"]
+    assert sorted(axis) == ["2PzA", "3PzA", "3PzA", "AOK4", "AOK9", "Guderian"]   # 15.2(1)1, all of them
+    assert sorted(soviet) == ["10A", "3A", "4A"]                                    # 15.2(2)1
+    assert "Guderian" not in s.cup and "SUPPLY" in s.cup + [e.get("draw") for e in s.log]
+    assert s.hands["axis"] == ["Guderian"] or any(e.get("interrupt") == "Guderian" for e in s.log)
+
+
+def test_guderian_interrupts_a_draw(runner):
+    s = runner.new_game(seed=11)
+    assert s.step.get("decision") == "interrupt" and runner.to_move(s) == "axis"
+    drawn = s.step["chit"]
+    assert Play("Guderian") in runner.legal_actions(s)
+    s2 = runner.apply(s, "play Guderian")
+    assert drawn in s2.cup                                   # 7.3(1): the drawn chit goes back
+    act = next(e for e in reversed(s2.log) if "activate" in e)
+    assert act["activate"] == "Guderian" and "2PzA" in act["units"]
+    assert s2.hands["axis"] == []
+
+
+def test_passing_keeps_the_drawn_chit(runner):
+    s = runner.new_game(seed=11)
+    drawn = s.step["chit"]
+    s2 = runner.apply(s, Done())
+    act = next(e for e in reversed(s2.log) if "activate" in e)
+    assert act["activate"] == drawn and s2.hands["axis"] == ["Guderian"]
+
+
+def test_supply_soviets_first_and_axis_waived_on_turns_1_to_3(runner):
+    s = runner.new_game(seed=4)
+    s.turn = 2
+    runner.supply_phase(s)
+    supply = [e for e in s.log if "supply" in e and e.get("result") == "skipped"]
+    assert supply == [{"turn": 2, "supply": "axis", "result": "skipped"}]
+    s.turn = 4
+    n = len(s.log)
+    runner.supply_phase(s)
+    assert not any(e.get("result") == "skipped" for e in s.log[n:])
+
+
+def test_reinforcements_enter_on_rail_linked_to_a_source_and_not_in_enemy_zoc(runner, smolensk):
+    from runtime.zoc import enemy_zoc
+    s = runner.new_game(seed=4)
+    hexes = runner.entry_hexes(s, "soviet")
+    assert hexes
+    ezoc = enemy_zoc(smolensk, runner.board, s, "soviet")
+    for h in hexes:
+        assert any("rail" in e.links for _, e in runner.board.adj[h])
+        assert h not in ezoc and s.side_at(h) in (None, "soviet")
+    # an Axis unit on a rail hex takes it, and its ZOC, out of the entry hexes (12.1(2))
+    target = hexes[len(hexes) // 2]
+    axis_unit = next(u.id for u in s.on_map("axis"))
+    s.place(axis_unit, target)
+    after = runner.entry_hexes(s, "soviet")
+    assert target not in after and not any(n in after for n, _ in runner.board.adj[target])
+
+
+def test_vp_awarded_at_the_supply_check(runner):
+    # 15.5(3)1: +5 VP if the Axis holds Vitebsk, with a line of communication, at turn 4's supply check
+    s = runner.new_game(seed=4)
+    for u in s.on_map("soviet"):
+        s.place(u.id, None, "eliminated")  # nothing blocks the Axis lines any more
+    vitebsk = runner.game.map.grid.parse_id("3510")
+    s.control[vitebsk] = "axis"
+    s.turn = 4
+    runner.checkpoint(s, "supply")
+    gained = [e for e in s.log if e.get("vp") == "axis"]
+    assert [e["for"] for e in gained] == ["15.5(3)1 Vitebsk held at the turn 4 supply check"]
+    assert s.vp["axis"] == 5
+    s.turn = 5
+    runner.checkpoint(s, "supply")
+    assert s.vp["axis"] == 5  # Smolensk, not Vitebsk, counts on turn 5
+
+
+def test_illegal_decisions_are_refused_with_a_reason(runner):
+    s = runner.new_game(seed=11)
+    with pytest.raises(IllegalActionError):
+        runner.apply(s, "choose 3A")
+    with pytest.raises(IllegalActionError):
+        runner.apply(s, "place 13A 5510")
+
+
+def check_invariants(runner, s):
+    g = runner.game
+    limit = g.stacking.get("units", 99)
+    seen = set()
+    for h, ids in s.occupants.items():
+        sides = {s.units[i].side for i in ids}
+        assert len(sides) == 1, f"both sides in {runner.board.hex_id(h)}"
+        count = sum(1 for i in ids if "fortress" not in g.unit_classes[g.counters[i].unit_class].flags)
+        assert count <= limit, f"{runner.board.hex_id(h)} holds {count} units"
+        for i in ids:
+            assert i not in seen, f"{i} in two places"
+            seen.add(i)
+            assert s.units[i].hex == h and s.units[i].box == ""
+    for u in s.units.values():
+        assert (u.hex is None) == (u.id not in seen)
+
+
+@pytest.mark.parametrize("scenario,seed,bots", [("short", 1, ("random", "random")), ("short", 2, ("greedy", "random")),
+                                                ("full", 3, ("random", "random"))])
+def test_bot_games_reach_the_end_without_illegal_states(smolensk, scenario, seed, bots):
+    r = Runner(smolensk, scenario)
+    mk = {"random": RandomBot, "greedy": GreedyBot}
+    s = r.new_game(seed)
+    s, n = play(r, s, {"axis": mk[bots[0]](seed), "soviet": mk[bots[1]](seed + 1)},
+                on_action=lambda st, side, a: check_invariants(r, st))
+    assert s.result["winner"] in ("axis", "soviet", "draw")
+    assert s.result["turns"] == r.scenario.last_turn
+    assert n > 100
+
+
+def test_play_command_is_deterministic(tmp_path):
+    cmd = [sys.executable, "-m", "dsl.cli", "play", str(GAMES / "smolensk"), "--scenario", "short", "--seed", "5",
+           "--json", "--log"]
+    a = subprocess.run(cmd + [str(tmp_path / "a.jsonl")], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    b = subprocess.run(cmd + [str(tmp_path / "b.jsonl")], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert a.returncode == 0, a.stderr
+    assert a.stdout == b.stdout
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    result = json.loads(a.stdout)
+    assert result["winner"] in ("axis", "soviet", "draw") and set(result["vp"]) == {"axis", "soviet"}
+    assert result["turns"] == 6 and result["actions"] > 0
+    rolls = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
+    assert any("roll" in e for e in rolls) and any("draw" in e for e in rolls)

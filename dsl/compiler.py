@@ -1126,7 +1126,20 @@ class _Compiler:
                 else:
                     ctx.error("value", f"reinforcements are kept out of enemy-zoc or enemy-cities, not '{a.text}'",
                               a.span)
-            out["reinforcements"] = D.ReinforcementRules(pools, enter, frozenset(not_in), where(st))
+            returns = []
+            for r in b.all("returns"):
+                # returns SIDE SELECTOR... to POOL
+                args = [a.text for a in r.args]
+                if len(args) < 4 or args[-2] != "to":
+                    ctx.error("arguments", "returns takes a side, unit selectors, 'to' and a pool", r.span,
+                              "write: returns soviet non-mechanized hq to available")
+                    continue
+                side = ctx.ref("side", r.args[0], allow=("all",))
+                pool = ctx.ref("pool", r.args[-1])
+                sel = self.selectors(r.args[1:-2], classes)
+                if side and pool:
+                    returns.append((side, sel, pool))
+            out["reinforcements"] = D.ReinforcementRules(pools, enter, frozenset(not_in), tuple(returns), where(st))
             b.finish()
         # combat
         st = self.one("combat")

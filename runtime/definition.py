@@ -494,6 +494,9 @@ class ReinforcementRules:
     pools: tuple[str, ...] = ("available",)  # boxes reinforcements are taken from
     enter: str = "supplied"  # rail: a rail hex traced by rail to an own source | supplied: any supplied hex
     not_in: frozenset[str] = frozenset()  # enemy-zoc, enemy-cities
+    # (side, selectors, pool): units eliminated in combat that come back as
+    # reinforcements (12.3(1), 13.0(3)); others stay eliminated
+    returns: tuple[tuple[str, frozenset[str], str], ...] = ()
     where: str = ""
 
 

@@ -20,7 +20,7 @@ from .definition import GameDefinition
 from .hexes import Hex
 from .movement import MoveError, move_range, why_not
 from .retreat import advance_paths, retreat_paths
-from .state import GameState
+from .state import GameState, eliminate
 
 
 class Engine:
@@ -70,8 +70,8 @@ class Engine:
         if u.step + 1 < steps:
             u.step += 1
         else:
-            state.place(uid, None, "eliminated")
-            state.log.append({"eliminated": uid})
+            box = eliminate(self.game, state, uid)
+            state.log.append({"eliminated": uid, "to": box})
 
     # ---------------------------------------------------------- queries
     def legal_actions(self, state: GameState) -> list[Action]:
@@ -262,8 +262,8 @@ class Engine:
                           or (x.destroyed and not a.path))
             s.pending.pop(0)
             if chosen.destroyed:
-                s.log.append({"destroyed": a.unit, "why": f"retreat {chosen.reason}"})
-                s.place(a.unit, None, "eliminated")
+                box = eliminate(self.game, s, a.unit)
+                s.log.append({"destroyed": a.unit, "why": f"retreat {chosen.reason}", "to": box})
                 return
             s.place(a.unit, chosen.end)
             self.pass_through(s, u.side, chosen.hexes)

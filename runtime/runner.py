@@ -649,12 +649,12 @@ class Runner:
             return any(h in lines for h in hexes_of(where))
 
         def eliminated(side, flag):
+            """Units of ``side`` lost so far (in combat or to supply) whose class or flag is ``flag``."""
             n = 0
-            for u in s.units.values():
-                if u.side == side and u.box == "eliminated":
-                    c = g.counters[u.id]
-                    if flag == c.unit_class or flag in g.unit_classes[c.unit_class].flags:
-                        n += 1
+            for uid in s.lost:
+                c = g.counters[uid]
+                if c.side == side and (flag == c.unit_class or flag in g.unit_classes[c.unit_class].flags):
+                    n += 1
             return n
 
         initial = s.cache.get("initial-control", {})

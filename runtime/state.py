@@ -53,6 +53,7 @@ class GameState:
     pc: int = 0  # where the sequence of play stands (runtime/runner.py)
     step: dict = field(default_factory=dict)  # the current step's own data (a chit drawn, a decision owed)
     result: dict | None = None  # set when the game is over: winner, vp, turns
+    lost: list[str] = field(default_factory=list)  # units eliminated, in order (a returned unit may recur)
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
 
     # ----------------------------------------------------------------- copy
@@ -62,7 +63,7 @@ class GameState:
             dict(self.vp), list(self.cup), {k: list(v) for k, v in self.hands.items()}, set(self.activated),
             set(self.moved), set(self.attacked), set(self.attacked_hexes), [dict(p) for p in self.pending],
             self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
-            self.version, self.pc, dict(self.step), dict(self.result) if self.result else None)
+            self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost))
         for k in ("initial-control",):  # facts fixed at set-up travel with every copy
             if k in self.cache:
                 s.cache[k] = self.cache[k]
@@ -110,6 +111,29 @@ class GameState:
         self.rng_state = r.getstate()
         self.log.append({"roll": die.name, "result": total, "for": purpose})
         return total
+
+
+def eliminate(game: GameDefinition, state: GameState, unit_id: str, how: str = "combat") -> str:
+    """Take a unit off the map for good or back to a pool, as the game says:
+    combat losses may return as reinforcements (Smolensk 12.3(1): Soviet
+    non-mechanized units and HQs), units lost to supply never do (12.3(2)).
+    Returns the box it went to."""
+    u = state.units[unit_id]
+    box = "eliminated"
+    if how == "supply":
+        box = "removed"
+    else:
+        c = game.counters[unit_id]
+        flags = game.unit_classes[c.unit_class].flags
+        for side, selectors, pool in game.reinforcements.returns:
+            if side in (u.side, "all") and (c.unit_class in selectors or flags & selectors or "all" in selectors):
+                box = f"pool:{pool}"
+                break
+    u.step = 0 if box.startswith("pool:") else u.step
+    u.markers.clear()
+    state.place(unit_id, None, box)
+    state.lost.append(unit_id)
+    return box
 
 
 def new_state(game: GameDefinition, seed: int = 0) -> GameState:

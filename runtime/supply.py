@@ -47,7 +47,7 @@ import networkx as nx
 from .board import Board
 from .definition import GameDefinition, SupplyRules
 from .hexes import Hex
-from .state import GameState
+from .state import GameState, eliminate
 from .zoc import enemy_zoc
 
 __all__ = ["supply_map", "supply_status", "trace_line", "supply_map_reference", "in_supply"]
@@ -327,14 +327,14 @@ def check_supply(game: GameDefinition, board: Board, state: GameState, side: str
                 u.step += 1
                 result = "loses a step"
             else:
-                state.place(uid, None, "removed")
+                eliminate(game, state, uid, "supply")
                 result = "eliminated (removed from play)"
         elif rules.consequence == "eliminate":
-            state.place(uid, None, "removed")
+            eliminate(game, state, uid, "supply")
             result = "eliminated (removed from play)"
         elif rules.consequence == "disrupt":
             if "disrupted" in u.markers:
-                state.place(uid, None, "eliminated")
+                eliminate(game, state, uid, "supply")
                 result = "already disrupted: eliminated"
             else:
                 u.markers.add("disrupted")

@@ -115,6 +115,7 @@ def test_losses_are_allocated_by_the_owner(tmp_path, monkeypatch):
         eng.apply(s2, "lose D")
     s3 = eng.apply(s2, "lose B")                          # B is eliminated, the 2nd step falls on A
     assert s3.units["B"].box == "eliminated" and s3.units["A"].step == 1 and not s3.pending
+    assert s3.lost == ["B"]  # German units do not come back
 
 
 def test_retreat_through_enemy_zoc_costs_a_step(tmp_path, monkeypatch):
@@ -128,7 +129,9 @@ def test_retreat_through_enemy_zoc_costs_a_step(tmp_path, monkeypatch):
     while s2.pending and s2.pending[0]["kind"] == "retreat":
         s2 = eng.apply(s2, eng.legal_actions(s2)[0])
     d = s2.units["D"]
-    assert d.step == 1 or d.box == "eliminated"
+    # a step lost to the ZOC; a Soviet rifle division eliminated in combat returns to
+    # the available box (12.3(1)) at full strength
+    assert (d.step == 1 and d.hex is not None) or (d.box == "pool:available" and "D" in s2.lost)
 
 
 def test_surrounded_unit_is_destroyed_by_a_retreat(tmp_path, monkeypatch):
@@ -140,7 +143,7 @@ def test_surrounded_unit_is_destroyed_by_a_retreat(tmp_path, monkeypatch):
     fixed_die(monkeypatch, 6)  # 15-3 = 5-1, die 6 -> 1RR: a step, then 2 hexes: nowhere to go
     s2 = eng.apply(s, "attack 0505 with A1")
     s2 = eng.apply(s, "attack 0505 with " + ",".join(f"A{i}" for i in range(6)))
-    assert s2.units["D"].box == "eliminated"
+    assert s2.units["D"].box == "pool:available" and s2.lost == ["D"]   # 12.3(1)
     assert any(e.get("destroyed") == "D" or e.get("eliminated") == "D" for e in s2.log)
 
 

@@ -34,7 +34,8 @@ DECLARES = {
     "terrain": "terrain", "feature": "terrain", "hexside": "terrain", "link": "terrain",
     "results": "results", "crt": "crt", "die-table": "die-table", "pool": "pool",
     "weather": "weather", "event": "event", "victory": "victory", "scenario": "scenario",
-    "variant": "variant", "counters": "counter-group", "movement-mode": "movement-mode",
+    "variant": "variant", "counters": "counter-group", "movement-mode": "movement-mode", "arrival": "arrival",
+    "withdrawal": "withdrawal",
 }
 
 

@@ -181,6 +181,8 @@ class _Compiler:
         victory = {st.name: self.victory(st) for st in self.all("victory")}
         stacking = self.stacking()
         mechanisms = self.mechanisms(classes)
+        arrivals = {st.name: self.arrival(st, map_def, chits, track) for st in self.all("arrival")}
+        withdrawals = {st.name: self.withdrawal(st, classes, chits) for st in self.all("withdrawal")}
         variants = {st.name: self.variant(st) for st in self.all("variant")}
         self.class_flags = {k: v.flags for k, v in classes.items()}
         scenarios = {st.name: self.scenario(st, counters, map_def, track, stacking, pools, chart)
@@ -195,7 +197,7 @@ class _Compiler:
             die_tables=fm(tables), turn_track=track, weather=fm(weather), chits=fm(chits), pools=fm(pools),
             events=fm(events), sequence=sequence, scenarios=fm(scenarios), variants=fm(variants),
             victory=fm(victory), modifiers=fm({k: tuple(v) for k, v in modifiers.items()}),
-            stacking=fm(stacking), map=map_def, **mechanisms, active_variants=self.variants,
+            stacking=fm(stacking), map=map_def, arrivals=fm(arrivals), withdrawals=fm(withdrawals), **mechanisms, active_variants=self.variants,
             sources=tuple(self.loader.src.texts))
 
     # ------------------------------------------------------------ game
@@ -1156,6 +1158,91 @@ class _Compiler:
             out["combat"] = D.CombatRules(proc, crt, where(st))
             b.finish()
         return out
+
+    def turns_of(self, b: Body) -> tuple[int, int]:
+        t = b.one("turns", (2, 2))
+        if t and len(t.args) == 2:
+            return (self.ctx.int_(t.args[0], "first turn", 0, 999) or 1,
+                    self.ctx.int_(t.args[1], "last turn", 0, 999) or 999)
+        return 1, 999
+
+    def arrival(self, st: Statement, map_def, chits, track) -> D.Arrival:
+        """arrival ID "Title" { side S; units formation F | units from POOL...; on-chit C;
+        turns A B; count all|N|COLUMN; enter HEXES... [traced] }"""
+        ctx = self.ctx
+        b = Body(ctx, st, f"arrival {st.name}")
+        side = ctx.ref("side", b.arg("side")) or ""
+        formation, pools = "", ()
+        u = b.one("units", (2, 9))
+        if u is not None and len(u.args) >= 2:
+            if u.args[0].text == "formation":
+                formation = u.args[1].text
+            elif u.args[0].text == "from":
+                pools = tuple(a.text for a in u.args[1:] if ctx.ref("pool", a))
+            else:
+                ctx.error("value", "units is 'formation NAME' or 'from POOL...'", u.args[0].span)
+        elif u is None:
+            ctx.error("missing", f"arrival {st.name} needs 'units'", st.span,
+                      "write: units formation 19A   or   units from available reserve")
+        chit = ctx.ref("chit", b.arg("on-chit")) or ""
+        first, last = self.turns_of(b)
+        cnt = b.arg("count")
+        count = "all"
+        if cnt is not None:
+            if cnt.text == "all" or cnt.text.isdigit() or cnt.text in track.columns:
+                count = cnt.text
+            else:
+                ctx.error("value", f"count is all, a number or a turn-track column, not '{cnt.text}'", cnt.span,
+                          did_you_mean(cnt.text, track.columns))
+        hexes: set = set()
+        traced = False
+        ent = b.one("enter", (1, 99))
+        if ent is not None and map_def is not None:
+            from .mapfile import MapReader
+            reader = MapReader(ctx)
+            ctx.grid = map_def.grid
+            rest = []
+            for a in ent.args:
+                if a.text == "traced":
+                    traced = True
+                elif a.text.startswith("edge:"):
+                    e = a.text[5:]
+                    rows = {}
+                    for h in map_def.hexes:
+                        c, r = map_def.grid.to_colrow(h)
+                        key = r if e in ("east", "west") else c
+                        pick = max if e in ("east", "south") else min
+                        val = c if e in ("east", "west") else r
+                        if key not in rows or pick(val, rows[key][0]) == val:
+                            rows[key] = (val, h)
+                    hexes |= {h for _, h in rows.values()}
+                else:
+                    rest.append(a)
+            hexes |= set(reader.hex_list(rest))
+        elif ent is None:
+            ctx.error("missing", f"arrival {st.name} needs 'enter' with its entry hexes", st.span)
+        b.finish()
+        return D.Arrival(st.name, title_of(st) or st.name, side, formation, pools, chit, first, last, count,
+                         frozenset(hexes), traced, where(st))
+
+    def withdrawal(self, st: Statement, classes, chits) -> D.Withdrawal:
+        """withdrawal ID "Title" { side S; units SELECTOR...; total FACTOR N; on-chit C; turns A B }"""
+        ctx = self.ctx
+        b = Body(ctx, st, f"withdrawal {st.name}")
+        side = ctx.ref("side", b.arg("side")) or ""
+        u = b.one("units", (1, 9))
+        sel = self.selectors(u.args, classes) if u else frozenset()
+        tot = b.one("total", (2, 2))
+        factor, total = "attack", 0
+        if tot is not None and len(tot.args) == 2:
+            factor = tot.args[0].text
+            total = ctx.int_(tot.args[1], "total", 0, 999) or 0
+        else:
+            ctx.error("missing", f"withdrawal {st.name} needs 'total FACTOR N'", st.span, "write: total attack 18")
+        chit = ctx.ref("chit", b.arg("on-chit")) or ""
+        first, last = self.turns_of(b)
+        b.finish()
+        return D.Withdrawal(st.name, title_of(st) or st.name, side, sel, factor, total, chit, first, last, where(st))
 
     def variant(self, st: Statement) -> D.Variant:
         kind = "optional"

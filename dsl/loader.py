@@ -58,6 +58,8 @@ TOP_LEVEL: dict[str, str] = {
     "combat": "single",
     "activation": "single",
     "reinforcements": "single",
+    "arrival": "named",
+    "withdrawal": "named",
     "modifier": "many",
     "victory": "named",
     "scenario": "named",

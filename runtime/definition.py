@@ -501,6 +501,42 @@ class ReinforcementRules:
 
 
 @dataclass(frozen=True, slots=True)
+class Arrival:
+    """Units that enter the map when a chit is drawn (Smolensk 15.3(1): 19A
+    on turn 3; 15.4: the strategic reserve from turn 6), at entry hexes."""
+
+    id: str
+    title: str
+    side: str
+    formation: str = ""  # the units of this formation...
+    pools: tuple[str, ...] = ()  # ...or any of the side's units waiting in these pools
+    on_chit: str = ""
+    first: int = 1
+    last: int = 999
+    count: str = "all"  # "all", a number, or a turn-track column
+    hexes: frozenset = frozenset()  # entry hexes (Hex)
+    traced: bool = False  # an entry hex must trace a line of communication
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Withdrawal:
+    """Units a side must take off the map (Smolensk 15.3(2): mechanized units
+    totalling 18 attack on turn 6's supply check).  They do not count as lost."""
+
+    id: str
+    title: str
+    side: str
+    selectors: frozenset[str]
+    factor: str
+    total: int
+    on_chit: str
+    first: int = 1
+    last: int = 999
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class CombatRules:
     procedure: str = "odds"  # odds | firepower | dice-pool
     crt: str = ""
@@ -614,6 +650,8 @@ class GameDefinition:
     combat: CombatRules
     activation: ActivationRules
     reinforcements: ReinforcementRules
+    arrivals: Mapping[str, Arrival]
+    withdrawals: Mapping[str, Withdrawal]
     map: MapDef | None
     active_variants: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # files compiled, game folder relative

@@ -10,7 +10,8 @@ Decisions, with their text notation:
 
     choose 3PzA          put a chit in the cup (choose-chits); "done" to stop
     play Guderian        play a held chit (an interrupt: 7.3); "done" to pass
-    place 13A 5510       place a reinforcement; "done" to stop
+    place 13A 5510       place a reinforcement or an arriving unit; "done" to stop
+    withdraw 7Pz         take a unit off the map for a withdrawal (15.3(2))
     activate 7Pz         pick a unit for a RESERVE/OKH activation; "done" to stop
     move / attack / lose / retreat / advance / done   (runtime.engine)
 """
@@ -66,7 +67,15 @@ class Activate:
         return f"activate {self.unit}"
 
 
-RunnerAction = Union[Action, Choose, Play, Place, Activate]
+@dataclass(frozen=True, slots=True)
+class Withdraw:
+    unit: str
+
+    def __str__(self) -> str:
+        return f"withdraw {self.unit}"
+
+
+RunnerAction = Union[Action, Choose, Play, Place, Activate, Withdraw]
 
 
 def parse(text: str) -> RunnerAction:
@@ -79,6 +88,8 @@ def parse(text: str) -> RunnerAction:
         return Place(words[1], words[2])
     if len(words) == 2 and words[0] == "activate":
         return Activate(words[1])
+    if len(words) == 2 and words[0] == "withdraw":
+        return Withdraw(words[1])
     return parse_action(text)
 
 
@@ -220,9 +231,13 @@ class Runner:
             return [Choose(c) for c in sorted(set(s.step["left"]))] + [Done()]
         if d == "interrupt":
             return [Play(c) for c in s.step["playable"]] + [Done()]
+        if d == "withdraw":
+            return [Withdraw(u) for u in self._withdrawable(s)]
         if d == "place":
             out: list[RunnerAction] = []
-            hexes = self.entry_hexes(s, s.step["side"])
+            arrival = s.step.get("arrival")
+            hexes = self.arrival_hexes(s, self.game.arrivals[arrival]) if arrival else \
+                self.entry_hexes(s, s.step["side"])
             for uid in s.step["units"]:
                 out.extend(Place(uid, self.board.hex_id(h)) for h in hexes if self._fits(s, uid, h))
             return out + [Done()]
@@ -258,6 +273,8 @@ class Runner:
             self._answer_place(s2, action)
         elif d == "activate":
             self._answer_activate(s2, action)
+        elif d == "withdraw":
+            self._answer_withdraw(s2, action)
         return self._run(s2)
 
     def _why(self, s: GameState, action) -> str:
@@ -426,6 +443,8 @@ class Runner:
     def _proc_activate(self, s: GameState, ph: Phase) -> None:
         g = self.game
         cid = s.step.get("chit")
+        if cid and self._start_trigger(s, cid):
+            return  # an arrival or withdrawal the chit triggers comes first
         s.activated = set()
         s.moved, s.attacked, s.attacked_hexes = set(), set(), set()
         if not cid:
@@ -459,6 +478,73 @@ class Runner:
                     return
         s.step = {"chit": cid}
         s.pc += 1
+
+    # ---------------------------------------------------------- triggers
+    def _start_trigger(self, s: GameState, cid: str) -> bool:
+        """Start the first withdrawal or arrival this chit triggers now."""
+        for w in self.game.withdrawals.values():
+            key = f"{w.id}@{s.turn}"
+            if w.on_chit == cid and w.first <= s.turn <= w.last and key not in s.done:
+                s.done.add(key)
+                s.step = {"chit": cid, "decision": "withdraw", "side": w.side, "withdrawal": w.id, "sum": 0}
+                if self._withdrawable(s):
+                    return True
+                s.step = {"chit": cid}
+        for a in self.game.arrivals.values():
+            key = f"{a.id}@{s.turn}"
+            if a.on_chit == cid and a.first <= s.turn <= a.last and key not in s.done:
+                s.done.add(key)
+                units = self._arriving(s, a)
+                n = len(units) if a.count == "all" else (int(a.count) if a.count.isdigit() else
+                                                         self.game.turn_track.turn(s.turn).values.get(a.count) or 0)
+                if units and n and self.arrival_hexes(s, a):
+                    s.step = {"chit": cid, "decision": "place", "side": a.side, "units": units, "n": n,
+                              "placed": 0, "arrival": a.id}
+                    return True
+                s.log.append({"turn": s.turn, "arrival": a.id, "placed": 0})
+        return False
+
+    def _arriving(self, s: GameState, a) -> list[str]:
+        out = []
+        for u in s.units.values():
+            if u.side != a.side or u.hex is not None:
+                continue
+            c = self.game.counters[u.id]
+            if a.formation and c.formation == a.formation and u.box not in ("eliminated", "removed", "withdrawn"):
+                out.append(u.id)
+            elif a.pools and u.box in {f"pool:{p}" for p in a.pools}:
+                out.append(u.id)
+        return sorted(out)
+
+    def arrival_hexes(self, s: GameState, a) -> list[Hex]:
+        lines = supply_map(self.game, self.board, s, a.side) if a.traced else None
+        out = []
+        for h in sorted(a.hexes, key=self.game.map.grid.to_colrow):
+            if s.side_at(h) not in (None, a.side) or (lines is not None and h not in lines):
+                continue
+            out.append(h)
+        return out
+
+    def _withdrawable(self, s: GameState) -> list[str]:
+        w = self.game.withdrawals[s.step["withdrawal"]]
+        from .zoc import selector_match
+        out = []
+        for u in s.on_map(w.side):
+            c = self.game.counters[u.id]
+            cls = self.game.unit_classes[c.unit_class]
+            if selector_match(w.selectors, cls.id, cls.flags):
+                out.append(u.id)
+        return sorted(out)
+
+    def _answer_withdraw(self, s: GameState, a) -> None:
+        w = self.game.withdrawals[s.step["withdrawal"]]
+        u = s.units[a.unit]
+        c = self.game.counters[a.unit]
+        s.step["sum"] += c.steps[min(u.step, len(c.steps) - 1)].get(w.factor, 0)
+        s.place(a.unit, None, "withdrawn")
+        if s.step["sum"] >= w.total or not self._withdrawable(s):
+            s.log.append({"turn": s.turn, "withdrawal": w.id, w.factor: s.step["sum"]})
+            s.step = {"chit": s.step["chit"]}
 
     def _answer_activate(self, s: GameState, a) -> None:
         if isinstance(a, Activate):
@@ -549,8 +635,12 @@ class Runner:
             st["units"] = [u for u in st["units"] if u != a.unit]
             st["placed"] += 1
         if isinstance(a, Done) or st["placed"] >= st["n"] or not st["units"]:
-            s.log.append({"turn": s.turn, "reinforcements": st["side"], "placed": st["placed"]})
             chit = st.get("chit")
+            if st.get("arrival"):  # back to the chit's own effect
+                s.log.append({"turn": s.turn, "arrival": st["arrival"], "placed": st["placed"]})
+                s.step = {"chit": chit}
+                return
+            s.log.append({"turn": s.turn, "reinforcements": st["side"], "placed": st["placed"]})
             s.step = {"chit": chit} if chit else {}
             s.pc += 1
 
@@ -609,9 +699,10 @@ class Runner:
             return
         s.turn += 1
         pool = f"pool:{self.game.reinforcements.pools[0]}" if self.game.reinforcements.pools else ""
-        for u in s.units.values():  # 5.0(5): next turn's units become available
-            if u.box == f"turn:{s.turn}" and pool:
-                u.box = pool
+        waiting = {a.formation for a in self.game.arrivals.values() if a.formation}
+        for u in s.units.values():  # 5.0(5): next turn's units become available...
+            if u.box == f"turn:{s.turn}" and pool and self.game.counters[u.id].formation not in waiting:
+                u.box = pool  # ...unless an arrival brings them (15.3(1): 19A)
         s.log.append({"turn": s.turn, "event": "new turn"})
         s.step = {}
         s.pc += 1

@@ -54,6 +54,7 @@ class GameState:
     step: dict = field(default_factory=dict)  # the current step's own data (a chit drawn, a decision owed)
     result: dict | None = None  # set when the game is over: winner, vp, turns
     lost: list[str] = field(default_factory=list)  # units eliminated, in order (a returned unit may recur)
+    done: set[str] = field(default_factory=set)  # once-only triggers already run ("19A-arrival@3")
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
 
     # ----------------------------------------------------------------- copy
@@ -63,7 +64,8 @@ class GameState:
             dict(self.vp), list(self.cup), {k: list(v) for k, v in self.hands.items()}, set(self.activated),
             set(self.moved), set(self.attacked), set(self.attacked_hexes), [dict(p) for p in self.pending],
             self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
-            self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost))
+            self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
+            set(self.done))
         for k in ("initial-control",):  # facts fixed at set-up travel with every copy
             if k in self.cache:
                 s.cache[k] = self.cache[k]

@@ -176,3 +176,48 @@ def test_play_command_is_deterministic(tmp_path):
     assert result["turns"] == 6 and result["actions"] > 0
     rolls = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert any("roll" in e for e in rolls) and any("draw" in e for e in rolls)
+
+
+def drive_to_activation(runner, s, chit, turn):
+    """Put ``chit`` alone in the cup on ``turn`` and draw it."""
+    s.turn = turn
+    s.cup = [chit]
+    s.hands = {k: [] for k in s.hands}
+    s.pending = []
+    s.step = {}
+    s.pc = next(i for i, st in enumerate(runner.program) if st.kind == "proc" and st.phase.procedure == "draw-chit")
+    return runner._run(s)
+
+
+def test_19A_arrives_at_the_east_edge_when_its_chit_is_drawn_on_turn_3(runner, smolensk):
+    s = runner.new_game(seed=2)
+    s = drive_to_activation(runner, s, "19A", 3)
+    assert s.step["decision"] == "place" and s.step["arrival"] == "19A-arrival" and s.step["n"] == 12
+    legal = runner.legal_actions(s)
+    east = max(runner.game.map.grid.to_colrow(h)[0] for h in runner.game.map.hexes)
+    for a in legal:
+        if isinstance(a, Place):
+            col = runner.game.map.grid.to_colrow(runner.board.parse(a.at))[0]
+            assert a.unit in s.step["units"] and col >= east - 1  # the eastern edge
+    while s.step.get("decision") == "place":
+        s = runner.apply(s, next(a for a in runner.legal_actions(s) if isinstance(a, Place)))
+    arrived = [u.id for u in s.units.values() if smolensk.counters[u.id].formation == "19A" and u.hex]
+    assert len(arrived) == 12
+    act = next(e for e in reversed(s.log) if "activate" in e)
+    assert act["activate"] == "19A" and "19A" in act["units"]   # then the chit activates its HQ
+
+
+def test_panzer_withdrawal_on_turn_6(runner, smolensk):
+    s = runner.new_game(seed=2)
+    s = drive_to_activation(runner, s, "SUPPLY", 6)
+    assert s.step["decision"] == "withdraw" and runner.to_move(s) == "axis"
+    total = 0
+    while s.step.get("decision") == "withdraw":
+        a = runner.legal_actions(s)[0]
+        u = s.units[a.unit]
+        assert "mechanized" in smolensk.unit_classes[smolensk.counters[a.unit].unit_class].flags
+        total += smolensk.counters[a.unit].steps[u.step]["attack"]
+        s = runner.apply(s, a)
+    assert total >= 18 and total - 18 < 10
+    withdrawn = [u.id for u in s.units.values() if u.box == "withdrawn"]
+    assert withdrawn and not set(withdrawn) & set(s.lost)  # not counted as losses (15.3(2))

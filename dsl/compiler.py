@@ -1076,9 +1076,10 @@ class _Compiler:
                 or "lose-step"
             sh = b.one("second-hex-across", (1, 9))
             ov = self.choice(b.arg("overstack"), ("extend", "destroyed"), "over-stacking rule") or "extend"
+            hw = b.one("hold-with", (1, 9))
             out["retreat"] = D.RetreatRules(toward, frozenset(dest), ez,
                                             self.terrain_set(sh.args, ("hexside",)) if sh else frozenset(), ov,
-                                            where(st))
+                                            self.selectors(hw.args, classes) if hw else frozenset(), where(st))
             b.finish()
         # advance after combat
         st = self.one("advance")

@@ -5,7 +5,8 @@
     lose 4Pz                 (allocate one step of a combat loss)
     retreat 7Pz 1306,1407    retreat 7Pz -   (no hex: the unit is destroyed)
     advance 4Pz 1305,1306
-    done                     (end the current segment, or decline an advance)
+    hold                     (take step losses instead of retreating, where the rules allow)
+    done                     (end the current segment, or decline an advance or a hold)
 """
 from __future__ import annotations
 
@@ -64,12 +65,20 @@ class Advance:
 
 
 @dataclass(frozen=True, slots=True)
+class Hold:
+    """Take step losses instead of retreating (Smolensk 14.2(5))."""
+
+    def __str__(self) -> str:
+        return "hold"
+
+
+@dataclass(frozen=True, slots=True)
 class Done:
     def __str__(self) -> str:
         return "done"
 
 
-Action = Union[Move, Attack, LoseStep, Retreat, Advance, Done]
+Action = Union[Move, Attack, LoseStep, Retreat, Advance, Hold, Done]
 
 
 def parse_action(text: str) -> Action:
@@ -91,6 +100,8 @@ def parse_action(text: str) -> Action:
             return Advance(rest[0], tuple(rest[1].split(",")))
         if verb == "done" and not rest:
             return Done()
+        if verb == "hold" and not rest:
+            return Hold()
     except ValueError:
         pass
     raise IllegalActionError(f"cannot read the action '{text}': write e.g. 'move 7Pz 1405', "

@@ -460,6 +460,9 @@ class RetreatRules:
     enemy_zoc: str = "lose-step"  # lose-step | destroyed | allowed
     second_hex_across: frozenset[str] = frozenset()  # unbridged hexsides that destroy a 2nd-hex retreat
     overstack: str = "extend"  # extend | destroyed
+    # a defending hex holding one of these may take a step loss per retreat hex
+    # instead of retreating (Smolensk 14.2(5): a fortress turns R into 1, RR into 2)
+    hold_with: frozenset[str] = frozenset()
     where: str = ""
 
 

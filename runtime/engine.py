@@ -13,13 +13,14 @@ Every applied action and die roll goes into ``state.log``.
 """
 from __future__ import annotations
 
-from .actions import Action, Advance, Attack, Done, IllegalActionError, LoseStep, Move, Retreat, parse_action
+from .actions import Action, Advance, Attack, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, parse_action
 from .board import Board
 from .combat import combat_odds, resolve
 from .definition import GameDefinition
 from .hexes import Hex
 from .movement import MoveError, move_range, why_not
 from .retreat import advance_paths, retreat_paths
+from .zoc import selector_match
 from .state import GameState, eliminate
 
 
@@ -52,6 +53,11 @@ class Engine:
     def immobile(self, uid: str) -> bool:
         c = self.game.counters[uid]
         return "immobile" in self.game.unit_classes[c.unit_class].flags
+
+    def _matches(self, uid: str, selectors: frozenset[str]) -> bool:
+        c = self.game.counters[uid]
+        cls = self.game.unit_classes[c.unit_class]
+        return selector_match(selectors, cls.id, cls.flags)
 
     def pass_through(self, state: GameState, side: str, hexes) -> None:
         """Towns and cities belong to the side whose unit last passed (3.4)."""
@@ -122,6 +128,8 @@ class Engine:
         if p["kind"] == "retreat":
             return [Retreat(p["unit"], tuple(self.board.hex_id(h) for h in path.hexes) if not path.destroyed else ())
                     for path in self._retreat_options(state, p)]
+        if p["kind"] == "hold":
+            return [Hold(), Done()]
         if p["kind"] == "advance":
             target = self.board.parse(p["hex"])
             out: list[Action] = [Done()]
@@ -276,6 +284,13 @@ class Engine:
             s.place(a.unit, hexes[-1])
             self.pass_through(s, u.side, hexes)
             p["advanced"].append(a.unit)
+        elif isinstance(a, Hold):  # step losses instead of the retreat
+            s.pending.pop(0)
+            s.pending.insert(0, {"kind": "loss", "side": p["side"], "steps": p["hexes"], "units": p["units"]})
+        elif isinstance(a, Done) and p["kind"] == "hold":  # retreat after all
+            s.pending.pop(0)
+            s.pending.insert(0, {"kind": "retreat-all", "units": p["units"], "hexes": p["hexes"],
+                                 "enemy": p["enemy"], "held": True})
         elif isinstance(a, Done):
             s.pending.pop(0)
 
@@ -284,8 +299,17 @@ class Engine:
         while s.pending:
             p = s.pending[0]
             if p["kind"] == "retreat-all":
-                s.pending.pop(0)
                 units = [u for u in p["units"] if s.units[u].hex is not None]
+                hold_with = self.game.retreat.hold_with
+                if hold_with and not p.get("held") and any(self._matches(u, hold_with) for u in units):
+                    s.pending[0] = {"kind": "hold", "side": s.units[units[0]].side, "units": units,
+                                    "hexes": p["hexes"], "enemy": p["enemy"]}
+                    return
+                s.pending.pop(0)
+                for u in [u for u in units if self.immobile(u)]:  # it cannot retreat (14.3(1))
+                    box = eliminate(self.game, s, u)
+                    s.log.append({"destroyed": u, "why": "it cannot retreat", "to": box})
+                units = [u for u in units if not self.immobile(u)]
                 s.pending[0:0] = [{"kind": "retreat", "unit": u, "hexes": p["hexes"], "enemy": p["enemy"]}
                                   for u in units]
                 continue

@@ -227,3 +227,32 @@ def test_the_same_seed_gives_the_same_log(tmp_path):
 
     assert play(7) == play(7)
     assert any(play(7) != play(seed) for seed in range(8, 20))
+
+
+def fortress_attack(tmp_path, monkeypatch):
+    game, eng, s = game_with(tmp_path, ["P german panzer 12-4-10 6-2-10", "D red-army infantry 3-5 1-5",
+                                        "F red-army fortress 1 -"], ["P 0405", "D 0505", "F 0505"])
+    s.phase = "combat"
+    fixed_die(monkeypatch, 3)  # 12 against 3 + 1 = 3-1, die 3: R
+    s2 = eng.apply(s, "attack 0505 with P")
+    return game, eng, s2
+
+
+def test_a_fortress_may_turn_a_retreat_into_a_step_loss(tmp_path, monkeypatch):
+    from runtime.actions import Hold
+    game, eng, s = fortress_attack(tmp_path, monkeypatch)
+    assert s.pending[0]["kind"] == "hold" and set(eng.legal_actions(s)) == {Hold(), Done()}
+    s2 = eng.apply(s, "hold")                                  # 14.2(5): R becomes one step lost
+    assert s2.pending[0]["kind"] == "loss" and s2.pending[0]["steps"] == 1
+    s3 = eng.apply(s2, "lose D")
+    d = s3.units["D"]
+    assert d.step == 1 and d.hex == game.map.grid.parse_id("0505") and s3.units["F"].hex == d.hex
+
+
+def test_a_fortress_cannot_retreat(tmp_path, monkeypatch):
+    game, eng, s = fortress_attack(tmp_path, monkeypatch)
+    s2 = eng.apply(s, "done")                                  # retreat after all
+    while s2.pending and s2.pending[0]["kind"] == "retreat":
+        s2 = eng.apply(s2, eng.legal_actions(s2)[0])
+    assert s2.units["F"].hex is None and "F" in s2.lost         # 14.3(1): it cannot retreat
+    assert s2.units["D"].hex != game.map.grid.parse_id("0505")

@@ -203,7 +203,10 @@ def test_retreats_avoid_enemy_zoc_when_they_can(small_world, seed, hexes):
         nbrs = [n for n, _ in board.adj[here] if n not in seen and s.side_at(n) in (None, "soviet")]
         closer = [n for n in nbrs if dist.get(n, big) < d]
         cands = closer or [n for n in nbrs if dist.get(n, big) <= d]
-        return any(n not in ezoc and board.terrain(n) != "sea" and clean(n, seen | {n}, left - 1) for n in cands)
+        second = len(seen) >= 2  # a second hex across an unbridged major river destroys (10.6(3)4)
+        return any(n not in ezoc and board.terrain(n) != "sea"
+                   and not (second and board.edge(here, n).crosses("major-river"))
+                   and clean(n, seen | {n}, left - 1) for n in cands)
 
     if clean(u.hex, {u.hex}, hexes):
         for p in paths:

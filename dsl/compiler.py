@@ -814,13 +814,27 @@ class _Compiler:
         b = Body(ctx, st, what)
         for kw in self.PHASE_KINDS:
             b.all(kw)
-        for kw in ("procedure", "side", "note", "only", "mode", "limit", "die-table", "exclude", "repeat"):
+        for kw in self.PHASE_PROPERTIES:
             b.all(kw)  # a phase's own properties; read in phase()
         for e in st.body or ():
             if isinstance(e, Statement) and e.keyword in self.PHASE_KINDS:
                 out.append(self.phase(e))
         b.finish()
+        # `before NAME`: an overriding phase placed before a sibling (overrides append otherwise)
+        for ph in [p for p in out if p.params.get("before")]:
+            target = ph.params["before"][0]
+            names = [p.id for p in out if p is not ph]
+            if target not in names:
+                span = Span.parse(ph.where + ":1")
+                ctx.error("unknown-name", f"phase {ph.id} is to come before '{target}', which is not beside it",
+                          span, did_you_mean(target, names))
+                continue
+            out.remove(ph)
+            out.insert(next(i for i, p in enumerate(out) if p.id == target), ph)
         return tuple(out)
+
+    PHASE_PROPERTIES = ("procedure", "side", "note", "only", "mode", "limit", "die-table", "exclude", "repeat",
+                        "before", "hq-class", "same-tag", "ignore")
 
     def phase(self, st: Statement) -> D.Phase:
         ctx = self.ctx
@@ -846,6 +860,11 @@ class _Compiler:
                 params["args"] = tuple(a.text for a in e.args[1:])
             elif e.keyword == "side":
                 side = ctx.ref("side", e.arg(0), allow=("both",)) or side
+            elif e.keyword == "ignore":  # hexside kinds a combat segment ignores (15.1(3))
+                params["ignore"] = params.get("ignore", ()) + tuple(
+                    a.text for a in e.args if ctx.terrain_ref(a, ("hexside",)))
+            elif e.keyword == "hq-class":
+                params["hq-class"] = tuple(a.text for a in e.args if ctx.ref("unit-class", a, "unit class"))
             elif e.keyword == "die-table":
                 params["die-table"] = params.get("die-table", ()) + tuple(
                     a.text for a in e.args if ctx.ref("die-table", a))

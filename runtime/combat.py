@@ -371,10 +371,11 @@ def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_i
     value = Fraction(f)
     chart = game.chart.effects
     halves = []
+    ignored = set(state.step.get("ignore", ()))  # a segment that ignores rivers (Smolensk 15.1(3))
     if u.hex is not None:
         for kind in sorted(board.edge(u.hex, target).hexside):
             eff = chart.get(kind)
-            if eff is not None and eff.attack == "half":
+            if eff is not None and eff.attack == "half" and kind not in ignored:
                 halves.append(f"across {_name(game, kind)}")
     if target in board:
         for tid in (board.terrain(target), *board.features(target)):

@@ -100,38 +100,42 @@ class Step:
     kind: str  # proc | side | end-side | loop | jump | if
     phase: Phase
     target: int = 0  # loop/if: where to go when done or false; jump: the loop's start
+    scoped: bool = False  # a move/combat after an activation in its block: only activated units act
 
 
 def flatten(phases: tuple[Phase, ...]) -> tuple[Step, ...]:
     prog: list[Step] = []
 
-    def emit(ph: Phase) -> None:
+    def emit_all(children, scoped: bool) -> None:
+        for c in children:
+            scoped = emit(c, scoped)
+
+    def emit(ph: Phase, scoped: bool) -> bool:
+        """Emit one node; returns whether later siblings follow an activation."""
         guard = None
         if ph.condition is not None and ph.kind != "phase":
             guard = len(prog)
             prog.append(Step("if", ph))
         if ph.kind == "phase":
-            prog.append(Step("proc", ph))
+            prog.append(Step("proc", ph, scoped=scoped))
+            scoped = scoped or ph.procedure == "activate"
         elif ph.kind == "player-turn":
             prog.append(Step("side", ph))
-            for c in ph.children:
-                emit(c)
+            emit_all(ph.children, False)
             prog.append(Step("end-side", ph))
         elif ph.kind == "chit-loop":
             start = len(prog)
             prog.append(Step("loop", ph))
-            for c in ph.children:
-                emit(c)
+            emit_all(ph.children, False)
             prog.append(Step("jump", ph, start))
             prog[start] = Step("loop", ph, len(prog))
-        else:  # segment: its phases in order
-            for c in ph.children:
-                emit(c)
+        else:  # segment: its phases in order (an activation inside it stays inside it)
+            emit_all(ph.children, scoped)
         if guard is not None:
             prog[guard] = Step("if", ph, len(prog))
+        return scoped
 
-    for p in phases:
-        emit(p)
+    emit_all(phases, False)
     return tuple(prog)
 
 
@@ -335,6 +339,10 @@ class Runner:
             if ph.condition is not None and not self._true(s, ph.condition):
                 s.pc += 1
                 return
+            if step.scoped and ph.procedure in ("move", "combat") and not s.activated:
+                s.phase = ""
+                s.pc += 1  # nothing was activated: the segment has nobody to act
+                return
             getattr(self, "_proc_" + ph.procedure.replace("-", "_"))(s, ph)
 
     # ---------------------------------------------------------- procedures
@@ -447,6 +455,10 @@ class Runner:
             return  # an arrival or withdrawal the chit triggers comes first
         s.activated = set()
         s.moved, s.attacked, s.attacked_hexes = set(), set(), set()
+        if ph.params.get("hq-class"):  # every HQ of these classes activates (15.1(1))
+            self._activate_all(s, ph)
+            s.pc += 1
+            return
         if not cid:
             s.pc += 1
             return
@@ -554,6 +566,20 @@ class Runner:
             s.step = {"chit": s.step["chit"]}
             s.pc += 1
 
+    def _activate_all(self, s: GameState, ph: Phase) -> None:
+        classes = set(ph.params["hq-class"])
+        tag = (ph.params.get("same-tag") or ("",))[0]
+        for u in sorted(s.units.values(), key=lambda x: x.id):
+            if u.hex is None or self.game.counters[u.id].unit_class not in classes:
+                continue
+            s.active = u.side
+            units = self.command(s, u.id)
+            if tag:  # 15.1(2): only units whose start mark is the HQ's
+                mark = next((t for t in self.game.counters[u.id].tags if t.startswith(tag + ":")), None)
+                units = {x for x in units if x == u.id or mark in self.game.counters[x].tags}
+            s.activated |= units
+        s.log.append({"turn": s.turn, "activate": ph.id, "units": sorted(s.activated)})
+
     def command(self, s: GameState, hq_id: str) -> set[str]:
         """The units an HQ activates now: itself, and the friendly combat
         units within its command range (8.2), of its nationality where the
@@ -579,25 +605,18 @@ class Runner:
         return out
 
     def _proc_move(self, s: GameState, ph: Phase) -> None:
-        in_loop = any(st.kind == "loop" for st in self.program[:s.pc])
         if ph.side:
             s.active = ph.side
-        if in_loop and not s.activated:
-            s.pc += 1
-            return
         if s.step.get("decision") is None:
             s.phase = "movement"
             s.step = dict(s.step, decision="movement")
 
     def _proc_combat(self, s: GameState, ph: Phase) -> None:
-        in_loop = any(st.kind == "loop" for st in self.program[:s.pc])
-        if in_loop and not s.activated:
-            s.phase = ""
-            s.pc += 1
-            return
+        if ph.side:
+            s.active = ph.side
         s.phase = "combat"
         s.attacked, s.attacked_hexes = set(), set()
-        s.step = dict(s.step, decision="combat")
+        s.step = dict(s.step, decision="combat", ignore=list(ph.params.get("ignore", ())))
 
     def _proc_supply(self, s: GameState, ph: Phase) -> None:
         self.supply_phase(s)

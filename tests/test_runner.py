@@ -49,7 +49,7 @@ def test_hq_activates_friendly_units_in_range_of_its_nationality(runner):
 
 
 def test_a_turn_starts_with_the_chits_the_track_allows(runner):
-    s = runner.new_game(seed=11)
+    s = past_surprise(runner, runner.new_game(seed=11))
     choices = [e for e in s.log if "chits" in e]
     axis = next(e for e in choices if e["side"] == "axis")["chits"]
     soviet = next(e for e in choices if e["side"] == "soviet")["chits"]
@@ -59,8 +59,15 @@ def test_a_turn_starts_with_the_chits_the_track_allows(runner):
     assert s.hands["axis"] == ["Guderian"] or any(e.get("interrupt") == "Guderian" for e in s.log)
 
 
+def past_surprise(runner, s):
+    """Decline the pre-war surprise attack (15.1) to reach the first draw."""
+    while runner.program[s.pc].phase.id.startswith("surprise") or s.pending:
+        s = runner.apply(s, Done() if not s.pending else runner.engine.default_action(s))
+    return s
+
+
 def test_guderian_interrupts_a_draw(runner):
-    s = runner.new_game(seed=11)
+    s = past_surprise(runner, runner.new_game(seed=11))
     assert s.step.get("decision") == "interrupt" and runner.to_move(s) == "axis"
     drawn = s.step["chit"]
     assert Play("Guderian") in runner.legal_actions(s)
@@ -72,7 +79,7 @@ def test_guderian_interrupts_a_draw(runner):
 
 
 def test_passing_keeps_the_drawn_chit(runner):
-    s = runner.new_game(seed=11)
+    s = past_surprise(runner, runner.new_game(seed=11))
     drawn = s.step["chit"]
     s2 = runner.apply(s, Done())
     act = next(e for e in reversed(s2.log) if "activate" in e)
@@ -126,7 +133,7 @@ def test_vp_awarded_at_the_supply_check(runner):
 
 
 def test_illegal_decisions_are_refused_with_a_reason(runner):
-    s = runner.new_game(seed=11)
+    s = past_surprise(runner, runner.new_game(seed=11))
     with pytest.raises(IllegalActionError):
         runner.apply(s, "choose 3A")
     with pytest.raises(IllegalActionError):
@@ -221,3 +228,18 @@ def test_panzer_withdrawal_on_turn_6(runner, smolensk):
     assert total >= 18 and total - 18 < 10
     withdrawn = [u.id for u in s.units.values() if u.box == "withdrawn"]
     assert withdrawn and not set(withdrawn) & set(s.lost)  # not counted as losses (15.3(2))
+
+
+def test_pre_war_surprise_attack(runner, smolensk):
+    # 15.1: before turn 1 every panzer group HQ activates its own army's units for
+    # one combat segment, no movement, rivers ignored
+    s = runner.new_game(seed=3)
+    assert runner.program[s.pc].phase.id == "surprise-combat" and s.phase == "combat" and s.active == "axis"
+    tags = {smolensk.counters[u].tags for u in s.activated}
+    assert all(any(t in ("start:2PzA", "start:3PzA") for t in tg) for tg in tags)
+    assert {"2PzA", "3PzA"} <= s.activated
+    assert not any(isinstance(a, __import__("runtime.actions", fromlist=["Move"]).Move)
+                   for a in runner.legal_actions(s))
+    assert s.step["ignore"] == ["river", "major-river"]
+    s2 = runner.apply(s, Done())
+    assert runner.program[s2.pc].phase.id != "surprise-combat" and not s2.activated or s2.step.get("decision")

@@ -156,6 +156,35 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str) -> ClassCos
     return result
 
 
+def mode_steps(game: GameDefinition, board: Board, unit_class: str, m: MovementMode
+               ) -> dict[Hex, tuple[tuple[Hex, int, bool, bool], ...]]:
+    """Static steps for a movement mode: only along its links, at its cost
+    (or the link's), hexsides bridged by the link itself."""
+    cache = board.__dict__.setdefault("_mode_steps", {})
+    key = (unit_class, m.id)
+    if key in cache:
+        return cache[key]
+    costs = class_costs(game, board, unit_class)
+    out: dict[Hex, tuple[tuple[Hex, int, bool, bool], ...]] = {}
+    for h, nbrs in board.adj.items():
+        row = []
+        for n, e in nbrs:
+            along = e.links & m.along
+            if not along:
+                continue
+            if m.cost is not None:
+                step = scaled(m.cost)
+            else:
+                known = [costs.links[k] for k in along if k in costs.links]
+                step = min(known) if known else costs.enter[n]
+            if step is NO or step == ALL:
+                continue
+            row.append((n, step, False, False))
+        out[h] = tuple(row)
+    cache[key] = out
+    return out
+
+
 @dataclass
 class MoveRange:
     """Where one unit can move now, and how."""
@@ -257,15 +286,8 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
         if m.no_enemy_zoc and start in zoc:
             raise MoveError(f"{unit_id} cannot use {m.title}: it starts in an enemy ZOC")
 
-    link_memo: dict[frozenset[str], int | None] = {}
-
-    def link_cost(links: frozenset[str]) -> int | None:
-        """Cost of a step along the cheapest costed link (a road), if any."""
-        v = link_memo.get(links, -2)
-        if v == -2:
-            known = [costs.links[k] for k in links if k in costs.links]
-            v = link_memo[links] = min(known) if known else None
-        return v
+    steps = costs.steps if m is None else mode_steps(game, board, cls.id, m)
+    no_enemy_zoc = m is not None and m.no_enemy_zoc
 
     # Free states (the move may go on) go through the heap; states where the
     # move must end (ZOC "stop", an all-MP crossing) never expand, so they are
@@ -281,62 +303,17 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
         if d != dist[h]:
             continue
         h_in_zoc = h in zoc
-        if m is None:
-            for n, step, all_mp, zz in costs.steps[h]:
-                occ = occupants.get(n)
-                if occ and units[occ[0]].side != side:
-                    continue  # enemy-occupied
-                n_in_zoc = n in zoc
-                stop = False
-                if h_in_zoc:
-                    if n_in_zoc and (zz or z2z_no or (z2z_adjacent and d != 0)):
-                        continue
-                    if leave_stop:
-                        continue
-                    step += leave_cost
-                if n_in_zoc:
-                    if enter_stop:
-                        stop = True
-                    else:
-                        step += enter_cost
-                if all_mp:
-                    # 9.2(3): only from the hex where the move starts, and it ends the move
-                    if d != 0 or mp <= 0:
-                        continue
-                    nd, stop = mp, True
-                else:
-                    nd = d + step
-                if nd > bound:
-                    continue
-                if stop:
-                    if nd < stop_dist.get(n, big):
-                        stop_dist[n] = nd
-                        stop_prev[n] = h
-                elif nd < dist.get(n, big):
-                    dist[n] = nd
-                    prev[n] = h
-                    heapq.heappush(heap, (nd, n))
-            continue
-        for n, e in board.adj[h]:  # a movement mode: every step along its links
+        for n, step, all_mp, zz in steps[h]:
             occ = occupants.get(n)
             if occ and units[occ[0]].side != side:
-                continue
+                continue  # enemy-occupied
             n_in_zoc = n in zoc
-            along = e.links & m.along
-            if not along or (m.no_enemy_zoc and n_in_zoc):
-                continue
-            if m.cost is not None:
-                step = scaled(m.cost)
-            else:
-                step = link_cost(along)
-                if step is None:
-                    step = costs.enter[n]
-            if step is NO or step == ALL:
-                continue
-            if h_in_zoc and n_in_zoc and (z2z_no or (z2z_adjacent and d != 0)):
-                continue
+            if n_in_zoc and no_enemy_zoc:
+                continue  # a mode that keeps out of enemy ZOC (march, 9.3)
             stop = False
             if h_in_zoc:
+                if n_in_zoc and (zz or z2z_no or (z2z_adjacent and d != 0)):
+                    continue
                 if leave_stop:
                     continue
                 step += leave_cost
@@ -345,7 +322,13 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
                     stop = True
                 else:
                     step += enter_cost
-            nd = d + step
+            if all_mp:
+                # 9.2(3): only from the hex where the move starts, and it ends the move
+                if d != 0 or mp <= 0:
+                    continue
+                nd, stop = mp, True
+            else:
+                nd = d + step
             if nd > bound:
                 continue
             if stop:

@@ -104,6 +104,8 @@ def main() -> int:
     figures.update(bench_movement(game))
     figures.update(bench_supply())
     figures.update(bench_smolensk_game())
+    from bench.bench_editor import run as bench_editor  # Qt, offscreen: last, in its own section
+    figures.update(bench_editor())
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

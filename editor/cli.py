@@ -34,8 +34,32 @@ def cmd_start(args: argparse.Namespace) -> int:
         print("The editor is not part of this build yet. Commands:")
     print(f"  hexforge check {args.path}                         validate the game files")
     print(f"  hexforge odds {args.path} --attack 12 --defense 4   odds and result chances of an attack")
+    print(f"  hexforge render {args.path} --out map.png              draw the map and counters (.png .svg .pdf)")
+    print(f"  hexforge edit {args.path} --screenshot shot.png        the editor's window, drawn offscreen")
     print("  make test                                               run the test suite")
     return 0
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    """Open the editor (or, with --screenshot, render its window offscreen)."""
+    if not args.screenshot and not has_display():
+        print("hexforge edit: error: no display found; use --screenshot OUT.png to render the window offscreen",
+              file=sys.stderr)
+        return 1
+    from editor import app
+
+    argv = [args.game] if args.game else []
+    if args.screenshot:
+        argv += ["--screenshot", args.screenshot, "--size", args.size, "--tab", args.tab]
+    if args.scenario:
+        argv += ["--scenario", args.scenario]
+    return app.main(argv)
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from editor.render import cmd_render as render
+
+    return render(args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,6 +69,20 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("start", help="check a game and open it in the editor (or explain headless use)")
     s.add_argument("path", nargs="?", default="games/smolensk")
     s.set_defaults(func=cmd_start)
+    e = sub.add_parser("edit", help="open a game folder (or a new game) in the editor")
+    e.add_argument("game", nargs="?", help="a game folder; omit it for a new, empty game")
+    e.add_argument("--screenshot", metavar="OUT.png", help="render the window offscreen to OUT.png and exit")
+    e.add_argument("--size", default="1600x1000", help="window size for --screenshot (at least 1280x800)")
+    e.add_argument("--tab", default="map", choices=("map", "counters", "rules"), help="the tab --screenshot shows")
+    e.add_argument("--scenario", default="", help="the scenario whose setup is shown")
+    e.set_defaults(func=cmd_edit)
+    r = sub.add_parser("render", help="render a game's map and a scenario's counters to PNG, SVG or PDF")
+    r.add_argument("game", help="a game folder")
+    r.add_argument("--scenario", default="", help="the scenario whose counters are drawn (default: the first)")
+    r.add_argument("--out", required=True, help="FILE.png, FILE.svg or FILE.pdf")
+    r.add_argument("--hex-size", type=float, default=36.0, help="pixels from a hex's centre to a corner (PNG, SVG)")
+    r.add_argument("--ids", action="store_true", help="print hex IDs")
+    r.set_defaults(func=cmd_render)
     return run(p.parse_args(argv))
 
 

@@ -13,6 +13,8 @@ Every applied action and die roll goes into ``state.log``.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
 from .actions import Action, Advance, Attack, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, parse_action
 from .board import Board
 from .combat import combat_odds, resolve
@@ -60,10 +62,14 @@ class Engine:
         return selector_match(selectors, cls.id, cls.flags)
 
     def pass_through(self, state: GameState, side: str, hexes) -> None:
-        """Towns and cities belong to the side whose unit last passed (3.4)."""
+        """A hex belongs to the side whose unit last passed through it (3.4);
+        the turn it changed hands is kept (15.5(4) pays by capture turn)."""
+        # a hex taken after this turn's supply check counts half a turn later
+        when = state.turn + (Fraction(1, 2) if f"supply@{state.turn}" in state.done else 0)
         for h in hexes:
-            if h in self.controllable:
+            if state.control.get(h) != side:
                 state.control[h] = side
+                state.control_since[h] = when
 
     def record(self, state: GameState, action: Action, **extra) -> None:
         entry = {"turn": state.turn, "phase": state.phase, "side": state.active, "action": str(action)}

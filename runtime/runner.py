@@ -623,6 +623,7 @@ class Runner:
         s.pc += 1
 
     def supply_phase(self, s: GameState) -> None:
+        s.done.add(f"supply@{s.turn}")
         rules = self.game.supply
         order = list(rules.order) or list(self.game.sides)
         for side in order:
@@ -772,6 +773,8 @@ class Runner:
                "eliminated": eliminated, "on-map": lambda cid: s.units[cid].hex is not None,
                "variant": lambda v: v in g.active_variants,
                "lost": lambda where: any(s.control.get(h) != initial.get(h) for h in hexes_of(where)),
+               "held-since": lambda side, where: min((s.control_since.get(h, 0) for h in hexes_of(where)
+                                                      if s.control.get(h) == side), default=0),
                "chosen": lambda name: bool(s.cache.get(("chosen", name)))}
         return names, fns
 

@@ -36,7 +36,7 @@ class GameState:
     phase: str = ""
     active: str = ""
     units: dict[str, Unit] = field(default_factory=dict)
-    control: dict[Hex, str] = field(default_factory=dict)  # town and city control
+    control: dict[Hex, str] = field(default_factory=dict)  # who last passed through each hex (3.4)
     vp: dict[str, int] = field(default_factory=dict)
     cup: list[str] = field(default_factory=list)  # chits in the cup
     hands: dict[str, list[str]] = field(default_factory=dict)  # chits held (Guderian)
@@ -55,6 +55,7 @@ class GameState:
     result: dict | None = None  # set when the game is over: winner, vp, turns
     lost: list[str] = field(default_factory=list)  # units eliminated, in order (a returned unit may recur)
     done: set[str] = field(default_factory=set)  # once-only triggers already run ("19A-arrival@3")
+    control_since: dict = field(default_factory=dict)  # Hex -> turn it changed hands (+1/2: after that turn's supply check)
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
 
     # ----------------------------------------------------------------- copy
@@ -65,7 +66,7 @@ class GameState:
             set(self.moved), set(self.attacked), set(self.attacked_hexes), [dict(p) for p in self.pending],
             self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
             self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
-            set(self.done))
+            set(self.done), dict(self.control_since))
         for k in ("initial-control",):  # facts fixed at set-up travel with every copy
             if k in self.cache:
                 s.cache[k] = self.cache[k]

@@ -243,3 +243,28 @@ def test_pre_war_surprise_attack(runner, smolensk):
     assert s.step["ignore"] == ["river", "major-river"]
     s2 = runner.apply(s, Done())
     assert runner.program[s2.pc].phase.id != "surprise-combat" and not s2.activated or s2.step.get("decision")
+
+
+@pytest.mark.parametrize("taken,vp", [(5, 20), (8, 15), ("8.5", 10), (9, 5)])
+def test_kiev_rail_link_pays_by_when_it_was_taken(smolensk, taken, vp):
+    from fractions import Fraction
+    r = Runner(smolensk, "full")
+    s = r.new_game(1)
+    for u in s.on_map("soviet"):
+        s.place(u.id, None, "eliminated")  # nothing cuts the Axis line to the hex
+    h = smolensk.map.grid.parse_id("4230")
+    s.control[h], s.control_since[h] = "axis", Fraction(str(taken))
+    s.vp = {"axis": 0, "soviet": 0}
+    r.checkpoint_end_awards(s)
+    assert [e["amount"] for e in s.log if e.get("vp") == "axis" and "Kiev" in e["for"]] == [vp]
+
+
+def test_hexes_change_hands_after_the_supply_check_half_a_turn_later(runner):
+    s = runner.new_game(seed=1)
+    g = runner.game.map.grid
+    s.turn = 8
+    runner.engine.pass_through(s, "axis", [g.parse_id("4230")])
+    assert s.control_since[g.parse_id("4230")] == 8
+    s.done.add("supply@8")
+    runner.engine.pass_through(s, "axis", [g.parse_id("4730")])
+    assert s.control_since[g.parse_id("4730")] == 8.5

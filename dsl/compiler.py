@@ -1075,7 +1075,8 @@ class _Compiler:
                 blocking_hexsides=self.terrain_set(bh.args, ("hexside",)) if bh else frozenset(),
                 rail=fm(rail), range=fm(rng), consequence=cons,
                 exempt=self.selectors(ex.args, classes) if ex else frozenset(), marker_halves=fm(halves),
-                order=order, skip=tuple(skip), where=where(st))
+                order=order, skip=tuple(skip), transfer=ctx.ref("pool", b.arg("transfer-to")) or "",
+                where=where(st))
             b.finish()
         # retreat
         st = self.one("retreat")

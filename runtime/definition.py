@@ -443,6 +443,7 @@ class SupplyRules:
     exempt: frozenset[str] = frozenset()  # selectors a supply check never harms (a fortress, 14.2(4))
     order: tuple[str, ...] = ()  # sides in the order their supply is checked (11.1(2): Soviets first)
     skip: tuple[tuple[str, Expr], ...] = ()  # (side, condition): the side skips the check (15.1(4))
+    transfer: str = ""  # a pool units in supply may be withdrawn to after the check (11.2); "" for none
     # marker -> what it halves ("attack", "defence", "move"): AVD's OOS halves attack,
     # isolated halves attack, defence and movement
     marker_halves: Mapping[str, frozenset[str]] = field(default_factory=lambda: frozen_map({}))

@@ -12,6 +12,7 @@ Decisions, with their text notation:
     play Guderian        play a held chit (an interrupt: 7.3); "done" to pass
     place 13A 5510       place a reinforcement or an arriving unit; "done" to stop
     withdraw 7Pz         take a unit off the map for a withdrawal (15.3(2))
+    transfer 13A         after a supply check, send a supplied unit to the transfer box (11.2)
     activate 7Pz         pick a unit for a RESERVE/OKH activation; "done" to stop
     move / attack / lose / retreat / advance / done   (runtime.engine)
 """
@@ -68,6 +69,14 @@ class Activate:
 
 
 @dataclass(frozen=True, slots=True)
+class Transfer:
+    unit: str
+
+    def __str__(self) -> str:
+        return f"transfer {self.unit}"
+
+
+@dataclass(frozen=True, slots=True)
 class Withdraw:
     unit: str
 
@@ -75,7 +84,7 @@ class Withdraw:
         return f"withdraw {self.unit}"
 
 
-RunnerAction = Union[Action, Choose, Play, Place, Activate, Withdraw]
+RunnerAction = Union[Action, Choose, Play, Place, Activate, Withdraw, Transfer]
 
 
 def parse(text: str) -> RunnerAction:
@@ -90,6 +99,8 @@ def parse(text: str) -> RunnerAction:
         return Activate(words[1])
     if len(words) == 2 and words[0] == "withdraw":
         return Withdraw(words[1])
+    if len(words) == 2 and words[0] == "transfer":
+        return Transfer(words[1])
     return parse_action(text)
 
 
@@ -237,13 +248,16 @@ class Runner:
             return [Play(c) for c in s.step["playable"]] + [Done()]
         if d == "withdraw":
             return [Withdraw(u) for u in self._withdrawable(s)]
+        if d == "transfer":
+            return [Transfer(u) for u in self._transferable(s, s.step["side"])] + [Done()]
         if d == "place":
             out: list[RunnerAction] = []
             arrival = s.step.get("arrival")
             hexes = self.arrival_hexes(s, self.game.arrivals[arrival]) if arrival else \
                 self.entry_hexes(s, s.step["side"])
+            room = [self.board.hex_id(h) for h in hexes if self._fits(s, h)]  # the same for every unit
             for uid in s.step["units"]:
-                out.extend(Place(uid, self.board.hex_id(h)) for h in hexes if self._fits(s, uid, h))
+                out.extend(Place(uid, hid) for hid in room)
             return out + [Done()]
         if d == "activate":
             return [Activate(u) for u in s.step["candidates"] if u not in s.activated] + [Done()]
@@ -279,6 +293,8 @@ class Runner:
             self._answer_activate(s2, action)
         elif d == "withdraw":
             self._answer_withdraw(s2, action)
+        elif d == "transfer":
+            self._answer_transfer(s2, action)
         return self._run(s2)
 
     def _why(self, s: GameState, action) -> str:
@@ -473,6 +489,10 @@ class Runner:
                 s.log.append({"turn": s.turn, "activate": cid, "units": sorted(s.activated)})
         elif chit.kind == "supply":
             self.supply_phase(s)
+            if s.result is None and g.supply.transfer:
+                sides = list(g.supply.order) or list(g.sides)
+                s.step = {"chit": cid, "decision": "transfer", "side": sides[0], "sides": sides[1:]}
+                return
         elif chit.kind == "reinforcements":
             self._start_placement(s, chit.side)
             if s.step.get("decision"):
@@ -536,6 +556,23 @@ class Runner:
                 continue
             out.append(h)
         return out
+
+    def _transferable(self, s: GameState, side: str) -> list[str]:
+        """Units of ``side`` that trace a line of communication (11.2)."""
+        lines = supply_map(self.game, self.board, s, side)
+        return sorted(u.id for u in s.on_map(side) if u.hex in lines and not self.engine.immobile(u.id))
+
+    def _answer_transfer(self, s: GameState, a) -> None:
+        st = s.step
+        if isinstance(a, Transfer):
+            s.place(a.unit, None, f"pool:{self.game.supply.transfer}")
+            s.done.add(f"transferred:{a.unit}@{s.turn}")  # back as a reinforcement from next turn (11.2)
+            return
+        if st["sides"]:
+            st["side"], st["sides"] = st["sides"][0], st["sides"][1:]
+            return
+        s.step = {"chit": st["chit"]}
+        s.pc += 1
 
     def _withdrawable(self, s: GameState) -> list[str]:
         w = self.game.withdrawals[s.step["withdrawal"]]
@@ -642,7 +679,10 @@ class Runner:
         n = self.game.turn_track.turn(s.turn).values.get(f"{side}.reinforcements") or 0 \
             if self.game.turn_track.turns else 0
         pools = {f"pool:{p}" for p in self.game.reinforcements.pools}
-        units = sorted(u.id for u in s.units.values() if u.side == side and u.box in pools)
+        if self.game.supply.transfer:
+            pools.add(f"pool:{self.game.supply.transfer}")
+        units = sorted(u.id for u in s.units.values() if u.side == side and u.box in pools
+                       and f"transferred:{u.id}@{s.turn}" not in s.done)
         if not n or not units or not self.entry_hexes(s, side):
             s.log.append({"turn": s.turn, "reinforcements": side, "placed": 0})
             return
@@ -703,7 +743,7 @@ class Runner:
                 todo.append(n)
         return {h for h in seen if any("rail" in e.links for _, e in self.board.adj[h])}
 
-    def _fits(self, s: GameState, uid: str, h: Hex) -> bool:
+    def _fits(self, s: GameState, h: Hex) -> bool:
         limit = self.game.stacking.get("units")
         return limit is None or stack_count(self.game, s, h) + 1 <= limit
 

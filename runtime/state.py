@@ -67,9 +67,10 @@ class GameState:
             self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
             self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
             set(self.done), dict(self.control_since))
-        for k in ("initial-control",):  # facts fixed at set-up travel with every copy
-            if k in self.cache:
-                s.cache[k] = self.cache[k]
+        # derived data keyed on the version stays valid until a unit moves; facts
+        # fixed at set-up (string keys) always do
+        v = self.version
+        s.cache = {k: x for k, x in self.cache.items() if isinstance(k, str) or (isinstance(k, tuple) and k[-1] == v)}
         return s
 
     # ------------------------------------------------------------ placement

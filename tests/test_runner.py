@@ -268,3 +268,23 @@ def test_hexes_change_hands_after_the_supply_check_half_a_turn_later(runner):
     s.done.add("supply@8")
     runner.engine.pass_through(s, "axis", [g.parse_id("4730")])
     assert s.control_since[g.parse_id("4730")] == 8.5
+
+
+def test_transfer_box_after_supply_and_back_as_reinforcements_next_turn(runner, smolensk):
+    # 11.2: after the supply check, units that trace a line may go to the transfer box;
+    # they re-enter with the side's reinforcements from the next turn
+    from runtime.runner import Transfer
+    s = runner.new_game(seed=2)
+    s = drive_to_activation(runner, s, "SUPPLY", 4)
+    assert s.step["decision"] == "transfer" and s.step["side"] == "soviet"   # 11.1(2): Soviets first
+    unit = next(a.unit for a in runner.legal_actions(s) if isinstance(a, Transfer))
+    s = runner.apply(s, f"transfer {unit}")
+    assert s.units[unit].box == "pool:transfer"
+    s = runner.apply(s, Done())                       # the Soviets are done; the Axis may transfer
+    assert s.step["side"] == "axis"
+    s = runner.apply(s, Done())
+    # this turn it is not a reinforcement yet; next turn it is
+    s2 = drive_to_activation(runner, s, "SOVIET-REINF", 4)
+    assert s2.step.get("decision") != "place" or unit not in s2.step["units"]
+    s3 = drive_to_activation(runner, s, "SOVIET-REINF", 5)
+    assert s3.step["decision"] == "place" and unit in s3.step["units"]

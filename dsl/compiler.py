@@ -705,7 +705,7 @@ class _Compiler:
         if view is None:
             return out
         view.require_first("id")
-        cols = ("id", "side", "kind", "hq", "count", "from", "always", "title")
+        cols = ("id", "side", "kind", "hq", "count", "from", "always", "pick", "title")
         view.check_columns(lambda c: c in cols, cols)
         for r in view.rows:
             cid = r.cells[0].text
@@ -725,9 +725,10 @@ class _Compiler:
             fr = view.cell(r, "from")
             first = 1 if fr is None or is_dash(fr) else ctx.int_(fr, "first turn", 0, 999) or 1
             always = read_yes_no(ctx, view.cell(r, "always"), "always", False)
+            pick = read_yes_no(ctx, view.cell(r, "pick"), "pick", False)
             title = view.cell(r, "title")
             out[cid] = D.Chit(cid, title.text if title is not None and not is_dash(title) else cid, side, kind,
-                              hq, count, first, always, where(r))
+                              hq, count, first, always, pick, where(r))
         return out
 
     # ------------------------------------------------------------ turn track
@@ -749,7 +750,7 @@ class _Compiler:
             return D.TurnTrack((), ())
         view.require_first("turn")
         sides = set(ctx.symbols.get("side", {}))
-        per_side = ("chits", "reinforcements")
+        per_side = ("chits", "reinforcements", "new-chits")
 
         def allowed(c: str) -> bool:
             if c in ("turn", "date", "weather", "chits", "events") or c in custom:

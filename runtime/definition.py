@@ -329,6 +329,7 @@ class Chit:
     count: int = 1
     available: int = 1  # first turn the chit may be chosen
     always: bool = False  # always goes in the cup (SUPPLY)
+    pick: bool = False  # selectable only once its side has picked it (15.2(2)5), SIDE.new-chits a turn
     where: str = ""
 
 

@@ -8,6 +8,7 @@ end of a turn) run by themselves; at a decision the runner stops and
 
 Decisions, with their text notation:
 
+    pick 24A             make a chit selectable from now on (15.2(2)5: one army a turn); "done" to stop
     choose 3PzA          put a chit in the cup (choose-chits); "done" to stop
     play Guderian        play a held chit (an interrupt: 7.3); "done" to pass
     place 13A 5510       place a reinforcement or an arriving unit; "done" to stop
@@ -41,6 +42,14 @@ class Choose:
 
     def __str__(self) -> str:
         return f"choose {self.chit}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    chit: str
+
+    def __str__(self) -> str:
+        return f"pick {self.chit}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +93,15 @@ class Withdraw:
         return f"withdraw {self.unit}"
 
 
-RunnerAction = Union[Action, Choose, Play, Place, Activate, Withdraw, Transfer]
+RunnerAction = Union[Action, Choose, Pick, Play, Place, Activate, Withdraw, Transfer]
 
 
 def parse(text: str) -> RunnerAction:
     words = text.split()
     if len(words) == 2 and words[0] == "choose":
         return Choose(words[1])
+    if len(words) == 2 and words[0] == "pick":
+        return Pick(words[1])
     if len(words) == 2 and words[0] == "play":
         return Play(words[1])
     if len(words) == 3 and words[0] == "place":
@@ -244,6 +255,8 @@ class Runner:
             return self.engine.legal_actions(s)
         if d == "choose":
             return [Choose(c) for c in sorted(set(s.step["left"]))] + [Done()]
+        if d == "pick":
+            return [Pick(c) for c in self._pickable(s, s.step["side"])] + [Done()]
         if d == "interrupt":
             return [Play(c) for c in s.step["playable"]] + [Done()]
         if d == "withdraw":
@@ -285,6 +298,8 @@ class Runner:
         s2.log.append({"turn": s2.turn, "side": self.to_move(s), "action": str(action)})
         if d == "choose":
             self._answer_choose(s2, action)
+        elif d == "pick":
+            self._answer_pick(s2, action)
         elif d == "interrupt":
             self._answer_interrupt(s2, action)
         elif d == "place":
@@ -372,6 +387,11 @@ class Runner:
                 s.hands[side] = []
         while st["sides"]:
             side = st["sides"][0]
+            new = (self.game.turn_track.turn(s.turn).values.get(f"{side}.new-chits") or 0) \
+                if self.game.turn_track.turns else 0
+            if new and f"picked:{side}@{s.turn}" not in s.done and self._pickable(s, side):
+                st.update(decision="pick", side=side, picks=new)
+                return
             avail = self._available_chits(s, side)
             count = self.game.turn_track.turn(s.turn).values.get(f"{side}.chits") \
                 if self.game.turn_track.turns else "all"
@@ -392,9 +412,24 @@ class Runner:
     def _available_chits(self, s: GameState, side: str) -> list[str]:
         out = []
         for cid, c in self.game.chits.items():
-            if c.side == side and c.available <= s.turn and not c.always:
+            if c.side == side and c.available <= s.turn and not c.always and \
+                    (not c.pick or f"picked:{cid}" in s.done):
                 out.extend([cid] * c.count)
         return out
+
+    def _pickable(self, s: GameState, side: str) -> list[str]:
+        return sorted(cid for cid, c in self.game.chits.items()
+                      if c.side == side and c.pick and c.available <= s.turn and f"picked:{cid}" not in s.done)
+
+    def _answer_pick(self, s: GameState, a) -> None:
+        st = s.step
+        if isinstance(a, Pick):
+            s.done.add(f"picked:{a.chit}")
+            st["picks"] -= 1
+        if isinstance(a, Done) or st["picks"] <= 0 or not self._pickable(s, st["side"]):
+            s.done.add(f"picked:{st['side']}@{s.turn}")
+            for k in ("decision", "side", "picks"):
+                st.pop(k, None)
 
     def _put_chit(self, s: GameState, cid: str) -> None:
         chit = self.game.chits[cid]

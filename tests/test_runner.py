@@ -288,3 +288,17 @@ def test_transfer_box_after_supply_and_back_as_reinforcements_next_turn(runner, 
     assert s2.step.get("decision") != "place" or unit not in s2.step["units"]
     s3 = drive_to_activation(runner, s, "SOVIET-REINF", 5)
     assert s3.step["decision"] == "place" and unit in s3.step["units"]
+
+
+def test_one_more_soviet_army_chit_each_turn_from_turn_4(runner):
+    # 15.2(2)5: from turn 4 the Soviet adds one army chit of his choice each turn
+    from runtime.runner import Pick
+    s = runner.new_game(seed=2)
+    s.turn, s.step, s.pending = 4, {}, []
+    s.pc = next(i for i, st in enumerate(runner.program) if st.kind == "proc" and st.phase.procedure == "choose-chits")
+    s = runner._run(s)
+    assert s.step["decision"] == "pick" and s.step["side"] == "soviet"
+    picks = [a for a in runner.legal_actions(s) if isinstance(a, Pick)]
+    assert {a.chit for a in picks} == {"24A", "28A", "29A", "30A", "31A", "43A", "50A"}
+    s = runner.apply(s, "pick 29A")
+    assert s.step["decision"] == "choose" and "29A" in s.step["left"] and "24A" not in s.step["left"]

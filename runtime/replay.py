@@ -1,0 +1,321 @@
+"""Saved games, replays and taking moves back.
+
+The game is deterministic: a seed and the list of actions (in their text
+notation) give back every state.  A saved game is therefore a small JSON
+file::
+
+    {"format": "hexforge-game", "version": 1, "game": "games/smolensk",
+     "scenario": "short", "variants": [], "seed": 3,
+     "actions": ["done", "done", "move 3Pz 0626", ...],
+     "digest": "…"}            # of the final log: tells when the rules changed
+
+and loading one is compile + ``Runner.new_game(seed)`` + re-applying the
+actions.  :class:`Timeline` keeps the states (every state near the end, one
+in ``every`` further back; the others are recomputed from the nearest kept
+one), so that a game can be stepped through forward and back.
+
+Taking back (``undo``): a die roll or a chit draw locks the past, as in
+Wesnoth, and so does handing the move to another player or a bot's
+decision: :meth:`Timeline.floor` is the earliest position one may return
+to.  ``sandbox`` lifts the lock.  No Qt, no Lark.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .actions import IllegalActionError
+from .runner import Runner, RunnerAction
+from .state import GameState
+
+FORMAT = "hexforge-game"
+VERSION = 1
+
+
+class ReplayError(Exception):
+    """A saved game that cannot be read or does not replay."""
+
+
+class LockedError(IllegalActionError):
+    """Going back past a die roll, a chit draw or the other player's move."""
+
+
+def chance_in(entries: list[dict]) -> bool:
+    """Whether log entries record chance: a die roll or a chit draw."""
+    return any("roll" in e or "draw" in e for e in entries)
+
+
+def digest(state: GameState) -> str:
+    """A short fingerprint of a state's whole log (every action, roll and
+    consequence): two replays agree when their digests do."""
+    text = json.dumps(state.log, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+# ------------------------------------------------------------------ saved games
+
+@dataclass
+class SavedGame:
+    game: str  # the game folder (as the player gave it)
+    scenario: str
+    seed: int
+    actions: list[str] = field(default_factory=list)
+    variants: list[str] = field(default_factory=list)
+    digest: str = ""  # of the final state's log; "" when unknown
+    agents: dict[str, str] = field(default_factory=dict)  # side -> human | random | greedy (informative)
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "version": VERSION, "game": self.game, "scenario": self.scenario,
+                "variants": list(self.variants), "seed": self.seed, "agents": dict(self.agents),
+                "actions": list(self.actions), "digest": self.digest}
+
+    def dumps(self) -> str:
+        d = self.to_dict()
+        actions = d.pop("actions")
+        # one action a line: diffable, and readable by a person
+        head = json.dumps(d, indent=1, sort_keys=True)[:-2]
+        body = ",\n".join("  " + json.dumps(a) for a in actions)
+        return head + ',\n "actions": [\n' + body + ("\n " if actions else "") + "]\n}\n"
+
+    def save(self, path: str | Path) -> Path:
+        p = Path(path)
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_text(self.dumps(), encoding="utf-8")
+        tmp.replace(p)
+        return p
+
+    @classmethod
+    def from_dict(cls, d: object) -> "SavedGame":
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            raise ReplayError("not a hexforge saved game (its \"format\" is not \"hexforge-game\")")
+        if d.get("version", VERSION) > VERSION:
+            raise ReplayError(f"saved by a newer hexforge (format version {d.get('version')})")
+        try:
+            actions = d["actions"]
+            if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+                raise ReplayError("\"actions\" must be a list of texts")
+            variants = d.get("variants") or []
+            if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+                raise ReplayError("\"variants\" must be a list of names")
+            seed = d["seed"]
+            if not isinstance(seed, int) or isinstance(seed, bool):
+                raise ReplayError("\"seed\" must be a whole number")
+            return cls(str(d["game"]), str(d["scenario"]), seed, list(actions), list(variants),
+                       str(d.get("digest") or ""), {str(k): str(v) for k, v in (d.get("agents") or {}).items()})
+        except KeyError as e:
+            raise ReplayError(f"the saved game has no \"{e.args[0]}\"") from None
+
+    @classmethod
+    def loads(cls, text: str) -> "SavedGame":
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ReplayError(f"not a saved game: {e}") from None
+        return cls.from_dict(d)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "SavedGame":
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ReplayError(f"cannot read {path}: {e}") from None
+        return cls.loads(text)
+
+
+# ------------------------------------------------------------------ the timeline
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What is known about one applied action."""
+
+    action: str
+    side: str | None  # who took it
+    next_side: str | None  # who decides next
+    chance: bool  # it rolled a die or drew a chit
+    bot: bool  # a bot took it
+
+
+class Timeline:
+    """The states of one game, from the set-up (position 0) to the last
+    action (position ``end``).  ``position`` is the state shown: stepping
+    back and forward moves it without changing the game; ``apply`` and
+    ``undo`` change the game."""
+
+    def __init__(self, runner: Runner, seed: int = 0, every: int = 16, recent: int = 96,
+                 start: GameState | None = None):
+        self.runner = runner
+        self.seed = seed
+        self.every = max(1, every)
+        self.recent = max(1, recent)
+        self.steps: list[Step] = []
+        self._kept: dict[int, GameState] = {0: start if start is not None else runner.new_game(seed)}
+        self._view: tuple[int, GameState] | None = None
+        self.position = 0
+        self.sandbox = False
+
+    # ---------------------------------------------------------- reading
+    @property
+    def end(self) -> int:
+        return len(self.steps)
+
+    @property
+    def actions(self) -> list[str]:
+        return [s.action for s in self.steps]
+
+    @property
+    def at_end(self) -> bool:
+        return self.position == self.end
+
+    @property
+    def latest(self) -> GameState:
+        return self.state_at(self.end)
+
+    @property
+    def state(self) -> GameState:
+        """The state at ``position``."""
+        return self.state_at(self.position)
+
+    def state_at(self, i: int) -> GameState:
+        if not 0 <= i <= self.end:
+            raise IndexError(f"position {i} is outside 0..{self.end}")
+        hit = self._kept.get(i)
+        if hit is not None:
+            return hit
+        if self._view is not None and self._view[0] == i:
+            return self._view[1]
+        j = max(k for k in self._kept if k <= i)
+        s = self._kept[j]
+        for k in range(j, i):
+            s = self.runner.apply(s, self.steps[k].action)
+            if k + 1 > j and (k + 1) % self.every == 0:
+                self._kept[k + 1] = s
+        self._view = (i, s)
+        return s
+
+    def _forget(self) -> None:
+        """Drop kept states that are neither recent nor on the ``every`` grid."""
+        cut = self.end - self.recent
+        for k in [k for k in self._kept if 0 < k < cut and k % self.every]:
+            del self._kept[k]
+
+    # ---------------------------------------------------------- the lock
+    def floor(self) -> int:
+        """The earliest position one may go back to: just after the last die
+        roll or chit draw, the last bot decision, or the last action after
+        which another player had the move (0 in a sandbox)."""
+        if self.sandbox:
+            return 0
+        for i in range(self.end - 1, -1, -1):
+            st = self.steps[i]
+            if st.chance or st.bot or (st.next_side is not None and st.next_side != st.side):
+                return i + 1
+        return 0
+
+    def why_locked(self) -> str:
+        """Why the action before the floor cannot be taken back ("" if it can)."""
+        f = self.floor()
+        if f == 0:
+            return ""
+        st = self.steps[f - 1]
+        if st.chance:
+            return f"'{st.action}' rolled a die or drew a chit: the past is locked (switch on the sandbox to go back)"
+        if st.bot:
+            return f"'{st.action}' was a bot's decision (switch on the sandbox to go back)"
+        return f"after '{st.action}' the move passed to {st.next_side} (switch on the sandbox to go back)"
+
+    def can_undo(self) -> bool:
+        return self.end > self.floor()
+
+    def can_truncate(self, i: int) -> bool:
+        return self.floor() <= i <= self.end
+
+    # ---------------------------------------------------------- changing the game
+    def apply(self, action: RunnerAction | str, bot: bool = False) -> GameState:
+        """Apply an action at the end of the game (the position must be at
+        the end: see ``truncate`` to play on from an earlier one)."""
+        if not self.at_end:
+            raise LockedError(f"showing position {self.position} of {self.end}: go to the end to play on, "
+                              "or take the game back to here first")
+        s = self.latest
+        side = self.runner.to_move(s)
+        s2 = self.runner.apply(s, action)
+        text = str(action) if not isinstance(action, str) else " ".join(action.split())
+        self.steps.append(Step(text, side, self.runner.to_move(s2), chance_in(s2.log[len(s.log):]), bot))
+        self._kept[self.end] = s2
+        self.position = self.end
+        self._forget()
+        return s2
+
+    def truncate(self, i: int) -> GameState:
+        """Take the game back to position ``i`` (the later actions are
+        dropped).  Raises LockedError past the floor."""
+        if i < 0 or i > self.end:
+            raise IndexError(f"position {i} is outside 0..{self.end}")
+        if i < self.floor():
+            raise LockedError(self.why_locked() or "that part of the game is locked")
+        s = self.state_at(i)
+        del self.steps[i:]
+        for k in [k for k in self._kept if k > i]:
+            del self._kept[k]
+        self._kept[i] = s
+        self._view = None
+        self.position = i
+        return s
+
+    def undo(self) -> GameState:
+        """Take back the last action."""
+        if self.end == 0:
+            raise LockedError("there is nothing to take back")
+        return self.truncate(self.end - 1)
+
+    def undo_to_floor(self) -> GameState:
+        """Take back everything that may be taken back."""
+        return self.truncate(self.floor())
+
+    # ---------------------------------------------------------- viewing
+    def seek(self, i: int) -> GameState:
+        self.position = max(0, min(i, self.end))
+        return self.state
+
+    def forward(self) -> GameState:
+        return self.seek(self.position + 1)
+
+    def back(self) -> GameState:
+        return self.seek(self.position - 1)
+
+    # ---------------------------------------------------------- saving
+    def saved(self, game: str, scenario: str, variants: list[str] | tuple[str, ...] = (),
+              agents: dict[str, str] | None = None) -> SavedGame:
+        return SavedGame(game, scenario, self.seed, self.actions, list(variants), digest(self.latest),
+                         dict(agents or {}))
+
+    @classmethod
+    def replay(cls, runner: Runner, saved: SavedGame, bots: Callable[[int], bool] | None = None,
+               every: int = 16, recent: int = 96) -> tuple["Timeline", str]:
+        """Re-apply a saved game's actions.  Returns the timeline and a
+        problem ("" when none): an action that is no longer legal (the
+        timeline stops before it), or a final log that differs from the one
+        saved (the rules changed since)."""
+        t = cls(runner, saved.seed, every, recent)
+        for i, a in enumerate(saved.actions):
+            try:
+                t.apply(a, bot=bool(bots and bots(i)))
+            except IllegalActionError as e:
+                return t, f"action {i + 1} of {len(saved.actions)}, '{a}', does not replay: {e}"
+        if saved.digest and digest(t.latest) != saved.digest:
+            return t, "the game replays, but not as it was saved: the rules have changed since"
+        return t, ""
+
+
+def open_saved(saved: SavedGame, compile_game: Callable[[str, list[str]], object],
+               folder: str | Path | None = None) -> tuple[Runner, Timeline, str]:
+    """Compile a saved game's rules with ``compile_game(folder, variants)``
+    (the caller's compiler: the runtime does not import the DSL) from
+    ``folder``, else the folder the save names, and replay it."""
+    game = compile_game(str(folder or saved.game), list(saved.variants))
+    runner = Runner(game, saved.scenario)
+    t, problem = Timeline.replay(runner, saved)
+    return runner, t, problem

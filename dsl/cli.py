@@ -191,9 +191,16 @@ def cmd_play(args: argparse.Namespace) -> int:
         if n not in BOTS:
             print(f"error: no bot named '{n}': choose {', '.join(BOTS)}", file=sys.stderr)
             return 1
+    params = {}
+    for item in args.param or ():
+        key, eq, val = item.partition("=")
+        if not eq or not val.lstrip("-").isdigit():
+            print(f"error: --param takes NAME=NUMBER, not '{item}'", file=sys.stderr)
+            return 1
+        params[key] = int(val)
     try:
-        runner = Runner(game, scenario)
-    except NotImplementedError as e:
+        runner = Runner(game, scenario, params=params)
+    except (NotImplementedError, ValueError) as e:
         print(f"{args.game}: error: {e}", file=sys.stderr)
         return 1
     agents = {side: make_bot(n, args.seed * 1000 + i + 1) for i, (side, n) in enumerate(zip(sides, names))}
@@ -206,7 +213,12 @@ def cmd_play(args: argparse.Namespace) -> int:
             print(f"turn {turn_seen[0]} done: VP " + ", ".join(f"{k} {v}" for k, v in sorted(st.vp.items())), file=out)
         turn_seen[0] = st.turn
 
-    state, n = play(runner, state, agents, on_action=on_action)
+    from runtime.expr import ExprError
+    try:
+        state, n = play(runner, state, agents, on_action=on_action)
+    except ExprError as e:
+        print(f"{args.game}: error: {e}", file=sys.stderr)
+        return 1
     result = dict(state.result, actions=n, scenario=scenario, seed=args.seed,
                   agents=dict(zip(sides, names)), variants=list(args.variant or ()))
     if args.log:
@@ -245,6 +257,7 @@ def add_commands(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="the seed: the same seed gives the same game")
     p.add_argument("--json", action="store_true", help="print one JSON object at the end")
     p.add_argument("--log", default="", help="write every action and die roll as JSON lines to this file")
+    p.add_argument("--param", action="append", default=[], help="a number the rules ask for: NAME=N (repeatable)")
     p.set_defaults(func=cmd_play)
 
 

@@ -835,7 +835,7 @@ class _Compiler:
         return tuple(out)
 
     PHASE_PROPERTIES = ("procedure", "side", "note", "only", "mode", "limit", "die-table", "exclude", "repeat",
-                        "before", "hq-class", "same-tag", "ignore")
+                        "before", "hq-class", "same-tag", "ignore", "outside-command")
 
     def phase(self, st: Statement) -> D.Phase:
         ctx = self.ctx
@@ -973,9 +973,11 @@ class _Compiler:
                 ctx.error("type", f"multiplier is a number such as 2, not '{mu.text}'", mu.span)
                 mult = Fraction(1)
             only = b.one("only", (1, 9))
+            barred = b.one("barred", (1, 9))
             modes.append(D.MovementMode(m.name, title_of(m) or m.name, along, cost, mult,
                                         b.flag("no-enemy-zoc"), b.flag("no-attack"),
-                                        self.selectors(only.args, classes) if only else frozenset(), where(m)))
+                                        self.selectors(only.args, classes) if only else frozenset(),
+                                        frozenset(a.text for a in barred.args) if barred else frozenset(), where(m)))
             b.finish()
         out["movement"] = D.MovementRules(points, tuple(modes), where(st) if st else "")
         # zones of control
@@ -1128,10 +1130,12 @@ class _Compiler:
         else:
             b = Body(ctx, st, "activation")
             sn = b.one("same-nationality", (1, 9))
+            mm = b.arg("max-mechanized")
             out["activation"] = D.ActivationRules(
                 b.text("command-range", "command"),
                 frozenset(a.text for a in (sn.args if sn else ()) if ctx.ref("side", a)),
-                self.yes(b, "hq-activates-hq", False), where(st))
+                self.yes(b, "hq-activates-hq", False),
+                ctx.int_(mm, "max-mechanized", 0, 999) if mm is not None else None, where(st))
             b.finish()
         # reinforcements
         st = self.one("reinforcements")

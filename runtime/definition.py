@@ -402,6 +402,7 @@ class MovementMode:
     no_enemy_zoc: bool = False  # may not start in or enter enemy ZOC
     no_attack: bool = False
     only: frozenset[str] = frozenset()  # selectors allowed to use it (empty: all)
+    barred: frozenset[str] = frozenset()  # markers that bar a unit from it (16.2(2): out of command)
     where: str = ""
 
 
@@ -489,6 +490,7 @@ class ActivationRules:
     range_factor: str = "command"  # the HQ factor holding its command range
     same_nationality: frozenset[str] = frozenset()  # sides whose HQs activate only their own nationality (8.3)
     hq_activates_hq: bool = False  # 8.1(4): HQs do not activate HQs
+    max_mechanized: int | None = None  # 16.6: at most this many mechanized units per HQ activation
     where: str = ""
 
 

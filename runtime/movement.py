@@ -280,6 +280,9 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
     if m is not None:
         if m.only and not selector_match(m.only, cls.id, cls.flags):
             raise MoveError(f"{unit_id} may not use {m.title}")
+        barred = sorted(m.barred & u.markers)
+        if barred:
+            raise MoveError(f"{unit_id} may not use {m.title}: it is {', '.join(barred)}")
         on_link = any(e.links & m.along for _, e in board.adj[start])
         if not on_link:
             raise MoveError(f"{unit_id} cannot use {m.title}: it does not start on a {'/'.join(sorted(m.along))}")

@@ -125,6 +125,21 @@ class Step:
     scoped: bool = False  # a move/combat after an activation in its block: only activated units act
 
 
+def _walk(e):
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, E.Binary):
+            stack += [n.left, n.right]
+        elif isinstance(n, E.Unary):
+            stack.append(n.operand)
+        elif isinstance(n, E.Call):
+            stack += list(n.args)
+        elif isinstance(n, E.ListExpr):
+            stack += list(n.items)
+
+
 def flatten(phases: tuple[Phase, ...]) -> tuple[Step, ...]:
     prog: list[Step] = []
 
@@ -166,7 +181,8 @@ IMPLEMENTED = {"choose-chits", "draw-chit", "activate", "move", "combat", "suppl
 
 
 class Runner:
-    def __init__(self, game: GameDefinition, scenario: str | None = None, board: Board | None = None):
+    def __init__(self, game: GameDefinition, scenario: str | None = None, board: Board | None = None,
+                 params: dict[str, int] | None = None):
         if not game.scenarios:
             raise ValueError(f"{game.info.id} has no scenario")
         if scenario is None:
@@ -184,6 +200,12 @@ class Runner:
                                       f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}, "
                                       "which the engine does not run yet")
         self.victory = game.victory.get(self.scenario.victory, ())
+        self.params = dict(params or {})  # numbers chosen before play (16.1: the Axis VP bid)
+        needed = sorted({a.value for r in self.victory for e in (r.condition, r.amount) if e is not None
+                         for n in _walk(e) if isinstance(n, E.Call) and n.func == "param"
+                         for a in n.args if isinstance(a, E.Str)} - set(self.params))
+        if needed:
+            raise ValueError("this scenario needs " + ", ".join(f"--param {n}=N" for n in needed))
 
     # ---------------------------------------------------------- set-up
     def new_game(self, seed: int = 0) -> GameState:
@@ -506,6 +528,10 @@ class Runner:
             return  # an arrival or withdrawal the chit triggers comes first
         s.activated = set()
         s.moved, s.attacked, s.attacked_hexes = set(), set(), set()
+        spec = ph.params.get("outside-command") or ()
+        for u in s.units.values():  # the marker lasts one activation
+            if spec and spec[0] in u.markers:
+                u.markers.discard(spec[0])
         if ph.params.get("hq-class"):  # every HQ of these classes activates (15.1(1))
             self._activate_all(s, ph)
             s.pc += 1
@@ -635,6 +661,7 @@ class Runner:
             s.activated.add(a.unit)
         if isinstance(a, Done) or len(s.activated) >= s.step["n"]:
             s.log.append({"turn": s.turn, "activate": s.step["chit"], "units": sorted(s.activated)})
+            self._mark_outside_command(s, self.program[s.pc].phase)
             s.step = {"chit": s.step["chit"]}
             s.pc += 1
 
@@ -651,6 +678,26 @@ class Runner:
                 units = {x for x in units if x == u.id or mark in self.game.counters[x].tags}
             s.activated |= units
         s.log.append({"turn": s.turn, "activate": ph.id, "units": sorted(s.activated)})
+
+    def _mark_outside_command(self, s: GameState, ph: Phase) -> None:
+        """16.2(2): units a RESERVE chit activates outside every HQ's command
+        range get the phase's marker (which the game says halves MP, bars march)."""
+        spec = ph.params.get("outside-command") or ()
+        if not spec:
+            return
+        marker, sides = spec[0], set(spec[1:])
+        g = self.game
+        hqs = [u for u in s.units.values() if u.hex is not None and "hq" in
+               g.unit_classes[g.counters[u.id].unit_class].flags]
+        for uid in s.activated:
+            u = s.units[uid]
+            if sides and u.side not in sides:
+                continue
+            in_range = any(h.side == u.side and h.hex.distance(u.hex) <=
+                           g.counters[h.id].steps[min(h.step, len(g.counters[h.id].steps) - 1)].get(
+                               g.activation.range_factor, 0) for h in hqs)
+            if not in_range:
+                u.markers.add(marker)
 
     def command(self, s: GameState, hq_id: str) -> set[str]:
         """The units an HQ activates now: itself, and the friendly combat
@@ -674,6 +721,11 @@ class Runner:
             if hq.side in rules.same_nationality and uc.nationality != c.nationality:
                 continue
             out.add(u.id)
+        cap = rules.max_mechanized
+        mech = sorted((hq.hex.distance(s.units[x].hex), x) for x in out
+                      if "mechanized" in g.unit_classes[g.counters[x].unit_class].flags)
+        if cap is not None and len(mech) > cap:  # 16.6: the nearest ones
+            out -= {x for _, x in mech[cap:]}
         return out
 
     def _proc_move(self, s: GameState, ph: Phase) -> None:
@@ -850,8 +902,14 @@ class Runner:
                "lost": lambda where: any(s.control.get(h) != initial.get(h) for h in hexes_of(where)),
                "held-since": lambda side, where: min((s.control_since.get(h, 0) for h in hexes_of(where)
                                                       if s.control.get(h) == side), default=0),
-               "chosen": lambda name: bool(s.cache.get(("chosen", name)))}
+               "chosen": lambda name: bool(s.cache.get(("chosen", name))),
+               "param": self._param}
         return names, fns
+
+    def _param(self, name):
+        if name not in self.params:
+            raise E.ExprError(f"the game needs a value for '{name}': give it with --param {name}=N")
+        return self.params[name]
 
     def _true(self, s: GameState, cond) -> bool:
         if cond is None:

@@ -302,3 +302,51 @@ def test_one_more_soviet_army_chit_each_turn_from_turn_4(runner):
     assert {a.chit for a in picks} == {"24A", "28A", "29A", "30A", "31A", "43A", "50A"}
     s = runner.apply(s, "pick 29A")
     assert s.step["decision"] == "choose" and "29A" in s.step["left"] and "24A" not in s.step["left"]
+
+
+def test_vp_bidding_needs_a_bid_and_decides_by_it():
+    g = compile_game(GAMES / "smolensk", ["vp-bidding"])
+    with pytest.raises(ValueError, match="--param bid=N"):
+        Runner(g, "short")
+    r = Runner(g, "short", params={"bid": 0})
+    s = r.new_game(1)
+    r.finish(s, "test")
+    assert s.result["winner"] == "axis"  # 0 VP reaches a bid of 0
+    r2 = Runner(g, "short", params={"bid": 99})
+    s2 = r2.new_game(1)
+    r2.finish(s2, "test")
+    assert s2.result["winner"] == "soviet"
+
+
+def test_mechanized_activation_limit_16_6():
+    g = compile_game(GAMES / "smolensk", ["mech-activation-limit"])
+    r = Runner(g, "short")
+    s = new_state(g)
+    hq = g.map.grid.parse_id("2020")
+    s.place("3PzA", hq)
+    mech = [c for c, d in g.counters.items() if d.side == "axis" and d.nationality == "german"
+            and "mechanized" in g.unit_classes[d.unit_class].flags][:12]
+    ring = [h for h in hq.within(3) if h != hq and h in g.map.hexes]
+    for uid, h in zip(mech, ring):
+        s.place(uid, h)
+    active = r.command(s, "3PzA")
+    assert sum(1 for u in active if u in mech) == 10       # at most 10 mechanized units (16.6)
+
+
+def test_reserve_units_outside_command_move_half_and_not_in_march_16_2():
+    from runtime.movement import MoveError, SCALE, move_range, unit_mp
+    g = compile_game(GAMES / "smolensk", ["reserve-okh"])
+    r = Runner(g, "short")
+    s = new_state(g)
+    far = g.map.grid.parse_id("3020")
+    s.place("13RD" if "13RD" in g.counters else next(c for c, d in g.counters.items()
+                                                        if d.side == "soviet" and d.unit_class == "infantry"), far)
+    uid = next(u.id for u in s.on_map("soviet"))
+    s.activated = {uid}
+    phase = next(st.phase for st in r.program if st.kind == "proc" and st.phase.params.get("outside-command"))
+    r._mark_outside_command(s, phase)
+    assert "out-of-command" in s.units[uid].markers        # no HQ on the map: outside every range
+    full = g.counters[uid].steps[0]["move"]
+    assert unit_mp(g, s, uid) == (full // 2) * SCALE
+    with pytest.raises(MoveError, match="out-of-command"):
+        move_range(g, r.board, s, uid, "march")

@@ -835,7 +835,7 @@ class _Compiler:
         return tuple(out)
 
     PHASE_PROPERTIES = ("procedure", "side", "note", "only", "mode", "limit", "die-table", "exclude", "repeat",
-                        "before", "hq-class", "same-tag", "ignore", "outside-command")
+                        "before", "hq-class", "same-tag", "ignore", "outside-command", "hq-transfer")
 
     def phase(self, st: Statement) -> D.Phase:
         ctx = self.ctx

@@ -285,6 +285,8 @@ class Runner:
             return [Withdraw(u) for u in self._withdrawable(s)]
         if d == "transfer":
             return [Transfer(u) for u in self._transferable(s, s.step["side"])] + [Done()]
+        if d == "hq-transfer":
+            return [Transfer(u) for u in self._hq_transferable(s, s.step["hq"])] + [Done()]
         if d == "place":
             out: list[RunnerAction] = []
             arrival = s.step.get("arrival")
@@ -332,6 +334,8 @@ class Runner:
             self._answer_withdraw(s2, action)
         elif d == "transfer":
             self._answer_transfer(s2, action)
+        elif d == "hq-transfer":
+            self._answer_hq_transfer(s2, action)
         return self._run(s2)
 
     def _why(self, s: GameState, action) -> str:
@@ -548,6 +552,9 @@ class Runner:
             else:
                 s.activated = self.command(s, chit.hq)
                 s.log.append({"turn": s.turn, "activate": cid, "units": sorted(s.activated)})
+                if "hq-transfer" in ph.params and self._hq_transferable(s, chit.hq):
+                    s.step = {"chit": cid, "decision": "hq-transfer", "side": hq.side, "hq": chit.hq}
+                    return
         elif chit.kind == "supply":
             self.supply_phase(s)
             if s.result is None and g.supply.transfer:
@@ -633,6 +640,28 @@ class Runner:
             st["side"], st["sides"] = st["sides"][0], st["sides"][1:]
             return
         s.step = {"chit": st["chit"]}
+        s.pc += 1
+
+    def _hq_transferable(self, s: GameState, hq_id: str) -> list[str]:
+        """16.4: other friendly HQs inside the activated HQ's command range that
+        trace a line of communication."""
+        g = self.game
+        hq = s.units[hq_id]
+        c = g.counters[hq_id]
+        rng = c.steps[min(hq.step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
+        lines = supply_map(g, self.board, s, hq.side)
+        return sorted(u.id for u in s.on_map(hq.side) if u.id != hq_id and u.hex in lines
+                      and "hq" in g.unit_classes[g.counters[u.id].unit_class].flags
+                      and hq.hex.distance(u.hex) <= rng)
+
+    def _answer_hq_transfer(self, s: GameState, a) -> None:
+        if isinstance(a, Transfer):  # to the next turn's box: back as a reinforcement (16.4(2))
+            s.place(a.unit, None, f"turn:{s.turn + 1}")
+            s.activated.discard(a.unit)
+            s.log.append({"turn": s.turn, "hq-transfer": a.unit, "to": f"turn:{s.turn + 1}"})
+            if self._hq_transferable(s, s.step["hq"]):
+                return
+        s.step = {"chit": s.step["chit"]}
         s.pc += 1
 
     def _withdrawable(self, s: GameState) -> list[str]:

@@ -350,3 +350,17 @@ def test_reserve_units_outside_command_move_half_and_not_in_march_16_2():
     assert unit_mp(g, s, uid) == (full // 2) * SCALE
     with pytest.raises(MoveError, match="out-of-command"):
         move_range(g, r.board, s, uid, "march")
+
+
+def test_hq_transfer_16_4():
+    from runtime.runner import Transfer
+    g = compile_game(GAMES / "smolensk", ["hq-transfer"])
+    r = Runner(g, "short")
+    s = r.new_game(2)
+    s = drive_to_activation(r, s, "AOK4", 1)
+    while s.step.get("decision") == "interrupt":
+        s = r.apply(s, Done())
+    assert s.step.get("decision") == "hq-transfer"   # AOK9 stands inside AOK4's range at set-up
+    other = next(a.unit for a in r.legal_actions(s) if isinstance(a, Transfer))
+    s = r.apply(s, f"transfer {other}")
+    assert s.units[other].box == "turn:2" and other not in s.activated

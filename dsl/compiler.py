@@ -1031,14 +1031,22 @@ class _Compiler:
                     imp |= self.terrain_set(args, ("terrain", "feature"))
             bh = b.one("blocking-hexsides", (1, 9))
             rail, rng = {}, {}
+            rail_link = {}
             for s in b.all("rail"):
-                if len(s.args) == 2 and ctx.ref("side", s.args[0]):
+                # rail SIDE N [along LINK]: lines follow the link unbroken from a source, then N hexes
+                if len(s.args) in (2, 4) and ctx.ref("side", s.args[0]):
                     v = ctx.int_(s.args[1], "hexes beyond the railway", 0, 999)
                     if v is not None:
                         rail[s.args[0].text] = v
+                    if len(s.args) == 4:
+                        if s.args[2].text != "along":
+                            ctx.error("arguments", f"expected 'along', not '{s.args[2].text}'", s.args[2].span,
+                                      "write: rail soviet 12 along road")
+                        elif ctx.terrain_ref(s.args[3], ("link",)):
+                            rail_link[s.args[0].text] = s.args[3].text
                 else:
                     ctx.error("arguments", "rail takes a side and the hexes a line may run beyond the railway",
-                              s.span, "write: rail axis 6")
+                              s.span, "write: rail axis 6   or   rail soviet 12 along road")
             for s in b.all("range"):
                 if len(s.args) == 2 and ctx.ref("side", s.args[0]):
                     v = ctx.int_(s.args[1], "supply range", 0, 999)
@@ -1076,7 +1084,7 @@ class _Compiler:
                 friendly_negates_zoc=self.yes(b, "friendly-negates-zoc", True), impassable=frozenset(imp),
                 impassable_unless=fm(unless),
                 blocking_hexsides=self.terrain_set(bh.args, ("hexside",)) if bh else frozenset(),
-                rail=fm(rail), range=fm(rng), consequence=cons,
+                rail=fm(rail), rail_link=fm(rail_link), range=fm(rng), consequence=cons,
                 exempt=self.selectors(ex.args, classes) if ex else frozenset(), marker_halves=fm(halves),
                 order=order, skip=tuple(skip), transfer=ctx.ref("pool", b.arg("transfer-to")) or "",
                 where=where(st))

@@ -440,6 +440,7 @@ class SupplyRules:
     impassable_unless: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))  # terrain -> link
     blocking_hexsides: frozenset[str] = frozenset()  # unbridged hexsides a line may not cross
     rail: Mapping[str, int] = field(default_factory=lambda: frozen_map({}))  # side -> hexes beyond rail
+    rail_link: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))  # side -> the link traced (rail)
     range: Mapping[str, int] = field(default_factory=lambda: frozen_map({}))  # side -> max length
     consequence: str = "out-of-supply"  # lose-step | out-of-supply | isolated | disrupt | eliminate
     exempt: frozenset[str] = frozenset()  # selectors a supply check never harms (a fortress, 14.2(4))

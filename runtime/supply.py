@@ -130,7 +130,7 @@ def _cutoff(rules: SupplyRules, side: str) -> int | None:
     return min(limits) if limits else None
 
 
-def _weights(no_enter, no_exit, st: _Static):
+def _weights(no_enter, no_exit, st: _Static, link: str = RAIL):
     """The weight functions: 1 per step, None for a step a line may not take.
     Kept to two set lookups on the common path (a hot loop: ~40,000 calls on
     a 7,200-hex map)."""
@@ -146,7 +146,7 @@ def _weights(no_enter, no_exit, st: _Static):
         return 1
 
     def rail_step(u, v, d):
-        if u in no_exit or RAIL not in d["edge"].links:
+        if u in no_exit or link not in d["edge"].links:
             return None
         if v in special and (v in no_enter or (u, v) in bad_steps):
             return None
@@ -181,7 +181,7 @@ def _supply_map(game, board, state, side) -> dict[Hex, int]:
     if hit is not None:
         return hit
     no_enter, no_exit, st = _blocking(game, board, state, side)
-    step, rail_step = _weights(no_enter, no_exit, st)
+    step, rail_step = _weights(no_enter, no_exit, st, game.supply.rail_link.get(side, RAIL))
     _, origins = _origins(game, board, side, no_enter, rail_step)
     if origins:
         result = nx.multi_source_dijkstra_path_length(board.graph, origins, cutoff=_cutoff(game.supply, side),
@@ -272,7 +272,7 @@ def supply_map_reference(game: GameDefinition, board: Board, state: GameState, s
         while todo:
             a = todo.popleft()
             for b, e in board.adj[a]:
-                if b not in net and "rail" in e.links and may_step(a, b, e):
+                if b not in net and rules.rail_link.get(side, RAIL) in e.links and may_step(a, b, e):
                     net.add(b)
                     todo.append(b)
         start = list(net)

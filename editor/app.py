@@ -441,6 +441,7 @@ class MainWindow(QMainWindow):
         self.act(v, "&Fit map", self.map_view.fit, "Ctrl+0")
         g = mb.addMenu("&Game")
         self.act(g, "&Check with every variant", lambda: self.check_now(True), "F7")
+        self.act(g, "&Play…", self.play, "F5")
 
     def act(self, menu, text, slot, shortcut=None) -> QAction:
         a = QAction(text, self)
@@ -798,6 +799,11 @@ class MainWindow(QMainWindow):
             w = open_window(d)
             if w is not None:
                 w.show()
+
+    def play(self):
+        """Game > Play…: playtest a scenario of the game as it stands (editor/play.py)."""
+        from .play import start_playtest
+        return start_playtest(self)
 
     def render_dialog(self) -> None:
         out = QFileDialog.getSaveFileName(self, "Render map", str(Path.cwd() / f"{self.doc.game_name}.png"),

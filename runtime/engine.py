@@ -71,8 +71,8 @@ class Engine:
                 state.control[h] = side
                 state.control_since[h] = when
 
-    def record(self, state: GameState, action: Action, **extra) -> None:
-        entry = {"turn": state.turn, "phase": state.phase, "side": state.active, "action": str(action)}
+    def record(self, state: GameState, action: Action, side: str = "", **extra) -> None:
+        entry = {"turn": state.turn, "phase": state.phase, "side": side or state.active, "action": str(action)}
         entry.update(extra)
         state.log.append(entry)
 
@@ -263,7 +263,8 @@ class Engine:
         self._answer(s, p, a)
 
     def _answer(self, s: GameState, p: dict, a: Action) -> None:
-        self.record(s, a)
+        unit = p.get("unit") or (p.get("units") or [None])[0]
+        self.record(s, a, side=p.get("side") or (s.units[unit].side if unit else ""))  # who decided
         if isinstance(a, LoseStep):
             self.lose_step(s, a.unit)
             p["steps"] -= 1

@@ -195,6 +195,9 @@ class Runner:
         self.board = self.engine.board
         self.program = flatten(game.sequence)
         missing = sorted({s.phase.procedure for s in self.program if s.kind == "proc"} - IMPLEMENTED)
+        if game.combat.procedure not in ("odds", "none"):
+            raise NotImplementedError(f"{game.info.id} uses the {game.combat.procedure} combat procedure, "
+                                      "which the engine does not run yet (only odds CRTs)")
         if missing:
             raise NotImplementedError(f"{game.info.id}'s sequence of play uses procedure"
                                       f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}, "

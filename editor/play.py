@@ -1,0 +1,1381 @@
+"""Playtest: play a scenario of the open game in the editor, hotseat or
+against bots, with the rules enforced by the runtime.
+
+Game > Play… (F5) compiles the game from the editor's current texts
+(unsaved edits included), asks for a scenario, variants, a seed and who
+plays each side, and opens a :class:`PlayWindow`:
+
+* the map draws the units of the game state; a selected unit's reachable
+  hexes are shaded with their MP cost, a click moves it along the cheapest
+  path, an illegal target says why;
+* combat: click an enemy hex (the adjacent eligible units become the
+  attackers; click your hexes or the check-list to change them); the odds
+  panel shows every attack and defence factor, each column shift with its
+  reason, the final column and the probability of every result before the
+  roll;
+* losses, retreats (legal hexes highlighted), advances, chits, interrupts,
+  reinforcements (legal hexes highlighted): the Decision panel lists the
+  legal answers; the map takes the clicks it can;
+* the Game panel shows the turn, phase, active side, the chit cup, the
+  active HQ and its command range (outlined on the map), activated units,
+  the turn track, VP and the off-map boxes; the Log lists every action and
+  die roll;
+* Take back (Ctrl+Z) undoes within the current activation until a die is
+  rolled or a chit drawn (the sandbox switch allows taking back anything);
+  Save / Load game; |< < > >| step through the game;
+* each side is played by a person, the random bot or the greedy bot, and
+  may be handed over at any time; bots play on a timer (the window stays
+  responsive) with a progress bar and a Stop button.
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QBrush, QColor, QKeySequence
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDockWidget,
+                               QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget,
+                               QListWidgetItem, QMainWindow, QMessageBox, QProgressBar, QPushButton, QScrollArea,
+                               QSpinBox, QTextBrowser, QToolBar, QVBoxLayout, QWidget)
+
+from runtime.actions import Advance, Attack, Done, IllegalActionError, Move, Retreat
+from runtime.bots import make_bot
+from runtime.combat import OddsReport, combat_odds, fmt_num
+from runtime.definition import GameDefinition
+from runtime.hexes import Hex
+from runtime.movement import MoveError, MoveRange, move_range, show_mp, why_not
+from runtime.replay import LockedError, ReplayError, SavedGame, Timeline
+from runtime.runner import Activate, Place, Runner, Withdraw
+from runtime.state import GameState
+from runtime.supply import supply_status
+
+from . import playtext as T
+from .playmap import PlayDoc, PlayMapView
+
+AGENTS = ("human", "random", "greedy")
+AGENT_TITLES = {"human": "Human", "random": "Random bot", "greedy": "Greedy bot"}
+ENTRY_COLOURS = {"roll": "#b00060", "draw": "#6a1b9a", "turn": "#000000", "over": "#000000", "vp": "#0d6b2a",
+                 "loss": "#b00000", "action": "#202020", "info": "#555555"}
+SAVE_FILTER = "hexforge saved games (*.hxgame *.json)"
+
+
+class PlayError(Exception):
+    """The game cannot be played: the message says why (diagnostics, an
+    unsupported procedure, a set-up that does not fit)."""
+
+
+# ------------------------------------------------------------------ compiling
+
+def compile_for_play(doc, variants=()) -> GameDefinition:
+    """The game as the editor's texts stand now (saved or not), compiled by
+    the real compiler from the document's private copy.  Raises PlayError
+    with the diagnostics."""
+    from dsl.compiler import compile_game
+    from dsl.diagnostics import DslError
+
+    doc.sync_mirror()
+    try:
+        return compile_game(doc._mirror_dir / doc.game_name, list(variants))
+    except DslError as e:
+        lines = [d.format(e.sources) for d in e.diagnostics if d.severity == "error"][:12]
+        more = len([d for d in e.diagnostics if d.severity == "error"]) - len(lines)
+        raise PlayError(f"{doc.title} does not compile" + (f" with {', '.join(variants)}" if variants else "")
+                        + ", so it cannot be played:\n\n" + "\n".join(lines)
+                        + (f"\n… and {more} more" if more > 0 else "")) from None
+
+
+def new_runner(game: GameDefinition, scenario: str) -> Runner:
+    try:
+        return Runner(game, scenario)
+    except (NotImplementedError, ValueError) as e:
+        raise PlayError(f"{game.info.title} cannot be played yet: {e}") from None
+
+
+def new_timeline(runner: Runner, seed: int) -> Timeline:
+    try:
+        return Timeline(runner, seed)
+    except IllegalActionError:
+        raise
+    except Exception as e:  # a set-up that does not fit, an expression error in the rules...
+        raise PlayError(f"the scenario cannot be set up: {type(e).__name__}: {e}") from None
+
+
+# ------------------------------------------------------------------ the set-up dialog
+
+class SetupDialog(QDialog):
+    """Scenario, variants, seed, and who plays each side."""
+
+    def __init__(self, parent, game: GameDefinition):
+        super().__init__(parent)
+        self.game = game
+        self.setWindowTitle(f"Play {game.info.title}")
+        f = QFormLayout(self)
+        self.scenario = QComboBox()
+        for sid, sc in game.scenarios.items():
+            self.scenario.addItem(f"{sc.title or sid} (turns {sc.first_turn}-{sc.last_turn})", sid)
+        f.addRow("Scenario", self.scenario)
+        box = QGroupBox("Variants")
+        vl = QVBoxLayout(box)
+        self.variants: dict[str, QCheckBox] = {}
+        for vid, v in game.variants.items():
+            cb = QCheckBox(f"{v.title or vid} ({v.kind})")
+            cb.setToolTip(" ".join(v.notes))
+            self.variants[vid] = cb
+            vl.addWidget(cb)
+        if not self.variants:
+            vl.addWidget(QLabel("This game has no variants."))
+        f.addRow(box)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2_000_000_000)
+        self.seed.setValue(int(time.time()) % 100000)
+        self.seed.setToolTip("The same seed and the same decisions give the same game")
+        f.addRow("Seed", self.seed)
+        self.agents: dict[str, QComboBox] = {}
+        for sid, sd in game.sides.items():
+            cb = QComboBox()
+            for a in AGENTS:
+                cb.addItem(AGENT_TITLES[a], a)
+            self.agents[sid] = cb
+            f.addRow(f"{sd.title}", cb)
+        bb = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        bb.button(QDialogButtonBox.Ok).setText("Play")
+        bb.accepted.connect(self.accept)
+        bb.rejected.connect(self.reject)
+        f.addRow(bb)
+        self.scenario.currentIndexChanged.connect(self._scenario_variants)
+        self._scenario_variants()
+
+    def _scenario_variants(self, *_a) -> None:
+        sc = self.game.scenarios.get(self.scenario.currentData())
+        for vid, cb in self.variants.items():
+            cb.setChecked(bool(sc and vid in sc.variants))
+
+    def values(self) -> tuple[str, list[str], int, dict[str, str]]:
+        return (self.scenario.currentData(), [v for v, cb in self.variants.items() if cb.isChecked()],
+                self.seed.value(), {s: cb.currentData() for s, cb in self.agents.items()})
+
+
+# ------------------------------------------------------------------ panels
+
+class StatusPanel(QWidget):
+    """Turn, phase, sides, the cup, the active HQ, VP, the turn track, the boxes."""
+
+    def __init__(self):
+        super().__init__()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        self.header = QLabel()
+        self.cup = QLabel()
+        self.command = QLabel()
+        self.vp = QLabel()
+        self.track = QLabel()
+        self.boxes = QLabel()
+        for w in (self.header, self.cup, self.command, self.vp, self.track, self.boxes):
+            w.setWordWrap(True)
+            w.setTextFormat(Qt.RichText)
+            w.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            lay.addWidget(w)
+        lay.addStretch(1)
+
+    def show_state(self, w: "PlayWindow", s: GameState) -> None:
+        r = w.runner
+        g = r.game
+        sides = g.sides
+
+        def side(sid):
+            sd = sides.get(sid)
+            if not sd:
+                return sid or "—"
+            return f"<span style='background:{sd.colour};color:{sd.text_colour};padding:0 3px'>&nbsp;{sd.title}&nbsp;</span>"
+        date = ""
+        if g.turn_track.turns:
+            try:
+                date = g.turn_track.turn(s.turn).date
+            except KeyError:
+                date = ""
+        mover = r.to_move(s)
+        who = f"{side(mover)} ({AGENT_TITLES[w.agents.get(mover, 'human')]})" if mover else "—"
+        self.header.setText(
+            f"<b style='font-size:14pt'>Turn {s.turn}</b>{f' · {date}' if date else ''} "
+            f"<span style='color:#666'>(of {r.scenario.first_turn}–{r.scenario.last_turn})</span><br>"
+            f"<b>Phase:</b> {T.phase_title(r, s)}<br><b>Active side:</b> {side(s.active) if s.active else '—'}"
+            f" &nbsp; <b>To decide:</b> {who}")
+        drawn = T.drawn_this_turn(s)
+        hands = ", ".join(f"{sides[k].title if k in sides else k}: {', '.join(v)}" for k, v in sorted(s.hands.items())
+                          if v)
+        if g.chits:
+            chit = s.step.get("chit")
+            self.cup.setText(f"<b>Chit cup:</b> {len(s.cup)} left"
+                             + (f" · <b>now:</b> {chit}" if chit else "")
+                             + f"<br><b>Drawn this turn:</b> {', '.join(drawn) or '—'}"
+                             + f"<br><b>In hand:</b> {hands or '—'}")
+            self.cup.show()
+        else:
+            self.cup.hide()
+        hq = T.active_hq(r, s)
+        act = len(s.activated)
+        parts = []
+        if hq:
+            parts.append(f"<b>Active HQ:</b> {hq[1]} (chit {hq[0]}), command range {hq[2]} — outlined on the map")
+        if act:
+            parts.append(f"<b>Activated:</b> {act} unit{'s' * (act != 1)} (green ring); moved {len(s.moved)}, "
+                         f"attacked {len(s.attacked)}")
+        self.command.setText("<br>".join(parts))
+        self.command.setVisible(bool(parts))
+        self.vp.setText("<b>VP:</b> " + " · ".join(f"{side(k)} <b>{v}</b>" for k, v in sorted(s.vp.items())))
+        # the turn track: one cell per turn of the scenario
+        cells: list[str] = []
+        waiting = T.boxes(s)
+        for t in range(r.scenario.first_turn, r.scenario.last_turn + 1):
+            d = ""
+            if g.turn_track.turns:
+                try:
+                    d = g.turn_track.turn(t).date
+                except KeyError:
+                    d = ""
+            n = len(waiting.get(f"turn:{t}", []))
+            bg = "#ffd84a" if t == s.turn else ("#d8d8d8" if t < s.turn else "#ffffff")
+            tip = f"{n} unit{'s' * (n != 1)} arrive" if n else ""
+            cells.append(f"<td align='center' style='background:{bg};border:1px solid #888;padding:2px' title='{tip}'>"
+                         f"<b>{t}</b><br><small>{d}</small>{f'<br><small>+{n} units</small>' if n else ''}</td>")
+        rows = ["<tr>" + "".join(cells[i:i + 4]) + "</tr>" for i in range(0, len(cells), 4)]
+        self.track.setText("<b>Turn track</b><table cellspacing='0' width='100%'>" + "".join(rows) + "</table>")
+        lines = []
+        for box, ids in waiting.items():
+            if box.startswith("turn:"):
+                continue
+            lines.append(f"<b>{T.box_title(r, box)}:</b> {len(ids)} ({', '.join(ids[:8])}{'…' if len(ids) > 8 else ''})")
+        self.boxes.setText("<br>".join(lines))
+        self.boxes.setVisible(bool(lines))
+
+
+class DecisionPanel(QWidget):
+    def __init__(self):
+        super().__init__()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        self.prompt = QLabel()
+        self.prompt.setWordWrap(True)
+        self.prompt.setStyleSheet("font-weight: bold")
+        self.prompt.setMinimumHeight(52)
+        self.prompt.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.mode = QComboBox()
+        self.mode.setToolTip("How the selected unit moves")
+        self.list = QListWidget()
+        self.list.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.do = QPushButton("Do it")
+        self.do.setToolTip("Take the answer selected in the list (or double-click it)")
+        self.done = QPushButton("Done")
+        bl = QHBoxLayout()
+        bl.addWidget(self.do)
+        bl.addWidget(self.done)
+        lay.addWidget(self.prompt)
+        lay.addWidget(self.mode)
+        lay.addWidget(self.list, 1)
+        lay.addLayout(bl)
+        lay.addWidget(self.message)
+
+
+class OddsPanel(QWidget):
+    def __init__(self):
+        super().__init__()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        self.attackers = QListWidget()
+        self.attackers.setMaximumHeight(110)
+        self.attackers.setToolTip("The units that attack: tick or untick them")
+        self.report = QTextBrowser()
+        self.report.setOpenLinks(False)
+        self.roll = QPushButton("Roll")
+        self.roll.setToolTip("Resolve the attack: roll the die")
+        self.clear = QPushButton("Clear")
+        bl = QHBoxLayout()
+        bl.addWidget(self.roll, 1)
+        bl.addWidget(self.clear)
+        lay.addWidget(QLabel("Attackers"))
+        lay.addWidget(self.attackers)
+        lay.addWidget(self.report, 1)
+        lay.addLayout(bl)
+
+
+def odds_html(game: GameDefinition, board, rep: OddsReport) -> str:
+    """The odds of an attack before the roll: every factor, every shift with
+    its reason, the final column, the chance of every result."""
+    tid = board.hex_id(rep.target)
+    out = [f"<h3 style='margin:0'>Attack on {tid}</h3>"]
+    def row(uid, v, why):
+        detail = why[len(uid):].strip() if why.startswith(uid) else why
+        if detail.endswith(f": {fmt_num(v)}"):
+            detail = detail[: -len(f": {fmt_num(v)}")]
+        if detail == fmt_num(v):
+            detail = ""
+        return f"<tr><td>{uid}</td><td style='color:#555'>{detail}</td><td align='right'><b>{fmt_num(v)}</b></td></tr>"
+    out.append("<b>Attack</b><table width='100%'>")
+    for uid, v, why in rep.attack_parts:
+        out.append(row(uid, v, why))
+    rounded = "" if rep.attack == rep.attack_exact else f" (exactly {fmt_num(rep.attack_exact)})"
+    out.append(f"<tr><td colspan='2'><i>total</i>{rounded}</td><td align='right'><b>{fmt_num(rep.attack)}</b></td>"
+               "</tr></table>")
+    out.append("<b>Defence</b><table width='100%'>")
+    for uid, v, why in rep.defence_parts:
+        out.append(row(uid, v, why))
+    rounded = "" if rep.defence == rep.defence_exact else f" (exactly {fmt_num(rep.defence_exact)})"
+    out.append(f"<tr><td colspan='2'><i>total</i>{rounded}</td><td align='right'><b>{fmt_num(rep.defence)}</b></td>"
+               "</tr></table>")
+    out.append("<b>Column shifts</b><br>")
+    if rep.shifts:
+        out.append("<br>".join(f"{'+' if n > 0 else ''}{n} ({'right' if n > 0 else 'left'}): {why}"
+                               for n, why in rep.shifts))
+    else:
+        out.append("none")
+    out.append("<br><b>Column</b><br>" + "<br>".join(rep.column.steps or [rep.column.reason]))
+    if rep.errors:
+        out.append("<p style='color:#b00000'><b>Not allowed:</b><br>" + "<br>".join(rep.errors) + "</p>")
+        return "".join(out)
+    out.append(f"<p><b>Final column: {rep.column.label}</b> on {rep.crt.title or rep.crt.id}"
+               f"{f' — die {rep.die.name}' if rep.die else ''}</p>")
+    codes = game.results.get(rep.crt.results, {})
+    out.append("<table border='1' cellspacing='0' cellpadding='2'><tr><th>result</th><th>chance</th><th></th></tr>")
+    for code, p in rep.probabilities.items():
+        rc = codes.get(code)
+        title = rc.title if rc and rc.title else ""
+        out.append(f"<tr><td><b>{code}</b></td><td align='right'>{float(p) * 100:.1f}%</td><td>{title}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+# ------------------------------------------------------------------ the window
+
+class PlayWindow(QMainWindow):
+    def __init__(self, game: GameDefinition, scenario: str | None = None, variants=(), seed: int = 0,
+                 agents: dict[str, str] | None = None, compile_fn: Callable[[list[str]], GameDefinition] | None = None,
+                 game_ref: str = "", timeline: Timeline | None = None):
+        super().__init__()
+        self.game = game
+        self.scenario_id = scenario or next(iter(game.scenarios), "")
+        self.variants = list(variants)
+        self.compile_fn = compile_fn
+        self.game_ref = game_ref or game.info.id
+        self.runner = timeline.runner if timeline is not None else new_runner(game, self.scenario_id)
+        self.timeline = timeline if timeline is not None else new_timeline(self.runner, seed)
+        self.agents = {s: (agents or {}).get(s, "human") for s in game.sides}
+        self.bots: dict[str, object] = {}
+        self.interactive = True  # False in tests: no modal message boxes
+        self.paused = False
+        self.bot_delay_ms: int | None = None  # None: 150 ms a decision when a person watches, 0 for bots alone
+        self.failed = ""  # the last engine failure, if any
+        # selection
+        self.sel_unit = ""
+        self.target: Hex | None = None
+        self.attackers: list[str] = []
+        self.hover: Hex | None = None
+        self._range: tuple[tuple, MoveRange | None, str] | None = None
+        self._legal_cache: tuple[GameState, list] | None = None
+        self._log_shown: tuple[int, int] = (-1, 0)  # (id of the state's log, entries shown)
+        self.setWindowTitle(f"Playtest: {game.info.title} — {self.runner.scenario.title or self.scenario_id}")
+        self.resize(1500, 950)
+        self._build()
+        self._make_bots()
+        self.refresh()
+        self._initial_zoom()
+        self.schedule_bots()
+
+    # -- building ------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.doc = PlayDoc(self.game)
+        self.view = PlayMapView(self.doc)
+        self.setCentralWidget(self.view)
+        self.status_panel = StatusPanel()
+        sa = QScrollArea()
+        sa.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        sa.setWidget(self.status_panel)
+        sa.setWidgetResizable(True)
+        self.decision = DecisionPanel()
+        self.odds = OddsPanel()
+        self.log_list = QListWidget()
+        self.log_list.setUniformItemSizes(True)
+        docks = []
+        for title, w, area in (("Game", sa, Qt.LeftDockWidgetArea), ("Decision", self.decision, Qt.RightDockWidgetArea),
+                               ("Combat", self.odds, Qt.RightDockWidgetArea), ("Log", self.log_list,
+                                                                              Qt.BottomDockWidgetArea)):
+            d = QDockWidget(title, self)
+            d.setObjectName(title.lower())
+            d.setWidget(w)
+            self.addDockWidget(area, d)
+            docks.append(d)
+        self.docks = {d.objectName(): d for d in docks}
+        self._combat_layout: bool | None = None
+        self._centred_on: object = None
+        self.resizeDocks([docks[0]], [330], Qt.Horizontal)
+        self.resizeDocks([docks[1]], [390], Qt.Horizontal)
+        self.resizeDocks([docks[3]], [150], Qt.Vertical)
+        # toolbar
+        tb = QToolBar("Play")
+        tb.setObjectName("play-toolbar")
+        self.addToolBar(tb)
+        self.undo_action = QAction("Take back", self)
+        self.undo_action.setShortcut(QKeySequence.Undo)
+        self.undo_action.triggered.connect(self.undo)
+        tb.addAction(self.undo_action)
+        self.sandbox = QCheckBox("Sandbox")
+        self.sandbox.setToolTip("Allow taking back anything, die rolls and chit draws included")
+        self.sandbox.toggled.connect(self.set_sandbox)
+        tb.addWidget(self.sandbox)
+        tb.addSeparator()
+        self.first_action = tb.addAction("|<", lambda: self.seek(0))
+        self.back_action = tb.addAction("<", lambda: self.seek(self.timeline.position - 1))
+        self.pos_label = QLabel()
+        self.pos_label.setMinimumWidth(70)
+        self.pos_label.setAlignment(Qt.AlignCenter)
+        tb.addWidget(self.pos_label)
+        self.fwd_action = tb.addAction(">", lambda: self.seek(self.timeline.position + 1))
+        self.last_action = tb.addAction(">|", lambda: self.seek(self.timeline.end))
+        for a, tip in ((self.first_action, "The set-up"), (self.back_action, "One decision back (viewing only)"),
+                       (self.fwd_action, "One decision forward"), (self.last_action, "The latest position: play on")):
+            a.setToolTip(tip)
+        self.back_action.setShortcut("Alt+Left")
+        self.fwd_action.setShortcut("Alt+Right")
+        self.truncate_action = tb.addAction("Take back to here", self.truncate_here)
+        self.truncate_action.setToolTip("Drop every decision after the position shown and play on from it")
+        tb.addSeparator()
+        self.agent_boxes: dict[str, QComboBox] = {}
+        for sid, sd in self.game.sides.items():
+            tb.addWidget(QLabel(f" {sd.title}: "))
+            cb = QComboBox()
+            for a in AGENTS:
+                cb.addItem(AGENT_TITLES[a], a)
+            cb.setCurrentIndex(AGENTS.index(self.agents[sid]))
+            cb.currentIndexChanged.connect(lambda _i, sid=sid, cb=cb: self.set_agent(sid, cb.currentData()))
+            self.agent_boxes[sid] = cb
+            tb.addWidget(cb)
+        self.run_button = QPushButton("Stop bots")
+        self.run_button.clicked.connect(self.toggle_run)
+        tb.addWidget(self.run_button)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(220)
+        self.progress.setFormat("turn %v")
+        tb.addWidget(self.progress)
+        # menus
+        mb = self.menuBar()
+        gm = mb.addMenu("&Game")
+        self._act(gm, "&Save game…", self.save_dialog, QKeySequence.Save)
+        self._act(gm, "&Load game…", self.load_dialog, QKeySequence.Open)
+        gm.addSeparator()
+        gm.addAction(self.undo_action)
+        gm.addSeparator()
+        self._act(gm, "&Close", self.close, QKeySequence.Close)
+        vm = mb.addMenu("&View")
+        self.supply_action = self._act(vm, "&Supply status", self.refresh, "Ctrl+L")
+        self.supply_action.setCheckable(True)
+        self.supply_action.setChecked(True)
+        self.supply_action.setToolTip("Ring the units that could not trace supply now (red dashes)")
+        self.ids_action = self._act(vm, "Hex &IDs", self.toggle_ids, "Ctrl+I")
+        self.ids_action.setCheckable(True)
+        self._act(vm, "Zoom &in", lambda: self.view.zoom(1.25), QKeySequence.ZoomIn)
+        self._act(vm, "Zoom &out", lambda: self.view.zoom(0.8), QKeySequence.ZoomOut)
+        # wiring
+        self.view.hexClicked.connect(self.click_hex)
+        self.view.hexHovered.connect(self.hover_hex)
+        self.decision.list.itemClicked.connect(self.item_clicked)
+        self.decision.list.itemDoubleClicked.connect(self.item_activated)
+        self.decision.list.itemActivated.connect(self.item_activated)
+        self.decision.do.clicked.connect(self.do_selected)
+        self.decision.done.clicked.connect(self.press_done)
+        self.decision.mode.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.odds.roll.clicked.connect(self.roll)
+        self.odds.clear.clicked.connect(self.clear_selection_and_refresh)
+        self.odds.attackers.itemChanged.connect(self.attackers_ticked)
+        self.bot_timer = QTimer(self)
+        self.bot_timer.setSingleShot(True)
+        self.bot_timer.timeout.connect(self.bot_step)
+        self.decision.mode.addItem("Normal movement", "")
+        for m in self.game.movement.modes:
+            self.decision.mode.addItem(m.title or m.id, m.id)
+        self.decision.mode.setVisible(bool(self.game.movement.modes))
+
+    def _act(self, menu, text, slot, shortcut=None) -> QAction:
+        a = QAction(text, self)
+        if shortcut is not None:
+            a.setShortcut(shortcut)
+        a.triggered.connect(slot)
+        menu.addAction(a)
+        return a
+
+    def _initial_zoom(self) -> None:
+        self.view.zoom_to(0.9)
+        s = self.state
+        hs = [u.hex for u in s.units.values() if u.hex is not None and u.side == (self.runner.to_move(s) or u.side)]
+        if hs:
+            self.view.centre_on_hex(hs[len(hs) // 2])
+
+    def toggle_ids(self) -> None:
+        self.view.mp.options.show_ids = self.ids_action.isChecked()
+        self.view.refresh()
+
+    # -- reading ----------------------------------------------------------------------------
+    @property
+    def state(self) -> GameState:
+        return self.timeline.state
+
+    @property
+    def board(self):
+        return self.runner.board
+
+    def hid(self, h: Hex) -> str:
+        return self.board.hex_id(h)
+
+    def hex(self, text: str) -> Hex:
+        return self.board.parse(text)
+
+    def kind(self) -> str:
+        return T.decision_kind(self.state)
+
+    def human_to_move(self) -> bool:
+        s = self.state
+        side = self.runner.to_move(s)
+        return self.timeline.at_end and side is not None and self.agents.get(side, "human") == "human"
+
+    def legal(self) -> list:
+        """The legal actions in the state shown (cached per state)."""
+        s = self.state
+        if self._legal_cache is None or self._legal_cache[0] is not s:
+            try:
+                acts = self.runner.legal_actions(s) if self.kind() != "movement" else \
+                    [Done()]  # moves are taken on the map: listing every one costs a search per unit
+            except Exception as e:  # noqa: BLE001  (an engine failure must not take the editor down)
+                self.fail(e)
+                acts = []
+            self._legal_cache = (s, acts)
+        return self._legal_cache[1]
+
+    def movable(self) -> list[str]:
+        s = self.state
+        eng = self.runner.engine
+        return sorted(uid for uid in s.units if eng.can_act(s, uid) and uid not in s.moved and not eng.immobile(uid))
+
+    def move_range(self, uid: str) -> tuple[MoveRange | None, str]:
+        """The selected unit's range in the chosen mode, or why it has none."""
+        s = self.state
+        mode = self.decision.mode.currentData() or None
+        key = (s, uid, mode)
+        if self._range is None or self._range[0][0] is not s or self._range[0][1:] != key[1:]:
+            try:
+                r, why = move_range(self.game, self.board, s, uid, mode), ""
+            except MoveError as e:
+                r, why = None, str(e)
+            self._range = (key, r, why)
+        return self._range[1], self._range[2]
+
+    def eligible_attackers(self, target: Hex) -> list[str]:
+        s = self.state
+        eng = self.runner.engine
+        adj = {n for n, _ in self.board.adj.get(target, ())}
+        return sorted(uid for uid, u in s.units.items() if u.hex in adj and eng.can_act(s, uid)
+                      and uid not in s.attacked and not eng.immobile(uid))
+
+    def attack_targets(self) -> set[Hex]:
+        return {self.hex(a.target) for a in self.legal() if isinstance(a, Attack)}
+
+    def odds_report(self) -> OddsReport | None:
+        if self.target is None or self.kind() != "combat":
+            return None
+        try:
+            return combat_odds(self.game, self.board, self.state, list(self.attackers), self.target)
+        except Exception as e:  # noqa: BLE001
+            self.fail(e)
+            return None
+
+    # -- acting ------------------------------------------------------------------------------
+    def say(self, text: str, error: bool = False) -> None:
+        self.decision.message.setText(text)
+        self.decision.message.setStyleSheet("color: #b00000" if error else "color: #205020")
+        self.statusBar().showMessage(text, 10000)
+
+    def fail(self, e: Exception) -> None:
+        """An engine failure: reported, bots stopped, the window stays up."""
+        self.failed = f"{type(e).__name__}: {e}"
+        traceback.print_exc()
+        self.paused = True
+        self.say(f"The engine failed: {self.failed}. Bots are stopped; take the last decision back or try another.",
+                 error=True)
+
+    def act(self, action, bot: bool = False) -> bool:
+        """Apply an action at the end of the game; say why when it is illegal."""
+        if not self.timeline.at_end:
+            self.say(f"You are looking at decision {self.timeline.position} of {self.timeline.end}: press >| to "
+                     "play on, or 'Take back to here'.", error=True)
+            return False
+        try:
+            before = len(self.timeline.latest.log)
+            s = self.timeline.apply(action, bot=bot)
+        except IllegalActionError as e:
+            self.say(str(e), error=True)
+            return False
+        except Exception as e:  # noqa: BLE001
+            self.fail(e)
+            self.refresh()
+            return False
+        if not bot:
+            new = [T.describe(x, self.runner) for x in s.log[before:] if "roll" in x or "draw" in x]
+            self.say(f"{action}" + (f" — {'; '.join(new)}" if new else ""))
+        self.after_action()
+        return True
+
+    def after_action(self) -> None:
+        self.sel_unit = ""
+        self.target = None
+        self.attackers = []
+        self._range = None
+        self.hover = None
+        self.view.mp.overlay.path = []
+        self.view.mp.options.selected = None
+        self.refresh()
+        self.schedule_bots()
+
+    def clear_selection_and_refresh(self) -> None:
+        self.sel_unit = ""
+        self.target = None
+        self.attackers = []
+        self.view.mp.options.selected = None
+        self.refresh()
+
+    # -- map clicks -------------------------------------------------------------------------------
+    def click(self, hid: str, right: bool = False) -> None:
+        """A click on a hex given by its ID (for scripts and tests)."""
+        self.click_hex(self.hex(hid), right)
+
+    def click_hex(self, h: Hex | None, right: bool = False) -> None:
+        if right or h is None:
+            self.clear_selection_and_refresh()
+            return
+        self.view.mp.options.selected = h
+        if not self.timeline.at_end:
+            self.say(f"You are looking at decision {self.timeline.position} of {self.timeline.end}: press >| to "
+                     "play on.", error=True)
+            self.refresh()
+            return
+        s = self.state
+        side = self.runner.to_move(s)
+        if side is None:
+            self.say("The game is over.")
+            return
+        if self.agents.get(side, "human") != "human":
+            self.say(f"It is {T.side_title(self.runner, side)}'s decision, played by the "
+                     f"{AGENT_TITLES[self.agents[side]].lower()}.", error=True)
+            return
+        k = self.kind()
+        handler = getattr(self, f"_click_{k}", None)
+        if handler is None:
+            units = ", ".join(u.id for u in s.units_at(h))
+            self.say(f"{self.hid(h)}{': ' + units if units else ''}. Answer in the Decision panel.")
+            self.refresh()
+            return
+        handler(h)
+
+    def _click_movement(self, h: Hex) -> None:
+        s = self.state
+        movable = [u.id for u in s.units_at(h) if u.id in set(self.movable())]
+        if self.sel_unit and h != s.units[self.sel_unit].hex:
+            if h in self._reach():
+                self.act(Move(self.sel_unit, self.hid(h), self.decision.mode.currentData() or ""))
+                return
+            if movable:  # another of your units: select it instead
+                self.select_unit(movable[0])
+                return
+            _, why = self.move_range(self.sel_unit)
+            reason = why or why_not(self.game, self.board, s, self.sel_unit, h,
+                                    self.decision.mode.currentData() or None)
+            self.say(reason or f"{self.sel_unit} cannot move to {self.hid(h)}", error=True)
+            self.refresh()
+            return
+        if movable:
+            if self.sel_unit in movable:  # a second click on the stack: the next unit in it
+                i = movable.index(self.sel_unit)
+                self.select_unit(movable[(i + 1) % len(movable)])
+            else:
+                self.select_unit(movable[0])
+            return
+        here = s.units_at(h)
+        if here and here[0].side == s.active:
+            eng = self.runner.engine
+            why = []
+            for u in here:
+                if u.id in s.moved:
+                    why.append(f"{u.id} has already moved")
+                elif eng.immobile(u.id):
+                    why.append(f"{u.id} never moves")
+                elif not eng.can_act(s, u.id):
+                    why.append(f"{u.id} is not activated")
+            self.say("; ".join(why) or f"nothing in {self.hid(h)} can move", error=True)
+        elif here:
+            self.say(f"{self.hid(h)} holds enemy units: select one of your units first", error=True)
+        else:
+            self.say("Select one of your activated units first (a green ring marks them).", error=True)
+        self.refresh()
+
+    def _reach(self) -> set[Hex]:
+        if not self.sel_unit:
+            return set()
+        r, _ = self.move_range(self.sel_unit)
+        return set(r.destinations) if r else set()
+
+    def select_unit(self, uid: str) -> None:
+        self.sel_unit = uid
+        s = self.state
+        self._range = None
+        if self.kind() == "movement":
+            r, why = self.move_range(uid)
+            if r is None:
+                self.say(why, error=True)
+            else:
+                self.say(f"{uid}: {show_mp(r.mp)} MP, {len(r.destinations)} hexes within reach. Click one to move.")
+        else:
+            self.say(f"{uid} selected")
+        if s.units[uid].hex is not None:
+            self.view.mp.options.selected = s.units[uid].hex
+        self.refresh()
+
+    def _click_combat(self, h: Hex) -> None:
+        s = self.state
+        here = s.units_at(h)
+        if here and here[0].side != s.active:  # an enemy hex: the target
+            if h not in self.attack_targets():
+                eligible = self.eligible_attackers(h)
+                if h in s.attacked_hexes:
+                    why = f"{self.hid(h)} has already been attacked this combat segment"
+                elif eligible:
+                    rep = combat_odds(self.game, self.board, s, eligible, h)
+                    why = rep.errors[0] if rep.errors else rep.column.reason or f"{self.hid(h)} cannot be attacked"
+                else:
+                    why = f"none of your units that may attack is next to {self.hid(h)}"
+                self.say(why, error=True)
+                self.refresh()
+                return
+            self.target = h
+            self.attackers = self.eligible_attackers(h)
+            rep = self.odds_report()
+            self.say(f"Attack on {self.hid(h)}: " + (f"{fmt_num(rep.attack)} to {fmt_num(rep.defence)}, column "
+                                                     f"{rep.column.label}" if rep and rep.legal else
+                                                     (rep.validate if rep else "")) + ". Roll when ready.",
+                     error=bool(rep and not rep.legal))
+            self.refresh()
+            return
+        if here:  # own units: into or out of the attack
+            if self.target is None:
+                self.say("Click an enemy hex first: it becomes the target.", error=True)
+                return
+            eligible = set(self.eligible_attackers(self.target))
+            mine = [u.id for u in here if u.id in eligible]
+            if not mine:
+                self.say(f"nothing in {self.hid(h)} can attack {self.hid(self.target)}", error=True)
+                return
+            if all(u in self.attackers for u in mine):
+                self.attackers = [u for u in self.attackers if u not in mine]
+            else:
+                self.attackers = sorted(set(self.attackers) | set(mine))
+            self.refresh()
+            return
+        self.say("Click an enemy hex to attack it.", error=True)
+
+    def _click_retreat(self, h: Hex) -> None:
+        opts = [a for a in self.legal() if isinstance(a, Retreat) and a.path and self.hex(a.path[-1]) == h]
+        if not opts:
+            self.say(f"{self.state.pending[0]['unit']} cannot retreat to {self.hid(h)}: pick a highlighted hex",
+                     error=True)
+            return
+        self.act(opts[0])
+
+    def _click_advance(self, h: Hex) -> None:
+        opts = [a for a in self.legal() if isinstance(a, Advance) and self.hex(a.path[-1]) == h]
+        here = [u.id for u in self.state.units_at(h)]
+        p = self.state.pending[0]
+        pick = [u for u in here if u in p["units"] and u not in p["advanced"]]
+        if pick and not opts:  # a click on an attacker: it is the one to advance
+            self.select_unit(pick[0])
+            return
+        if self.sel_unit:
+            mine = [a for a in opts if a.unit == self.sel_unit]
+            opts = mine or opts
+        if not opts:
+            self.say(f"no unit can advance to {self.hid(h)}: pick a highlighted hex", error=True)
+            return
+        self.act(opts[0])
+
+    def _click_loss(self, h: Hex) -> None:
+        opts = [a for a in self.legal() if self.state.units[a.unit].hex == h]
+        if len(opts) == 1:
+            self.act(opts[0])
+        elif opts:
+            self.say(f"several units in {self.hid(h)} may lose the step: choose in the Decision list", error=True)
+        else:
+            self.say(f"no unit in {self.hid(h)} takes part in this loss", error=True)
+
+    def _click_place(self, h: Hex) -> None:
+        opts = [a for a in self.legal() if isinstance(a, Place) and a.at == self.hid(h)]
+        if not opts:
+            self.say(f"{self.sel_unit or 'a reinforcement'} cannot be placed in {self.hid(h)}: " +
+                     self.runner._why(self.state, Place(self.sel_unit or "?", self.hid(h))), error=True)
+            return
+        mine = [a for a in opts if a.unit == self.sel_unit]
+        self.act((mine or opts)[0])
+
+    def _click_activate(self, h: Hex) -> None:
+        opts = [a for a in self.legal() if isinstance(a, Activate) and self.state.units[a.unit].hex == h]
+        if opts:
+            self.act(opts[0])
+        else:
+            self.say(f"nothing in {self.hid(h)} may be activated", error=True)
+
+    def _click_withdraw(self, h: Hex) -> None:
+        opts = [a for a in self.legal() if isinstance(a, Withdraw) and self.state.units[a.unit].hex == h]
+        if opts:
+            self.act(opts[0])
+        else:
+            self.say(f"nothing in {self.hid(h)} may be withdrawn", error=True)
+
+    def hover_hex(self, h: Hex | None) -> None:
+        self.hover = h
+        ov = self.view.mp.overlay
+        path: list[Hex] = []
+        if h is not None and self.sel_unit and self.kind() == "movement" and self.timeline.at_end:
+            r, _ = self.move_range(self.sel_unit)
+            if r is not None and h in r.destinations:
+                path = r.path_to(h)
+                self.statusBar().showMessage(f"{self.sel_unit} to {self.hid(h)}: {show_mp(r.cost[h])} MP "
+                                             f"via {'→'.join(self.hid(x) for x in path)}", 4000)
+        elif h is not None and self.timeline.at_end and self.kind() in ("retreat", "advance") and self.human_to_move():
+            for a in self.legal():
+                if isinstance(a, (Retreat, Advance)) and a.path and self.hex(a.path[-1]) == h and \
+                        (self.kind() == "retreat" or not self.sel_unit or a.unit == self.sel_unit):
+                    path = [self.state.units[a.unit].hex] + [self.hex(x) for x in a.path]
+                    break
+        if path != ov.path:
+            ov.path = path
+            self.view.refresh()
+
+    # -- the decision list ------------------------------------------------------------------------
+    def item_clicked(self, item: QListWidgetItem) -> None:
+        kind, value = item.data(Qt.UserRole)
+        if kind == "select":
+            self.select_unit(value)
+        elif kind == "attack":
+            self.target = self.hex(value.target)
+            self.attackers = list(value.attackers)
+            self.refresh()
+
+    def item_activated(self, item: QListWidgetItem) -> None:
+        kind, value = item.data(Qt.UserRole)
+        if kind == "action":
+            self.act(value)
+        else:
+            self.item_clicked(item)
+
+    def do_selected(self) -> None:
+        it = self.decision.list.currentItem()
+        if it is None:
+            self.say("Choose an answer in the list first.", error=True)
+            return
+        self.item_activated(it)
+
+    def choose(self, text: str) -> bool:
+        """Take the listed answer whose action reads ``text`` (scripts, tests)."""
+        for i in range(self.decision.list.count()):
+            it = self.decision.list.item(i)
+            kind, value = it.data(Qt.UserRole)
+            if str(value) == text:
+                self.decision.list.setCurrentItem(it)
+                self.do_selected()
+                return True
+        return False
+
+    def press_done(self) -> None:
+        if Done() in self.legal():
+            self.act(Done())
+        else:
+            self.say("'done' is not an answer now", error=True)
+
+    def roll(self) -> None:
+        rep = self.odds_report()
+        if rep is None:
+            self.say("Choose a target first: click an enemy hex.", error=True)
+            return
+        if not rep.legal:
+            self.say(rep.validate, error=True)
+            return
+        self.act(Attack(self.hid(self.target), tuple(self.attackers)))
+
+    def attackers_ticked(self, item: QListWidgetItem) -> None:
+        uid = item.data(Qt.UserRole)
+        on = item.checkState() == Qt.Checked
+        if on and uid not in self.attackers:
+            self.attackers = sorted(self.attackers + [uid])
+        elif not on and uid in self.attackers:
+            self.attackers = [u for u in self.attackers if u != uid]
+        else:
+            return
+        QTimer.singleShot(0, self.refresh)  # not while the list emits
+
+    # -- time -------------------------------------------------------------------------------------
+    def undo(self) -> None:
+        t = self.timeline
+        if not t.at_end:
+            self.say("Go to the latest position (>|) to take back, or use 'Take back to here'.", error=True)
+            return
+        try:
+            t.undo()
+        except LockedError as e:
+            self.say(str(e), error=True)
+            return
+        self.paused = True if any(a != "human" for a in self.agents.values()) else self.paused
+        self.say("Taken back." + (" Bots are paused: press Run bots to go on." if self.paused else ""))
+        self.after_action()
+
+    def truncate_here(self) -> None:
+        t = self.timeline
+        try:
+            t.truncate(t.position)
+        except LockedError as e:
+            self.say(str(e), error=True)
+            return
+        self.paused = True if any(a != "human" for a in self.agents.values()) else self.paused
+        self.say(f"The game goes on from decision {t.position}.")
+        self.after_action()
+
+    def set_sandbox(self, on: bool) -> None:
+        self.timeline.sandbox = on
+        self.say("Sandbox: anything may be taken back." if on else "Die rolls and chit draws lock the past again.")
+        self.refresh()
+
+    def seek(self, i: int) -> None:
+        self.bot_timer.stop()
+        self.timeline.seek(i)
+        self.sel_unit, self.target, self.attackers = "", None, []
+        self.view.mp.overlay.path = []
+        self.refresh()
+        if self.timeline.at_end:
+            self.schedule_bots()
+
+    # -- bots -------------------------------------------------------------------------------------
+    def _make_bots(self) -> None:
+        seed = self.timeline.seed
+        for i, side in enumerate(self.game.sides):
+            kind = self.agents[side]
+            if kind != "human" and (side not in self.bots or getattr(self.bots[side], "name", "") != kind):
+                self.bots[side] = make_bot(kind, seed * 1000 + i + 1 + self.timeline.end)
+
+    def set_agent(self, side: str, kind: str) -> None:
+        if kind not in AGENTS:
+            raise ValueError(f"no agent '{kind}': choose {', '.join(AGENTS)}")
+        self.agents[side] = kind
+        if self.agent_boxes[side].currentData() != kind:
+            self.agent_boxes[side].setCurrentIndex(AGENTS.index(kind))
+        self._make_bots()
+        if kind != "human":
+            self.paused = False
+        self.refresh()
+        self.schedule_bots()
+
+    def bot_to_move(self) -> str | None:
+        t = self.timeline
+        if not t.at_end:
+            return None
+        side = self.runner.to_move(t.latest)
+        return side if side is not None and self.agents.get(side, "human") != "human" else None
+
+    def all_bots(self) -> bool:
+        return all(a != "human" for a in self.agents.values())
+
+    def schedule_bots(self) -> None:
+        if self.paused or self.bot_to_move() is None:
+            self._update_run_button()
+            return
+        delay = self.bot_delay_ms if self.bot_delay_ms is not None else (0 if self.all_bots() else 150)
+        self.bot_timer.start(delay)
+        self._update_run_button()
+
+    def bot_step(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            while not self.paused:
+                side = self.bot_to_move()
+                if side is None:
+                    break
+                bot = self.bots.get(side)
+                if bot is None:
+                    self._make_bots()
+                    bot = self.bots[side]
+                self.timeline.apply(bot.choose(self.runner, self.timeline.latest), bot=True)
+                if not self.all_bots() or time.perf_counter() - t0 > 0.06:
+                    break
+        except Exception as e:  # noqa: BLE001
+            self.fail(e)
+        self.sel_unit, self.target, self.attackers = "", None, []
+        self._range = None
+        self.refresh()
+        self.schedule_bots()
+
+    def toggle_run(self) -> None:
+        if self.paused:
+            self.run_bots()
+        else:
+            self.stop_bots()
+
+    def running(self) -> bool:
+        """A bot is playing now (not paused, and a bot's decision is due)."""
+        return not self.paused and self.bot_to_move() is not None
+
+    def run_bots(self) -> None:
+        self.paused = False
+        self.failed = ""
+        if self.bot_to_move() is None:
+            side = self.runner.to_move(self.timeline.latest)
+            self.say("The game is over." if side is None else
+                     f"Bots are on: they play when their side's decision comes "
+                     f"({T.side_title(self.runner, side)} is played by a person now).")
+        self.schedule_bots()
+
+    def stop_bots(self) -> None:
+        self.paused = True
+        self.bot_timer.stop()
+        self.say("Bots stopped.")
+        self._update_run_button()
+
+    def _update_run_button(self) -> None:
+        """"Stop bots" while bots may play (they play whenever their side's decision is due);
+        "Run bots" when they are stopped."""
+        has_bots = any(a != "human" for a in self.agents.values()) and self.timeline.latest.result is None
+        self.run_button.setText("Run bots" if self.paused or not has_bots else "Stop bots")
+        self.run_button.setEnabled(has_bots)
+
+    # -- saving -----------------------------------------------------------------------------------
+    def saved(self) -> SavedGame:
+        return self.timeline.saved(self.game_ref, self.scenario_id, self.variants, self.agents)
+
+    def save_to(self, path: str | Path) -> Path:
+        p = self.saved().save(path)
+        self.say(f"Saved {len(self.timeline.steps)} decisions to {p}")
+        return p
+
+    def load_from(self, path: str | Path) -> str:
+        """Load a saved game of this game (compiled from the editor's texts
+        now).  Returns "" or the problem met (also shown)."""
+        try:
+            saved = SavedGame.load(path)
+        except ReplayError as e:
+            self.say(str(e), error=True)
+            return str(e)
+        if Path(saved.game).name != Path(self.game_ref).name:
+            msg = f"{Path(path).name} is a game of {saved.game}, not of {self.game_ref}"
+            self.say(msg, error=True)
+            return msg
+        try:
+            game = self.compile_fn(list(saved.variants)) if self.compile_fn is not None and \
+                list(saved.variants) != self.variants else self.game
+            runner = new_runner(game, saved.scenario)
+            timeline, problem = Timeline.replay(runner, saved)
+        except PlayError as e:
+            self.say(str(e), error=True)
+            return str(e)
+        except Exception as e:  # noqa: BLE001
+            self.fail(e)
+            return self.failed
+        self.bot_timer.stop()
+        self.game, self.runner, self.timeline = game, runner, timeline
+        self.scenario_id, self.variants = saved.scenario, list(saved.variants)
+        self.timeline.sandbox = self.sandbox.isChecked()
+        self.paused = True  # a loaded game waits: press Run bots for bots to go on
+        self._legal_cache = None
+        self._range = None
+        self._log_shown = (-1, 0)
+        if self.doc.game is not game:
+            self.doc = PlayDoc(game)
+            old = self.view
+            self.view = PlayMapView(self.doc)
+            self.view.hexClicked.connect(self.click_hex)
+            self.view.hexHovered.connect(self.hover_hex)
+            self.setCentralWidget(self.view)
+            old.deleteLater()
+            self.view.zoom_to(0.9)
+        self._make_bots()
+        self.sel_unit, self.target, self.attackers = "", None, []
+        self.refresh()
+        msg = problem or f"Loaded {Path(path).name}: {timeline.end} decisions (|< < > >| step through it)."
+        self.say(msg, error=bool(problem))
+        return problem
+
+    def save_dialog(self) -> None:
+        p = QFileDialog.getSaveFileName(self, "Save game", str(Path.cwd() / f"{self.game.info.id}.hxgame"),
+                                        SAVE_FILTER)[0]
+        if p:
+            if not Path(p).suffix:
+                p += ".hxgame"
+            try:
+                self.save_to(p)
+            except OSError as e:
+                QMessageBox.critical(self, "Save game", f"could not save: {e}")
+
+    def load_dialog(self) -> None:
+        p = QFileDialog.getOpenFileName(self, "Load game", str(Path.cwd()), SAVE_FILTER)[0]
+        if p:
+            problem = self.load_from(p)
+            if problem and self.interactive:
+                QMessageBox.warning(self, "Load game", problem)
+
+    def closeEvent(self, e) -> None:
+        self.bot_timer.stop()
+        self.paused = True
+        if self in _play_windows:
+            _play_windows.remove(self)
+        e.accept()
+
+    # -- showing ----------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        t = self.timeline
+        s = t.state
+        mp = self.view.mp
+        mp.set_state(s)
+        self._overlay(s)
+        self.status_panel.show_state(self, s)
+        self._decisions(s)
+        self._odds(s)
+        self._log(s)
+        self.pos_label.setText(f"{t.position} / {t.end}")
+        self.first_action.setEnabled(t.position > 0)
+        self.back_action.setEnabled(t.position > 0)
+        self.fwd_action.setEnabled(t.position < t.end)
+        self.last_action.setEnabled(t.position < t.end)
+        self.truncate_action.setEnabled(not t.at_end and t.can_truncate(t.position))
+        self.undo_action.setEnabled(t.at_end and t.can_undo())
+        self.undo_action.setToolTip("Take back the last decision" if t.can_undo() else
+                                    (t.why_locked() or "Nothing to take back"))
+        p = T.progress(self.runner, t.latest)
+        self.progress.setValue(int(p * 1000))
+        last = t.latest
+        self.progress.setFormat(f"game over (turn {last.turn})" if last.result else
+                                f"turn {last.turn} of {self.runner.scenario.last_turn}")
+        self._update_run_button()
+        self._layout_for(s)
+        self.view.refresh()
+
+    def _layout_for(self, s: GameState) -> None:
+        """Room for the odds in combat, for the list otherwise; and the
+        highlighted hexes of a new decision brought into view."""
+        combat = self.kind() == "combat" and self.human_to_move()
+        if combat != self._combat_layout:
+            self._combat_layout = combat
+            self.resizeDocks([self.docks["decision"], self.docks["combat"]], [260, 640] if combat else [520, 380],
+                             Qt.Vertical)
+        legal = self.view.mp.overlay.legal
+        if legal and self._centred_on is not s:
+            self._centred_on = s
+            seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+            if not any(seen.contains(self.view.scene_pos(h)) for h in legal):
+                self.view.centre_on_hex(min(legal, key=self.game.map.grid.to_colrow))
+
+    def _overlay(self, s: GameState) -> None:
+        ov = self.view.mp.overlay
+        ov.reach, ov.legal, ov.targets = {}, {}, set()
+        ov.target, ov.attackers = None, set()
+        ov.selected_unit = self.sel_unit
+        hq = T.active_hq(self.runner, s)
+        ov.command = T.command_hexes(self.runner, s) if hq and s.step.get("decision") in ("movement", "combat") \
+            else set()
+        ov.unsupplied = set()
+        if self.supply_action.isChecked():
+            try:
+                for side in self.game.sides:
+                    ov.unsupplied |= {u for u, ok in supply_status(self.game, self.board, s, side).items() if not ok}
+            except Exception:  # noqa: BLE001  (the overlay is optional)
+                ov.unsupplied = set()
+        if not self.timeline.at_end or not self.human_to_move():
+            ov.path = []
+            return
+        k = self.kind()
+        if k == "movement" and self.sel_unit:
+            r, _ = self.move_range(self.sel_unit)
+            if r is not None:
+                ov.reach = {h: show_mp(r.cost[h]) for h in r.destinations}
+        elif k == "combat":
+            ov.targets = self.attack_targets()
+            ov.target = self.target
+            ov.attackers = set(self.attackers)
+        elif k == "retreat":
+            for a in self.legal():
+                if isinstance(a, Retreat) and a.path:
+                    ov.legal.setdefault(self.hex(a.path[-1]), "")
+        elif k == "advance":
+            for a in self.legal():
+                if isinstance(a, Advance) and (not self.sel_unit or a.unit == self.sel_unit):
+                    ov.legal.setdefault(self.hex(a.path[-1]), "")
+        elif k == "place":
+            units = s.step.get("units", [])
+            if self.sel_unit not in units and units:
+                self.sel_unit = units[0]
+                ov.selected_unit = self.sel_unit
+            for a in self.legal():
+                if isinstance(a, Place) and a.unit == self.sel_unit:
+                    ov.legal[self.hex(a.at)] = ""
+        elif k == "loss":
+            ov.attackers = {a.unit for a in self.legal() if hasattr(a, "unit")}
+
+    def _decisions(self, s: GameState) -> None:
+        d = self.decision
+        lst = d.list
+        lst.blockSignals(True)
+        lst.clear()
+        t = self.timeline
+        side = self.runner.to_move(s)
+        d.done.setText("Done")
+        if not t.at_end:
+            d.prompt.setText(f"Viewing decision {t.position} of {t.end}" +
+                             (f" (next: {t.steps[t.position].action})" if t.position < t.end else "") +
+                             ". Press >| to play on.")
+            d.done.setEnabled(False)
+            d.do.setEnabled(False)
+            lst.blockSignals(False)
+            return
+        if side is not None and self.agents.get(side, "human") != "human":
+            who = AGENT_TITLES[self.agents[side]].lower()
+            d.prompt.setText(f"{T.side_title(self.runner, side)}'s decision: the {who} plays it"
+                             + (" (paused: press Run bots)" if self.paused else "") + ".")
+            d.done.setEnabled(False)
+            d.do.setEnabled(False)
+            lst.blockSignals(False)
+            return
+        d.prompt.setText(T.prompt(self.runner, s))
+        k = self.kind()
+        acts = self.legal()
+        d.done.setText(T.done_label(s))
+        d.done.setEnabled(Done() in acts)
+        d.mode.setEnabled(k == "movement")
+        items: list[tuple[str, object, str]] = []
+        if k == "movement":
+            for uid in self.movable():
+                u = s.units[uid]
+                items.append(("select", uid, f"{uid} in {self.hid(u.hex)}" + (" ◀" if uid == self.sel_unit else "")))
+        elif k == "combat":
+            for a in acts:
+                if isinstance(a, Attack):
+                    items.append(("attack", a, T.action_label(a, self.runner, s)))
+        elif k == "place":
+            for uid in s.step.get("units", []):
+                items.append(("select", uid, f"Select {uid} to place" + (" ◀" if uid == self.sel_unit else "")))
+            for a in acts:
+                if isinstance(a, Place) and a.unit == self.sel_unit:
+                    items.append(("action", a, T.action_label(a, self.runner, s)))
+        else:
+            for a in acts:
+                if not isinstance(a, Done):
+                    items.append(("action", a, T.action_label(a, self.runner, s)))
+        for kind, value, label in items:
+            it = QListWidgetItem(label)
+            it.setData(Qt.UserRole, (kind, value))
+            if kind == "action":
+                it.setForeground(QBrush(QColor("#0b3d91")))
+            lst.addItem(it)
+        d.do.setEnabled(any(kind == "action" for kind, _, _ in items) or k in ("movement", "combat", "place"))
+        lst.blockSignals(False)
+
+    def _odds(self, s: GameState) -> None:
+        o = self.odds
+        o.attackers.blockSignals(True)
+        o.attackers.clear()
+        rep = self.odds_report() if self.timeline.at_end and self.human_to_move() else None
+        if rep is None:
+            last = next((e for e in reversed(s.log) if "odds" in e), None)
+            o.report.setHtml("<p>Click an enemy hex to see the odds of attacking it.</p>" +
+                             (f"<p><b>Last attack:</b> {T.describe(last, self.runner)}</p>" if last else ""))
+            o.roll.setEnabled(False)
+            o.roll.setText("Roll")
+            o.clear.setEnabled(self.target is not None)
+            o.attackers.blockSignals(False)
+            return
+        for uid in self.eligible_attackers(self.target):
+            it = QListWidgetItem(f"{uid} ({T.factors_text(self.runner, s, uid)}) in {self.hid(s.units[uid].hex)}")
+            it.setData(Qt.UserRole, uid)
+            it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
+            it.setCheckState(Qt.Checked if uid in self.attackers else Qt.Unchecked)
+            o.attackers.addItem(it)
+        o.report.setHtml(odds_html(self.game, self.board, rep))
+        o.roll.setEnabled(rep.legal)
+        o.roll.setText(f"Roll ({rep.column.label})" if rep.legal else "Roll")
+        o.clear.setEnabled(True)
+        o.attackers.blockSignals(False)
+
+    def _log(self, s: GameState) -> None:
+        lst = self.log_list
+        ident, shown = self._log_shown
+        log = s.log
+        if ident != id(self.timeline) or shown > len(log) or (shown and lst.count() != shown):
+            lst.clear()
+            shown = 0
+        # a different branch with the same length: compare the last shown entry
+        if shown and lst.item(shown - 1).data(Qt.UserRole) != id(log[shown - 1]):
+            lst.clear()
+            shown = 0
+        for e in log[shown:]:
+            it = QListWidgetItem(f"T{e.get('turn', s.turn)}  {T.describe(e, self.runner)}")
+            it.setData(Qt.UserRole, id(e))
+            k = T.entry_kind(e)
+            it.setForeground(QBrush(QColor(ENTRY_COLOURS[k])))
+            if k in ("turn", "over", "roll"):
+                f = it.font()
+                f.setBold(True)
+                it.setFont(f)
+            lst.addItem(it)
+        self._log_shown = (id(self.timeline), len(log))
+        if len(log) != shown:
+            lst.scrollToBottom()
+
+
+# ------------------------------------------------------------------ starting
+
+_play_windows: list[PlayWindow] = []
+
+
+def open_playtest(doc, scenario: str | None = None, variants=(), seed: int = 0,
+                  agents: dict[str, str] | None = None) -> PlayWindow:
+    """A play window on the document's game as it stands (unsaved edits
+    included).  Raises PlayError when the game cannot be played."""
+    game = compile_for_play(doc, variants)
+    if not game.scenarios:
+        raise PlayError(f"{game.info.title} has no scenario to play: add a scenario block")
+    if scenario is not None and scenario not in game.scenarios:
+        raise PlayError(f"{game.info.title} has no scenario '{scenario}': it has {', '.join(game.scenarios)}")
+    ref = str(doc.folder) if doc.folder is not None else doc.game_name
+    w = PlayWindow(game, scenario, variants, seed, agents, compile_fn=lambda v: compile_for_play(doc, v),
+                   game_ref=ref)
+    _play_windows.append(w)
+    return w
+
+
+def start_playtest(win) -> PlayWindow | None:
+    """Game > Play…: ask for the scenario, variants, seed and players, then
+    open the play window; problems are shown, never raised."""
+    win.refresh_now()
+    try:
+        base = compile_for_play(win.doc, ())
+        if not base.scenarios:
+            raise PlayError(f"{base.info.title} has no scenario to play: add a scenario block")
+    except PlayError as e:
+        win.show_diagnostics()
+        QMessageBox.critical(win, "Play", str(e))
+        return None
+    dlg = SetupDialog(win, base)
+    if dlg.exec() != QDialog.Accepted:
+        return None
+    scenario, variants, seed, agents = dlg.values()
+    try:
+        w = open_playtest(win.doc, scenario, variants, seed, agents)
+    except PlayError as e:
+        QMessageBox.critical(win, "Play", str(e))
+        return None
+    w.show()
+    return w

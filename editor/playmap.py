@@ -1,0 +1,327 @@
+"""The playtest map: the editor's map item (cached tiles) drawing the units
+of a GameState instead of a scenario's set-up, with the overlays of play:
+reachable hexes with their MP cost, the path, attack targets and the
+attackers, retreat / advance / placement hexes, the active HQ's command
+range, activated and spent units, supply markers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
+
+from runtime.definition import GameDefinition
+from runtime.hexes import Hex
+from runtime.state import GameState
+
+from .document import MapModel
+from .gamefile import ClassInfo, NationalityInfo, SideInfo, Snapshot, TerrainInfo
+from .mapview import MapItem
+from .paint import FONT, S, CounterLook, MapPainter, _c, draw_counter
+
+MARKS = {"out-of-supply": "OOS", "isolated": "ISO", "disrupted": "DIS"}
+
+
+def snapshot_of(game: GameDefinition) -> Snapshot:
+    """What the map painter reads about a game (colours, classes, terrain),
+    taken from the compiled game rather than the editor's texts."""
+    snap = Snapshot(game_id=game.info.id, title=game.info.title)
+    snap.sides = {k: SideInfo(k, s.title, s.colour, s.text_colour) for k, s in game.sides.items()}
+    snap.nationalities = {k: NationalityInfo(k, n.title, n.side, n.colour, n.text_colour)
+                          for k, n in game.nationalities.items()}
+    snap.classes = {k: ClassInfo(k, c.title, c.symbol, c.factors, c.size, c.flags) for k, c in game.unit_classes.items()}
+    snap.terrain = {k: TerrainInfo(k, t.title, t.kind, t.colour, t.pattern) for k, t in game.terrain.items()}
+    return snap
+
+
+class PlayDoc:
+    """The document a MapPainter draws, made from a compiled game: the play
+    window keeps the map as it was when play started, whatever is edited
+    meanwhile."""
+
+    def __init__(self, game: GameDefinition):
+        self.game = game
+        self.map = MapModel.from_mapdef(game.map, game.info.title)
+        self.snapshot = snapshot_of(game)
+
+
+@dataclass
+class Overlay:
+    reach: dict[Hex, str] = field(default_factory=dict)  # reachable hex -> MP cost label
+    path: list[Hex] = field(default_factory=list)  # the path to the hovered hex
+    legal: dict[Hex, str] = field(default_factory=dict)  # retreat / advance / placement hexes -> label
+    targets: set[Hex] = field(default_factory=set)  # hexes that may be attacked
+    target: Hex | None = None
+    attackers: set[str] = field(default_factory=set)
+    selected_unit: str = ""
+    command: set[Hex] = field(default_factory=set)  # the active HQ's command range
+    command_colour: str = "#7b1fa2"
+    unsupplied: set[str] = field(default_factory=set)  # units a supply check would find cut off now
+    show_spent: bool = True  # rings for activated units, marks for moved / attacked ones
+
+
+class PlayPainter(MapPainter):
+    """Draws the map (static tiles from MapPainter) and a GameState."""
+
+    def __init__(self, doc: PlayDoc):
+        super().__init__(doc)
+        self.game = doc.game
+        self.state: GameState | None = None
+        self.overlay = Overlay()
+        self._looks: dict[tuple[str, int], CounterLook] = {}
+
+    def set_state(self, s: GameState | None) -> None:
+        self.state = s
+        self._stacks = None
+
+    # -- counters from the state -------------------------------------------------
+    def stacks(self) -> dict[Hex, list[str]]:
+        if self._stacks is None:
+            s = self.state
+            self._stacks = {h: list(ids) for h, ids in s.occupants.items() if ids} if s is not None else {}
+        return self._stacks
+
+    def area_stacks(self) -> dict[str, list[str]]:
+        return {}
+
+    def look(self, uid: str) -> CounterLook:
+        u = self.state.units[uid]
+        key = (uid, u.step)
+        hit = self._looks.get(key)
+        if hit is not None:
+            return hit
+        g = self.game
+        c = g.counters[uid]
+        cls = g.unit_classes.get(c.unit_class)
+        step = c.steps[min(u.step, len(c.steps) - 1)]
+        names = cls.factors if cls else tuple(step)
+        factors = "-".join(str(step[n]) for n in names if n in step)
+        nat = g.nationalities.get(c.nationality)
+        side = g.sides.get(c.side)
+        bg, fg = (nat.colour, nat.text_colour) if nat else (side.colour, side.text_colour) if side else \
+            ("#cccccc", "#000000")
+        look = CounterLook(uid, factors, cls.symbol if cls else "none", cls.size if cls else "", bg, fg, u.step > 0)
+        self._looks[key] = look
+        return look
+
+    def counter_rect(self, h: Hex, i: int, n: int) -> QRectF:
+        x, y = self.geo.centre(h)
+        c = S * 1.05
+        off = (i - (n - 1) / 2) * S * 0.16
+        return QRectF(x - c / 2 + off, y - c / 2 - off, c, c)
+
+    def _counters(self, p, geo, vis, snap, px) -> None:
+        s = self.state
+        if s is None:
+            return
+        ov = self.overlay
+        for h, ids in self.stacks().items():
+            if h not in vis:
+                continue
+            n = len(ids)
+            if ov.selected_unit in ids:  # the selected unit is drawn on top of its stack
+                ids = [u for u in ids if u != ov.selected_unit] + [ov.selected_unit]
+            for i, uid in enumerate(ids):
+                r = self.counter_rect(h, i, n)
+                if px < 10:
+                    p.setPen(QPen(QColor("#000000"), S * 0.04))
+                    p.setBrush(_c(self.look(uid).colour))
+                    p.drawRect(r)
+                    continue
+                draw_counter(p, r, self.look(uid), uid == ov.selected_unit)
+                self._unit_marks(p, r, uid)
+
+    def _unit_marks(self, p: QPainter, r: QRectF, uid: str) -> None:
+        s, ov = self.state, self.overlay
+        u = s.units[uid]
+        c = r.width()
+        if uid in ov.attackers:
+            p.setPen(QPen(QColor("#e02020"), c * 0.09))
+            p.setBrush(Qt.NoBrush)
+            p.drawRoundedRect(r.adjusted(-c * 0.05, -c * 0.05, c * 0.05, c * 0.05), c * 0.08, c * 0.08)
+        elif ov.show_spent and uid in s.activated and s.active == u.side:
+            p.setPen(QPen(QColor("#10a040"), c * 0.06))
+            p.setBrush(Qt.NoBrush)
+            p.drawRoundedRect(r.adjusted(-c * 0.03, -c * 0.03, c * 0.03, c * 0.03), c * 0.07, c * 0.07)
+        if uid in ov.unsupplied:
+            p.setPen(QPen(QColor("#d00000"), c * 0.05, Qt.DashLine))
+            p.setBrush(Qt.NoBrush)
+            p.drawEllipse(r.center(), c * 0.66, c * 0.66)
+        tags = []
+        if ov.show_spent and uid in s.moved:
+            tags.append(("M", "#606060"))
+        if ov.show_spent and uid in s.attacked:
+            tags.append(("A", "#b02020"))
+        for m in sorted(u.markers):
+            tags.append((MARKS.get(m, m[:3].upper()), "#d00000"))
+        for k, (text, colour) in enumerate(tags):
+            f = QFont(FONT)
+            f.setPixelSize(max(1, int(c * 0.2)))
+            f.setBold(True)
+            p.setFont(f)
+            w = c * (0.24 if len(text) == 1 else 0.46)
+            box = QRectF(r.right() - w + c * 0.08, r.top() - c * 0.1 + k * c * 0.25, w, c * 0.24)
+            p.setPen(QPen(QColor("#ffffff"), c * 0.02))
+            p.setBrush(_c(colour))
+            p.drawRoundedRect(box, c * 0.04, c * 0.04)
+            p.setPen(QColor("#ffffff"))
+            p.drawText(box, Qt.AlignCenter, text)
+
+    # -- overlays ------------------------------------------------------------------------
+    def paint_dynamic(self, p: QPainter, rect: QRectF, scale: float = 1.0) -> None:
+        m = self.doc.map
+        if m is None:
+            return
+        geo = self.geo
+        px = S * scale
+        p.setRenderHint(QPainter.Antialiasing, px >= 6)
+        vis = set(geo.visible(rect))
+        ov = self.overlay
+        poly = geo.polygon
+        if ov.command:
+            col = _c(ov.command_colour)
+            fill = QColor(col)
+            fill.setAlpha(22)
+            p.setPen(Qt.NoPen)
+            p.setBrush(fill)
+            for h in ov.command & vis:
+                p.drawPolygon(poly(h))
+            pen = QPen(col, S * 0.07, Qt.DashLine)
+            pen.setCapStyle(Qt.FlatCap)
+            p.setPen(pen)
+            for h in ov.command & vis:
+                for d in range(6):
+                    if h.neighbour(d) not in ov.command:
+                        (x1, y1), (x2, y2) = geo.edge(h, d)
+                        p.drawLine(QPointF(x1, y1), QPointF(x2, y2))
+        if ov.reach:
+            p.setPen(QPen(QColor(20, 120, 40, 160), S * 0.03))
+            p.setBrush(QColor(60, 200, 90, 70))
+            for h in ov.reach.keys() & vis:
+                p.drawPolygon(poly(h))
+        if ov.legal:
+            p.setPen(QPen(QColor("#e08000"), S * 0.07))
+            p.setBrush(QColor(255, 170, 0, 80))
+            for h in ov.legal.keys() & vis:
+                p.drawPolygon(poly(h))
+        if ov.targets:
+            p.setPen(QPen(QColor(210, 30, 30, 200), S * 0.06, Qt.DashLine))
+            p.setBrush(QColor(230, 40, 40, 30))
+            for h in ov.targets & vis:
+                p.drawPolygon(poly(h))
+        if self.options.selected is not None and self.options.selected in vis:
+            p.setPen(QPen(QColor("#ffffff"), S * 0.12))
+            p.setBrush(Qt.NoBrush)
+            p.drawPolygon(poly(self.options.selected))
+            p.setPen(QPen(QColor("#d01010"), S * 0.06))
+            p.drawPolygon(poly(self.options.selected))
+        if self.options.show_counters:
+            self._counters(p, geo, vis, self.doc.snapshot, px)
+        if ov.target is not None and ov.target in vis:
+            p.setPen(QPen(QColor("#ffffff"), S * 0.16))
+            p.setBrush(Qt.NoBrush)
+            p.drawPolygon(poly(ov.target))
+            p.setPen(QPen(QColor("#d01010"), S * 0.1))
+            p.drawPolygon(poly(ov.target))
+        if len(ov.path) > 1:
+            path = QPainterPath()
+            path.moveTo(QPointF(*geo.centre(ov.path[0])))
+            for h in ov.path[1:]:
+                path.lineTo(QPointF(*geo.centre(h)))
+            p.setBrush(Qt.NoBrush)
+            p.setPen(QPen(QColor(255, 255, 255, 220), S * 0.2, Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
+            p.drawPath(path)
+            p.setPen(QPen(QColor("#0b6b22"), S * 0.1, Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
+            p.drawPath(path)
+            x, y = geo.centre(ov.path[-1])
+            p.setBrush(QColor("#0b6b22"))
+            p.drawEllipse(QPointF(x, y), S * 0.14, S * 0.14)
+        if px >= 14:
+            for labels, colour in ((ov.reach, "#0b5a1e"), (ov.legal, "#8a4a00")):
+                for h, text in labels.items():
+                    if h in vis and text:
+                        x, y = geo.centre(h)
+                        self._label(p, x, y + S * 0.78, text, S * 0.32, bold=True, colour=colour)
+
+
+class PlayMapView(QGraphicsView):
+    """Zoom with the wheel, pan with the middle button (or Alt + drag);
+    a left click is a hex click, a right click cancels."""
+
+    hexClicked = Signal(object, bool)  # Hex, right button
+    hexHovered = Signal(object)  # Hex or None
+
+    def __init__(self, doc: PlayDoc, parent=None):
+        super().__init__(parent)
+        self.doc = doc
+        self.mp = PlayPainter(doc)
+        self._scene = QGraphicsScene(self)
+        self.item = MapItem(self.mp)
+        self._scene.addItem(self.item)
+        self._scene.setSceneRect(self.item.boundingRect())
+        self.setScene(self._scene)
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
+        self.setViewportUpdateMode(QGraphicsView.MinimalViewportUpdate)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
+        self.setBackgroundBrush(Qt.lightGray)
+        self.setMouseTracking(True)
+        self._pan: QPointF | None = None
+        self._hover: Hex | None = None
+
+    def refresh(self) -> None:
+        self.item.update()
+
+    def zoom(self, factor: float) -> None:
+        s = self.transform().m11() * factor
+        if 0.04 <= s <= 8:
+            self.scale(factor, factor)
+
+    def zoom_to(self, scale: float) -> None:
+        self.resetTransform()
+        self.scale(scale, scale)
+
+    def centre_on_hex(self, h: Hex) -> None:
+        self.centerOn(*self.mp.geo.centre(h))
+
+    def scene_pos(self, h: Hex) -> QPointF:
+        return QPointF(*self.mp.geo.centre(h))
+
+    def hex_at(self, pos) -> Hex | None:
+        sp = self.mapToScene(pos)
+        h = self.mp.geo.pick(sp.x(), sp.y())
+        return h if h in self.doc.map.hexes and h not in self.doc.map.outside else None
+
+    def wheelEvent(self, e) -> None:
+        d = e.angleDelta().y()
+        if d:
+            self.zoom(1.2 if d > 0 else 1 / 1.2)
+
+    def mousePressEvent(self, e) -> None:
+        if e.button() == Qt.MiddleButton or (e.button() == Qt.LeftButton and e.modifiers() & Qt.AltModifier):
+            self._pan = e.position()
+            self.setCursor(Qt.ClosedHandCursor)
+            return
+        if e.button() not in (Qt.LeftButton, Qt.RightButton):
+            return
+        h = self.hex_at(e.position().toPoint())
+        if h is not None or e.button() == Qt.RightButton:
+            self.hexClicked.emit(h, e.button() == Qt.RightButton)
+
+    def mouseMoveEvent(self, e) -> None:
+        if self._pan is not None:
+            d = e.position() - self._pan
+            self._pan = e.position()
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(d.x()))
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - int(d.y()))
+            return
+        h = self.hex_at(e.position().toPoint())
+        if h != self._hover:
+            self._hover = h
+            self.hexHovered.emit(h)
+
+    def mouseReleaseEvent(self, e) -> None:
+        if self._pan is not None:
+            self._pan = None
+            self.unsetCursor()

@@ -369,8 +369,32 @@ class MapModel:
         return sorted(seen)
 
 
+KEPT_MARK = "# -- comments from inside this map, kept when the editor rewrote it (their places are not) --"
+
+
+def _comment_of(line: str) -> str | None:
+    """The comment on a line (from '#' outside a "string"), or None."""
+    quoted = False
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == "\\" and quoted:
+            i += 2
+            continue
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return line[i:]
+        i += 1
+    return None
+
+
 def map_header_and_titles(text: str, shown: str) -> tuple[str, str, dict[str, str]]:
-    """Leading comment lines, the map title and area titles of a map file."""
+    """Leading comment lines, the map title and area titles of a map file.
+
+    The editor rewrites a map in canonical form, which has no place for
+    comments inside it; so that none is lost, those comments join the header
+    under KEPT_MARK (an end-of-line comment with the first word of its line)."""
     lines = text.split("\n")
     header = []
     for line in lines:
@@ -379,6 +403,21 @@ def map_header_and_titles(text: str, shown: str) -> tuple[str, str, dict[str, st
             header.append(line + "\n")
         else:
             break
+    kept = []
+    for line in lines[len(header):]:
+        c = _comment_of(line)
+        if c is None:
+            continue
+        s = line.strip()
+        if s.startswith("#"):
+            if s != KEPT_MARK:
+                kept.append(s)
+        else:
+            kept.append(f"# ({s.split()[0]}) {c.lstrip('#').strip()}")
+    if kept:
+        if not any(h.strip() == KEPT_MARK for h in header):
+            header.append(KEPT_MARK + "\n")
+        header.extend(k + "\n" for k in kept)
     # blank lines that precede nothing belong to the body; keep the comments
     title, titles = "", {}
     try:

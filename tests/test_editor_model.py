@@ -403,3 +403,17 @@ def test_picking_hexes_and_edges_is_arithmetic(orientation, shifted):
             # a point just inside h, near the middle of edge d, picks that edge
             px, py = x + (mx - x) * 0.9, y + (my - y) * 0.9
             assert geo.pick_edge(px, py) == (h, d)
+
+
+def test_comments_inside_a_map_survive_a_rewrite(tmp_path):
+    """The canonical map writer has no place for interior comments: they move
+    into the kept header block instead of being lost, and stay put on later saves."""
+    from editor.document import KEPT_MARK, map_header_and_titles
+    text = ('# my map\nmap m "M"\n# the grid follows\ngrid { orientation flat; shifted even; columns 01-03; '
+            'rows 01-03 }\ndefault clear\nhexes {\n  table {\n    hex terrain features name vp\n'
+            '    0101 clear - "A # not a comment" -   # river crossing here\n  }\n}\n')
+    header, title, _ = map_header_and_titles(text, "m.hxm")
+    assert header.splitlines() == ["# my map", KEPT_MARK, "# the grid follows", "# (0101) river crossing here"]
+    rewritten = header + 'map m "M"\n'
+    again, _, _ = map_header_and_titles(rewritten, "m.hxm")
+    assert again == header

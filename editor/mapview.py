@@ -123,7 +123,20 @@ class MapItem(QGraphicsItem):
         return pm
 
 
-class MapView(QGraphicsView):
+class ZoomMixin:
+    """Zoom for a QGraphicsView showing a map (the editor's and the playtest's)."""
+
+    def zoom(self, factor: float) -> None:
+        s = self.transform().m11() * factor
+        if 0.04 <= s <= 8:
+            self.scale(factor, factor)
+
+    def zoom_to(self, scale: float) -> None:
+        self.resetTransform()
+        self.scale(scale, scale)
+
+
+class MapView(ZoomMixin, QGraphicsView):
     hexHovered = Signal(object)  # Hex or None
     hexSelected = Signal(object)
     counterDropped = Signal(str, str)  # counter id, hex id
@@ -194,15 +207,6 @@ class MapView(QGraphicsView):
         self.counters_changed()
 
     # -- zoom -----------------------------------------------------------------------------
-    def zoom(self, factor: float) -> None:
-        s = self.transform().m11() * factor
-        if 0.04 <= s <= 8:
-            self.scale(factor, factor)
-
-    def zoom_to(self, scale: float) -> None:
-        self.resetTransform()
-        self.scale(scale, scale)
-
     def fit(self) -> None:
         if self.item is not None:
             self.fitInView(self.item.boundingRect(), Qt.KeepAspectRatio)

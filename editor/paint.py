@@ -404,6 +404,15 @@ class Options:
     vector: bool = False  # SVG and PDF: pattern symbols drawn per hex, not through a texture
 
 
+def draw_selected(p: QPainter, polygon) -> None:
+    """The selected hex: a white halo under a red outline."""
+    p.setPen(QPen(QColor("#ffffff"), S * 0.12))
+    p.setBrush(Qt.NoBrush)
+    p.drawPolygon(polygon)
+    p.setPen(QPen(QColor("#d01010"), S * 0.06))
+    p.drawPolygon(polygon)
+
+
 class MapPainter:
     """Paints a document's map (and one scenario's counters on it)."""
 
@@ -561,11 +570,7 @@ class MapPainter:
             for h in self.options.highlight & vis:
                 p.drawPolygon(poly(h))
         if self.options.selected is not None and self.options.selected in vis:
-            p.setPen(QPen(QColor("#ffffff"), S * 0.12))
-            p.setBrush(Qt.NoBrush)
-            p.drawPolygon(poly(self.options.selected))
-            p.setPen(QPen(QColor("#d01010"), S * 0.06))
-            p.drawPolygon(poly(self.options.selected))
+            draw_selected(p, poly(self.options.selected))
         if self.options.show_counters:
             self._area_counters(p, geo, vis, snap, px)
             self._counters(p, geo, vis, snap, px)

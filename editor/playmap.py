@@ -17,8 +17,8 @@ from runtime.state import GameState
 
 from .document import MapModel
 from .gamefile import ClassInfo, NationalityInfo, SideInfo, Snapshot, TerrainInfo
-from .mapview import MapItem
-from .paint import FONT, S, CounterLook, MapPainter, _c, draw_counter
+from .mapview import MapItem, ZoomMixin
+from .paint import FONT, S, CounterLook, MapPainter, _c, draw_counter, draw_selected
 
 MARKS = {"out-of-supply": "OOS", "isolated": "ISO", "disrupted": "DIS"}
 
@@ -211,11 +211,7 @@ class PlayPainter(MapPainter):
             for h in ov.targets & vis:
                 p.drawPolygon(poly(h))
         if self.options.selected is not None and self.options.selected in vis:
-            p.setPen(QPen(QColor("#ffffff"), S * 0.12))
-            p.setBrush(Qt.NoBrush)
-            p.drawPolygon(poly(self.options.selected))
-            p.setPen(QPen(QColor("#d01010"), S * 0.06))
-            p.drawPolygon(poly(self.options.selected))
+            draw_selected(p, poly(self.options.selected))
         if self.options.show_counters:
             self._counters(p, geo, vis, self.doc.snapshot, px)
         if ov.target is not None and ov.target in vis:
@@ -245,7 +241,7 @@ class PlayPainter(MapPainter):
                         self._label(p, x, y + S * 0.78, text, S * 0.32, bold=True, colour=colour)
 
 
-class PlayMapView(QGraphicsView):
+class PlayMapView(ZoomMixin, QGraphicsView):
     """Zoom with the wheel, pan with the middle button (or Alt + drag);
     a left click is a hex click, a right click cancels."""
 
@@ -272,15 +268,6 @@ class PlayMapView(QGraphicsView):
 
     def refresh(self) -> None:
         self.item.update()
-
-    def zoom(self, factor: float) -> None:
-        s = self.transform().m11() * factor
-        if 0.04 <= s <= 8:
-            self.scale(factor, factor)
-
-    def zoom_to(self, scale: float) -> None:
-        self.resetTransform()
-        self.scale(scale, scale)
 
     def centre_on_hex(self, h: Hex) -> None:
         self.centerOn(*self.mp.geo.centre(h))

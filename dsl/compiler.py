@@ -835,7 +835,7 @@ class _Compiler:
         return tuple(out)
 
     PHASE_PROPERTIES = ("procedure", "side", "note", "only", "mode", "limit", "die-table", "exclude", "repeat",
-                        "before", "hq-class", "same-tag", "ignore", "outside-command", "hq-transfer")
+                        "before", "hq-class", "same-tag", "ignore", "outside-command", "hq-transfer", "loc-check")
 
     def phase(self, st: Statement) -> D.Phase:
         ctx = self.ctx
@@ -864,6 +864,8 @@ class _Compiler:
             elif e.keyword == "ignore":  # hexside kinds a combat segment ignores (15.1(3))
                 params["ignore"] = params.get("ignore", ()) + tuple(
                     a.text for a in e.args if ctx.terrain_ref(a, ("hexside",)))
+            elif e.keyword == "loc-check":
+                params["loc-check"] = tuple(a.text for a in e.args if ctx.ref("unit-class", a, "unit class"))
             elif e.keyword == "hq-class":
                 params["hq-class"] = tuple(a.text for a in e.args if ctx.ref("unit-class", a, "unit class"))
             elif e.keyword == "die-table":

@@ -30,7 +30,7 @@ from .engine import Engine
 from .hexes import Hex
 from .movement import stack_count
 from .state import GameState, new_state
-from .supply import check_supply, supply_map
+from .supply import check_supply, supply_map, trace_line
 from .zoc import enemy_zoc
 
 
@@ -550,8 +550,11 @@ class Runner:
         s.active = chit.side if chit.side != "both" else ""
         if chit.kind in ("hq", "interrupt"):
             hq = s.units.get(chit.hq)
+            refused = self._loc_check(s, ph, chit.hq) if hq is not None and hq.hex is not None else ""
             if hq is None or hq.hex is None:
                 s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": f"{chit.hq} is not on the map"})
+            elif refused:
+                s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": refused})
             else:
                 s.activated = self.command(s, chit.hq)
                 s.log.append({"turn": s.turn, "activate": cid, "units": sorted(s.activated)})
@@ -710,6 +713,33 @@ class Runner:
                 units = {x for x in units if x == u.id or mark in self.game.counters[x].tags}
             s.activated |= units
         s.log.append({"turn": s.turn, "activate": ph.id, "units": sorted(s.activated)})
+
+    def _loc_check(self, s: GameState, ph: Phase, hq_id: str) -> str:
+        """16.7: an HQ of the phase's ``loc-check`` classes traces its line of
+        communication when activated, over railways no other such HQ's line
+        used this turn.  Without a line it may not be activated again this
+        turn.  Returns why this activation is refused ("" if it is not)."""
+        classes = set(ph.params.get("loc-check") or ())
+        if not classes or self.game.counters[hq_id].unit_class not in classes:
+            return ""
+        turn = s.turn
+        if f"noloc:{hq_id}@{turn}" in s.done:
+            return f"{hq_id} had no line of communication at its last activation: not again this turn (16.7(1))"
+        g, board = self.game, self.board
+        taken = frozenset(board.parse(k.split(":")[2].split("@")[0]) for k in s.done
+                          if k.startswith("railused:") and k.endswith(f"@{turn}") and k.split(":")[1] != hq_id)
+        hq = s.units[hq_id]
+        line = trace_line(g, board, s, hq.side, hq.hex, rail_excluded=taken)
+        link = g.supply.rail_link.get(hq.side, "rail")
+        if line is None:
+            s.done.add(f"noloc:{hq_id}@{turn}")
+            s.log.append({"turn": turn, "loc": hq_id, "result": "no line: it may not be activated again this turn"})
+            return ""
+        for a, b in zip(line, line[1:]):  # 16.7(2): the railway it used is its own this turn
+            if link in board.edge(a, b).links:
+                for x in (a, b):
+                    s.done.add(f"railused:{hq_id}:{board.hex_id(x)}@{turn}")
+        return ""
 
     def _mark_outside_command(self, s: GameState, ph: Phase) -> None:
         """16.2(2): units a RESERVE chit activates outside every HQ's command

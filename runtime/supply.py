@@ -205,17 +205,28 @@ def in_supply(game: GameDefinition, board: Board, state: GameState, unit_id: str
     return u.hex is not None and u.hex in _supply_map(game, board, state, u.side)
 
 
-def trace_line(game: GameDefinition, board: Board, state: GameState, side: str, h: Hex) -> list[Hex] | None:
+def trace_line(game: GameDefinition, board: Board, state: GameState, side: str, h: Hex,
+               rail_excluded: frozenset[Hex] = frozenset()) -> list[Hex] | None:
     """A line of communication from a source to ``h`` (source first), or None.
     For rail sides: the rail part (shortest in rail hexes) then the shortest
-    off-rail part."""
-    if h not in _supply_map(game, board, state, side):
+    off-rail part.  ``rail_excluded``: rail hexes the line may not follow
+    (Smolensk 16.7: a railway another panzer group HQ's line used)."""
+    if not rail_excluded and h not in _supply_map(game, board, state, side):
         return None
     no_enter, no_exit, st = _blocking(game, board, state, side)
-    step, rail_step = _weights(no_enter, no_exit, st)
+    step, plain_rail_step = _weights(no_enter, no_exit, st, game.supply.rail_link.get(side, RAIL))
+
+    def rail_step(u, v, d):
+        return None if v in rail_excluded else plain_rail_step(u, v, d)
+
     sources, origins = _origins(game, board, side, no_enter, rail_step)
-    _, path = nx.multi_source_dijkstra(board.graph, origins, target=h, cutoff=_cutoff(game.supply, side),
-                                       weight=step)
+    if not origins:
+        return None
+    try:
+        _, path = nx.multi_source_dijkstra(board.graph, origins, target=h, cutoff=_cutoff(game.supply, side),
+                                           weight=step)
+    except nx.NetworkXNoPath:
+        return None
     start = path[0]
     if start in sources:
         return path

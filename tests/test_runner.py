@@ -364,3 +364,28 @@ def test_hq_transfer_16_4():
     other = next(a.unit for a in r.legal_actions(s) if isinstance(a, Transfer))
     s = r.apply(s, f"transfer {other}")
     assert s.units[other].box == "turn:2" and other not in s.activated
+
+
+def test_panzer_hq_lines_16_7(tmp_path):
+    """16.7: a panzer group HQ's line at activation uses a railway that another
+    panzer group HQ may not use; without a line, no second activation."""
+    from helpers import gekitou_game
+    from runtime.definition import Phase, frozen_map
+    rail = "path rail " + " ".join(f"{c:02d}05" for c in range(1, 11))
+    game = gekitou_game(tmp_path, ["P1 german panzer-hq 2-5-6 1-5-6", "P2 german panzer-hq 2-5-6 1-5-6"],
+                        ["P1 0905", "P2 1005"], paths=[rail])
+    r = Runner(game, "s")
+    s = new_state(game)
+    s.turn = 1
+    s.place("P1", game.map.grid.parse_id("0905"))
+    s.place("P2", game.map.grid.parse_id("1005"))
+    ph = Phase("activation", "Activation", "phase", "activate", params=frozen_map({"loc-check": ("panzer-hq",)}))
+    assert r._loc_check(s, ph, "P1") == ""                      # P1 traces along the railway
+    assert any(k.startswith("railused:P1:") for k in s.done)
+    assert r._loc_check(s, ph, "P2") == ""                      # activated, but the railway is P1's:
+    assert "noloc:P2@1" in s.done                               # no line (8+ hexes off any rail)
+    assert "16.7" in r._loc_check(s, ph, "P2")                  # so no second activation this turn
+    assert r._loc_check(s, ph, "P1") == ""                      # P1 may use its own railway again
+    s.turn = 2
+    assert r._loc_check(s, ph, "P2") == ""                      # a new turn: the railways are free
+    assert "noloc:P2@2" not in s.done

@@ -177,7 +177,7 @@ def flatten(phases: tuple[Phase, ...]) -> tuple[Step, ...]:
 
 
 IMPLEMENTED = {"choose-chits", "draw-chit", "activate", "move", "combat", "supply", "reinforce", "advance-turn",
-               "victory-check"}
+               "victory-check", "roll"}
 
 
 class Runner:
@@ -195,6 +195,12 @@ class Runner:
         self.board = self.engine.board
         self.program = flatten(game.sequence)
         missing = sorted({s.phase.procedure for s in self.program if s.kind == "proc"} - IMPLEMENTED)
+        for st in self.program:  # a roll phase reads a 1-D table: die total -> result
+            if st.kind == "proc" and st.phase.procedure == "roll":
+                for t in st.phase.params.get("die-table", ()):
+                    if game.die_tables[t].column_ranges is not None:
+                        raise NotImplementedError(f"phase {st.phase.id} rolls on {t}, a two-way table, which a "
+                                                  "roll phase cannot read yet")
         if game.combat.procedure not in ("odds", "none"):
             raise NotImplementedError(f"{game.info.id} uses the {game.combat.procedure} combat procedure, "
                                       "which the engine does not run yet (only odds CRTs)")
@@ -916,6 +922,26 @@ class Runner:
         s.step = {}
         s.pc += 1
 
+    def _proc_roll(self, s: GameState, ph: Phase) -> None:
+        """Roll on the phase's die tables (plus their modifiers); the result is
+        logged and readable in expressions as rolled("table")."""
+        g = self.game
+        for tid in ph.params.get("die-table", ()):
+            t = g.die_tables[tid]
+            total = s.roll(g.dice[t.die], tid)
+            names, fns = self.env(s)
+            for m in t.modifiers:
+                if m.condition is None or E.evaluate(m.condition, names, fns) is True:
+                    total += int(E.evaluate(m.amount, names, fns))
+            row = t.row_for(total)
+            if row is None:  # a modified total beyond the table reads its nearest end
+                row = 0 if total < t.row_ranges[0][0] else len(t.row_ranges) - 1
+            result = " ".join(t.cells[row]) if t.cells[row] else ""
+            s.rolled[tid] = result
+            s.log.append({"turn": s.turn, "table": tid, "total": total, "result": result})
+        s.pc += 1
+        self.checkpoint(s, "roll")
+
     def _proc_victory_check(self, s: GameState, ph: Phase) -> None:
         self.checkpoint(s, "turn-end")
         s.pc += 1
@@ -965,7 +991,8 @@ class Runner:
                "held-since": lambda side, where: min((s.control_since.get(h, 0) for h in hexes_of(where)
                                                       if s.control.get(h) == side), default=0),
                "chosen": lambda name: bool(s.cache.get(("chosen", name))),
-               "param": self._param}
+               "param": self._param,
+               "rolled": lambda table: s.rolled.get(str(table), "")}
         return names, fns
 
     def _param(self, name):

@@ -56,6 +56,7 @@ class GameState:
     lost: list[str] = field(default_factory=list)  # units eliminated, in order (a returned unit may recur)
     done: set[str] = field(default_factory=set)  # once-only triggers already run ("19A-arrival@3")
     control_since: dict = field(default_factory=dict)  # Hex -> turn it changed hands (+1/2: after that turn's supply check)
+    rolled: dict[str, str] = field(default_factory=dict)  # die table -> the result of its latest roll
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
 
     # ----------------------------------------------------------------- copy
@@ -66,7 +67,7 @@ class GameState:
             set(self.moved), set(self.attacked), set(self.attacked_hexes), [dict(p) for p in self.pending],
             self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
             self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
-            set(self.done), dict(self.control_since))
+            set(self.done), dict(self.control_since), dict(self.rolled))
         # derived data keyed on the version stays valid until a unit moves; facts
         # fixed at set-up (string keys) always do
         v = self.version

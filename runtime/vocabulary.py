@@ -40,7 +40,8 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "variant": 1,  # variant(id): the variant is switched on
     "lost": 1,  # lost(hex): the hex has changed hands from its original owner
     "chosen": 1,  # chosen(option): a player's choice recorded under that name
-    "param": 1,  # param("bid"): a number given when the game starts (hexforge play --param bid=45)
+    "param": 1,
+    "rolled": 1,  # rolled("table"): the result of the latest roll on a die table ("" before any)  # param("bid"): a number given when the game starts (hexforge play --param bid=45)
     "held-since": 2,  # held-since(side, hex): the turn the side took the hex (n + 1/2: after turn n's supply check; 0: not held)
 }
 

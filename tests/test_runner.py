@@ -389,3 +389,17 @@ def test_panzer_hq_lines_16_7(tmp_path):
     s.turn = 2
     assert r._loc_check(s, ph, "P2") == ""                      # a new turn: the railways are free
     assert "noloc:P2@2" not in s.done
+
+
+def test_roll_phase_and_a_second_game_plays_to_the_end():
+    """A Victory Denied (docs/examples/avd): the Hitler directive roll on turn 6 is
+    logged and readable as rolled(); the whole game runs with its d6/d10 CRT."""
+    from dsl.compiler import compile_game as cg
+    g = cg(ROOT / "docs" / "examples" / "avd")
+    r = Runner(g)
+    s, n = play(r, r.new_game(2), {side: RandomBot(i) for i, side in enumerate(g.sides)})
+    rolls = [e for e in s.log if e.get("table") == "hitler-directive"]
+    assert len(rolls) == 1 and rolls[0]["turn"] == 6
+    assert rolls[0]["result"] in ("guderians-choice", "hitler-distracted", "objective-moscow")
+    assert s.rolled["hitler-directive"] == rolls[0]["result"]
+    assert s.result["winner"] in list(g.sides) + ["draw"] and n > 20

@@ -177,7 +177,7 @@ def flatten(phases: tuple[Phase, ...]) -> tuple[Step, ...]:
 
 
 IMPLEMENTED = {"choose-chits", "draw-chit", "activate", "move", "combat", "supply", "reinforce", "advance-turn",
-               "victory-check", "roll"}
+               "victory-check", "roll", "recover"}
 
 
 class Runner:
@@ -201,6 +201,10 @@ class Runner:
                     if game.die_tables[t].column_ranges is not None:
                         raise NotImplementedError(f"phase {st.phase.id} rolls on {t}, a two-way table, which a "
                                                   "roll phase cannot read yet")
+        fights = any(st.kind == "proc" and st.phase.procedure == "combat" for st in self.program)
+        if fights and (game.combat.procedure == "none" or (game.combat.procedure == "odds" and not game.crts)):
+            raise NotImplementedError(f"{game.info.id} has combat phases but no combat procedure the engine "
+                                      "runs: declare combat { procedure odds; crt NAME }")
         if game.combat.procedure not in ("odds", "none"):
             raise NotImplementedError(f"{game.info.id} uses the {game.combat.procedure} combat procedure, "
                                       "which the engine does not run yet (only odds CRTs)")
@@ -941,6 +945,24 @@ class Runner:
             s.log.append({"turn": s.turn, "table": tid, "total": total, "result": result})
         s.pc += 1
         self.checkpoint(s, "roll")
+
+    def _proc_recover(self, s: GameState, ph: Phase) -> None:
+        """Disrupted units that trace a line of communication recover (8.0):
+        those of the phase's side (or the active side), and of its ``only``
+        nationalities when it names any."""
+        g = self.game
+        side = ph.side or s.active
+        only = set(ph.params.get("only") or ())
+        sides = [side] if side and side != "both" else list(g.sides)
+        for sd in sides:
+            lines = supply_map(g, self.board, s, sd)
+            for u in sorted(s.on_map(sd), key=lambda x: x.id):
+                if "disrupted" not in u.markers or (only and g.counters[u.id].nationality not in only):
+                    continue
+                if u.hex in lines:
+                    u.markers.discard("disrupted")
+                    s.log.append({"turn": s.turn, "recover": u.id})
+        s.pc += 1
 
     def _proc_victory_check(self, s: GameState, ph: Phase) -> None:
         self.checkpoint(s, "turn-end")

@@ -403,3 +403,19 @@ def test_roll_phase_and_a_second_game_plays_to_the_end():
     assert rolls[0]["result"] in ("guderians-choice", "hitler-distracted", "objective-moscow")
     assert s.rolled["hitler-directive"] == rolls[0]["result"]
     assert s.result["winner"] in list(g.sides) + ["draw"] and n > 20
+
+
+def test_recover_phase_lifts_disruption_for_supplied_units_of_the_named_nationality(smolensk):
+    """The recover procedure (Barbarossa 8.0), tried on Smolensk units."""
+    from runtime.definition import Phase, frozen_map
+    r = Runner(smolensk, "short")
+    s = r.new_game(1)
+    axis = [u for u in s.on_map("axis")][:3]
+    for u in axis:
+        u.markers.add("disrupted")
+    ss = next(u for u in s.on_map("axis") if smolensk.counters[u.id].nationality == "ss")
+    ss.markers.add("disrupted")
+    ph = Phase("recovery", "Recovery", "phase", "recover", side="axis", params=frozen_map({"only": ("german",)}))
+    r._proc_recover(s, ph)
+    assert all("disrupted" not in u.markers for u in axis if smolensk.counters[u.id].nationality == "german")
+    assert "disrupted" in ss.markers          # not a German unit: the phase names only german

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 from runtime import definition as D
+from runtime.hexes import HexIdError
 from runtime.vocabulary import ACTIVATION_KINDS, EDGES, PROCEDURES
 
 from .ast import Arg, Statement

@@ -300,3 +300,8 @@ scenario loop2 { extends loop1 }
     g = compile_game(make_game(tmp_path / "ok", MINI_GAME + 'scenario long "Long" { extends basic; note "x" }\n'))
     assert g.scenarios["long"].setup == g.scenarios["basic"].setup and g.scenarios["long"].notes == ("x",)
     assert g.scenarios["long"].title == "Long"
+
+
+def test_a_malformed_hex_id_in_a_setup_is_a_diagnostic(tmp_path):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace("A1       0101", "A1       12345"))), "hex")
+    assert "12345" in d.message and d.span.line > 60

@@ -18,8 +18,6 @@ TERRAIN = ["clear"] * 10 + ["light-forest"] * 3 + ["heavy-forest"] * 2 + ["swamp
 
 
 def random_map(cols: int, rows: int, seed: int) -> MapDef:
-    from dsl.mapfile import write_map  # noqa: F401  (same package family)
-
     rnd = random.Random(seed)
     digits = max(2, len(str(cols)))
     grid = Grid("flat", "even", 1, 1, cols, rows, digits, max(2, len(str(rows))))

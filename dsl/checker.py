@@ -12,14 +12,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Iterable
 
-from runtime import definition as D
 from runtime import expr as E
-from runtime.hexes import Grid, HexIdError
-from runtime.vocabulary import EDGES, EXPR_FUNCTIONS, EXPR_NAMES, PROCEDURES
+from runtime.hexes import Grid
+from runtime.vocabulary import EXPR_FUNCTIONS, EXPR_NAMES
 
-from .ast import Arg, Entry, Row, Statement, Table
+from .ast import Arg, Row, Statement, Table
 from .diagnostics import Diagnostics, Span, did_you_mean
-from .loader import TOP_LEVEL
 
 DASHES = {"-", "—", "–", "−", "--"}
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}$")

@@ -16,7 +16,7 @@ from runtime.hexes import HexIdError
 from runtime.vocabulary import ACTIVATION_KINDS, EDGES, PROCEDURES
 
 from .ast import Arg, Statement
-from .checker import (COLOUR, DECLARES, DICE, SYMBOLS, Body, Ctx, TableView, is_dash, read_fraction,
+from .checker import (DECLARES, DICE, SYMBOLS, Body, Ctx, TableView, is_dash, read_fraction,
                       read_list, read_range, read_yes_no, title_of, where)
 from .diagnostics import Diagnostics, DslError, Span, did_you_mean
 from .loader import TOP_LEVEL, Loader, apply_variants, merge_entries, resolve_extends

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .ast import Arg, Entry, File, Row, Statement, Table
-from .diagnostics import Diagnostic, Diagnostics, DslError, Span, did_you_mean
+from .diagnostics import Diagnostics, DslError, Span, did_you_mean
 from .parser import parse
 
 MAX_FILE_BYTES = 8 * 1024 * 1024

@@ -36,9 +36,8 @@ from runtime.vocabulary import EDGES
 
 from .ast import Arg, Statement
 from .checker import Body, Ctx, TableView, is_dash
-from .diagnostics import DslError, Span, did_you_mean
+from .diagnostics import Span, did_you_mean
 from .loader import Source, parse_file
-from .parser import parse
 
 MAP_KEYWORDS = ("map", "grid", "default", "hexes", "hexsides", "path", "supply", "area", "outside")
 

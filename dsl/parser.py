@@ -15,7 +15,7 @@ from lark.exceptions import LarkError, VisitError
 
 from runtime import expr as E
 
-from .ast import Arg, Entry, File, Row, Statement, Table
+from .ast import Arg, File, Row, Statement, Table
 from .diagnostics import Diagnostic, DslSyntaxError, Span
 
 GRAMMAR = Path(__file__).with_name("hxr.lark")
@@ -67,16 +67,6 @@ def _lark() -> Lark:
         maybe_placeholders=False,
         transformer=_BUILD,
         cache=use_cache,
-    )
-
-
-def _span(file: str, meta_or_token) -> Span:
-    return Span(
-        file,
-        getattr(meta_or_token, "line", 1) or 1,
-        getattr(meta_or_token, "column", 1) or 1,
-        getattr(meta_or_token, "end_line", 0) or 0,
-        getattr(meta_or_token, "end_column", 0) or 0,
     )
 
 

@@ -29,7 +29,7 @@ from runtime.hexes import Grid, Hex
 from .commands import MapCommand, TextCommand
 from .counters import CountersPane
 from .document import EditError, GameDocument, LoadError, MapModel
-from .mapview import TOOLS, MapView, ToolSettings
+from .mapview import TOOLS, MapView, ToolSettings, add_action
 from .paint import S
 from .rules import RulesPane
 from .scenario import ScenarioPane
@@ -444,12 +444,7 @@ class MainWindow(QMainWindow):
         self.act(g, "&Play…", self.play, "F5")
 
     def act(self, menu, text, slot, shortcut=None) -> QAction:
-        a = QAction(text, self)
-        if shortcut is not None:
-            a.setShortcut(shortcut)
-        a.triggered.connect(slot)
-        menu.addAction(a)
-        return a
+        return add_action(self, menu, text, slot, shortcut)
 
     # -- refresh ----------------------------------------------------------------------------
     def on_text_changed(self, shown: str) -> None:

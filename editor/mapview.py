@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QMimeData, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QDrag, QImage, QPainter, QPixmap
+from PySide6.QtGui import QAction, QDrag, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView, QStyleOptionGraphicsItem
 
 from runtime.definition import MapHex
@@ -124,7 +124,17 @@ class MapItem(QGraphicsItem):
 
 
 class ZoomMixin:
-    """Zoom for a QGraphicsView showing a map (the editor's and the playtest's)."""
+    """What the editor's and the playtest's map views share: set-up and zoom."""
+
+    def _setup_view(self) -> None:
+        self._scene = QGraphicsScene(self)  # the view does not own its scene: keep it
+        self.setScene(self._scene)
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
+        self.setViewportUpdateMode(QGraphicsView.MinimalViewportUpdate)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
+        self.setBackgroundBrush(Qt.lightGray)
+        self.setMouseTracking(True)
 
     def zoom(self, factor: float) -> None:
         s = self.transform().m11() * factor
@@ -148,16 +158,9 @@ class MapView(ZoomMixin, QGraphicsView):
         self.stack = stack
         self.settings = settings
         self.mp = MapPainter(doc)
-        self._scene = QGraphicsScene(self)  # the view does not own its scene: keep it
         self.item: MapItem | None = None
-        self.setScene(self._scene)
-        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
-        self.setViewportUpdateMode(QGraphicsView.MinimalViewportUpdate)
-        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
-        self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
-        self.setBackgroundBrush(Qt.lightGray)
+        self._setup_view()
         self.setAcceptDrops(True)
-        self.setMouseTracking(True)
         self.stroke: Stroke | None = None
         self._last: Hex | None = None
         self._mode_add = True
@@ -468,3 +471,13 @@ class MapView(ZoomMixin, QGraphicsView):
         cid = bytes(e.mimeData().data(MIME)).decode("utf-8")
         e.acceptProposedAction()
         self.counterDropped.emit(cid, self.doc.map.grid.format_id(h))
+
+
+def add_action(owner, menu, text: str, slot, shortcut=None) -> QAction:
+    """A menu action owned by ``owner`` (a window), with an optional shortcut."""
+    a = QAction(text, owner)
+    if shortcut is not None:
+        a.setShortcut(shortcut)
+    a.triggered.connect(slot)
+    menu.addAction(a)
+    return a

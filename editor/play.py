@@ -54,6 +54,7 @@ from runtime.supply import supply_status
 
 from . import playtext as T
 from .playmap import PlayDoc, PlayMapView
+from .mapview import add_action
 
 AGENTS = ("human", "random", "greedy")
 AGENT_TITLES = {"human": "Human", "random": "Random bot", "greedy": "Greedy bot"}
@@ -501,12 +502,7 @@ class PlayWindow(QMainWindow):
         self.decision.mode.setVisible(bool(self.game.movement.modes))
 
     def _act(self, menu, text, slot, shortcut=None) -> QAction:
-        a = QAction(text, self)
-        if shortcut is not None:
-            a.setShortcut(shortcut)
-        a.triggered.connect(slot)
-        menu.addAction(a)
-        return a
+        return add_action(self, menu, text, slot, shortcut)
 
     def _initial_zoom(self) -> None:
         self.view.zoom_to(0.9)

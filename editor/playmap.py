@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
+from PySide6.QtWidgets import QGraphicsView
 
 from runtime.definition import GameDefinition
 from runtime.hexes import Hex
@@ -252,17 +252,10 @@ class PlayMapView(ZoomMixin, QGraphicsView):
         super().__init__(parent)
         self.doc = doc
         self.mp = PlayPainter(doc)
-        self._scene = QGraphicsScene(self)
+        self._setup_view()
         self.item = MapItem(self.mp)
         self._scene.addItem(self.item)
         self._scene.setSceneRect(self.item.boundingRect())
-        self.setScene(self._scene)
-        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
-        self.setViewportUpdateMode(QGraphicsView.MinimalViewportUpdate)
-        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
-        self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
-        self.setBackgroundBrush(Qt.lightGray)
-        self.setMouseTracking(True)
         self._pan: QPointF | None = None
         self._hover: Hex | None = None
 

@@ -207,7 +207,7 @@ class Engine:
 
     def _attack(self, s: GameState, a: Attack) -> None:
         if s.phase != "combat":
-            raise IllegalActionError(f"no attack now: it is not a combat segment")
+            raise IllegalActionError("no attack now: it is not a combat segment")
         target = self.hex(a.target)
         for uid in a.attackers:
             self.unit(s, uid)

@@ -548,7 +548,7 @@ def _children(node: Expr) -> tuple[Expr, ...]:
     return ()
 
 
-def _walk(expr: Expr):
+def walk(expr: Expr):
     """Every node of ``expr`` (pre-order, without recursion)."""
     pending = [expr]
     while pending:
@@ -559,12 +559,12 @@ def _walk(expr: Expr):
 
 def free_names(expr: Expr) -> frozenset[str]:
     """Names the expression reads from its environment."""
-    return frozenset(node.name for node in _walk(expr) if isinstance(node, Name))
+    return frozenset(node.name for node in walk(expr) if isinstance(node, Name))
 
 
 def called_functions(expr: Expr) -> frozenset[str]:
     """Names of the functions the expression calls."""
-    return frozenset(node.func for node in _walk(expr) if isinstance(node, Call))
+    return frozenset(node.func for node in walk(expr) if isinstance(node, Call))
 
 
 def _literal_text(node: Expr) -> tuple[str, int]:

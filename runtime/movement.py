@@ -24,7 +24,7 @@ import heapq
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .board import Board, Edge
+from .board import Board
 from .definition import Cost, GameDefinition, MovementMode
 from .hexes import Hex
 from .state import GameState

@@ -125,21 +125,6 @@ class Step:
     scoped: bool = False  # a move/combat after an activation in its block: only activated units act
 
 
-def _walk(e):
-    stack = [e]
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, E.Binary):
-            stack += [n.left, n.right]
-        elif isinstance(n, E.Unary):
-            stack.append(n.operand)
-        elif isinstance(n, E.Call):
-            stack += list(n.args)
-        elif isinstance(n, E.ListExpr):
-            stack += list(n.items)
-
-
 def flatten(phases: tuple[Phase, ...]) -> tuple[Step, ...]:
     prog: list[Step] = []
 
@@ -215,7 +200,7 @@ class Runner:
         self.victory = game.victory.get(self.scenario.victory, ())
         self.params = dict(params or {})  # numbers chosen before play (16.1: the Axis VP bid)
         needed = sorted({a.value for r in self.victory for e in (r.condition, r.amount) if e is not None
-                         for n in _walk(e) if isinstance(n, E.Call) and n.func == "param"
+                         for n in E.walk(e) if isinstance(n, E.Call) and n.func == "param"
                          for a in n.args if isinstance(a, E.Str)} - set(self.params))
         if needed:
             raise ValueError("this scenario needs " + ", ".join(f"--param {n}=N" for n in needed))

@@ -2,7 +2,6 @@
 them, then invariants on random positions."""
 from __future__ import annotations
 
-from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, given, settings

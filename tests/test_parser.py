@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsl.ast import Statement, Table
+from dsl.ast import Table
 from dsl.diagnostics import DslSyntaxError
 from dsl.parser import parse
 from runtime import expr as E

@@ -12,7 +12,7 @@ import pytest
 from dsl.compiler import compile_game
 from runtime.actions import Done, IllegalActionError
 from runtime.bots import GreedyBot, RandomBot, play
-from runtime.runner import Choose, Play, Place, Runner
+from runtime.runner import Play, Place, Runner
 from runtime.state import new_state
 
 from helpers import GAMES, ROOT

@@ -33,7 +33,7 @@ DECLARES = {
     "results": "results", "crt": "crt", "die-table": "die-table", "pool": "pool",
     "weather": "weather", "event": "event", "victory": "victory", "scenario": "scenario",
     "variant": "variant", "counters": "counter-group", "movement-mode": "movement-mode", "arrival": "arrival",
-    "withdrawal": "withdrawal",
+    "withdrawal": "withdrawal", "battle-option": "battle-option", "rebuild": "rebuild",
 }
 
 

@@ -64,6 +64,9 @@ def check_game(path: str | Path) -> tuple[D.GameDefinition | None, Diagnostics, 
     return game, diags, sources
 
 
+UNIT_STATES = frozenset({"disrupted", "out-of-supply", "isolated", "reserve"})  # markers a phase may name in only/exclude
+
+
 class _Compiler:
     def __init__(self, ctx: Ctx, statements: list[Statement], loader: Loader, variants: tuple[str, ...]):
         self.ctx = ctx
@@ -71,6 +74,7 @@ class _Compiler:
         self.loader = loader
         self.variants = variants
         self.map_failed = False  # a map was named but did not load: setups stay quiet
+        self.phase_areas: list[Arg] = []  # areas named by phases, checked once the map is read
         self.by_kw: dict[str, list[Statement]] = {}
         for st in statements:
             self.by_kw.setdefault(st.keyword, []).append(st)
@@ -131,7 +135,8 @@ class _Compiler:
 
     # statements whose `= value` / `when condition` the compiler reads
     TAKES_VALUE = {"modifier", "award"}
-    TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment", "skip"}
+    TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment", "skip",
+                       "battle-option", "forbid", "marker"}
 
     def check_expression_places(self) -> None:
         stack = list(self.sts)
@@ -182,6 +187,13 @@ class _Compiler:
         victory = {st.name: self.victory(st) for st in self.all("victory")}
         stacking = self.stacking()
         mechanisms = self.mechanisms(classes)
+        battle_options = {st.name: self.battle_option(st, classes) for st in self.all("battle-option")}
+        rebuilds = {st.name: self.rebuild(st, classes) for st in self.all("rebuild")}
+        control_hexes = self.control()
+        if map_def is not None:
+            for a in self.phase_areas:
+                if a.text not in map_def.areas:
+                    ctx.error("unknown-name", f"unknown area '{a.text}'", a.span, did_you_mean(a.text, map_def.areas))
         arrivals = {st.name: self.arrival(st, map_def, chits, track) for st in self.all("arrival")}
         withdrawals = {st.name: self.withdrawal(st, classes, chits) for st in self.all("withdrawal")}
         variants = {st.name: self.variant(st) for st in self.all("variant")}
@@ -198,7 +210,9 @@ class _Compiler:
             die_tables=fm(tables), turn_track=track, weather=fm(weather), chits=fm(chits), pools=fm(pools),
             events=fm(events), sequence=sequence, scenarios=fm(scenarios), variants=fm(variants),
             victory=fm(victory), modifiers=fm({k: tuple(v) for k, v in modifiers.items()}),
-            stacking=fm(stacking), map=map_def, arrivals=fm(arrivals), withdrawals=fm(withdrawals), **mechanisms, active_variants=self.variants,
+            stacking=fm(stacking), map=map_def, arrivals=fm(arrivals), withdrawals=fm(withdrawals), **mechanisms,
+            battle_options=fm(battle_options), rebuilds=fm(rebuilds), control_hexes=control_hexes,
+            active_variants=self.variants,
             sources=tuple(self.loader.src.texts))
 
     # ------------------------------------------------------------ game
@@ -358,14 +372,23 @@ class _Compiler:
         selectors = set(classes) | ctx.class_flags | {"other", "all"}
         fixed = ("terrain", "move", "left-shift", "attack", "advance", "zoc-to-zoc", "combat", "defence")
 
+        modes = set(ctx.symbols.get("movement-mode", {}))
+
+        def mode_column(c: str) -> bool:
+            """A movement mode's own column: MODE or MODE:SELECTOR (forced-march, strategic:tank-army)."""
+            mode, _, sel = c.partition(":")
+            return mode in modes and (not sel or sel in selectors)
+
         def allowed(c: str) -> bool:
             if c.startswith("move:"):
                 sel = c[5:]
                 return sel in selectors
-            return c in fixed or c in extra
+            return c in fixed or c in extra or mode_column(c)
 
-        view.check_columns(allowed, list(fixed) + [f"move:{s}" for s in sorted(selectors)] + sorted(extra))
+        view.check_columns(allowed, list(fixed) + [f"move:{s}" for s in sorted(selectors)] + sorted(extra)
+                           + sorted(modes))
         move_cols = [c for c in view.columns if c == "move" or c.startswith("move:")]
+        mode_cols = [c for c in view.columns if mode_column(c) and c not in extra]
         for r in view.rows:
             name = ctx.terrain_ref(r.cells[0], ("terrain", "feature", "hexside", "link"))
             if not name:
@@ -408,8 +431,15 @@ class _Compiler:
                 if defence is None:
                     ctx.error("type", f"defence is a multiplier such as x2 or 1/2, not '{dc.text}'", dc.span)
             values = {c: view.cell(r, c).text for c in view.columns if c in extra}
+            by_mode: dict[str, list[tuple[str, D.Cost]]] = {}
+            for c in mode_cols:
+                cost = self.cost(view.cell(r, c))
+                if cost:
+                    mode, _, sel = c.partition(":")
+                    by_mode.setdefault(mode, []).append((sel or "all", cost))
             effects[name] = D.TerrainEffect(name, tuple(moves), shifts, add, attack, adv, z, combat_no,
-                                            defence, fm(values), where(r))
+                                            defence, fm(values), fm({k: tuple(v) for k, v in by_mode.items()}),
+                                            where(r))
         return D.TerrainChart(fm(effects), bridging, linked, where(st))
 
     def cost(self, a: Arg | None) -> D.Cost | None:
@@ -836,7 +866,8 @@ class _Compiler:
         return tuple(out)
 
     PHASE_PROPERTIES = ("procedure", "side", "note", "only", "mode", "limit", "die-table", "exclude", "repeat",
-                        "before", "hq-class", "same-tag", "ignore", "outside-command", "hq-transfer", "loc-check")
+                        "before", "hq-class", "same-tag", "ignore", "outside-command", "hq-transfer", "loc-check",
+                        "option", "at", "due")
 
     def phase(self, st: Statement) -> D.Phase:
         ctx = self.ctx
@@ -872,8 +903,39 @@ class _Compiler:
             elif e.keyword == "die-table":
                 params["die-table"] = params.get("die-table", ()) + tuple(
                     a.text for a in e.args if ctx.ref("die-table", a))
+            elif e.keyword in ("only", "exclude"):  # who may act: unit selectors or a state (disrupted)
+                params[e.keyword] = params.get(e.keyword, ()) + tuple(
+                    self.selectors(e.args, self.ctx.symbols.get("unit-class", {}), UNIT_STATES))
+            elif e.keyword == "at":  # where a reinforce phase's units enter: an area
+                if len(e.args) != 1:
+                    ctx.error("arguments", "at takes one map area", e.span, "write: at axis-north")
+                else:
+                    params["at"] = (e.args[0].text,)
+                    self.phase_areas.append(e.args[0])
+            elif e.keyword == "due":
+                if [a.text for a in e.args] != ["next-turn"]:
+                    ctx.error("value", "due takes 'next-turn': units due next turn enter now", e.span)
+                else:
+                    params["due"] = ("next-turn",)
+            elif e.keyword == "option":  # option NAME "question": a yes/no choice, read as chosen(NAME)
+                if not e.args or e.args[0].quoted:
+                    ctx.error("arguments", "option takes a name and the question", e.span,
+                              'write: option siberian-early "Bring the Siberians in now?"')
+                else:
+                    params["option"] = (e.args[0].text, title_of(e) or e.args[0].text)
             else:  # repeated properties accumulate (two 'note' lines keep both)
                 params[e.keyword] = params.get(e.keyword, ()) + tuple(a.text for a in e.args)
+        if procedure in ("move", "strategic-move"):
+            modes = set(ctx.symbols.get("movement-mode", {})) | {"normal"}
+            for e in st.body or ():
+                if isinstance(e, Statement) and e.keyword == "mode":
+                    for a in e.args:
+                        if a.text not in modes:
+                            ctx.error("unknown-name", f"'{a.text}' is not a movement mode", a.span,
+                                      did_you_mean(a.text, modes))
+        if procedure == "decide" and "option" not in params:
+            ctx.error("missing", f"phase {name} decides nothing: it needs an option", st.span,
+                      'write: option siberian-early "Bring the Siberians in now?"')
         if st.keyword == "phase" and not procedure:
             ctx.error("missing", f"phase {name} needs a procedure", st.span, did_you_mean("", PROCEDURES))
         children = self.phases(st, f"{st.keyword} {name}") if st.body else ()
@@ -935,15 +997,18 @@ class _Compiler:
         return out
 
     # ------------------------------------------------------------ mechanisms
-    def selectors(self, args, classes) -> frozenset[str]:
-        ok = set(classes) | self.ctx.class_flags | {"all", "other"}
+    def selectors(self, args, classes, markers: frozenset[str] = frozenset()) -> frozenset[str]:
+        """Unit selectors: unit classes, class flags, nationalities, sides,
+        ``all``/``other`` (and the markers given, where a state may be named)."""
+        ok = set(classes) | self.ctx.class_flags | {"all", "other"} | set(markers) | \
+            set(self.ctx.symbols.get("nationality", {})) | set(self.ctx.symbols.get("side", {}))
         out = set()
         for a in args:
             if a.text in ok:
                 out.add(a.text)
             else:
-                self.ctx.error("unknown-name", f"'{a.text}' is neither a unit class nor a class flag", a.span,
-                               did_you_mean(a.text, ok))
+                self.ctx.error("unknown-name", f"'{a.text}' is not a unit class, class flag, nationality or side",
+                               a.span, did_you_mean(a.text, ok))
         return frozenset(out)
 
     def terrain_set(self, args, kinds=("terrain", "feature", "hexside", "link")) -> frozenset[str]:
@@ -977,10 +1042,41 @@ class _Compiler:
                 mult = Fraction(1)
             only = b.one("only", (1, 9))
             barred = b.one("barred", (1, 9))
+            na = b.one("no-attack", (0, 9))
+            no_attack = frozenset() if na is None else (self.selectors(na.args, classes) if na.args
+                                                        else frozenset({"all"}))
+            pts = b.arg("points")
+            allowance = ctx.int_(pts, "points", 0, 999) if pts is not None else None
+            fo = b.arg("follows")
+            if fo is not None and fo.text != "normal":
+                ctx.error("value", f"a movement mode follows 'normal' movement, not '{fo.text}'", fo.span)
+            ex = b.one("except", (1, 9))
+            forbid = []
+            for f in b.all("forbid"):
+                # forbid SELECTOR... ["title"] when CONDITION
+                args = [a for a in f.args if not a.quoted]
+                title = next((a.text for a in f.args if a.quoted), "")
+                if not args or f.condition is None:
+                    ctx.error("arguments", "forbid takes unit selectors and a condition", f.span,
+                              'write: forbid armour "6.4: oil lost" when lost(bucharest)')
+                    continue
+                forbid.append((self.selectors(args, classes), ctx.expr(f.condition), title))
+            marks = []
+            for mk in b.all("marker"):
+                # marker MARKER [SELECTOR...] [when CONDITION]: the unit gets the marker for using the mode
+                if not mk.args:
+                    ctx.error("arguments", "marker takes a marker name and unit selectors", mk.span,
+                              "write: marker disrupted infantry when weather in [mud, snow]")
+                    continue
+                sel = self.selectors(mk.args[1:], classes) if len(mk.args) > 1 else frozenset({"all"})
+                marks.append((mk.args[0].text, sel, ctx.expr(mk.condition)))
             modes.append(D.MovementMode(m.name, title_of(m) or m.name, along, cost, mult,
-                                        b.flag("no-enemy-zoc"), b.flag("no-attack"),
+                                        b.flag("no-enemy-zoc"), no_attack,
                                         self.selectors(only.args, classes) if only else frozenset(),
-                                        frozenset(a.text for a in barred.args) if barred else frozenset(), where(m)))
+                                        frozenset(a.text for a in barred.args) if barred else frozenset(),
+                                        allowance, fo is not None,
+                                        self.selectors(ex.args, classes) if ex else frozenset(),
+                                        tuple(forbid), tuple(marks), b.flag("own-control"), where(m)))
             b.finish()
         out["movement"] = D.MovementRules(points, tuple(modes), where(st) if st else "")
         # zones of control
@@ -1020,8 +1116,9 @@ class _Compiler:
             blocked = {a.text for s in given for a in s.args} if given else {"enemy-units", "enemy-zoc"}
             for s in b.all("blocked-by"):
                 for a in s.args:
-                    if a.text not in ("enemy-units", "enemy-zoc"):
-                        ctx.error("value", f"supply is blocked-by enemy-units or enemy-zoc, not '{a.text}'", a.span)
+                    if a.text not in ("enemy-units", "enemy-zoc", "enemy-control"):
+                        ctx.error("value", "supply is blocked-by enemy-units, enemy-zoc or enemy-control, "
+                                  f"not '{a.text}'", a.span)
             imp, unless = set(), {}
             for s in b.all("impassable"):
                 args = list(s.args)
@@ -1055,8 +1152,24 @@ class _Compiler:
                     v = ctx.int_(s.args[1], "supply range", 0, 999)
                     if v is not None:
                         rng[s.args[0].text] = v
-            cons = self.choice(b.arg("consequence"), ("lose-step", "out-of-supply", "isolated", "disrupt",
-                                                      "eliminate"), "supply consequence") or "out-of-supply"
+            kinds = ("lose-step", "out-of-supply", "isolated", "disrupt", "eliminate")
+            cons, by_unit = "out-of-supply", []
+            for s in b.all("consequence"):
+                # consequence KIND [for SELECTOR...]: the first one naming a unit's selectors applies
+                if not s.args:
+                    ctx.error("arguments", "consequence takes what happens to units out of supply", s.span,
+                              did_you_mean("", kinds))
+                    continue
+                kind = self.choice(s.args[0], kinds, "supply consequence") or "out-of-supply"
+                if len(s.args) == 1:
+                    cons = kind
+                elif s.args[1].text != "for" or len(s.args) < 3:
+                    ctx.error("arguments", f"expected 'for' and unit selectors after '{s.args[0].text}'",
+                              s.args[1].span, "write: consequence disrupt for german")
+                else:
+                    by_unit.append((self.selectors(s.args[2:], classes), kind))
+            cs = b.one("city-supply", (1, 9))
+            city = frozenset(a.text for a in (cs.args if cs else ()) if ctx.ref("side", a))
             ex = b.one("exempt", (1, 9))
             halves: dict[str, frozenset[str]] = {}
             for s in b.all("marker"):
@@ -1090,7 +1203,8 @@ class _Compiler:
                 rail=fm(rail), rail_link=fm(rail_link), range=fm(rng), consequence=cons,
                 exempt=self.selectors(ex.args, classes) if ex else frozenset(), marker_halves=fm(halves),
                 order=order, skip=tuple(skip), transfer=ctx.ref("pool", b.arg("transfer-to")) or "",
-                where=where(st))
+                blocked_by_enemy_control="enemy-control" in blocked, consequences=tuple(by_unit),
+                city_supply=city, where=where(st))
             b.finish()
         # retreat
         st = self.one("retreat")
@@ -1111,9 +1225,11 @@ class _Compiler:
             sh = b.one("second-hex-across", (1, 9))
             ov = self.choice(b.arg("overstack"), ("extend", "destroyed"), "over-stacking rule") or "extend"
             hw = b.one("hold-with", (1, 9))
+            into = self.choice(b.arg("into"), ("own-control",), "retreat destination") or ""
             out["retreat"] = D.RetreatRules(toward, frozenset(dest), ez,
                                             self.terrain_set(sh.args, ("hexside",)) if sh else frozenset(), ov,
-                                            self.selectors(hw.args, classes) if hw else frozenset(), where(st))
+                                            self.selectors(hw.args, classes) if hw else frozenset(), into,
+                                            where(st))
             b.finish()
         # advance after combat
         st = self.one("advance")
@@ -1166,19 +1282,31 @@ class _Compiler:
                     ctx.error("value", f"reinforcements are kept out of enemy-zoc or enemy-cities, not '{a.text}'",
                               a.span)
             returns = []
+            losses = {"combat"}
             for r in b.all("returns"):
-                # returns SIDE SELECTOR... to POOL
-                args = [a.text for a in r.args]
+                # returns SIDE SELECTOR... to POOL [from combat supply]
+                rargs = list(r.args)
+                if "from" in [a.text for a in rargs]:
+                    i = [a.text for a in rargs].index("from")
+                    losses = set()
+                    for a in rargs[i + 1:]:
+                        if a.text in ("combat", "supply"):
+                            losses.add(a.text)
+                        else:
+                            ctx.error("value", f"units return from combat or supply losses, not '{a.text}'", a.span)
+                    rargs = rargs[:i]
+                args = [a.text for a in rargs]
                 if len(args) < 4 or args[-2] != "to":
                     ctx.error("arguments", "returns takes a side, unit selectors, 'to' and a pool", r.span,
                               "write: returns soviet non-mechanized hq to available")
                     continue
-                side = ctx.ref("side", r.args[0], allow=("all",))
-                pool = ctx.ref("pool", r.args[-1])
-                sel = self.selectors(r.args[1:-2], classes)
+                side = ctx.ref("side", rargs[0], allow=("all",))
+                pool = ctx.ref("pool", rargs[-1])
+                sel = self.selectors(rargs[1:-2], classes)
                 if side and pool:
                     returns.append((side, sel, pool))
-            out["reinforcements"] = D.ReinforcementRules(pools, enter, frozenset(not_in), tuple(returns), where(st))
+            out["reinforcements"] = D.ReinforcementRules(pools, enter, frozenset(not_in), tuple(returns),
+                                                         frozenset(losses), where(st))
             b.finish()
         # combat
         st = self.one("combat")
@@ -1192,7 +1320,29 @@ class _Compiler:
             crt = ctx.ref("crt", b.arg("crt")) or ""
             if proc == "odds" and not b.arg("crt"):
                 ctx.error("missing", "an odds combat procedure needs 'crt'", st.span)
-            out["combat"] = D.CombatRules(proc, crt, where(st))
+            attack = self.choice(b.arg("attack"), ("adjacent", "move-in"), "way of attacking") or "adjacent"
+            limits = []
+            for s in b.all("across-hexside"):
+                # across-hexside SIDE N [SELECTOR M]...  (6.3)
+                args = list(s.args)
+                if len(args) < 2 or len(args) % 2:
+                    ctx.error("arguments", "across-hexside takes a side, a number of units, then pairs of "
+                              "unit selector and number", s.span, "write: across-hexside axis 4 army-group 1")
+                    continue
+                side = ctx.ref("side", args[0])
+                total = ctx.int_(args[1], "units across one hexside", 1, 99)
+                per = []
+                for sa, na in zip(args[2::2], args[3::2]):
+                    sel = self.selectors([sa], classes)
+                    n = ctx.int_(na, f"{sa.text} across one hexside", 0, 99)
+                    if sel and n is not None:
+                        per.append((sa.text, n))
+                if side and total is not None:
+                    limits.append(D.HexsideLimit(side, total, tuple(per), where(s)))
+            if limits and attack != "move-in":
+                ctx.error("value", "across-hexside limits need 'attack move-in'", st.span)
+            factor = b.text("firepower", "strength")
+            out["combat"] = D.CombatRules(proc, crt, attack, tuple(limits), factor, where(st))
             b.finish()
         return out
 
@@ -1280,6 +1430,73 @@ class _Compiler:
         first, last = self.turns_of(b)
         b.finish()
         return D.Withdrawal(st.name, title_of(st) or st.name, side, sel, factor, total, chit, first, last, where(st))
+
+    def battle_option(self, st: Statement, classes) -> D.BattleOption:
+        """battle-option ID "Title" [when COND] { side S|attacker|defender|both; by SELECTOR...;
+        not MARKER...; within N; adds own|enemy N; roll TABLE; per-game N; uses RESOURCE }"""
+        ctx = self.ctx
+        b = Body(ctx, st, f"battle-option {st.name}")
+        side = ctx.ref("side", b.arg("side"), allow=("attacker", "defender", "both")) or "both"
+        by = b.one("by", (1, 9))
+        nm = b.one("not", (1, 9))
+        w = b.arg("within")
+        own = enemy = 0
+        for a in b.all("adds"):
+            if len(a.args) != 2 or a.args[0].text not in ("own", "enemy"):
+                ctx.error("arguments", "adds takes own or enemy and a number", a.span, "write: adds enemy -1")
+                continue
+            v = ctx.int_(a.args[1], "firepower", -99, 99)
+            if v is not None:
+                if a.args[0].text == "own":
+                    own += v
+                else:
+                    enemy += v
+        roll = ctx.ref("die-table", b.arg("roll")) or ""
+        pg = b.arg("per-game")
+        uses = b.text("uses", "")
+        if not roll and not own and not enemy:
+            ctx.error("missing", f"battle-option {st.name} adds nothing: give 'adds own N', 'adds enemy N' "
+                      "or 'roll TABLE'", st.span)
+        b.finish()
+        ctx.expr(st.condition)
+        return D.BattleOption(st.name, title_of(st) or st.name, side, st.condition,
+                              self.selectors(by.args, classes) if by else frozenset(),
+                              frozenset(a.text for a in (nm.args if nm else ())),
+                              (ctx.int_(w, "within", 0, 99) or 0) if w is not None else 0, (own, enemy), roll,
+                              ctx.int_(pg, "per-game", 1, 99) if pg is not None else None, uses, where(st))
+
+    def rebuild(self, st: Statement, classes) -> D.RebuildRule:
+        """rebuild ID "Title" { side S; units SELECTOR...; from POOL...; at FEATURE...;
+        controlled yes|no; per-hex N; marker M }"""
+        ctx = self.ctx
+        b = Body(ctx, st, f"rebuild {st.name}")
+        side = ctx.ref("side", b.arg("side")) or ""
+        u = b.one("units", (1, 9))
+        fr = b.one("from", (1, 9))
+        at = b.one("at", (1, 9))
+        if u is None or fr is None or at is None:
+            ctx.error("missing", f"rebuild {st.name} needs units, from and at", st.span,
+                      "write: units front; from soviet-available; at infantry-marker")
+        ph = b.arg("per-hex")
+        rule = D.RebuildRule(st.name, title_of(st) or st.name, side,
+                             self.selectors(u.args, classes) if u else frozenset(),
+                             tuple(a.text for a in (fr.args if fr else ()) if ctx.ref("pool", a)),
+                             self.terrain_set(at.args if at else (), ("terrain", "feature")),
+                             self.yes(b, "controlled", True),
+                             (ctx.int_(ph, "per-hex", 1, 99) or 1) if ph is not None else 1,
+                             b.text("marker", ""), where(st))
+        b.finish()
+        return rule
+
+    def control(self) -> str:
+        """control { hexes all|features }: which hexes change hands."""
+        st = self.one("control")
+        if st is None:
+            return "features"
+        b = Body(self.ctx, st, "control")
+        v = self.choice(b.arg("hexes"), ("all", "features"), "controlled hexes") or "features"
+        b.finish()
+        return v
 
     def variant(self, st: Statement) -> D.Variant:
         kind = "optional"

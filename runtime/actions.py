@@ -6,6 +6,8 @@
     retreat 7Pz 1306,1407    retreat 7Pz -   (no hex: the unit is destroyed)
     advance 4Pz 1305,1306
     hold                     (take step losses instead of retreating, where the rules allow)
+    use desperate-effort 1PzG  (use a battle option, firepower combat)
+    hit WF                   (assign one point of enemy firepower to a unit, firepower combat)
     done                     (end the current segment, or decline an advance or a hold)
 """
 from __future__ import annotations
@@ -73,12 +75,34 @@ class Hold:
 
 
 @dataclass(frozen=True, slots=True)
+class Use:
+    """Use a battle option (firepower combat): ``use desperate-effort 1PzG``,
+    ``use stavka-artillery`` (an option the side itself provides)."""
+
+    option: str
+    unit: str = ""
+
+    def __str__(self) -> str:
+        return f"use {self.option}" + (f" {self.unit}" if self.unit else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """Assign one point of enemy firepower to a unit (firepower combat)."""
+
+    unit: str
+
+    def __str__(self) -> str:
+        return f"hit {self.unit}"
+
+
+@dataclass(frozen=True, slots=True)
 class Done:
     def __str__(self) -> str:
         return "done"
 
 
-Action = Union[Move, Attack, LoseStep, Retreat, Advance, Hold, Done]
+Action = Union[Move, Attack, LoseStep, Retreat, Advance, Hold, Use, Hit, Done]
 
 
 def parse_action(text: str) -> Action:
@@ -102,7 +126,12 @@ def parse_action(text: str) -> Action:
             return Done()
         if verb == "hold" and not rest:
             return Hold()
+        if verb == "use" and len(rest) in (1, 2):
+            return Use(rest[0], rest[1] if len(rest) == 2 else "")
+        if verb == "hit" and len(rest) == 1:
+            return Hit(rest[0])
     except ValueError:
         pass
     raise IllegalActionError(f"cannot read the action '{text}': write e.g. 'move 7Pz 1405', "
-                             "'attack 1305 with 4Pz,10Mot', 'lose 4Pz', 'retreat 7Pz 1306', 'advance 4Pz 1305', 'done'")
+                             "'attack 1305 with 4Pz,10Mot', 'lose 4Pz', 'retreat 7Pz 1306', 'advance 4Pz 1305', "
+                             "'use desperate-effort 1PzG', 'hit WF', 'done'")

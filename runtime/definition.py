@@ -175,12 +175,23 @@ class TerrainEffect:
     combat_prohibited: bool = False
     defence: Fraction | None = None  # a multiplier on defence, where a game has one
     values: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))  # other columns, as written
+    # movement-mode columns (``forced-march``, ``strategic:tank-army``): mode -> (selector, cost) in chart order
+    modes: Mapping[str, tuple[tuple[str, Cost], ...]] = field(default_factory=lambda: frozen_map({}))
     where: str = ""
 
-    def cost_for(self, flags: frozenset[str], unit_class: str) -> Cost:
+    def cost_for(self, flags: frozenset[str], unit_class: str, mode: str = "") -> Cost:
         """The first matching column that says something ("-" falls through
-        to the next matching column)."""
-        for selector, cost in self.move:
+        to the next matching column).  For a movement mode, its own columns
+        come first, then the movement columns."""
+        columns = (self.modes.get(mode, ()) + self.move) if mode else self.move
+        for selector, cost in columns:
+            if cost.kind != "inherit" and (selector in ("all", "other") or selector == unit_class or selector in flags):
+                return cost
+        return Cost("inherit")
+
+    def mode_cost(self, flags: frozenset[str], unit_class: str, mode: str) -> Cost:
+        """The cell of the mode's own columns alone ("inherit" when they say nothing)."""
+        for selector, cost in self.modes.get(mode, ()):
             if cost.kind != "inherit" and (selector in ("all", "other") or selector == unit_class or selector in flags):
                 return cost
         return Cost("inherit")
@@ -400,9 +411,17 @@ class MovementMode:
     cost: Fraction | None = None  # MP per hex along the links
     multiplier: Fraction = Fraction(1)  # of the unit's MP
     no_enemy_zoc: bool = False  # may not start in or enter enemy ZOC
-    no_attack: bool = False
+    no_attack: frozenset[str] = frozenset()  # selectors that may not attack with it ("all": nobody)
     only: frozenset[str] = frozenset()  # selectors allowed to use it (empty: all)
     barred: frozenset[str] = frozenset()  # markers that bar a unit from it (16.2(2): out of command)
+    points: int | None = None  # a fixed allowance (hexes or MP) instead of the unit's MP
+    follows: bool = False  # continues a normal move of the same phase (forced march, Barbarossa 6.2)
+    excluded: frozenset[str] = frozenset()  # selectors that may never use it
+    # (selectors, condition, title): barred while the condition holds; ``side`` is the unit's side
+    forbid: tuple[tuple[frozenset[str], Expr, str], ...] = ()
+    # (marker, selectors, condition or None): markers a unit gets for using it (strategic move: disrupted)
+    marks: tuple[tuple[str, frozenset[str], Expr | None], ...] = ()
+    own_control: bool = False  # every hex entered must be controlled by the moving side
     where: str = ""
 
 
@@ -450,7 +469,18 @@ class SupplyRules:
     # marker -> what it halves ("attack", "defence", "move"): AVD's OOS halves attack,
     # isolated halves attack, defence and movement
     marker_halves: Mapping[str, frozenset[str]] = field(default_factory=lambda: frozen_map({}))
+    blocked_by_enemy_control: bool = False  # lines run only through hexes the side controls (Barbarossa 9.0)
+    # (selectors, consequence): a consequence for some units, before the general one (9.0: German units disrupt)
+    consequences: tuple[tuple[frozenset[str], str], ...] = ()
+    city_supply: frozenset[str] = frozenset()  # sides whose units in a VP hex are supplied, up to its VP (9.0)
     where: str = ""
+
+    def consequence_for(self, unit_selectors: frozenset[str]) -> str:
+        """The consequence for a unit, given everything it matches (class, flags, nationality)."""
+        for sel, cons in self.consequences:
+            if sel & unit_selectors or "all" in sel:
+                return cons
+        return self.consequence
 
     def halves(self, markers, what: str) -> list[str]:
         """The markers among ``markers`` that halve ``what``."""
@@ -467,6 +497,7 @@ class RetreatRules:
     # a defending hex holding one of these may take a step loss per retreat hex
     # instead of retreating (Smolensk 14.2(5): a fortress turns R into 1, RR into 2)
     hold_with: frozenset[str] = frozenset()
+    into: str = ""  # "own-control": one hex, into a hex the side controls (Barbarossa 7.2 C)
     where: str = ""
 
 
@@ -505,6 +536,7 @@ class ReinforcementRules:
     # (side, selectors, pool): units eliminated in combat that come back as
     # reinforcements (12.3(1), 13.0(3)); others stay eliminated
     returns: tuple[tuple[str, frozenset[str], str], ...] = ()
+    returns_from: frozenset[str] = frozenset({"combat"})  # which losses return: combat, supply
     where: str = ""
 
 
@@ -545,9 +577,67 @@ class Withdrawal:
 
 
 @dataclass(frozen=True, slots=True)
+class HexsideLimit:
+    """6.3-style limits on attacking across one hexside: at most ``total``
+    units of ``side``, and at most N of each selector."""
+
+    side: str
+    total: int
+    per: tuple[tuple[str, int], ...] = ()  # (selector, most)
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class CombatRules:
     procedure: str = "odds"  # odds | firepower | dice-pool
     crt: str = ""
+    attack: str = "adjacent"  # adjacent: declared against an adjacent hex | move-in: by moving into it
+    limits: tuple[HexsideLimit, ...] = ()  # per-hexside attack limits (move-in)
+    factor: str = "strength"  # firepower: the factor each undisrupted unit fires with
+    where: str = ""
+
+    def limit_for(self, side: str) -> HexsideLimit | None:
+        return next((x for x in self.limits if x.side == side), None)
+
+
+@dataclass(frozen=True, slots=True)
+class BattleOption:
+    """Something a side may add to one battle (firepower combat): an air
+    strike, air support, a desperate effort, a once-per-game artillery.
+
+    ``by``: unit selectors that provide it (each unit provides one option per
+    combat phase); empty: the side itself.  ``within``: how far the provider
+    may be from the battle hex.  ``adds``: (own, enemy) firepower; ``roll``: a
+    die table whose ``own`` / ``enemy`` columns give them instead."""
+
+    id: str
+    title: str
+    side: str  # a side id, attacker, defender or both
+    condition: Expr | None = None  # ``side`` is the side using it
+    by: frozenset[str] = frozenset()
+    not_marked: frozenset[str] = frozenset()  # markers that keep a unit from providing it
+    within: int = 0
+    adds: tuple[int, int] = (0, 0)
+    roll: str = ""
+    per_game: int | None = None
+    uses: str = ""  # what a provider spends, once per combat phase (air options share "air"); "" = the option id
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RebuildRule:
+    """Units that come back from a pool onto hexes with a feature (Barbarossa
+    10.0: fronts on infantry markers, tanks on factory markers)."""
+
+    id: str
+    title: str
+    side: str
+    units: frozenset[str]  # selectors
+    pools: tuple[str, ...]
+    at: frozenset[str]  # features (or terrain) of the hexes
+    controlled: bool = True  # the hex must be under the side's control
+    per_hex: int = 1  # rebuilt units per hex per phase
+    marker: str = ""  # the units come back with it (disrupted)
     where: str = ""
 
 
@@ -661,8 +751,17 @@ class GameDefinition:
     arrivals: Mapping[str, Arrival]
     withdrawals: Mapping[str, Withdrawal]
     map: MapDef | None
+    battle_options: Mapping[str, BattleOption] = field(default_factory=lambda: frozen_map({}))
+    rebuilds: Mapping[str, RebuildRule] = field(default_factory=lambda: frozen_map({}))
+    control_hexes: str = "features"  # which hexes change hands: "features" (with a feature or VP) or "all"
     active_variants: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # files compiled, game folder relative
+
+    def selectors_of(self, counter_id: str) -> frozenset[str]:
+        """Everything a unit selector may name that this counter matches: its
+        class, the class's flags, its nationality, its side, ``all``."""
+        c = self.counters[counter_id]
+        return self.unit_classes[c.unit_class].flags | {c.unit_class, c.nationality, c.side, "all", "other"}
 
     def summary(self) -> str:
         hexes = len(self.map.hexes) if self.map else 0

@@ -14,13 +14,17 @@ Every applied action and die roll goes into ``state.log``.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Callable
 
-from .actions import Action, Advance, Attack, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, parse_action
+from . import expr as E
+from . import firepower as F
+from .actions import (Action, Advance, Attack, Done, Hit, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
+                      parse_action)
 from .board import Board
 from .combat import combat_odds, resolve
-from .definition import GameDefinition
+from .definition import GameDefinition, MovementMode
 from .hexes import Hex
-from .movement import MoveError, move_range, why_not
+from .movement import MoveError, class_costs, mode_by_id, move_range, why_not
 from .retreat import advance_paths, retreat_paths
 from .zoc import selector_match
 from .state import GameState, eliminate
@@ -30,7 +34,28 @@ class Engine:
     def __init__(self, game: GameDefinition, board: Board | None = None):
         self.game = game
         self.board = board or Board(game)
-        self.controllable = frozenset(h for h, mh in game.map.hexes.items() if mh.features or mh.vp)
+        self.controllable = frozenset(h for h, mh in game.map.hexes.items()
+                                      if game.control_hexes == "all" or mh.features or mh.vp)
+        # names and functions for the game's expressions (the runner supplies the full set)
+        self.env: Callable[[GameState], tuple[dict, dict]] = self._plain_env
+        # called after each firepower battle with (state, outcome, attacker, defender): 11.1's failed attacks
+        self.on_battle: Callable[[GameState, str, str, str], None] | None = None
+
+    def _plain_env(self, s: GameState) -> tuple[dict, dict]:
+        g = self.game
+        weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
+        names: dict = {"turn": s.turn, "weather": weather or "", "active": s.active, "side": s.active}
+        for table in (g.sides, g.nationalities, g.unit_classes, g.terrain, g.weather, g.variants):
+            for k in table:
+                names.setdefault(k, k)
+        return names, {"variant": lambda v: v in g.active_variants}
+
+    def _true(self, s: GameState, cond, **bound) -> bool:
+        if cond is None:
+            return True
+        names, fns = self.env(s)
+        names = dict(names, **bound)
+        return E.evaluate(cond, names, fns) is True
 
     # ---------------------------------------------------------- helpers
     def hex(self, text: str) -> Hex:
@@ -50,7 +75,53 @@ class Engine:
 
     def can_act(self, state: GameState, uid: str) -> bool:
         u = state.units[uid]
-        return u.hex is not None and u.side == state.active and (not state.activated or uid in state.activated)
+        return u.hex is not None and u.side == state.active and (not state.activated or uid in state.activated) \
+            and not self.phase_bars(state, uid)
+
+    def phase_bars(self, state: GameState, uid: str) -> str:
+        """Why the current phase does not let ``uid`` act ("" if it does): its
+        ``only`` / ``exclude`` selectors (classes, flags, nationalities, or a
+        state such as disrupted) and its ``limit`` of units."""
+        st = state.step
+        only, exclude, limit = st.get("only"), st.get("exclude"), st.get("limit")
+        if not (only or exclude or limit):
+            return ""
+        mine = self.game.selectors_of(uid) | state.units[uid].markers
+        if only and not mine & set(only):
+            return f"{uid} may not act in this phase: only {', '.join(only)} units do"
+        if exclude and mine & set(exclude):
+            return f"{uid} may not act in this phase: it is {', '.join(sorted(mine & set(exclude)))}"
+        if limit and state.phase == "movement" and uid not in state.moved and \
+                len({x for x in state.moved if "@" not in x}) >= int(limit):
+            return f"{uid} cannot move: at most {limit} units move in this phase"
+        return ""
+
+    def mode_bars(self, state: GameState, uid: str, mode: str) -> str:
+        """Why ``uid`` may not make a move of ``mode`` ("" or "normal" for a
+        normal move) now ("" if it may): the phase's modes, whether it moved
+        already (a mode that ``follows normal`` continues a normal move that
+        did not attack), and the mode's ``forbid`` conditions."""
+        allowed = state.step.get("modes")
+        name = mode or "normal"
+        m = mode_by_id(self.game, mode) if mode else None
+        if allowed is not None and name not in allowed:
+            return f"{uid} cannot {'move normally' if not mode else 'use ' + m.title} in this phase"
+        moved = state.moved
+        if m is not None and m.follows and (allowed is None or "normal" in allowed):
+            if f"{uid}@normal" not in moved:
+                return f"{uid} cannot use {m.title}: it continues a normal move, and {uid} has not moved"
+            if f"{uid}@attack" in moved:
+                return f"{uid} cannot use {m.title}: it attacked"
+            if f"{uid}@{m.id}" in moved:
+                return f"{uid} has already used {m.title}"
+        elif uid in moved:
+            return f"{uid} has already moved in this {'activation' if state.activated else 'phase'}"
+        if m is not None:
+            mine = self.game.selectors_of(uid)
+            for sel, cond, title in m.forbid:
+                if sel & mine and self._true(state, cond, side=state.units[uid].side):
+                    return f"{uid} may not use {m.title}" + (f": {title}" if title else "")
+        return ""
 
     def immobile(self, uid: str) -> bool:
         c = self.game.counters[uid]
@@ -63,10 +134,13 @@ class Engine:
 
     def pass_through(self, state: GameState, side: str, hexes) -> None:
         """A hex belongs to the side whose unit last passed through it (3.4);
-        the turn it changed hands is kept (15.5(4) pays by capture turn)."""
+        the turn it changed hands is kept (15.5(4) pays by capture turn).  A
+        hex that still holds enemy units (a battle hex) does not change hands."""
         # a hex taken after this turn's supply check counts half a turn later
         when = state.turn + (Fraction(1, 2) if f"supply@{state.turn}" in state.done else 0)
         for h in hexes:
+            if any(u.side != side for u in state.units_at(h)):
+                continue
             if state.control.get(h) != side:
                 state.control[h] = side
                 state.control_since[h] = when
@@ -92,11 +166,15 @@ class Engine:
         if state.phase == "movement":
             out: list[Action] = []
             for uid, u in state.units.items():
-                if not self.can_act(state, uid) or uid in state.moved or self.immobile(uid):
+                if not self.can_act(state, uid) or self.immobile(uid):
                     continue
-                normal = move_range(self.game, self.board, state, uid).destinations
-                out.extend(Move(uid, self.board.hex_id(h)) for h in sorted(normal))
+                normal: frozenset[Hex] = frozenset()
+                if not self.mode_bars(state, uid, ""):
+                    normal = move_range(self.game, self.board, state, uid).destinations
+                    out.extend(Move(uid, self.board.hex_id(h)) for h in sorted(normal))
                 for m in self.game.movement.modes:
+                    if self.mode_bars(state, uid, m.id):
+                        continue
                     try:
                         extra = move_range(self.game, self.board, state, uid, m.id).destinations - normal
                     except MoveError:
@@ -105,8 +183,23 @@ class Engine:
             out.append(Done())
             return out
         if state.phase == "combat":
+            if self.game.combat.procedure == "firepower":
+                battles = self.battle_hexes(state)
+                return [Attack(self.board.hex_id(h), tuple(sorted(u.id for u in state.units_at(h)
+                                                                    if u.side == state.active)))
+                        for h in battles] + ([] if battles else [Done()])
             return self._attack_actions(state) + [Done()]
         return []
+
+    def battle_hexes(self, state: GameState) -> list[Hex]:
+        """Hexes where the active side's units stand with enemy units: every
+        one must be fought before the combat phase ends (Barbarossa 7.0)."""
+        out = []
+        for h, ids in state.occupants.items():
+            sides = {state.units[x].side for x in ids}
+            if len(sides) > 1 and state.active in sides:
+                out.append(h)
+        return sorted(out)
 
     def _attack_actions(self, state: GameState) -> list[Action]:
         targets: dict[Hex, list[str]] = {}
@@ -129,6 +222,8 @@ class Engine:
 
     def _pending_actions(self, state: GameState) -> list[Action]:
         p = state.pending[0]
+        if p["kind"] == "battle":
+            return self._battle_actions(state, p)
         if p["kind"] == "loss":
             return [LoseStep(u) for u in p["units"] if state.units[u].hex is not None]
         if p["kind"] == "retreat":
@@ -173,6 +268,9 @@ class Engine:
         elif isinstance(action, Done):
             if s.phase not in ("movement", "combat"):
                 raise IllegalActionError("there is no segment to end")
+            if s.phase == "combat" and self.game.combat.procedure == "firepower" and self.battle_hexes(s):
+                raise IllegalActionError("every battle must be fought before the combat phase ends: "
+                                         + ", ".join(self.board.hex_id(h) for h in self.battle_hexes(s)))
             self.record(s, action)
             s.phase = "combat" if s.phase == "movement" else ""
         else:
@@ -188,10 +286,13 @@ class Engine:
             raise IllegalActionError(f"{a.unit} cannot move: it is {u.side}'s unit and {s.active} is moving")
         if s.activated and a.unit not in s.activated:
             raise IllegalActionError(f"{a.unit} cannot move: it is not activated")
-        if a.unit in s.moved:
-            raise IllegalActionError(f"{a.unit} has already moved in this activation")
         if u.hex is None:
             raise IllegalActionError(f"{a.unit} is not on the map")
+        if a.mode and a.mode not in {m.id for m in self.game.movement.modes}:
+            raise IllegalActionError(f"this game has no movement mode '{a.mode}'")
+        reason = self.phase_bars(s, a.unit) or self.mode_bars(s, a.unit, a.mode)
+        if reason:
+            raise IllegalActionError(reason)
         if self.immobile(a.unit):
             raise IllegalActionError(f"{a.unit} cannot move")
         dest = self.hex(a.to)
@@ -200,14 +301,34 @@ class Engine:
             raise IllegalActionError(reason)
         r = move_range(self.game, self.board, s, a.unit, a.mode or None)
         path = r.path_to(dest)
+        attack = any(x.side != u.side for x in s.units_at(dest))
         s.place(a.unit, dest)
-        s.moved.add(a.unit)
+        s.moved.update((a.unit, f"{a.unit}@{a.mode or 'normal'}"))
+        if attack:  # an attack by moving in (Barbarossa 6.3): fought in the combat phase
+            s.attack_from[a.unit] = path[-2]
+            s.moved.add(f"{a.unit}@attack")
         self.pass_through(s, u.side, path[1:])
-        self.record(s, a, path=[self.board.hex_id(h) for h in path], mp=str(r.mp_to(dest)))
+        self.record(s, a, path=[self.board.hex_id(h) for h in path], mp=str(r.mp_to(dest)),
+                    **({"attacks": a.to} if attack else {}))
+        m = mode_by_id(self.game, a.mode) if a.mode else None
+        if m is not None:
+            self._mode_markers(s, a.unit, m)
+
+    def _mode_markers(self, s: GameState, uid: str, m: MovementMode) -> None:
+        """Markers a unit gets for moving in a mode (a strategic move disrupts;
+        Barbarossa 6.2: infantry forced-marching in mud or snow is disrupted)."""
+        mine = self.game.selectors_of(uid)
+        for marker, sel, cond in m.marks:
+            if sel & mine and self._true(s, cond, side=s.units[uid].side) and marker not in s.units[uid].markers:
+                s.units[uid].markers.add(marker)
+                s.log.append({"turn": s.turn, "marker": marker, "unit": uid, "for": m.title})
 
     def _attack(self, s: GameState, a: Attack) -> None:
         if s.phase != "combat":
             raise IllegalActionError("no attack now: it is not a combat segment")
+        if self.game.combat.procedure == "firepower":
+            self._start_battle(s, a)
+            return
         target = self.hex(a.target)
         for uid in a.attackers:
             self.unit(s, uid)
@@ -250,6 +371,11 @@ class Engine:
     def _apply_pending(self, s: GameState, a: Action) -> None:
         p = s.pending[0]
         legal = self._pending_actions(s)
+        if p["kind"] == "battle":
+            if a not in legal:
+                raise IllegalActionError(self._battle_why(s, p, a, legal))
+            self._battle_answer(s, p, a)
+            return
         if a not in legal:
             if p["kind"] == "loss":
                 raise IllegalActionError(f"{p['side']} must lose a step from one of "
@@ -290,7 +416,7 @@ class Engine:
             hexes = [self.board.parse(x) for x in a.path]
             s.place(a.unit, hexes[-1])
             self.pass_through(s, u.side, hexes)
-            p["advanced"].append(a.unit)
+            p["advanced"] = p["advanced"] + [a.unit]
         elif isinstance(a, Hold):  # step losses instead of the retreat
             s.pending.pop(0)
             s.pending.insert(0, {"kind": "loss", "side": p["side"], "steps": p["hexes"], "units": p["units"]})
@@ -305,6 +431,10 @@ class Engine:
         """Expand bookkeeping entries and take every forced decision."""
         while s.pending:
             p = s.pending[0]
+            if p["kind"] == "battle":
+                if self._battle_settle(s, p):
+                    continue
+                return
             if p["kind"] == "retreat-all":
                 units = [u for u in p["units"] if s.units[u].hex is not None]
                 hold_with = self.game.retreat.hold_with
@@ -368,3 +498,258 @@ class Engine:
                 return now - after, a.unit
             return min(acts, key=cost)
         return acts[0]
+
+    # ---------------------------------------------------------- firepower battles (Barbarossa 7.0)
+    # One pending entry of kind "battle" runs the whole battle through its
+    # stages: options (attacker, then defender), fire, absorb (each side
+    # assigns the enemy's firepower), outcome, retreat.  See runtime/firepower.py.
+
+    def _start_battle(self, s: GameState, a: Attack) -> None:
+        target = self.hex(a.target)
+        if target not in self.battle_hexes(s):
+            raise IllegalActionError(f"there is no battle in {a.target}: no {s.active} unit has moved in "
+                                     "with enemy units")
+        here = sorted(u.id for u in s.units_at(target) if u.side == s.active)
+        if sorted(a.attackers) != here:
+            raise IllegalActionError(f"the attackers in {a.target} are {','.join(here)}: every unit that moved in "
+                                     "fights")
+        defender = next(u.side for u in s.units_at(target) if u.side != s.active)
+        s.attacked.update(here)
+        s.attacked_hexes.add(target)
+        self.record(s, a)
+        s.pending.append({"kind": "battle", "hex": a.target, "attacker": s.active, "defender": defender,
+                          "stage": "options", "side": s.active, "used": [], "taken": {}, "queue": [],
+                          "retreats": [], "fire": {}, "points": 0})
+
+    def battle_report(self, s: GameState, p: dict | None = None, target: Hex | None = None) -> F.BattleReport:
+        """The firepower of the battle pending now (or of the battle ``target``
+        would be, for the editor's panel)."""
+        if p is not None:
+            return F.report(self.game, self.board, s, self.hex(p["hex"]), p["attacker"], self.env(s), p["used"])
+        return F.report(self.game, self.board, s, target, s.active, self.env(s), [])
+
+    def _option_actions(self, s: GameState, p: dict) -> list[Action]:
+        g, side, h = self.game, p["side"], self.hex(p["hex"])
+        env = self.env(s)
+        out: list[Action] = []
+        for opt in g.battle_options.values():
+            if not F.option_open(g, opt, side, p["attacker"], p["defender"], env):
+                continue
+            if opt.per_game is not None and \
+                    sum(1 for d in s.done if d.startswith(f"used:{opt.id}@")) >= opt.per_game:
+                continue
+            if not opt.by:
+                if not any(x[0] == opt.id and x[2] == side for x in p["used"]):
+                    out.append(Use(opt.id))
+                continue
+            spent = opt.uses or opt.id
+            for uid in F.providers(g, s, opt, side, h):
+                if f"spent:{spent}:{uid}" not in s.attacked:
+                    out.append(Use(opt.id, uid))
+        return out
+
+    def _hit_candidates(self, s: GameState, p: dict) -> list[str]:
+        h = self.hex(p["hex"])
+        return sorted(u.id for u in s.units_at(h) if u.side == p["side"])
+
+    def _retreat_hexes(self, s: GameState, uid: str) -> list[Hex]:
+        """One hex a defeated unit may retreat into (7.2 C): passable for it,
+        free of enemy units and, with ``retreat { into own-control }``, held
+        by its side."""
+        u = s.units[uid]
+        costs = class_costs(self.game, self.board, self.game.counters[uid].unit_class)
+        out = []
+        for n, _step, _all, _zz in costs.steps[u.hex]:
+            if any(x.side != u.side for x in s.units_at(n)):
+                continue
+            if self.game.retreat.into == "own-control" and s.control.get(n) != u.side:
+                continue
+            out.append(n)
+        return sorted(out)
+
+    def _battle_actions(self, s: GameState, p: dict) -> list[Action]:
+        stage = p["stage"]
+        if stage == "options":
+            return self._option_actions(s, p) + [Done()]
+        if stage == "absorb":
+            return [Hit(u) for u in self._hit_candidates(s, p)]
+        if stage == "retreat":
+            uid = p["retreats"][0]
+            return [Retreat(uid, (self.board.hex_id(h),)) for h in self._retreat_hexes(s, uid)] or [Retreat(uid, ())]
+        return []
+
+    def _battle_why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
+        if p["stage"] == "options":
+            if isinstance(a, Use):
+                return f"{p['side']} cannot use {a.option}{' with ' + a.unit if a.unit else ''} in this battle: " \
+                       f"it may use {', '.join(str(x) for x in legal if isinstance(x, Use)) or 'nothing more'}, " \
+                       "or 'done'"
+            return f"the battle in {p['hex']} waits for {p['side']}'s battle options: 'use OPTION UNIT' or 'done'"
+        if p["stage"] == "absorb":
+            return f"{p['side']} must assign {p['points']} point{'s' * (p['points'] != 1)} of firepower: " \
+                   f"{', '.join(str(x) for x in legal)}"
+        return f"'{a}' is not possible now: choose one of: {'; '.join(str(x) for x in legal)}"
+
+    def _battle_answer(self, s: GameState, p: dict, a: Action) -> None:
+        self.record(s, a, side=p["side"])
+        if isinstance(a, Use):
+            self._use_option(s, p, a)
+        elif isinstance(a, Done):  # the attacker has chosen; now the defender (7.1)
+            if p["side"] == p["attacker"]:
+                p["side"] = p["defender"]
+            else:
+                p["stage"] = "fire"
+        elif isinstance(a, Hit):
+            self._hit(s, p, a.unit)
+        elif isinstance(a, Retreat):
+            uid = p["retreats"].pop(0)
+            if a.path:
+                h = self.board.parse(a.path[0])
+                s.place(uid, h)
+                self.pass_through(s, s.units[uid].side, [h])
+                s.log.append({"turn": s.turn, "retreat": uid, "to": a.path[0]})
+            else:
+                box = eliminate(self.game, s, uid)
+                s.log.append({"turn": s.turn, "destroyed": uid, "why": "no hex to retreat into", "to": box})
+
+    def _use_option(self, s: GameState, p: dict, a: Use) -> None:
+        g = self.game
+        opt = g.battle_options[a.option]
+        own, enemy = opt.adds
+        if opt.roll:
+            t = g.die_tables[opt.roll]
+            total = s.roll(g.dice[t.die], f"{opt.title} in {p['hex']}")
+            row = t.row_for(total)
+            cells = dict(zip(t.columns, t.cells[row])) if row is not None else {}
+
+            def num(col: str) -> int:
+                v = cells.get(col, "-")
+                try:
+                    return int(v)
+                except ValueError:
+                    return 0
+            own, enemy = own + num("own"), enemy + num("enemy")
+        if a.unit:
+            s.attacked.add(f"spent:{opt.uses or opt.id}:{a.unit}")
+        s.done.add(f"used:{opt.id}@{s.turn}:{p['hex']}:{a.unit}")
+        p["used"].append([opt.id, a.unit, p["side"], own, enemy])
+        s.log.append({"turn": s.turn, "option": opt.id, "unit": a.unit, "side": p["side"], "own": own,
+                      "enemy": enemy})
+
+    def _hit(self, s: GameState, p: dict, uid: str) -> None:
+        u = s.units[uid]
+        env = self.env(s)
+        taken = p["taken"].get(uid, 0) + 1
+        if "disrupted" in u.markers:
+            if taken >= F.threshold(self.game, s, uid, "eliminate-at", env):
+                box = eliminate(self.game, s, uid)
+                s.log.append({"turn": s.turn, "eliminated": uid, "to": box})
+                taken = 0
+        elif taken >= F.threshold(self.game, s, uid, "disrupt-at", env):
+            u.markers.add("disrupted")
+            s.log.append({"turn": s.turn, "disrupted": uid})
+            taken = 0
+        p["taken"][uid] = taken
+        p["points"] -= 1
+
+    def _battle_settle(self, s: GameState, p: dict) -> bool:
+        """Run the battle's automatic stages; True when it moved on (call
+        again), False when a decision is due."""
+        stage = p["stage"]
+        if stage == "options":
+            if not self._option_actions(s, p):  # nothing to choose: move on
+                if p["side"] == p["attacker"]:
+                    p["side"] = p["defender"]
+                else:
+                    p["stage"] = "fire"
+                return True
+            return False
+        if stage == "fire":
+            rep = self.battle_report(s, p)
+            a, d = rep.fire[p["attacker"]].total, rep.fire[p["defender"]].total
+            p["fire"] = {p["attacker"]: a, p["defender"]: d}
+            s.log.append({"turn": s.turn, "battle": p["hex"], "attacker": p["attacker"], "fire": dict(p["fire"]),
+                          "detail": rep.text(self.board)})
+            # each side's firepower is dealt to the other side; the receiver assigns it (7.1)
+            p["queue"] = [[p["defender"], a], [p["attacker"], d]]
+            p["stage"] = "absorb"
+            p["points"] = 0
+            return True
+        if stage == "absorb":
+            while p["points"] <= 0 or not self._hit_candidates(s, p):
+                if not p["queue"]:
+                    p["stage"] = "outcome"
+                    return True
+                p["side"], p["points"] = p["queue"].pop(0)
+                p["taken"] = {}
+            cands = self._hit_candidates(s, p)
+            if len(cands) == 1:
+                self._hit(s, p, cands[0])
+                return True
+            return False
+        if stage == "outcome":
+            self._battle_outcome(s, p)
+            return True
+        if stage == "retreat":
+            if not p["retreats"]:
+                self._battle_end(s, p)
+                return True
+            uid = p["retreats"][0]
+            if s.units[uid].hex is None:
+                p["retreats"].pop(0)
+                return True
+            opts = self._battle_actions(s, p)
+            if len(opts) == 1:
+                self._battle_answer(s, p, opts[0])
+                return True
+            p["side"] = s.units[uid].side
+            return False
+        return False
+
+    def _back(self, s: GameState, uid: str) -> None:
+        """An attacker goes back to the hex it attacked from (7.2)."""
+        origin = s.attack_from.pop(uid, None)
+        if origin is not None and s.units[uid].hex is not None:
+            s.place(uid, origin)
+            s.log.append({"turn": s.turn, "back": uid, "to": self.board.hex_id(origin)})
+
+    def _battle_outcome(self, s: GameState, p: dict) -> None:
+        h = self.hex(p["hex"])
+        for u in [u for u in s.units_at(h) if u.side == p["attacker"] and "disrupted" in u.markers]:
+            self._back(s, u.id)
+        attackers = [u.id for u in s.units_at(h) if u.side == p["attacker"]]
+        defenders = [u for u in s.units_at(h) if u.side != p["attacker"]]
+        fresh = [u for u in defenders if "disrupted" not in u.markers]
+        if not attackers:
+            outcome = "A"
+        elif fresh:
+            outcome = "B"
+            for uid in attackers:
+                self._back(s, uid)
+        elif defenders:
+            outcome = "C"
+            p["retreats"] = sorted(u.id for u in defenders)
+        else:
+            outcome = "D"
+        p["outcome"] = outcome
+        p["stage"] = "retreat"
+        p["side"] = p["defender"]
+
+    OUTCOMES = {"A": "no attacker is left: the defender holds",
+                "B": "undisrupted defenders remain: the defender holds and the attackers go back",
+                "C": "only disrupted defenders remain: they retreat, the attacker takes the hex",
+                "D": "no defender is left: the attacker takes the hex"}
+
+    def _battle_end(self, s: GameState, p: dict) -> None:
+        h = self.hex(p["hex"])
+        outcome = p["outcome"]
+        attackers = [u.id for u in s.units_at(h) if u.side == p["attacker"]]
+        for uid in attackers:
+            s.attack_from.pop(uid, None)
+        if outcome in ("C", "D") and attackers:
+            self.pass_through(s, p["attacker"], [h])
+        s.pending.pop(0)
+        s.log.append({"turn": s.turn, "battle": p["hex"], "outcome": outcome, "why": self.OUTCOMES[outcome],
+                      "winner": p["attacker"] if outcome in ("C", "D") else p["defender"]})
+        if self.on_battle is not None:
+            self.on_battle(s, outcome, p["attacker"], p["defender"])

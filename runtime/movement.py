@@ -69,9 +69,13 @@ def _cell(cost: Cost) -> int | None:
     return scaled(cost.value)
 
 
-def class_costs(game: GameDefinition, board: Board, unit_class: str) -> ClassCosts:
+def class_costs(game: GameDefinition, board: Board, unit_class: str, mode: str = "") -> ClassCosts:
+    """Static costs for a unit class, in normal movement or in a movement
+    mode with its own chart columns (whose cells come first).  A link with a
+    cost in the mode's own columns is a route for the mode: moving along it
+    costs that, whatever hexside it crosses (Barbarossa's sea lane)."""
     cache = board.__dict__.setdefault("_class_costs", {})
-    hit = cache.get(unit_class)
+    hit = cache.get((unit_class, mode))
     if hit is not None:
         return hit
     flags = game.unit_classes[unit_class].flags
@@ -79,7 +83,16 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str) -> ClassCos
 
     def cost_of(tid: str) -> Cost:
         eff = chart.get(tid)
-        return eff.cost_for(flags, unit_class) if eff else Cost("inherit")
+        return eff.cost_for(flags, unit_class, mode) if eff else Cost("inherit")
+
+    routes: dict[str, int] = {}
+    if mode:
+        for tid, t in game.terrain.items():
+            eff = chart.get(tid)
+            if t.kind == "link" and eff is not None:
+                c = eff.mode_cost(flags, unit_class, mode)
+                if c.kind == "set":
+                    routes[tid] = scaled(c.value)
 
     enter: dict[Hex, int | None] = {}
     memo: dict[tuple, int | None] = {}
@@ -123,6 +136,10 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str) -> ClassCos
         out = []
         for n, e in nbrs:
             step = None
+            route = [routes[k] for k in e.links if k in routes] if routes else None
+            if route:
+                out.append((n, min(route), False, False))
+                continue
             if e.links:
                 if e.links not in link_memo:
                     known = [links[k] for k in e.links if k in links]
@@ -152,7 +169,7 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str) -> ClassCos
             out.append((n, step, all_mp, zz_here))
         steps[h] = tuple(out)
     result = ClassCosts(enter, hexside, links, zz_sides, steps)
-    cache[unit_class] = result
+    cache[(unit_class, mode)] = result
     return result
 
 
@@ -225,6 +242,8 @@ def unit_mp(game: GameDefinition, state: GameState, unit_id: str, mode: Movement
             mp = mp // 2 if game.info.rounding == "down" else -(-mp // 2)  # isolated: MP halved
     v = scaled(mp)
     if mode is not None:
+        if mode.points is not None:
+            return scaled(mode.points)
         v = int(v * mode.multiplier)
     return v
 
@@ -283,14 +302,26 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
         barred = sorted(m.barred & u.markers)
         if barred:
             raise MoveError(f"{unit_id} may not use {m.title}: it is {', '.join(barred)}")
-        on_link = any(e.links & m.along for _, e in board.adj[start])
+        if m.excluded and selector_match(m.excluded, cls.id, cls.flags):
+            raise MoveError(f"{unit_id} may not use {m.title}")
+        on_link = not m.along or any(e.links & m.along for _, e in board.adj[start])
         if not on_link:
             raise MoveError(f"{unit_id} cannot use {m.title}: it does not start on a {'/'.join(sorted(m.along))}")
         if m.no_enemy_zoc and start in zoc:
             raise MoveError(f"{unit_id} cannot use {m.title}: it starts in an enemy ZOC")
 
-    steps = costs.steps if m is None else mode_steps(game, board, cls.id, m)
+    if m is None:
+        steps = costs.steps
+    elif m.along:
+        steps = mode_steps(game, board, cls.id, m)
+    else:
+        steps = class_costs(game, board, cls.id, m.id).steps
     no_enemy_zoc = m is not None and m.no_enemy_zoc
+    # attack by moving in (Barbarossa 6.3): an enemy hex may be entered, and the move ends there
+    move_in = game.combat.attack == "move-in" and not (m is not None and m.no_attack and
+                                                       selector_match(m.no_attack, cls.id, cls.flags))
+    own_control = m is not None and m.own_control
+    control = state.control
 
     # Free states (the move may go on) go through the heap; states where the
     # move must end (ZOC "stop", an all-MP crossing) never expand, so they are
@@ -308,12 +339,16 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
         h_in_zoc = h in zoc
         for n, step, all_mp, zz in steps[h]:
             occ = occupants.get(n)
-            if occ and units[occ[0]].side != side:
-                continue  # enemy-occupied
+            stop = False
+            if occ and any(units[x].side != side for x in occ):
+                if not move_in:
+                    continue  # enemy-occupied
+                stop = True  # an attack: the move ends in the enemy hex
+            if own_control and control.get(n) != side:
+                continue  # a mode that keeps to the side's own hexes (strategic movement)
             n_in_zoc = n in zoc
             if n_in_zoc and no_enemy_zoc:
                 continue  # a mode that keeps out of enemy ZOC (march, 9.3)
-            stop = False
             if h_in_zoc:
                 if n_in_zoc and (zz or z2z_no or (z2z_adjacent and d != 0)):
                     continue
@@ -353,10 +388,40 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
     for h in cost:
         if h == start:
             continue
-        if limit_units is not None and h in occupants and stack_count(game, state, h, unit_id) + 1 > limit_units:
+        if move_in and h in stop_prev and state.side_at(h) != side:  # an attack: 6.3's hexside limits
+            if hexside_limit_reason(game, board, state, unit_id, stop_prev[h], h):
+                continue
+        elif limit_units is not None and h in occupants and \
+                stack_count(game, state, h, unit_id) + 1 > limit_units:
             continue
         dests.add(h)
     return MoveRange(unit_id, start, mp, cost, prev, stop_prev, frozenset(dests), m.id if m else "")
+
+
+def hexside_limit_reason(game: GameDefinition, board: Board, state: GameState, unit_id: str, origin: Hex,
+                         target: Hex) -> str | None:
+    """Why ``unit_id`` may not attack ``target`` from ``origin`` across their
+    hexside (Barbarossa 6.3: at most 4 Axis units, of them at most 1 army
+    group and 2 panzer groups), or None."""
+    side = state.units[unit_id].side
+    lim = game.combat.limit_for(side)
+    if lim is None:
+        return None
+    across = [x for x, h in state.attack_from.items() if h == origin and state.units[x].hex == target
+              and x != unit_id]
+    where = f"{board.hex_id(origin)} to {board.hex_id(target)}"
+    if len(across) + 1 > lim.total:
+        return f"{unit_id} cannot attack {board.hex_id(target)} from {board.hex_id(origin)}: at most {lim.total} " \
+               f"{game.sides[side].title} units attack across one hexside ({where}: {', '.join(sorted(across))})"
+    mine = game.selectors_of(unit_id)
+    for sel, most in lim.per:
+        if sel in mine:
+            same = [x for x in across if sel in game.selectors_of(x)]
+            if len(same) + 1 > most:
+                return f"{unit_id} cannot attack {board.hex_id(target)} from {board.hex_id(origin)}: at most " \
+                       f"{most} {sel} unit{'s' * (most != 1)} attack across one hexside ({where}: " \
+                       f"{', '.join(sorted(same))})"
+    return None
 
 
 def why_not(game: GameDefinition, board: Board, state: GameState, unit_id: str, dest: Hex,
@@ -377,7 +442,15 @@ def why_not(game: GameDefinition, board: Board, state: GameState, unit_id: str, 
         return f"{unit_id} is already in {where}"
     other = state.side_at(dest)
     if other is not None and other != u.side:
-        return f"{unit_id} cannot enter {where}: it holds enemy units"
+        if game.combat.attack == "move-in" and dest in r.cost and dest in r.stop_prev:
+            reason = hexside_limit_reason(game, board, state, unit_id, r.stop_prev[dest], dest)
+            if reason:
+                return reason
+        m = mode_by_id(game, mode)
+        if game.combat.attack == "move-in" and m is not None and m.no_attack:
+            return f"{unit_id} cannot attack {where} by {m.title}"
+        if game.combat.attack != "move-in" or u.hex.distance(dest) == 1:
+            return f"{unit_id} cannot enter {where}: it holds enemy units"
     costs = class_costs(game, board, game.counters[unit_id].unit_class)
     if costs.enter.get(dest) is NO and not any(e.links & costs.links.keys() for _, e in board.adj[dest]):
         return f"{unit_id} cannot enter {where}: {game.terrain[board.terrain(dest)].title.lower()} is prohibited"

@@ -162,7 +162,7 @@ def flatten(phases: tuple[Phase, ...]) -> tuple[Step, ...]:
 
 
 IMPLEMENTED = {"choose-chits", "draw-chit", "activate", "move", "combat", "supply", "reinforce", "advance-turn",
-               "victory-check", "roll", "recover"}
+               "victory-check", "roll", "recover", "rebuild", "strategic-move", "decide"}
 
 
 class Runner:
@@ -177,6 +177,8 @@ class Runner:
         self.game = game
         self.scenario = game.scenarios[scenario]
         self.engine = Engine(game, board)
+        self.engine.env = self.env
+        self.engine.on_battle = self._after_battle
         self.board = self.engine.board
         self.program = flatten(game.sequence)
         missing = sorted({s.phase.procedure for s in self.program if s.kind == "proc"} - IMPLEMENTED)
@@ -189,10 +191,14 @@ class Runner:
         fights = any(st.kind == "proc" and st.phase.procedure == "combat" for st in self.program)
         if fights and (game.combat.procedure == "none" or (game.combat.procedure == "odds" and not game.crts)):
             raise NotImplementedError(f"{game.info.id} has combat phases but no combat procedure the engine "
-                                      "runs: declare combat { procedure odds; crt NAME }")
-        if game.combat.procedure not in ("odds", "none"):
+                                      "runs: declare combat { procedure odds; crt NAME } or "
+                                      "combat { procedure firepower; attack move-in }")
+        if game.combat.procedure not in ("odds", "firepower", "none"):
             raise NotImplementedError(f"{game.info.id} uses the {game.combat.procedure} combat procedure, "
-                                      "which the engine does not run yet (only odds CRTs)")
+                                      "which the engine does not run yet (odds CRTs and firepower only)")
+        if game.combat.procedure == "firepower" and game.combat.attack != "move-in":
+            raise NotImplementedError(f"{game.info.id}: firepower combat runs with attacks by moving in: "
+                                      "declare combat { procedure firepower; attack move-in }")
         if missing:
             raise NotImplementedError(f"{game.info.id}'s sequence of play uses procedure"
                                       f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}, "
@@ -289,13 +295,17 @@ class Runner:
             out: list[RunnerAction] = []
             arrival = s.step.get("arrival")
             hexes = self.arrival_hexes(s, self.game.arrivals[arrival]) if arrival else \
-                self.entry_hexes(s, s.step["side"])
+                self.entry_hexes(s, s.step["side"], s.step.get("area", ""))
             room = [self.board.hex_id(h) for h in hexes if self._fits(s, h)]  # the same for every unit
             for uid in s.step["units"]:
                 out.extend(Place(uid, hid) for hid in room)
             return out + [Done()]
         if d == "activate":
             return [Activate(u) for u in s.step["candidates"] if u not in s.activated] + [Done()]
+        if d == "decide":
+            return [Choose(s.step["option"]), Done()]
+        if d == "rebuild":
+            return self._rebuild_actions(s) + [Done()]
         return []
 
     # ---------------------------------------------------------- apply
@@ -334,6 +344,10 @@ class Runner:
             self._answer_transfer(s2, action)
         elif d == "hq-transfer":
             self._answer_hq_transfer(s2, action)
+        elif d == "decide":
+            self._answer_decide(s2, action)
+        elif d == "rebuild":
+            self._answer_rebuild(s2, action)
         return self._run(s2)
 
     def _why(self, s: GameState, action) -> str:
@@ -789,8 +803,19 @@ class Runner:
         if ph.side:
             s.active = ph.side
         if s.step.get("decision") is None:
+            if not self.program[s.pc].scoped:  # a phase of its own: every unit may move again
+                s.moved = set()
             s.phase = "movement"
             s.step = dict(s.step, decision="movement")
+            for key in ("only", "exclude", "limit"):  # who may move in this phase (runtime.engine.phase_bars)
+                if ph.params.get(key):
+                    s.step[key] = list(ph.params[key]) if key != "limit" else ph.params[key][0]
+            if ph.params.get("mode"):  # the movement modes of this phase ("normal": ordinary moves)
+                s.step["modes"] = list(ph.params["mode"])
+
+    def _proc_strategic_move(self, s: GameState, ph: Phase) -> None:
+        """Strategic movement: a move phase for the phase's modes (10.0)."""
+        self._proc_move(s, ph)
 
     def _proc_combat(self, s: GameState, ph: Phase) -> None:
         if ph.side:
@@ -815,22 +840,33 @@ class Runner:
         self.checkpoint(s, "supply")
 
     def _proc_reinforce(self, s: GameState, ph: Phase) -> None:
-        self._start_placement(s, ph.side or s.active)
+        area = (ph.params.get("at") or ("",))[0]
+        self._start_placement(s, ph.side or s.active, area, bool(ph.params.get("due")))
         if not s.step.get("decision"):
             s.pc += 1
 
-    def _start_placement(self, s: GameState, side: str) -> None:
-        n = self.game.turn_track.turn(s.turn).values.get(f"{side}.reinforcements") or 0 \
-            if self.game.turn_track.turns else 0
+    def _start_placement(self, s: GameState, side: str, area: str = "", early: bool = False) -> None:
+        """Reinforcements of ``side`` waiting in the reinforcement pools: as
+        many as the turn track's SIDE.reinforcements column says, or all of
+        them without one.  ``area``: only there (12.3: Warsaw or Königsberg);
+        ``early``: the units due next turn come now (10.0: the Siberians)."""
+        track = self.game.turn_track
+        column = f"{side}.reinforcements"
         pools = {f"pool:{p}" for p in self.game.reinforcements.pools}
         if self.game.supply.transfer:
             pools.add(f"pool:{self.game.supply.transfer}")
+        if early:
+            pools = {f"turn:{s.turn + 1}"}
         units = sorted(u.id for u in s.units.values() if u.side == side and u.box in pools
                        and f"transferred:{u.id}@{s.turn}" not in s.done)
-        if not n or not units or not self.entry_hexes(s, side):
+        if track.turns and column in track.columns:
+            n = track.turn(s.turn).values.get(column) or 0
+        else:
+            n = len(units)
+        if not n or not units or not self.entry_hexes(s, side, area):
             s.log.append({"turn": s.turn, "reinforcements": side, "placed": 0})
             return
-        s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0)
+        s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0, area=area)
 
     def _answer_place(self, s: GameState, a) -> None:
         st = s.step
@@ -848,9 +884,10 @@ class Runner:
             s.step = {"chit": chit} if chit else {}
             s.pc += 1
 
-    def entry_hexes(self, s: GameState, side: str) -> list[Hex]:
-        """Hexes where ``side``'s reinforcements may enter now (12.1)."""
-        key = ("entry", side, s.version)
+    def entry_hexes(self, s: GameState, side: str, area: str = "") -> list[Hex]:
+        """Hexes where ``side``'s reinforcements may enter now (12.1), in
+        ``area`` if one is given."""
+        key = ("entry", side, area, s.version)
         if key in s.cache:
             return s.cache[key]
         rules = self.game.reinforcements
@@ -859,6 +896,8 @@ class Runner:
             hexes = self._rail_from_sources(s, side)
         else:
             hexes = set(lines)
+        if area:
+            hexes &= self.game.map.areas.get(area, frozenset())
         ezoc = enemy_zoc(self.game, self.board, s, side) if "enemy-zoc" in rules.not_in else frozenset()
         out = []
         for h in sorted(hexes, key=self.game.map.grid.to_colrow):
@@ -950,7 +989,84 @@ class Runner:
         s.pc += 1
 
     def _proc_victory_check(self, s: GameState, ph: Phase) -> None:
-        self.checkpoint(s, "turn-end")
+        """The victory rules attached to this phase: ``at PHASE-ID``."""
+        self.checkpoint(s, ph.id)
+        s.pc += 1
+
+    def _after_battle(self, s: GameState, outcome: str, attacker: str, defender: str) -> None:
+        """After a firepower battle: an attack that did not take the hex (A, B)
+        is a failed attack (the ``failed-attack`` checkpoint, 11.1)."""
+        if outcome in ("A", "B"):
+            self.checkpoint(s, "failed-attack", attacker=attacker, defender=defender)
+
+    # ---------------------------------------------------------- decide
+    def _proc_decide(self, s: GameState, ph: Phase) -> None:
+        """A yes/no choice of the phase's side: 'choose OPTION' or 'done' (no)."""
+        name, question = ph.params["option"]
+        s.step = {"decision": "decide", "side": ph.side or s.active, "option": name, "question": question}
+
+    def _answer_decide(self, s: GameState, a) -> None:
+        name = s.step["option"]
+        if isinstance(a, Choose):
+            s.done.add(f"chosen:{name}")
+        s.log.append({"turn": s.turn, "decide": name, "answer": "yes" if isinstance(a, Choose) else "no"})
+        s.step = {}
+        s.pc += 1
+
+    # ---------------------------------------------------------- rebuild
+    def _proc_rebuild(self, s: GameState, ph: Phase) -> None:
+        """Units come back from pools onto the game's rebuild hexes (10.0),
+        any number, at most ``per-hex`` on each hex in this phase."""
+        side = ph.side or s.active
+        s.step = {"decision": "rebuild", "side": side, "used": {}}
+        if not self._rebuild_actions(s):
+            s.log.append({"turn": s.turn, "rebuild": side, "placed": 0})
+            s.step = {}
+            s.pc += 1
+
+    def rebuild_hexes(self, s: GameState, rule) -> list[Hex]:
+        g = self.game
+        used = s.step.get("used", {})
+        out = []
+        for h, mh in g.map.hexes.items():
+            if not rule.at & ({mh.terrain} | set(mh.features)):
+                continue
+            if rule.controlled and s.control.get(h) != rule.side:
+                continue
+            if any(u.side != rule.side for u in s.units_at(h)):
+                continue
+            if used.get(self.board.hex_id(h), 0) >= rule.per_hex:
+                continue
+            out.append(h)
+        return sorted(out, key=g.map.grid.to_colrow)
+
+    def _rebuild_actions(self, s: GameState) -> list[RunnerAction]:
+        out: list[RunnerAction] = []
+        side = s.step["side"]
+        for rule in self.game.rebuilds.values():
+            if rule.side != side:
+                continue
+            pools = {f"pool:{p}" for p in rule.pools}
+            units = sorted(u.id for u in s.units.values() if u.side == side and u.box in pools
+                           and rule.units & self.game.selectors_of(u.id))
+            if not units:
+                continue
+            hexes = [self.board.hex_id(h) for h in self.rebuild_hexes(s, rule)]
+            out.extend(Place(uid, hid) for uid in units for hid in hexes)
+        return out
+
+    def _answer_rebuild(self, s: GameState, a) -> None:
+        if isinstance(a, Place):
+            rule = next(r for r in self.game.rebuilds.values() if r.side == s.step["side"]
+                        and r.units & self.game.selectors_of(a.unit))
+            s.place(a.unit, self.board.parse(a.at))
+            if rule.marker:
+                s.units[a.unit].markers.add(rule.marker)
+            s.step["used"] = dict(s.step["used"], **{a.at: s.step["used"].get(a.at, 0) + 1})
+            s.log.append({"turn": s.turn, "rebuilt": a.unit, "at": a.at, "rule": rule.id})
+            if self._rebuild_actions(s):
+                return
+        s.step = {}
         s.pc += 1
 
     # ---------------------------------------------------------- victory
@@ -977,6 +1093,9 @@ class Runner:
         def controls(side, where):
             return any(s.control.get(h) == side for h in hexes_of(where))
 
+        def occupies(side, where):
+            return any(u.side == side for h in hexes_of(where) for u in s.units_at(h))
+
         def supplied(side, where):
             lines = supply_map(g, self.board, s, str(side))
             return any(h in lines for h in hexes_of(where))
@@ -991,13 +1110,13 @@ class Runner:
             return n
 
         initial = s.cache.get("initial-control", {})
-        fns = {"controls": controls, "supplied": supplied, "vp": lambda side: s.vp.get(side, 0),
+        fns = {"controls": controls, "occupies": occupies, "supplied": supplied, "vp": lambda side: s.vp.get(side, 0),
                "eliminated": eliminated, "on-map": lambda cid: s.units[cid].hex is not None,
                "variant": lambda v: v in g.active_variants,
                "lost": lambda where: any(s.control.get(h) != initial.get(h) for h in hexes_of(where)),
                "held-since": lambda side, where: min((s.control_since.get(h, 0) for h in hexes_of(where)
                                                       if s.control.get(h) == side), default=0),
-               "chosen": lambda name: bool(s.cache.get(("chosen", name))),
+               "chosen": lambda name: f"chosen:{name}" in s.done,
                "param": self._param,
                "rolled": lambda table: s.rolled.get(str(table), "")}
         return names, fns
@@ -1016,9 +1135,11 @@ class Runner:
             raise E.ExprError(f"a condition must be true or false, not {v!r}", cond.where)
         return v
 
-    def checkpoint(self, s: GameState, at: str) -> None:
-        """Awards and end conditions that the rules attach to ``at``."""
+    def checkpoint(self, s: GameState, at: str, **bound) -> None:
+        """Awards, end conditions and immediate wins (``win SIDE at CHECKPOINT``)
+        that the rules attach to ``at``; ``bound``: extra names (attacker...)."""
         names, fns = self.env(s)
+        names.update(bound)
         for r in self.victory:
             if r.at != at or r.kind != "award":
                 continue
@@ -1031,15 +1152,21 @@ class Runner:
             if r.kind == "end" and r.at == at and (r.condition is None or E.evaluate(r.condition, names, fns)):
                 self.finish(s, r.title or "the game ends")
                 return
+            if r.kind == "win" and r.at == at and at != "end" and \
+                    (r.condition is None or E.evaluate(r.condition, names, fns) is True):
+                self.finish(s, r.title or f"{r.side} wins", winner=r.side)
+                return
 
-    def finish(self, s: GameState, why: str) -> None:
+    def finish(self, s: GameState, why: str, winner: str | None = None) -> None:
         self.checkpoint_end_awards(s)
         names, fns = self.env(s)
-        winner = "draw"
         for r in self.victory:
-            if r.kind == "win" and (r.condition is None or E.evaluate(r.condition, names, fns)):
-                winner = r.side
+            if winner is not None:
                 break
+            if r.kind == "win" and r.at in ("end", "") and \
+                    (r.condition is None or E.evaluate(r.condition, names, fns)):
+                winner = r.side
+        winner = winner or "draw"
         s.result = {"winner": winner, "vp": dict(s.vp), "turns": s.turn, "why": why}
         s.log.append({"turn": s.turn, "event": "game over", **s.result})
 

@@ -3,6 +3,7 @@
 the same seed gives the same rolls."""
 from __future__ import annotations
 
+import copy
 import random
 from dataclasses import dataclass, field
 
@@ -57,6 +58,7 @@ class GameState:
     done: set[str] = field(default_factory=set)  # once-only triggers already run ("19A-arrival@3")
     control_since: dict = field(default_factory=dict)  # Hex -> turn it changed hands (+1/2: after that turn's supply check)
     rolled: dict[str, str] = field(default_factory=dict)  # die table -> the result of its latest roll
+    attack_from: dict[str, Hex] = field(default_factory=dict)  # unit -> hex it attacked from (move-in attacks)
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
 
     # ----------------------------------------------------------------- copy
@@ -64,10 +66,10 @@ class GameState:
         s = GameState(
             self.turn, self.phase, self.active, {k: u.copy() for k, u in self.units.items()}, dict(self.control),
             dict(self.vp), list(self.cup), {k: list(v) for k, v in self.hands.items()}, set(self.activated),
-            set(self.moved), set(self.attacked), set(self.attacked_hexes), [dict(p) for p in self.pending],
+            set(self.moved), set(self.attacked), set(self.attacked_hexes), [copy.deepcopy(p) for p in self.pending],
             self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
             self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
-            set(self.done), dict(self.control_since), dict(self.rolled))
+            set(self.done), dict(self.control_since), dict(self.rolled), dict(self.attack_from))
         # derived data keyed on the version stays valid until a unit moves; facts
         # fixed at set-up (string keys) always do
         v = self.version
@@ -125,8 +127,8 @@ def eliminate(game: GameDefinition, state: GameState, unit_id: str, how: str = "
     Returns the box it went to."""
     u = state.units[unit_id]
     box = "eliminated"
-    if how == "supply":
-        box = "removed"
+    if how not in game.reinforcements.returns_from:
+        box = "removed" if how == "supply" else box
     else:
         c = game.counters[unit_id]
         flags = game.unit_classes[c.unit_class].flags
@@ -136,6 +138,7 @@ def eliminate(game: GameDefinition, state: GameState, unit_id: str, how: str = "
                 break
     u.step = 0 if box.startswith("pool:") else u.step
     u.markers.clear()
+    state.attack_from.pop(unit_id, None)
     state.place(unit_id, None, box)
     state.lost.append(unit_id)
     return box

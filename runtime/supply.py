@@ -118,6 +118,9 @@ def _blocking(game: GameDefinition, board: Board, state: GameState, side: str):
             friendly.add(h)
         elif rules.blocked_by_enemy_units:
             no_enter.add(h)
+    if rules.blocked_by_enemy_control:  # lines run only through the side's own hexes (Barbarossa 9.0)
+        control = state.control
+        no_enter.update(h for h in board.map.hexes if control.get(h) != side)
     no_exit: frozenset[Hex] | set[Hex] = frozenset()
     if rules.blocked_by_enemy_zoc:
         z = enemy_zoc(game, board, state, side)
@@ -194,10 +197,28 @@ def _supply_map(game, board, state, side) -> dict[Hex, int]:
     return result
 
 
-def supply_status(game: GameDefinition, board: Board, state: GameState, side: str) -> dict[str, bool]:
-    """Unit id -> in supply, for every unit of ``side`` on the map."""
+def supply_status(game: GameDefinition, board: Board, state: GameState, side: str,
+                  by_city: dict[str, Hex] | None = None) -> dict[str, bool]:
+    """Unit id -> in supply, for every unit of ``side`` on the map.  Where
+    the game has city supply for the side (Barbarossa 9.0), a unit without a
+    line in a VP hex is supplied, up to the hex's VP in units (by unit id);
+    those units are put in ``by_city`` (unit -> hex)."""
     reached = _supply_map(game, board, state, side)
-    return {u.id: u.hex in reached for u in state.units.values() if u.hex is not None and u.side == side}
+    status = {u.id: u.hex in reached for u in state.units.values() if u.hex is not None and u.side == side}
+    if side in game.supply.city_supply:
+        room: dict[Hex, int] = {}
+        for uid in sorted(status):
+            h = state.units[uid].hex
+            mh = board.map.hexes.get(h)
+            if status[uid] or mh is None or not mh.vp:
+                continue
+            room.setdefault(h, mh.vp)
+            if room[h] > 0:
+                room[h] -= 1
+                status[uid] = True
+                if by_city is not None:
+                    by_city[uid] = h
+    return status
 
 
 def in_supply(game: GameDefinition, board: Board, state: GameState, unit_id: str) -> bool:
@@ -256,6 +277,8 @@ def supply_map_reference(game: GameDefinition, board: Board, state: GameState, s
 
     def enterable(h: Hex) -> bool:
         if rules.blocked_by_enemy_units and h in enemy_at:
+            return False
+        if rules.blocked_by_enemy_control and state.control.get(h) != side:
             return False
         return not any(k in rules.impassable for k in kinds(h))
 
@@ -318,32 +341,35 @@ def check_supply(game: GameDefinition, board: Board, state: GameState, side: str
     from .zoc import selector_match
 
     rules = game.supply
-    status = supply_status(game, board, state, side)
-    events: list[dict] = []
-    marker = {"out-of-supply": "out-of-supply", "isolated": "isolated", "disrupt": "disrupted"}.get(rules.consequence)
+    by_city: dict[str, Hex] = {}
+    status = supply_status(game, board, state, side, by_city)
+    events: list[dict] = [{"supply": uid, "result": f"supplied by the city in {board.hex_id(h)}"}
+                          for uid, h in sorted(by_city.items())]
     for uid in sorted(status):
         u = state.units[uid]
         c = game.counters[uid]
         cls = game.unit_classes[c.unit_class]
         if selector_match(rules.exempt, cls.id, cls.flags):
             continue
+        consequence = rules.consequence_for(game.selectors_of(uid)) if rules.consequences else rules.consequence
+        marker = {"out-of-supply": "out-of-supply", "isolated": "isolated", "disrupt": "disrupted"}.get(consequence)
         if status[uid]:
             if marker and marker != "disrupted" and marker in u.markers:
                 u.markers.discard(marker)
                 events.append({"supply": uid, "result": f"back in supply: {marker} removed"})
             continue
         result = ""
-        if rules.consequence == "lose-step":
+        if consequence == "lose-step":
             if u.step + 1 < len(c.steps):
                 u.step += 1
                 result = "loses a step"
             else:
                 eliminate(game, state, uid, "supply")
                 result = "eliminated (removed from play)"
-        elif rules.consequence == "eliminate":
+        elif consequence == "eliminate":
             eliminate(game, state, uid, "supply")
             result = "eliminated (removed from play)"
-        elif rules.consequence == "disrupt":
+        elif consequence == "disrupt":
             if "disrupted" in u.markers:
                 eliminate(game, state, uid, "supply")
                 result = "already disrupted: eliminated"

@@ -19,7 +19,8 @@ EXPR_NAMES: dict[str, str] = {
     "die": "the die roll being modified",
     "value": "the value being looked up in a 2-D table",
     "units": "how many units take part (in combat: on the side concerned)",
-    "strength": "the strength being modified",
+    "strength": "the strength being modified (a unit's printed strength)",
+    "nationality": "the nationality of the unit concerned",
     "terrain": "the terrain of the hex concerned",
     "hex": "the hex concerned",
     "all-attackers-across": "the hexside every attacker attacks across, if they share one kind",
@@ -33,15 +34,16 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "min": None, "max": None, "abs": 1, "half": 1, "floor": 1, "ceil": 1,
     "round_down": 1, "count": 1, "sum": None,
     "controls": 2,  # controls(side, hex): side controls the hex
+    "occupies": 2,  # occupies(side, hex): a unit of side stands in the hex
     "supplied": 2,  # supplied(side, hex): a supply line from side's sources reaches hex
     "vp": 1,  # vp(side): the side's VP so far
     "eliminated": 2,  # eliminated(side, flag): count of side's eliminated units with flag
     "on-map": 1,  # on-map(counter): the counter is on the map
     "variant": 1,  # variant(id): the variant is switched on
     "lost": 1,  # lost(hex): the hex has changed hands from its original owner
-    "chosen": 1,  # chosen(option): a player's choice recorded under that name
-    "param": 1,
-    "rolled": 1,  # rolled("table"): the result of the latest roll on a die table ("" before any)  # param("bid"): a number given when the game starts (hexforge play --param bid=45)
+    "chosen": 1,  # chosen(option): the player answered yes to a decide phase's option of that name
+    "param": 1,  # param("bid"): a number given when the game starts (hexforge play --param bid=45)
+    "rolled": 1,  # rolled("table"): the result of the latest roll on a die table ("" before any)
     "held-since": 2,  # held-since(side, hex): the turn the side took the hex (n + 1/2: after turn n's supply check; 0: not held)
 }
 
@@ -54,8 +56,9 @@ PROCEDURES: dict[str, str] = {
     "combat": "the active side declares and resolves attacks",
     "supply": "check supply for every unit and apply the game's consequences",
     "reinforce": "place reinforcements",
-    "rebuild": "return eliminated units at rebuild hexes",
-    "strategic-move": "strategic movement of a few units",
+    "rebuild": "return units from pools onto rebuild hexes (the game's rebuild rules)",
+    "strategic-move": "strategic movement of a few units (a move phase for the phase's modes)",
+    "decide": "a yes/no choice of the phase's side (option NAME), read as chosen(NAME)",
     "recover": "disrupted units in supply recover",
     "advance-turn": "move the turn marker and release scheduled units",
     "victory-check": "evaluate the victory rules",

@@ -144,6 +144,7 @@ class Engine:
             if state.control.get(h) != side:
                 state.control[h] = side
                 state.control_since[h] = when
+                state.version += 1  # lines through controlled hexes (Barbarossa 9.0) depend on it
 
     def record(self, state: GameState, action: Action, side: str = "", **extra) -> None:
         entry = {"turn": state.turn, "phase": state.phase, "side": side or state.active, "action": str(action)}

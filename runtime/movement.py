@@ -451,9 +451,16 @@ def why_not(game: GameDefinition, board: Board, state: GameState, unit_id: str, 
             return f"{unit_id} cannot attack {where} by {m.title}"
         if game.combat.attack != "move-in" or u.hex.distance(dest) == 1:
             return f"{unit_id} cannot enter {where}: it holds enemy units"
-    costs = class_costs(game, board, game.counters[unit_id].unit_class)
+    m = mode_by_id(game, mode)
+    costs = class_costs(game, board, game.counters[unit_id].unit_class, m.id if m is not None and not m.along else "")
     if costs.enter.get(dest) is NO and not any(e.links & costs.links.keys() for _, e in board.adj[dest]):
-        return f"{unit_id} cannot enter {where}: {game.terrain[board.terrain(dest)].title.lower()} is prohibited"
+        return f"{unit_id} cannot enter {where}: {game.terrain[board.terrain(dest)].title.lower()} is prohibited" + \
+            (f" for {m.title}" if m is not None else "")
+    e = board.edge(u.hex, dest)
+    closed = sorted(f for f in e.hexside if costs.hexside.get(f, 0) is NO) if not e.bridged else []
+    if closed and not any(n == dest for n, *_ in costs.steps[u.hex]):
+        return f"{unit_id} cannot cross the {game.terrain[closed[0]].title.lower()} hexside from " \
+               f"{board.hex_id(u.hex)} to {where}" + (f" by {m.title}" if m is not None else "")
     if dest in r.cost:
         limit = game.stacking.get("units")
         return f"{unit_id} cannot end its move in {where}: it would hold {stack_count(game, state, dest, unit_id) + 1} " \

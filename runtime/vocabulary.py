@@ -23,7 +23,7 @@ EXPR_NAMES: dict[str, str] = {
     "nationality": "the nationality of the unit concerned",
     "terrain": "the terrain of the hex concerned",
     "hex": "the hex concerned",
-    "all-attackers-across": "the hexside every attacker attacks across, if they share one kind",
+    "all-attackers-across": "the hexside kinds every attacker crosses, unbridged (a list: river in all-attackers-across)",
     "infantry": "how many infantry units are concerned",
     "city-vp": "the VP of the city hex concerned",
     "first-roll": "true on the first combat of a scenario",

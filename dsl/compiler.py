@@ -1541,6 +1541,7 @@ class _Compiler:
                 continue
             if side:
                 control.append((side, area))
+        deploy = tuple(a.text for d in b.all("deploy") for a in d.args if ctx.ref("side", a))
         setup: list[D.Placement] = []
         for s in b.all("setup"):
             sb = Body(ctx, s, "setup")
@@ -1560,7 +1561,7 @@ class _Compiler:
         b.finish()
         self.check_setup(setup, counters, map_def, stacking, chart, st)
         return D.Scenario(st.name, title_of(st) or st.name, first, last, vs, tuple(setup), victory, notes,
-                          tuple(control), where(st))
+                          tuple(control), deploy, where(st))
 
     def placement(self, r, view, counters, map_def, track, pools) -> D.Placement | None:
         ctx = self.ctx

@@ -699,6 +699,7 @@ class Scenario:
     victory: str = ""  # id of a victory block
     notes: tuple[str, ...] = ()
     control: tuple[tuple[str, str], ...] = ()  # (side, area id or "all") in order: who holds what at the start
+    deploy: tuple[str, ...] = ()  # sides, in order, whose units set up in an area are placed by their player
     where: str = ""
 
 

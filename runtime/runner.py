@@ -220,7 +220,9 @@ class Runner:
             if p.kind == "hex":
                 s.place(p.counter, grid.parse_id(p.where_to))
         for p in self.scenario.setup:
-            if p.kind == "area":
+            if p.kind == "area" and s.units[p.counter].side in self.scenario.deploy:
+                s.units[p.counter].box = f"deploy:{p.where_to}"  # its player places it (3.0)
+            elif p.kind == "area":
                 self._place_in_area(s, p)
             elif p.kind == "pool":
                 s.units[p.counter].box = f"pool:{p.where_to}"
@@ -237,7 +239,44 @@ class Runner:
         s.cache["initial-control"] = dict(s.control)
         s.step = {}
         s.log.append({"turn": s.turn, "event": "setup", "scenario": self.scenario.id, "seed": seed})
+        sides = [side for side in self.scenario.deploy if self._deploying(s, side)]
+        if sides:
+            s.step = {"decision": "deploy", "side": sides[0], "sides": sides[1:]}
+            return s
         return self._run(s)
+
+    # ---------------------------------------------------------- set-up by the players
+    def _deploying(self, s: GameState, side: str) -> list[str]:
+        return sorted(u.id for u in s.units.values() if u.side == side and u.box.startswith("deploy:"))
+
+    def deploy_hexes(self, s: GameState, uid: str) -> list[Hex]:
+        """Where a unit set up in an area may go: a hex of the area free of
+        enemy units, within the stacking limit."""
+        g = self.game
+        area = s.units[uid].box.split(":", 1)[1]
+        side = s.units[uid].side
+        return [h for h in sorted(g.map.areas[area], key=g.map.grid.to_colrow)
+                if s.side_at(h) in (None, side) and self._fits(s, h)]
+
+    def _deploy_actions(self, s: GameState) -> list[RunnerAction]:
+        return [Place(uid, self.board.hex_id(h)) for uid in self._deploying(s, s.step["side"])
+                for h in self.deploy_hexes(s, uid)]
+
+    def _answer_deploy(self, s: GameState, a) -> None:
+        side = s.step["side"]
+        if isinstance(a, Place):
+            h = self.board.parse(a.at)
+            s.place(a.unit, h)
+            if h in self.engine.controllable:
+                s.control[h] = side
+            if self._deploying(s, side):
+                return
+        for uid in self._deploying(s, side):  # 'done': the rest where the scenario's default puts them
+            area = s.units[uid].box.split(":", 1)[1]
+            self._place_in_area(s, Placement(uid, "area", area))
+            s.log.append({"turn": s.turn, "deploy": uid, "at": self.board.hex_id(s.units[uid].hex)})
+        rest = [x for x in s.step["sides"] if self._deploying(s, x)]
+        s.step = {"decision": "deploy", "side": rest[0], "sides": rest[1:]} if rest else {}
 
     def _place_in_area(self, s: GameState, p: Placement) -> None:
         g = self.game
@@ -304,6 +343,8 @@ class Runner:
             return [Activate(u) for u in s.step["candidates"] if u not in s.activated] + [Done()]
         if d == "decide":
             return [Choose(s.step["option"]), Done()]
+        if d == "deploy":
+            return self._deploy_actions(s) + [Done()]
         if d == "rebuild":
             return self._rebuild_actions(s) + [Done()]
         return []
@@ -346,6 +387,8 @@ class Runner:
             self._answer_hq_transfer(s2, action)
         elif d == "decide":
             self._answer_decide(s2, action)
+        elif d == "deploy":
+            self._answer_deploy(s2, action)
         elif d == "rebuild":
             self._answer_rebuild(s2, action)
         return self._run(s2)

@@ -36,8 +36,7 @@ def bare(r: Runner, turn: int = 1, seed: int = 0, **units: str) -> GameState:
     """A new game with only the named units on the map (unit=hex id)."""
     s = r.new_game(seed)
     for u in s.units.values():
-        if u.hex is not None:
-            s.place(u.id, None, "removed")
+        s.place(u.id, None, "removed")
     for uid, hid in units.items():
         s.place(uid, r.board.parse(hid))
         s.control[r.board.parse(hid)] = s.units[uid].side
@@ -82,6 +81,29 @@ def test_check_passes_with_every_variant():
                          cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("ok barbarossa-postcard: 2 sides, 7 unit classes, 24 counters, 80 hexes, 4 turns")
+
+
+# ---------------------------------------------------------------- set-up (3.0)
+
+def test_the_players_set_up_soviets_first(game):
+    r = Runner(game)
+    s = r.new_game(1)
+    assert s.step["decision"] == "deploy" and r.to_move(s) == "soviet"
+    assert s.units["NWF"].hex == h(r, "0204")            # the fronts' border hexes are fixed: one in each
+    opts = acts(r, s)
+    assert {a.split()[2] for a in opts if a.startswith("place 1T")} == {"0204", "0205", "0206", "0207"}
+    assert "place 4T 0603" in opts and "place 4T 0204" not in opts
+    s = play_out(r, s, "place 1T 0206", "place 2T 0206", "place 4T 0603")
+    s = r.apply(s, "done")                                 # the rest where the scenario puts them
+    assert s.units["3T"].hex in {h(r, x) for x in ("0204", "0205", "0206", "0207")}
+    assert r.to_move(s) == "axis" and s.step["decision"] == "deploy"
+    opts = acts(r, s)
+    assert {a.split()[2] for a in opts if a.startswith("place 11A")} == {"0106", "0107", "0108"}
+    assert {a.split()[2] for a in opts if a.startswith("place AGN")} == {"0104", "0105"}
+    s = r.apply(s, "done")
+    assert all(s.units[u].hex is not None for u in ("AGN", "11A", "3RoA", "1PzG"))
+    assert s.step.get("decision") == "movement" and s.active == "axis"   # turn 1 begins
+    assert s.units["1T"].hex == s.units["2T"].hex == h(r, "0206") and s.units["4T"].hex == h(r, "0603")
 
 
 # ---------------------------------------------------------------- movement (6.0)
@@ -608,7 +630,8 @@ def test_rebuilding_fronts_and_tanks(game):
     r = Runner(game)
     s = bare(r, **{"1PzG": "0506"})
     hold(r, s, "axis", "0506")                             # Kharkov lost
-    s.place("1T", None, "pool:soviet-available")
+    for u in ("1T", "BrF", "KaF"):
+        s.place(u, None, "pool:soviet-available")
     s = at(r, s, "rebuild")
     assert s.step["decision"] == "rebuild"
     opts = acts(r, s)

@@ -1,9 +1,11 @@
 """Bots that play through the same legal_actions/apply as a person.
 
 ``random``: uniform among the legal actions (attacks included).
-``greedy``: takes the best-odds attacks, moves toward objectives (VP hexes
-and cities held by the enemy), keeps its units in supply, and answers
-decisions with the engine's defaults (cheapest step loss, first retreat).
+``greedy``: takes the best-odds attacks (where attacks are moves into enemy
+hexes, those whose firepower beats the defence), moves toward objectives
+(VP hexes and cities held by the enemy), keeps its units in supply, declines
+risky choices, and answers decisions with the engine's defaults (cheapest
+step loss or hit, first retreat, battle options that help on average).
 Both are deterministic for a given seed.
 """
 from __future__ import annotations
@@ -59,7 +61,11 @@ class GreedyBot:
         if d == "place":
             places = [a for a in acts if isinstance(a, Place)]
             return self._closest(runner, places, side, lambda a: a.at) if places else acts[-1]
+        if d in ("deploy", "decide"):  # the scenario's own set-up; no gamble
+            return Done()
         if d == "combat":
+            if runner.game.combat.procedure == "firepower":  # every battle is fought, in any order
+                return acts[0]
             return self._attack(runner, state, acts)
         if d == "movement":
             return self._move(runner, state, acts, side)
@@ -104,17 +110,31 @@ class GreedyBot:
         by_unit: dict[str, list[Move]] = {}
         for m in moves:
             by_unit.setdefault(m.unit, []).append(m)
+        move_in = runner.game.combat.attack == "move-in"
         for uid, ms in sorted(by_unit.items()):
             here = state.units[uid].hex
             d0 = min((here.distance(t) for t in targets), default=0)
             for m in ms:
                 h = board.parse(m.to)
-                if h not in lines:
+                if move_in and any(u.side != side for u in state.units_at(h)):
+                    gain = self._attack_gain(runner, state, m, side)
+                elif h not in lines:
                     continue
-                gain = d0 - min((h.distance(t) for t in targets), default=0)
+                else:
+                    gain = d0 - min((h.distance(t) for t in targets), default=0)
                 if gain > best_gain:
                     best, best_gain = m, gain
         return best or next(a for a in acts if isinstance(a, Done))
+
+    def _attack_gain(self, runner: Runner, state: GameState, m: Move, side: str) -> int:
+        """An attack by moving in is worth it when the side's firepower there
+        would then beat the defenders' (before battle options)."""
+        from .firepower import factor
+        after = runner.engine.apply(state, m)
+        rep = runner.engine.battle_report(after, target=runner.board.parse(m.to))
+        joining = {a.unit for a in runner.engine.legal_actions(after) if isinstance(a, Move) and a.to == m.to}
+        mine = rep.fire[side].total + sum(factor(runner.game, after, u) for u in joining)  # if they all join
+        return 5 if mine > rep.fire[rep.defender].total else 0
 
     def _advance(self, runner: Runner, state: GameState, acts: list) -> RunnerAction:
         advances = [a for a in acts if not isinstance(a, Done)]

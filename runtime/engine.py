@@ -490,6 +490,14 @@ class Engine:
         that costs the least strength; take the first retreat; advance
         nobody."""
         acts = self.legal_actions(state)
+        if state.pending and state.pending[0]["kind"] == "battle":
+            p = state.pending[0]
+            if p["stage"] == "absorb":  # the point that hurts least: ignored, then a disruption, then a loss
+                return min(acts, key=lambda a: (self._hit_harm(state, p, a.unit), a.unit))
+            if p["stage"] == "options":  # the options that help on average
+                good = [a for a in acts if isinstance(a, Use) and self.option_value(a.option) > 0]
+                return good[0] if good else Done()
+            return acts[0]
         if state.pending and state.pending[0]["kind"] == "loss":
             def cost(a: LoseStep) -> tuple[int, str]:
                 u = state.units[a.unit]
@@ -499,6 +507,35 @@ class Engine:
                 return now - after, a.unit
             return min(acts, key=cost)
         return acts[0]
+
+    def _hit_harm(self, s: GameState, p: dict, uid: str) -> tuple[int, int]:
+        """How much one more point on ``uid`` costs: (0 absorbed, 1 disrupted,
+        2 eliminated; the unit's factor)."""
+        env = self.env(s)
+        taken = p["taken"].get(uid, 0) + 1
+        if "disrupted" in s.units[uid].markers:
+            level = 2 if taken >= F.threshold(self.game, s, uid, "eliminate-at", env) else 0
+        else:
+            level = 1 if taken >= F.threshold(self.game, s, uid, "disrupt-at", env) else 0
+        return level, F.factor(self.game, s, uid)
+
+    def option_value(self, option: str) -> float:
+        """The firepower a battle option gains its side on average (own minus enemy)."""
+        opt = self.game.battle_options[option]
+        value = float(opt.adds[0] - opt.adds[1])
+        if opt.roll:
+            t = self.game.die_tables[opt.roll]
+            for total, prob in self.game.dice[t.die].distribution().items():
+                row = t.row_for(total)
+                if row is None:
+                    continue
+                cells = dict(zip(t.columns, t.cells[row]))
+                for col, sign in (("own", 1), ("enemy", -1)):
+                    try:
+                        value += sign * float(prob) * int(cells.get(col, "-"))
+                    except ValueError:
+                        pass
+        return value
 
     # ---------------------------------------------------------- firepower battles (Barbarossa 7.0)
     # One pending entry of kind "battle" runs the whole battle through its

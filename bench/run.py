@@ -63,23 +63,37 @@ def in_process_compile_ms(game: Path, runs: int = 7) -> float:
     return statistics.median(times)
 
 
-def bench_smolensk_game(seeds: tuple[int, ...] = (1, 2, 3)) -> dict:
-    """A full Smolensk game (turns 1-9), random bot against random bot."""
+def bench_game(folder: str, scenario: str | None, seeds: tuple[int, ...] = (1, 2, 3),
+               bot: str = "random") -> tuple[float, float]:
+    """Median seconds and decisions per second of whole games, bot against bot."""
     from dsl.compiler import compile_game
-    from runtime.bots import RandomBot, play
+    from runtime.bots import make_bot, play
     from runtime.runner import Runner
 
-    game = compile_game(ROOT / "games" / "smolensk")
-    runner = Runner(game, "full")
+    game = compile_game(ROOT / "games" / folder)
+    runner = Runner(game, scenario)
     times, rates = [], []
     for seed in seeds:
+        agents = {side: make_bot(bot, seed + i) for i, side in enumerate(game.sides)}
         t0 = time.perf_counter()
-        state, n = play(runner, runner.new_game(seed), {"axis": RandomBot(seed), "soviet": RandomBot(seed + 1)})
+        state, n = play(runner, runner.new_game(seed), agents)
         dt = time.perf_counter() - t0
         times.append(dt)
         rates.append(n / dt)
-    return {"smolensk_full_random_game_s": round(statistics.median(times), 2),
-            "actions_per_s": round(statistics.median(rates), 1)}
+    return round(statistics.median(times), 2), round(statistics.median(rates), 1)
+
+
+def bench_smolensk_game() -> dict:
+    """A full Smolensk game (turns 1-9), random bot against random bot."""
+    secs, rate = bench_game("smolensk", "full")
+    return {"smolensk_full_random_game_s": secs, "actions_per_s": rate}
+
+
+def bench_barbarossa_game() -> dict:
+    """A Barbarossa postcard game (4 turns), random and greedy bots."""
+    secs, rate = bench_game("barbarossa-postcard", None)
+    greedy, _ = bench_game("barbarossa-postcard", None, bot="greedy")
+    return {"barbarossa_random_game_s": secs, "barbarossa_actions_per_s": rate, "barbarossa_greedy_game_s": greedy}
 
 
 def main() -> int:
@@ -104,6 +118,7 @@ def main() -> int:
     figures.update(bench_movement(game))
     figures.update(bench_supply())
     figures.update(bench_smolensk_game())
+    figures.update(bench_barbarossa_game())
     from bench.bench_editor import run as bench_editor  # Qt, offscreen: last, in its own section
     figures.update(bench_editor())
     if args.json:

@@ -212,6 +212,8 @@ class _Compiler:
             victory=fm(victory), modifiers=fm({k: tuple(v) for k, v in modifiers.items()}),
             stacking=fm(stacking), map=map_def, arrivals=fm(arrivals), withdrawals=fm(withdrawals), **mechanisms,
             battle_options=fm(battle_options), rebuilds=fm(rebuilds), control_hexes=control_hexes,
+            unit_selectors=fm({cid: classes[c.unit_class].flags | {c.unit_class, c.nationality, c.side, "all", "other"}
+                               for cid, c in counters.items() if c.unit_class in classes}),
             active_variants=self.variants,
             sources=tuple(self.loader.src.texts))
 
@@ -906,6 +908,12 @@ class _Compiler:
             elif e.keyword in ("only", "exclude"):  # who may act: unit selectors or a state (disrupted)
                 params[e.keyword] = params.get(e.keyword, ()) + tuple(
                     self.selectors(e.args, self.ctx.symbols.get("unit-class", {}), UNIT_STATES))
+            elif e.keyword == "limit":
+                if len(e.args) != 1 or ctx.int_(e.args[0], "limit", 1, 999) is None:
+                    if len(e.args) != 1:
+                        ctx.error("arguments", "limit takes a number of units", e.span, "write: limit 2")
+                    continue
+                params["limit"] = (e.args[0].text,)
             elif e.keyword == "at":  # where a reinforce phase's units enter: an area
                 if len(e.args) != 1:
                     ctx.error("arguments", "at takes one map area", e.span, "write: at axis-north")
@@ -1282,10 +1290,10 @@ class _Compiler:
                     ctx.error("value", f"reinforcements are kept out of enemy-zoc or enemy-cities, not '{a.text}'",
                               a.span)
             returns = []
-            losses = {"combat"}
             for r in b.all("returns"):
                 # returns SIDE SELECTOR... to POOL [from combat supply]
                 rargs = list(r.args)
+                losses = {"combat"}
                 if "from" in [a.text for a in rargs]:
                     i = [a.text for a in rargs].index("from")
                     losses = set()
@@ -1304,9 +1312,8 @@ class _Compiler:
                 pool = ctx.ref("pool", rargs[-1])
                 sel = self.selectors(rargs[1:-2], classes)
                 if side and pool:
-                    returns.append((side, sel, pool))
-            out["reinforcements"] = D.ReinforcementRules(pools, enter, frozenset(not_in), tuple(returns),
-                                                         frozenset(losses), where(st))
+                    returns.append((side, sel, pool, frozenset(losses)))
+            out["reinforcements"] = D.ReinforcementRules(pools, enter, frozenset(not_in), tuple(returns), where(st))
             b.finish()
         # combat
         st = self.one("combat")
@@ -1338,9 +1345,16 @@ class _Compiler:
                     if sel and n is not None:
                         per.append((sa.text, n))
                 if side and total is not None:
+                    if any(x.side == side for x in limits):
+                        ctx.error("duplicate", f"the hexside limits for {side} are given twice", s.span,
+                                  "write one across-hexside line per side")
+                        continue
                     limits.append(D.HexsideLimit(side, total, tuple(per), where(s)))
             if limits and attack != "move-in":
                 ctx.error("value", "across-hexside limits need 'attack move-in'", st.span)
+            if attack == "move-in" and proc != "firepower":
+                ctx.error("value", "attacks by moving in are fought by the firepower procedure", st.span,
+                          "write: procedure firepower")
             factor = b.text("firepower", "strength")
             out["combat"] = D.CombatRules(proc, crt, attack, tuple(limits), factor, where(st))
             b.finish()
@@ -1474,9 +1488,9 @@ class _Compiler:
         u = b.one("units", (1, 9))
         fr = b.one("from", (1, 9))
         at = b.one("at", (1, 9))
-        if u is None or fr is None or at is None:
-            ctx.error("missing", f"rebuild {st.name} needs units, from and at", st.span,
-                      "write: units front; from soviet-available; at infantry-marker")
+        if u is None or fr is None or at is None or b.arg("side") is None:
+            ctx.error("missing", f"rebuild {st.name} needs side, units, from and at", st.span,
+                      "write: side soviet; units front; from soviet-available; at infantry-marker")
         ph = b.arg("per-hex")
         rule = D.RebuildRule(st.name, title_of(st) or st.name, side,
                              self.selectors(u.args, classes) if u else frozenset(),

@@ -533,10 +533,10 @@ class ReinforcementRules:
     pools: tuple[str, ...] = ("available",)  # boxes reinforcements are taken from
     enter: str = "supplied"  # rail: a rail hex traced by rail to an own source | supplied: any supplied hex
     not_in: frozenset[str] = frozenset()  # enemy-zoc, enemy-cities
-    # (side, selectors, pool): units eliminated in combat that come back as
-    # reinforcements (12.3(1), 13.0(3)); others stay eliminated
-    returns: tuple[tuple[str, frozenset[str], str], ...] = ()
-    returns_from: frozenset[str] = frozenset({"combat"})  # which losses return: combat, supply
+    # (side, selectors, pool, losses): units eliminated in combat (or, with
+    # "supply" in losses, to supply) that come back as reinforcements
+    # (12.3(1), 13.0(3)); others stay eliminated
+    returns: tuple[tuple[str, frozenset[str], str, frozenset[str]], ...] = ()
     where: str = ""
 
 
@@ -755,14 +755,22 @@ class GameDefinition:
     battle_options: Mapping[str, BattleOption] = field(default_factory=lambda: frozen_map({}))
     rebuilds: Mapping[str, RebuildRule] = field(default_factory=lambda: frozen_map({}))
     control_hexes: str = "features"  # which hexes change hands: "features" (with a feature or VP) or "all"
+    unit_selectors: Mapping[str, frozenset[str]] = field(default_factory=lambda: frozen_map({}))  # see selectors_of
     active_variants: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # files compiled, game folder relative
 
     def selectors_of(self, counter_id: str) -> frozenset[str]:
         """Everything a unit selector may name that this counter matches: its
         class, the class's flags, its nationality, its side, ``all``."""
+        hit = self.unit_selectors.get(counter_id)
+        if hit is not None:
+            return hit
         c = self.counters[counter_id]
         return self.unit_classes[c.unit_class].flags | {c.unit_class, c.nationality, c.side, "all", "other"}
+
+    def matches(self, counter_id: str, selectors: frozenset[str]) -> bool:
+        """Does a unit selector list name this counter (by class, flag, nationality, side or all)?"""
+        return bool(selectors & self.selectors_of(counter_id))
 
     def summary(self) -> str:
         hexes = len(self.map.hexes) if self.map else 0

@@ -18,15 +18,14 @@ from typing import Callable
 
 from . import expr as E
 from . import firepower as F
-from .actions import (Action, Advance, Attack, Done, Hit, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
+from .actions import (Action, Advance, Attack, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
                       parse_action)
 from .board import Board
 from .combat import combat_odds, resolve
 from .definition import GameDefinition, MovementMode
 from .hexes import Hex
-from .movement import MoveError, class_costs, mode_by_id, move_range, why_not
+from .movement import MoveError, mode_by_id, move_range, why_not
 from .retreat import advance_paths, retreat_paths
-from .zoc import selector_match
 from .state import GameState, eliminate
 
 
@@ -34,6 +33,7 @@ class Engine:
     def __init__(self, game: GameDefinition, board: Board | None = None):
         self.game = game
         self.board = board or Board(game)
+        self.battles = F.FirepowerBattles(self)
         self.controllable = frozenset(h for h, mh in game.map.hexes.items()
                                       if game.control_hexes == "all" or mh.features or mh.vp)
         # names and functions for the game's expressions (the runner supplies the full set)
@@ -123,14 +123,20 @@ class Engine:
                     return f"{uid} may not use {m.title}" + (f": {title}" if title else "")
         return ""
 
+    def no_attack_after_move(self, state: GameState, uid: str) -> str:
+        """Why ``uid`` may not attack after the move it made ("" if it may): a
+        movement mode with ``no-attack`` (strategic movement)."""
+        for m in self.game.movement.modes:
+            if m.no_attack and f"{uid}@{m.id}" in state.moved and self.game.matches(uid, m.no_attack):
+                return f"{uid} cannot attack: it moved by {m.title}"
+        return ""
+
     def immobile(self, uid: str) -> bool:
         c = self.game.counters[uid]
         return "immobile" in self.game.unit_classes[c.unit_class].flags
 
     def _matches(self, uid: str, selectors: frozenset[str]) -> bool:
-        c = self.game.counters[uid]
-        cls = self.game.unit_classes[c.unit_class]
-        return selector_match(selectors, cls.id, cls.flags)
+        return self.game.matches(uid, selectors)
 
     def pass_through(self, state: GameState, side: str, hexes) -> None:
         """A hex belongs to the side whose unit last passed through it (3.4);
@@ -192,6 +198,11 @@ class Engine:
             return self._attack_actions(state) + [Done()]
         return []
 
+    def battle_report(self, s: GameState, p: dict | None = None, target: Hex | None = None) -> F.BattleReport:
+        """The firepower of the battle pending now (``p``), or of the battle in
+        ``target`` as it stands (the editor's panel, the greedy bot)."""
+        return self.battles.report(s, p, target)
+
     def battle_hexes(self, state: GameState) -> list[Hex]:
         """Hexes where the active side's units stand with enemy units: every
         one must be fought before the combat phase ends (Barbarossa 7.0)."""
@@ -205,7 +216,8 @@ class Engine:
     def _attack_actions(self, state: GameState) -> list[Action]:
         targets: dict[Hex, list[str]] = {}
         for uid, u in state.units.items():
-            if not self.can_act(state, uid) or uid in state.attacked or self.immobile(uid):
+            if not self.can_act(state, uid) or uid in state.attacked or self.immobile(uid) or \
+                    self.no_attack_after_move(state, uid):
                 continue
             for n, _ in self.board.adj[u.hex]:
                 other = state.side_at(n)
@@ -224,7 +236,7 @@ class Engine:
     def _pending_actions(self, state: GameState) -> list[Action]:
         p = state.pending[0]
         if p["kind"] == "battle":
-            return self._battle_actions(state, p)
+            return self.battles.actions(state, p)
         if p["kind"] == "loss":
             return [LoseStep(u) for u in p["units"] if state.units[u].hex is not None]
         if p["kind"] == "retreat":
@@ -328,7 +340,7 @@ class Engine:
         if s.phase != "combat":
             raise IllegalActionError("no attack now: it is not a combat segment")
         if self.game.combat.procedure == "firepower":
-            self._start_battle(s, a)
+            self.battles.start(s, a)
             return
         target = self.hex(a.target)
         for uid in a.attackers:
@@ -338,6 +350,9 @@ class Engine:
         for uid in a.attackers:
             if self.immobile(uid):  # a fortress marker neither moves nor attacks (14.3(1))
                 raise IllegalActionError(f"{uid} cannot attack: it never moves or attacks")
+            reason = self.phase_bars(s, uid) or self.no_attack_after_move(s, uid)
+            if reason:
+                raise IllegalActionError(reason)
         if len(set(a.attackers)) != len(a.attackers):
             raise IllegalActionError("a unit is named twice among the attackers")
         rep = combat_odds(self.game, self.board, s, list(a.attackers), target)
@@ -374,8 +389,8 @@ class Engine:
         legal = self._pending_actions(s)
         if p["kind"] == "battle":
             if a not in legal:
-                raise IllegalActionError(self._battle_why(s, p, a, legal))
-            self._battle_answer(s, p, a)
+                raise IllegalActionError(self.battles.why(s, p, a, legal))
+            self.battles.answer(s, p, a)
             return
         if a not in legal:
             if p["kind"] == "loss":
@@ -433,7 +448,7 @@ class Engine:
         while s.pending:
             p = s.pending[0]
             if p["kind"] == "battle":
-                if self._battle_settle(s, p):
+                if self.battles.settle(s, p):
                     continue
                 return
             if p["kind"] == "retreat-all":
@@ -493,9 +508,9 @@ class Engine:
         if state.pending and state.pending[0]["kind"] == "battle":
             p = state.pending[0]
             if p["stage"] == "absorb":  # the point that hurts least: ignored, then a disruption, then a loss
-                return min(acts, key=lambda a: (self._hit_harm(state, p, a.unit), a.unit))
+                return min(acts, key=lambda a: (self.battles.hit_harm(state, p, a.unit), a.unit))
             if p["stage"] == "options":  # the options that help on average
-                good = [a for a in acts if isinstance(a, Use) and self.option_value(a.option) > 0]
+                good = [a for a in acts if isinstance(a, Use) and self.battles.option_value(a.option) > 0]
                 return good[0] if good else Done()
             return acts[0]
         if state.pending and state.pending[0]["kind"] == "loss":
@@ -507,287 +522,3 @@ class Engine:
                 return now - after, a.unit
             return min(acts, key=cost)
         return acts[0]
-
-    def _hit_harm(self, s: GameState, p: dict, uid: str) -> tuple[int, int]:
-        """How much one more point on ``uid`` costs: (0 absorbed, 1 disrupted,
-        2 eliminated; the unit's factor)."""
-        env = self.env(s)
-        taken = p["taken"].get(uid, 0) + 1
-        if "disrupted" in s.units[uid].markers:
-            level = 2 if taken >= F.threshold(self.game, s, uid, "eliminate-at", env) else 0
-        else:
-            level = 1 if taken >= F.threshold(self.game, s, uid, "disrupt-at", env) else 0
-        return level, F.factor(self.game, s, uid)
-
-    def option_value(self, option: str) -> float:
-        """The firepower a battle option gains its side on average (own minus enemy)."""
-        opt = self.game.battle_options[option]
-        value = float(opt.adds[0] - opt.adds[1])
-        if opt.roll:
-            t = self.game.die_tables[opt.roll]
-            for total, prob in self.game.dice[t.die].distribution().items():
-                row = t.row_for(total)
-                if row is None:
-                    continue
-                cells = dict(zip(t.columns, t.cells[row]))
-                for col, sign in (("own", 1), ("enemy", -1)):
-                    try:
-                        value += sign * float(prob) * int(cells.get(col, "-"))
-                    except ValueError:
-                        pass
-        return value
-
-    # ---------------------------------------------------------- firepower battles (Barbarossa 7.0)
-    # One pending entry of kind "battle" runs the whole battle through its
-    # stages: options (attacker, then defender), fire, absorb (each side
-    # assigns the enemy's firepower), outcome, retreat.  See runtime/firepower.py.
-
-    def _start_battle(self, s: GameState, a: Attack) -> None:
-        target = self.hex(a.target)
-        if target not in self.battle_hexes(s):
-            raise IllegalActionError(f"there is no battle in {a.target}: no {s.active} unit has moved in "
-                                     "with enemy units")
-        here = sorted(u.id for u in s.units_at(target) if u.side == s.active)
-        if sorted(a.attackers) != here:
-            raise IllegalActionError(f"the attackers in {a.target} are {','.join(here)}: every unit that moved in "
-                                     "fights")
-        defender = next(u.side for u in s.units_at(target) if u.side != s.active)
-        s.attacked.update(here)
-        s.attacked_hexes.add(target)
-        self.record(s, a)
-        s.pending.append({"kind": "battle", "hex": a.target, "attacker": s.active, "defender": defender,
-                          "stage": "options", "side": s.active, "used": [], "taken": {}, "queue": [],
-                          "retreats": [], "fire": {}, "points": 0})
-
-    def battle_report(self, s: GameState, p: dict | None = None, target: Hex | None = None) -> F.BattleReport:
-        """The firepower of the battle pending now (or of the battle ``target``
-        would be, for the editor's panel)."""
-        if p is not None:
-            return F.report(self.game, self.board, s, self.hex(p["hex"]), p["attacker"], self.env(s), p["used"])
-        return F.report(self.game, self.board, s, target, s.active, self.env(s), [])
-
-    def _option_actions(self, s: GameState, p: dict) -> list[Action]:
-        g, side, h = self.game, p["side"], self.hex(p["hex"])
-        env = self.env(s)
-        out: list[Action] = []
-        for opt in g.battle_options.values():
-            if not F.option_open(g, opt, side, p["attacker"], p["defender"], env):
-                continue
-            if opt.per_game is not None and \
-                    sum(1 for d in s.done if d.startswith(f"used:{opt.id}@")) >= opt.per_game:
-                continue
-            if not opt.by:
-                if not any(x[0] == opt.id and x[2] == side for x in p["used"]):
-                    out.append(Use(opt.id))
-                continue
-            spent = opt.uses or opt.id
-            for uid in F.providers(g, s, opt, side, h):
-                if f"spent:{spent}:{uid}" not in s.attacked:
-                    out.append(Use(opt.id, uid))
-        return out
-
-    def _hit_candidates(self, s: GameState, p: dict) -> list[str]:
-        h = self.hex(p["hex"])
-        return sorted(u.id for u in s.units_at(h) if u.side == p["side"])
-
-    def _retreat_hexes(self, s: GameState, uid: str) -> list[Hex]:
-        """One hex a defeated unit may retreat into (7.2 C): passable for it,
-        free of enemy units and, with ``retreat { into own-control }``, held
-        by its side."""
-        u = s.units[uid]
-        costs = class_costs(self.game, self.board, self.game.counters[uid].unit_class)
-        out = []
-        for n, _step, _all, _zz in costs.steps[u.hex]:
-            if any(x.side != u.side for x in s.units_at(n)):
-                continue
-            if self.game.retreat.into == "own-control" and s.control.get(n) != u.side:
-                continue
-            out.append(n)
-        return sorted(out)
-
-    def _battle_actions(self, s: GameState, p: dict) -> list[Action]:
-        stage = p["stage"]
-        if stage == "options":
-            return self._option_actions(s, p) + [Done()]
-        if stage == "absorb":
-            return [Hit(u) for u in self._hit_candidates(s, p)]
-        if stage == "retreat":
-            uid = p["retreats"][0]
-            return [Retreat(uid, (self.board.hex_id(h),)) for h in self._retreat_hexes(s, uid)] or [Retreat(uid, ())]
-        return []
-
-    def _battle_why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
-        if p["stage"] == "options":
-            if isinstance(a, Use):
-                return f"{p['side']} cannot use {a.option}{' with ' + a.unit if a.unit else ''} in this battle: " \
-                       f"it may use {', '.join(str(x) for x in legal if isinstance(x, Use)) or 'nothing more'}, " \
-                       "or 'done'"
-            return f"the battle in {p['hex']} waits for {p['side']}'s battle options: 'use OPTION UNIT' or 'done'"
-        if p["stage"] == "absorb":
-            return f"{p['side']} must assign {p['points']} point{'s' * (p['points'] != 1)} of firepower: " \
-                   f"{', '.join(str(x) for x in legal)}"
-        return f"'{a}' is not possible now: choose one of: {'; '.join(str(x) for x in legal)}"
-
-    def _battle_answer(self, s: GameState, p: dict, a: Action) -> None:
-        self.record(s, a, side=p["side"])
-        if isinstance(a, Use):
-            self._use_option(s, p, a)
-        elif isinstance(a, Done):  # the attacker has chosen; now the defender (7.1)
-            if p["side"] == p["attacker"]:
-                p["side"] = p["defender"]
-            else:
-                p["stage"] = "fire"
-        elif isinstance(a, Hit):
-            self._hit(s, p, a.unit)
-        elif isinstance(a, Retreat):
-            uid = p["retreats"].pop(0)
-            if a.path:
-                h = self.board.parse(a.path[0])
-                s.place(uid, h)
-                self.pass_through(s, s.units[uid].side, [h])
-                s.log.append({"turn": s.turn, "retreat": uid, "to": a.path[0]})
-            else:
-                box = eliminate(self.game, s, uid)
-                s.log.append({"turn": s.turn, "destroyed": uid, "why": "no hex to retreat into", "to": box})
-
-    def _use_option(self, s: GameState, p: dict, a: Use) -> None:
-        g = self.game
-        opt = g.battle_options[a.option]
-        own, enemy = opt.adds
-        if opt.roll:
-            t = g.die_tables[opt.roll]
-            total = s.roll(g.dice[t.die], f"{opt.title} in {p['hex']}")
-            row = t.row_for(total)
-            cells = dict(zip(t.columns, t.cells[row])) if row is not None else {}
-
-            def num(col: str) -> int:
-                v = cells.get(col, "-")
-                try:
-                    return int(v)
-                except ValueError:
-                    return 0
-            own, enemy = own + num("own"), enemy + num("enemy")
-        if a.unit:
-            s.attacked.add(f"spent:{opt.uses or opt.id}:{a.unit}")
-        s.done.add(f"used:{opt.id}@{s.turn}:{p['hex']}:{a.unit}")
-        p["used"].append([opt.id, a.unit, p["side"], own, enemy])
-        s.log.append({"turn": s.turn, "option": opt.id, "unit": a.unit, "side": p["side"], "own": own,
-                      "enemy": enemy})
-
-    def _hit(self, s: GameState, p: dict, uid: str) -> None:
-        u = s.units[uid]
-        env = self.env(s)
-        taken = p["taken"].get(uid, 0) + 1
-        if "disrupted" in u.markers:
-            if taken >= F.threshold(self.game, s, uid, "eliminate-at", env):
-                box = eliminate(self.game, s, uid)
-                s.log.append({"turn": s.turn, "eliminated": uid, "to": box})
-                taken = 0
-        elif taken >= F.threshold(self.game, s, uid, "disrupt-at", env):
-            u.markers.add("disrupted")
-            s.log.append({"turn": s.turn, "disrupted": uid})
-            taken = 0
-        p["taken"][uid] = taken
-        p["points"] -= 1
-
-    def _battle_settle(self, s: GameState, p: dict) -> bool:
-        """Run the battle's automatic stages; True when it moved on (call
-        again), False when a decision is due."""
-        stage = p["stage"]
-        if stage == "options":
-            if not self._option_actions(s, p):  # nothing to choose: move on
-                if p["side"] == p["attacker"]:
-                    p["side"] = p["defender"]
-                else:
-                    p["stage"] = "fire"
-                return True
-            return False
-        if stage == "fire":
-            rep = self.battle_report(s, p)
-            a, d = rep.fire[p["attacker"]].total, rep.fire[p["defender"]].total
-            p["fire"] = {p["attacker"]: a, p["defender"]: d}
-            s.log.append({"turn": s.turn, "battle": p["hex"], "attacker": p["attacker"], "fire": dict(p["fire"]),
-                          "detail": rep.text(self.board)})
-            # each side's firepower is dealt to the other side; the receiver assigns it (7.1)
-            p["queue"] = [[p["defender"], a], [p["attacker"], d]]
-            p["stage"] = "absorb"
-            p["points"] = 0
-            return True
-        if stage == "absorb":
-            while p["points"] <= 0 or not self._hit_candidates(s, p):
-                if not p["queue"]:
-                    p["stage"] = "outcome"
-                    return True
-                p["side"], p["points"] = p["queue"].pop(0)
-                p["taken"] = {}
-            cands = self._hit_candidates(s, p)
-            if len(cands) == 1:
-                self._hit(s, p, cands[0])
-                return True
-            return False
-        if stage == "outcome":
-            self._battle_outcome(s, p)
-            return True
-        if stage == "retreat":
-            if not p["retreats"]:
-                self._battle_end(s, p)
-                return True
-            uid = p["retreats"][0]
-            if s.units[uid].hex is None:
-                p["retreats"].pop(0)
-                return True
-            opts = self._battle_actions(s, p)
-            if len(opts) == 1:
-                self._battle_answer(s, p, opts[0])
-                return True
-            p["side"] = s.units[uid].side
-            return False
-        return False
-
-    def _back(self, s: GameState, uid: str) -> None:
-        """An attacker goes back to the hex it attacked from (7.2)."""
-        origin = s.attack_from.pop(uid, None)
-        if origin is not None and s.units[uid].hex is not None:
-            s.place(uid, origin)
-            s.log.append({"turn": s.turn, "back": uid, "to": self.board.hex_id(origin)})
-
-    def _battle_outcome(self, s: GameState, p: dict) -> None:
-        h = self.hex(p["hex"])
-        for u in [u for u in s.units_at(h) if u.side == p["attacker"] and "disrupted" in u.markers]:
-            self._back(s, u.id)
-        attackers = [u.id for u in s.units_at(h) if u.side == p["attacker"]]
-        defenders = [u for u in s.units_at(h) if u.side != p["attacker"]]
-        fresh = [u for u in defenders if "disrupted" not in u.markers]
-        if not attackers:
-            outcome = "A"
-        elif fresh:
-            outcome = "B"
-            for uid in attackers:
-                self._back(s, uid)
-        elif defenders:
-            outcome = "C"
-            p["retreats"] = sorted(u.id for u in defenders)
-        else:
-            outcome = "D"
-        p["outcome"] = outcome
-        p["stage"] = "retreat"
-        p["side"] = p["defender"]
-
-    OUTCOMES = {"A": "no attacker is left: the defender holds",
-                "B": "undisrupted defenders remain: the defender holds and the attackers go back",
-                "C": "only disrupted defenders remain: they retreat, the attacker takes the hex",
-                "D": "no defender is left: the attacker takes the hex"}
-
-    def _battle_end(self, s: GameState, p: dict) -> None:
-        h = self.hex(p["hex"])
-        outcome = p["outcome"]
-        attackers = [u.id for u in s.units_at(h) if u.side == p["attacker"]]
-        for uid in attackers:
-            s.attack_from.pop(uid, None)
-        if outcome in ("C", "D") and attackers:
-            self.pass_through(s, p["attacker"], [h])
-        s.pending.pop(0)
-        s.log.append({"turn": s.turn, "battle": p["hex"], "outcome": outcome, "why": self.OUTCOMES[outcome],
-                      "winner": p["attacker"] if outcome in ("C", "D") else p["defender"]})
-        if self.on_battle is not None:
-            self.on_battle(s, outcome, p["attacker"], p["defender"])

@@ -22,24 +22,27 @@ eliminated once it absorbs its ``eliminate-at`` points.
 
 Then (7.2) disrupted attackers go back to the hex they attacked from, and:
 
-A  no attacker left, defenders present: the defender holds;
+A  no attacker left: the defender holds (also when no defender is left either);
 B  attackers and undisrupted defenders: the defender holds, the attackers go back;
 C  attackers, only disrupted defenders: the attacker wins; the defenders
    retreat one hex into a hex their side controls or are eliminated;
 D  attackers and no defender: the attacker wins.
 
-The attacker takes control of the hex in C and D.  This module computes the
-firepower; ``runtime.engine`` runs the decisions.
+The attacker takes control of the hex in C and D.  The functions compute the
+firepower; ``FirepowerBattles`` runs a battle's decisions for the engine.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from . import expr as E
+from .actions import Action, Attack, Done, Hit, IllegalActionError, Retreat, Use
 from .board import Board
 from .definition import BattleOption, GameDefinition
 from .hexes import Hex
-from .state import GameState
+from .movement import class_costs
+from .state import GameState, eliminate
+from .tables import number, roll_table
 
 
 @dataclass
@@ -179,3 +182,280 @@ def providers(game: GameDefinition, state: GameState, opt: BattleOption, side: s
         if opt.by & game.selectors_of(u.id):
             out.append(u.id)
     return sorted(out)
+
+
+class FirepowerBattles:
+    """Runs firepower battles for an engine (Barbarossa 7.0).  One pending
+    entry of kind "battle" carries the whole battle through its stages:
+    options (attacker, then defender), fire, absorb (each side assigns the
+    enemy's firepower), outcome, retreat."""
+
+    def __init__(self, engine):
+        self.e = engine
+        self.game: GameDefinition = engine.game
+        self.board: Board = engine.board
+
+    def hit_harm(self, s: GameState, p: dict, uid: str) -> tuple[int, int]:
+        """How much one more point on ``uid`` costs: (0 absorbed, 1 disrupted,
+        2 eliminated; the unit's factor)."""
+        env = self.e.env(s)
+        taken = p["taken"].get(uid, 0) + 1
+        if "disrupted" in s.units[uid].markers:
+            level = 2 if taken >= threshold(self.game, s, uid, "eliminate-at", env) else 0
+        else:
+            level = 1 if taken >= threshold(self.game, s, uid, "disrupt-at", env) else 0
+        return level, factor(self.game, s, uid)
+
+    def option_value(self, option: str) -> float:
+        """The firepower a battle option gains its side on average (own minus enemy)."""
+        opt = self.game.battle_options[option]
+        value = float(opt.adds[0] - opt.adds[1])
+        if opt.roll:  # (die modifiers aside)
+            t = self.game.die_tables[opt.roll]
+            for total, prob in self.game.dice[t.die].distribution().items():
+                row = t.row_for(total)
+                if row is not None:
+                    value += float(prob) * (number(t, row, "own") - number(t, row, "enemy"))
+        return value
+
+    def start(self, s: GameState, a: Attack) -> None:
+        target = self.e.hex(a.target)
+        if target not in self.e.battle_hexes(s):
+            raise IllegalActionError(f"there is no battle in {a.target}: no {s.active} unit has moved in "
+                                     "with enemy units")
+        here = sorted(u.id for u in s.units_at(target) if u.side == s.active)
+        if sorted(a.attackers) != here:
+            raise IllegalActionError(f"the attackers in {a.target} are {','.join(here)}: every unit that moved in "
+                                     "fights")
+        defender = next(u.side for u in s.units_at(target) if u.side != s.active)
+        s.attacked.update(here)
+        s.attacked_hexes.add(target)
+        self.e.record(s, a)
+        s.pending.append({"kind": "battle", "hex": a.target, "attacker": s.active, "defender": defender,
+                          "stage": "options", "side": s.active, "used": [], "taken": {}, "queue": [],
+                          "retreats": [], "fire": {}, "points": 0})
+
+    def report(self, s: GameState, p: dict | None = None, target: Hex | None = None) -> BattleReport:
+        """The firepower of the battle pending now (or of the battle ``target``
+        would be, for the editor's panel)."""
+        if p is not None:
+            return report(self.game, self.board, s, self.e.hex(p["hex"]), p["attacker"], self.e.env(s), p["used"])
+        return report(self.game, self.board, s, target, s.active, self.e.env(s), [])
+
+    def option_actions(self, s: GameState, p: dict) -> list[Action]:
+        g, side, h = self.game, p["side"], self.e.hex(p["hex"])
+        env = self.e.env(s)
+        out: list[Action] = []
+        for opt in g.battle_options.values():
+            if not option_open(g, opt, side, p["attacker"], p["defender"], env):
+                continue
+            if opt.per_game is not None and \
+                    sum(1 for d in s.done if d.startswith(f"used:{opt.id}@")) >= opt.per_game:
+                continue
+            if not opt.by:
+                if not any(x[0] == opt.id and x[2] == side for x in p["used"]):
+                    out.append(Use(opt.id))
+                continue
+            spent = opt.uses or opt.id
+            for uid in providers(g, s, opt, side, h):
+                if f"spent:{spent}:{uid}" not in s.attacked:
+                    out.append(Use(opt.id, uid))
+        return out
+
+    def hit_candidates(self, s: GameState, p: dict) -> list[str]:
+        h = self.e.hex(p["hex"])
+        return sorted(u.id for u in s.units_at(h) if u.side == p["side"])
+
+    def retreat_hexes(self, s: GameState, uid: str) -> list[Hex]:
+        """One hex a defeated unit may retreat into (7.2 C): passable for it,
+        free of enemy units and, with ``retreat { into own-control }``, held
+        by its side."""
+        u = s.units[uid]
+        costs = class_costs(self.game, self.board, self.game.counters[uid].unit_class)
+        out = []
+        for n, _step, _all, _zz in costs.steps[u.hex]:
+            if any(x.side != u.side for x in s.units_at(n)):
+                continue
+            if self.game.retreat.into == "own-control" and s.control.get(n) != u.side:
+                continue
+            out.append(n)
+        return sorted(out)
+
+    def actions(self, s: GameState, p: dict) -> list[Action]:
+        stage = p["stage"]
+        if stage == "options":
+            return self.option_actions(s, p) + [Done()]
+        if stage == "absorb":
+            return [Hit(u) for u in self.hit_candidates(s, p)]
+        if stage == "retreat":
+            uid = p["retreats"][0]
+            return [Retreat(uid, (self.board.hex_id(h),)) for h in self.retreat_hexes(s, uid)] or [Retreat(uid, ())]
+        return []
+
+    def why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
+        if p["stage"] == "options":
+            if isinstance(a, Use):
+                return f"{p['side']} cannot use {a.option}{' with ' + a.unit if a.unit else ''} in this battle: " \
+                       f"it may use {', '.join(str(x) for x in legal if isinstance(x, Use)) or 'nothing more'}, " \
+                       "or 'done'"
+            return f"the battle in {p['hex']} waits for {p['side']}'s battle options: 'use OPTION UNIT' or 'done'"
+        if p["stage"] == "absorb":
+            return f"{p['side']} must assign {p['points']} point{'s' * (p['points'] != 1)} of firepower: " \
+                   f"{', '.join(str(x) for x in legal)}"
+        return f"'{a}' is not possible now: choose one of: {'; '.join(str(x) for x in legal)}"
+
+    def answer(self, s: GameState, p: dict, a: Action) -> None:
+        self.e.record(s, a, side=p["side"])
+        if isinstance(a, Use):
+            self.use_option(s, p, a)
+        elif isinstance(a, Done):  # the attacker has chosen; now the defender (7.1)
+            if p["side"] == p["attacker"]:
+                p["side"] = p["defender"]
+            else:
+                p["stage"] = "fire"
+        elif isinstance(a, Hit):
+            self.hit(s, p, a.unit)
+        elif isinstance(a, Retreat):
+            uid = p["retreats"].pop(0)
+            if a.path:
+                h = self.board.parse(a.path[0])
+                s.place(uid, h)
+                self.e.pass_through(s, s.units[uid].side, [h])
+                s.log.append({"turn": s.turn, "retreat": uid, "to": a.path[0]})
+            else:
+                box = eliminate(self.game, s, uid)
+                s.log.append({"turn": s.turn, "destroyed": uid, "why": "no hex to retreat into", "to": box})
+
+    def use_option(self, s: GameState, p: dict, a: Use) -> None:
+        g = self.game
+        opt = g.battle_options[a.option]
+        own, enemy = opt.adds
+        if opt.roll:
+            t = g.die_tables[opt.roll]
+            env = self.e.env(s)
+            _, row = roll_table(g, s, t, (dict(env[0], side=p["side"]), env[1]), f"{opt.title} in {p['hex']}")
+            own, enemy = own + number(t, row, "own"), enemy + number(t, row, "enemy")
+        if a.unit:
+            s.attacked.add(f"spent:{opt.uses or opt.id}:{a.unit}")
+        s.done.add(f"used:{opt.id}@{s.turn}:{p['hex']}:{p['side']}:{a.unit}")
+        p["used"].append([opt.id, a.unit, p["side"], own, enemy])
+        s.log.append({"turn": s.turn, "option": opt.id, "unit": a.unit, "side": p["side"], "own": own,
+                      "enemy": enemy})
+
+    def hit(self, s: GameState, p: dict, uid: str) -> None:
+        u = s.units[uid]
+        env = self.e.env(s)
+        taken = p["taken"].get(uid, 0) + 1
+        if "disrupted" in u.markers:
+            if taken >= threshold(self.game, s, uid, "eliminate-at", env):
+                box = eliminate(self.game, s, uid)
+                s.log.append({"turn": s.turn, "eliminated": uid, "to": box})
+                taken = 0
+        elif taken >= threshold(self.game, s, uid, "disrupt-at", env):
+            u.markers.add("disrupted")
+            s.log.append({"turn": s.turn, "disrupted": uid})
+            taken = 0
+        p["taken"][uid] = taken
+        p["points"] -= 1
+
+    def settle(self, s: GameState, p: dict) -> bool:
+        """Run the battle's automatic stages; True when it moved on (call
+        again), False when a decision is due."""
+        stage = p["stage"]
+        if stage == "options":
+            if not self.option_actions(s, p):  # nothing to choose: move on
+                if p["side"] == p["attacker"]:
+                    p["side"] = p["defender"]
+                else:
+                    p["stage"] = "fire"
+                return True
+            return False
+        if stage == "fire":
+            rep = self.report(s, p)
+            a, d = rep.fire[p["attacker"]].total, rep.fire[p["defender"]].total
+            p["fire"] = {p["attacker"]: a, p["defender"]: d}
+            s.log.append({"turn": s.turn, "battle": p["hex"], "attacker": p["attacker"], "fire": dict(p["fire"]),
+                          "detail": rep.text(self.board)})
+            # each side's firepower is dealt to the other side; the receiver assigns it (7.1)
+            p["queue"] = [[p["defender"], a], [p["attacker"], d]]
+            p["stage"] = "absorb"
+            p["points"] = 0
+            return True
+        if stage == "absorb":
+            while p["points"] <= 0 or not self.hit_candidates(s, p):
+                if not p["queue"]:
+                    p["stage"] = "outcome"
+                    return True
+                p["side"], p["points"] = p["queue"].pop(0)
+                p["taken"] = {}
+            cands = self.hit_candidates(s, p)
+            if len(cands) == 1:
+                self.hit(s, p, cands[0])
+                return True
+            return False
+        if stage == "outcome":
+            self.outcome(s, p)
+            return True
+        if stage == "retreat":
+            if not p["retreats"]:
+                self.end(s, p)
+                return True
+            uid = p["retreats"][0]
+            if s.units[uid].hex is None:
+                p["retreats"].pop(0)
+                return True
+            opts = self.actions(s, p)
+            if len(opts) == 1:
+                self.answer(s, p, opts[0])
+                return True
+            p["side"] = s.units[uid].side
+            return False
+        return False
+
+    def back(self, s: GameState, uid: str) -> None:
+        """An attacker goes back to the hex it attacked from (7.2)."""
+        origin = s.attack_from.pop(uid, None)
+        if origin is not None and s.units[uid].hex is not None:
+            s.place(uid, origin)
+            s.log.append({"turn": s.turn, "back": uid, "to": self.board.hex_id(origin)})
+
+    def outcome(self, s: GameState, p: dict) -> None:
+        h = self.e.hex(p["hex"])
+        for u in [u for u in s.units_at(h) if u.side == p["attacker"] and "disrupted" in u.markers]:
+            self.back(s, u.id)
+        attackers = [u.id for u in s.units_at(h) if u.side == p["attacker"]]
+        defenders = [u for u in s.units_at(h) if u.side != p["attacker"]]
+        fresh = [u for u in defenders if "disrupted" not in u.markers]
+        if not attackers:
+            outcome = "A"
+        elif fresh:
+            outcome = "B"
+            for uid in attackers:
+                self.back(s, uid)
+        elif defenders:
+            outcome = "C"
+            p["retreats"] = sorted(u.id for u in defenders)
+        else:
+            outcome = "D"
+        p["outcome"] = outcome
+        p["stage"] = "retreat"
+        p["side"] = p["defender"]
+
+    OUTCOMES = {"A": "no attacker is left: the defender holds",
+                "B": "undisrupted defenders remain: the defender holds and the attackers go back",
+                "C": "only disrupted defenders remain: they retreat, the attacker takes the hex",
+                "D": "no defender is left: the attacker takes the hex"}
+
+    def end(self, s: GameState, p: dict) -> None:
+        h = self.e.hex(p["hex"])
+        outcome = p["outcome"]
+        attackers = [u.id for u in s.units_at(h) if u.side == p["attacker"]]
+        for uid in attackers:
+            s.attack_from.pop(uid, None)
+        if outcome in ("C", "D") and attackers:
+            self.e.pass_through(s, p["attacker"], [h])
+        s.pending.pop(0)
+        s.log.append({"turn": s.turn, "battle": p["hex"], "outcome": outcome, "why": self.OUTCOMES[outcome],
+                      "winner": p["attacker"] if outcome in ("C", "D") else p["defender"]})
+        if self.e.on_battle is not None:
+            self.e.on_battle(s, outcome, p["attacker"], p["defender"])

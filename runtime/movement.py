@@ -28,7 +28,7 @@ from .board import Board
 from .definition import Cost, GameDefinition, MovementMode
 from .hexes import Hex
 from .state import GameState
-from .zoc import enemy_zoc, selector_match
+from .zoc import enemy_zoc
 
 SCALE = 60
 ALL = -1  # "costs all of the unit's MP"
@@ -297,12 +297,12 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
     side = u.side
 
     if m is not None:
-        if m.only and not selector_match(m.only, cls.id, cls.flags):
+        if m.only and not game.matches(unit_id, m.only):
             raise MoveError(f"{unit_id} may not use {m.title}")
         barred = sorted(m.barred & u.markers)
         if barred:
             raise MoveError(f"{unit_id} may not use {m.title}: it is {', '.join(barred)}")
-        if m.excluded and selector_match(m.excluded, cls.id, cls.flags):
+        if m.excluded and game.matches(unit_id, m.excluded):
             raise MoveError(f"{unit_id} may not use {m.title}")
         on_link = not m.along or any(e.links & m.along for _, e in board.adj[start])
         if not on_link:
@@ -319,7 +319,7 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
     no_enemy_zoc = m is not None and m.no_enemy_zoc
     # attack by moving in (Barbarossa 6.3): an enemy hex may be entered, and the move ends there
     move_in = game.combat.attack == "move-in" and not (m is not None and m.no_attack and
-                                                       selector_match(m.no_attack, cls.id, cls.flags))
+                                                       game.matches(unit_id, m.no_attack))
     own_control = m is not None and m.own_control
     control = state.control
 

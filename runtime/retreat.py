@@ -146,8 +146,7 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
 
 def advance_limit(game: GameDefinition, board: Board, unit_id: str) -> int:
     c = game.counters[unit_id]
-    cls = game.unit_classes[c.unit_class]
-    return game.advance.hexes_for(cls.flags, cls.id)
+    return game.advance.hexes_for(game.selectors_of(unit_id), c.unit_class)
 
 
 def _advance_cap(game: GameDefinition, board: Board, a: Hex, b: Hex) -> int:

@@ -27,10 +27,11 @@ from .actions import Action, Done, IllegalActionError, parse_action
 from .board import Board
 from .definition import Chit, GameDefinition, Phase, Placement
 from .engine import Engine
+from .tables import roll_table
 from .hexes import Hex
 from .movement import stack_count
 from .state import GameState, new_state
-from .supply import check_supply, supply_map, trace_line
+from .supply import check_supply, supply_map, supply_status, trace_line
 from .zoc import enemy_zoc
 
 
@@ -627,9 +628,8 @@ class Runner:
         elif chit.kind == "reserve":
             table = g.die_tables.get((ph.params.get("die-table") or ("",))[0])
             if table is not None:
-                total = s.roll(g.dice[table.die], f"{cid} activation")
-                row = table.row_for(total)
-                n = int(table.cells[row][0]) if row is not None and table.cells[row][0].isdigit() else 0
+                total, row = roll_table(g, s, table, self.env(s), f"{cid} activation")
+                n = int(table.cells[row][0]) if table.cells[row][0].isdigit() else 0
                 cands = sorted(u.id for u in s.on_map(chit.side))
                 if n and cands:
                     s.step = {"chit": cid, "decision": "activate", "side": chit.side, "candidates": cands, "n": n}
@@ -724,12 +724,9 @@ class Runner:
 
     def _withdrawable(self, s: GameState) -> list[str]:
         w = self.game.withdrawals[s.step["withdrawal"]]
-        from .zoc import selector_match
         out = []
         for u in s.on_map(w.side):
-            c = self.game.counters[u.id]
-            cls = self.game.unit_classes[c.unit_class]
-            if selector_match(w.selectors, cls.id, cls.flags):
+            if self.game.matches(u.id, w.selectors):
                 out.append(u.id)
         return sorted(out)
 
@@ -845,16 +842,30 @@ class Runner:
     def _proc_move(self, s: GameState, ph: Phase) -> None:
         if ph.side:
             s.active = ph.side
-        if s.step.get("decision") is None:
-            if not self.program[s.pc].scoped:  # a phase of its own: every unit may move again
-                s.moved = set()
-            s.phase = "movement"
-            s.step = dict(s.step, decision="movement")
-            for key in ("only", "exclude", "limit"):  # who may move in this phase (runtime.engine.phase_bars)
-                if ph.params.get(key):
-                    s.step[key] = list(ph.params[key]) if key != "limit" else ph.params[key][0]
-            if ph.params.get("mode"):  # the movement modes of this phase ("normal": ordinary moves)
-                s.step["modes"] = list(ph.params["mode"])
+        if not self.program[s.pc].scoped:  # a phase of its own: every unit may move again
+            s.moved = set()
+        s.phase = "movement"
+        s.step = self._segment_step(s, ph, "movement")
+
+    def _segment_step(self, s: GameState, ph: Phase, decision: str) -> dict:
+        """A move or combat segment's own data, read by the engine: the chit
+        that started it (if any), who may act (``only``, ``exclude``,
+        ``limit``: runtime.engine.phase_bars), the movement modes of the phase
+        ("normal": ordinary moves) and the hexsides a combat ignores.  Nothing
+        carries over from the phase before."""
+        step: dict = {"decision": decision}
+        if "chit" in s.step:
+            step["chit"] = s.step["chit"]
+        for key in ("only", "exclude"):
+            if ph.params.get(key):
+                step[key] = list(ph.params[key])
+        if ph.params.get("limit"):
+            step["limit"] = int(ph.params["limit"][0])
+        if decision == "movement" and ph.params.get("mode"):
+            step["modes"] = list(ph.params["mode"])
+        if decision == "combat":
+            step["ignore"] = list(ph.params.get("ignore", ()))
+        return step
 
     def _proc_strategic_move(self, s: GameState, ph: Phase) -> None:
         """Strategic movement: a move phase for the phase's modes (10.0)."""
@@ -865,7 +876,7 @@ class Runner:
             s.active = ph.side
         s.phase = "combat"
         s.attacked, s.attacked_hexes = set(), set()
-        s.step = dict(s.step, decision="combat", ignore=list(ph.params.get("ignore", ())))
+        s.step = self._segment_step(s, ph, "combat")
 
     def _proc_supply(self, s: GameState, ph: Phase) -> None:
         self.supply_phase(s)
@@ -999,14 +1010,7 @@ class Runner:
         g = self.game
         for tid in ph.params.get("die-table", ()):
             t = g.die_tables[tid]
-            total = s.roll(g.dice[t.die], tid)
-            names, fns = self.env(s)
-            for m in t.modifiers:
-                if m.condition is None or E.evaluate(m.condition, names, fns) is True:
-                    total += int(E.evaluate(m.amount, names, fns))
-            row = t.row_for(total)
-            if row is None:  # a modified total beyond the table reads its nearest end
-                row = 0 if total < t.row_ranges[0][0] else len(t.row_ranges) - 1
+            total, row = roll_table(g, s, t, self.env(s), tid)
             result = " ".join(t.cells[row]) if t.cells[row] else ""
             s.rolled[tid] = result
             s.log.append({"turn": s.turn, "table": tid, "total": total, "result": result})
@@ -1014,19 +1018,20 @@ class Runner:
         self.checkpoint(s, "roll")
 
     def _proc_recover(self, s: GameState, ph: Phase) -> None:
-        """Disrupted units that trace a line of communication recover (8.0):
-        those of the phase's side (or the active side), and of its ``only``
-        nationalities when it names any."""
+        """Disrupted units in supply recover (8.0): those of the phase's side
+        (or the active side) that its ``only`` / ``exclude`` selectors allow."""
         g = self.game
         side = ph.side or s.active
-        only = set(ph.params.get("only") or ())
+        only = frozenset(ph.params.get("only") or ())
+        exclude = frozenset(ph.params.get("exclude") or ())
         sides = [side] if side and side != "both" else list(g.sides)
         for sd in sides:
-            lines = supply_map(g, self.board, s, sd)
+            status = supply_status(g, self.board, s, sd)  # city supply counts (9.0)
             for u in sorted(s.on_map(sd), key=lambda x: x.id):
-                if "disrupted" not in u.markers or (only and g.counters[u.id].nationality not in only):
+                mine = g.selectors_of(u.id) | u.markers
+                if "disrupted" not in u.markers or (only and not only & mine) or exclude & mine:
                     continue
-                if u.hex in lines:
+                if status.get(u.id):
                     u.markers.discard("disrupted")
                     s.log.append({"turn": s.turn, "recover": u.id})
         s.pc += 1
@@ -1078,7 +1083,7 @@ class Runner:
                 continue
             if any(u.side != rule.side for u in s.units_at(h)):
                 continue
-            if used.get(self.board.hex_id(h), 0) >= rule.per_hex:
+            if used.get(self.board.hex_id(h), 0) >= rule.per_hex or not self._fits(s, h):
                 continue
             out.append(h)
         return sorted(out, key=g.map.grid.to_colrow)

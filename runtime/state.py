@@ -126,16 +126,11 @@ def eliminate(game: GameDefinition, state: GameState, unit_id: str, how: str = "
     non-mechanized units and HQs), units lost to supply never do (12.3(2)).
     Returns the box it went to."""
     u = state.units[unit_id]
-    box = "eliminated"
-    if how not in game.reinforcements.returns_from:
-        box = "removed" if how == "supply" else box
-    else:
-        c = game.counters[unit_id]
-        flags = game.unit_classes[c.unit_class].flags
-        for side, selectors, pool in game.reinforcements.returns:
-            if side in (u.side, "all") and (c.unit_class in selectors or flags & selectors or "all" in selectors):
-                box = f"pool:{pool}"
-                break
+    box = "removed" if how == "supply" else "eliminated"
+    for side, selectors, pool, losses in game.reinforcements.returns:
+        if how in losses and side in (u.side, "all") and game.matches(unit_id, selectors):
+            box = f"pool:{pool}"
+            break
     u.step = 0 if box.startswith("pool:") else u.step
     u.markers.clear()
     state.attack_from.pop(unit_id, None)

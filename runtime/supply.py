@@ -338,8 +338,6 @@ def check_supply(game: GameDefinition, board: Board, state: GameState, side: str
     ("out-of-supply", "isolated") that supplied units lose again,
     disruption (a disrupted unit out of supply is eliminated), or
     elimination.  Units the rules exempt (a fortress) are untouched."""
-    from .zoc import selector_match
-
     rules = game.supply
     by_city: dict[str, Hex] = {}
     status = supply_status(game, board, state, side, by_city)
@@ -348,8 +346,7 @@ def check_supply(game: GameDefinition, board: Board, state: GameState, side: str
     for uid in sorted(status):
         u = state.units[uid]
         c = game.counters[uid]
-        cls = game.unit_classes[c.unit_class]
-        if selector_match(rules.exempt, cls.id, cls.flags):
+        if game.matches(uid, rules.exempt):
             continue
         consequence = rules.consequence_for(game.selectors_of(uid)) if rules.consequences else rules.consequence
         marker = {"out-of-supply": "out-of-supply", "isolated": "isolated", "disrupt": "disrupted"}.get(consequence)

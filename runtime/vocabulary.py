@@ -21,6 +21,7 @@ EXPR_NAMES: dict[str, str] = {
     "units": "how many units take part (in combat: on the side concerned)",
     "strength": "the strength being modified (a unit's printed strength)",
     "nationality": "the nationality of the unit concerned",
+    "unit-class": "the unit class of the unit concerned",
     "terrain": "the terrain of the hex concerned",
     "hex": "the hex concerned",
     "all-attackers-across": "the hexside kinds every attacker crosses, unbridged (a list: river in all-attackers-across)",

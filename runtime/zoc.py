@@ -34,9 +34,7 @@ def zoc_of(game: GameDefinition, board: Board, state: GameState, side: str) -> f
         for u in state.units.values():
             if u.hex is None or u.side != side:
                 continue
-            c = game.counters[u.id]
-            cls = game.unit_classes[c.unit_class]
-            if selector_match(rules.exempt, cls.id, cls.flags):
+            if game.matches(u.id, rules.exempt):
                 continue
             for n, e in board.adj[u.hex]:
                 if board.terrain(n) in rules.not_into:
@@ -58,9 +56,7 @@ def negated_hexes(game: GameDefinition, state: GameState, side: str) -> frozense
     for u in state.units.values():
         if u.hex is None or u.side != side:
             continue
-        c = game.counters[u.id]
-        cls = game.unit_classes[c.unit_class]
-        if selector_match(rules.negated_by, cls.id, cls.flags):
+        if game.matches(u.id, rules.negated_by):
             out.add(u.hex)
     return frozenset(out)
 

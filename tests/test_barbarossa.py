@@ -570,13 +570,14 @@ def test_every_battle_must_be_fought(game):
 
 def test_recovery_needs_supply(game):
     r = Runner(game)
-    s = bare(r, **{"NF": "0604", "WF": "0205", "1PzG": "0104"})
-    hold(r, s, "axis", "0304", "0305", "0204", "0206")
-    for u in ("NF", "WF", "1PzG"):
+    s = bare(r, **{"NF": "0604", "WF": "0305", "SWF": "0205", "1PzG": "0104"})
+    hold(r, s, "axis", "0304", "0204", "0206", "0405", "0406", "0306")
+    for u in ("NF", "WF", "SWF", "1PzG"):
         s.units[u].markers.add("disrupted")
     s = at(r, s, "soviet-recovery")
     assert "disrupted" not in s.units["NF"].markers        # traces east
-    assert "disrupted" in s.units["WF"].markers            # Minsk is cut off
+    assert "disrupted" in s.units["WF"].markers            # cut off in the open
+    assert "disrupted" not in s.units["SWF"].markers       # cut off, but Minsk supplies one unit (9.0)
     assert "disrupted" in s.units["1PzG"].markers          # not the German recovery phase
     s = at(r, s, "german-recovery")
     assert "disrupted" not in s.units["1PzG"].markers
@@ -589,8 +590,8 @@ def test_out_of_supply_at_the_end_of_a_player_turn(game):
     # the Axis units stand deep in Soviet-held land: no line to the west edge
     s = at(r, s, "axis-supply")
     assert "disrupted" in s.units["1PzG"].markers and s.units["1PzG"].hex is not None  # German: disrupted
-    assert s.units["2PzG"].box == "eliminated"                                      # already disrupted: gone
-    assert s.units["3RoA"].box == "eliminated"                                      # Romanian: eliminated
+    assert s.units["2PzG"].box == "removed"                                         # already disrupted: gone
+    assert s.units["3RoA"].box == "removed"                                         # Romanian: eliminated
     assert s.lost == ["2PzG", "3RoA"]
     assert s.units["WF"].hex is not None                                            # the Soviet line runs east
 
@@ -663,6 +664,18 @@ def test_strategic_movement(game):
     assert not any(m.startswith("move WF") for m in acts(r, s))   # at most 2 units
     with pytest.raises(IllegalActionError, match="at most 2 units move in this phase"):
         r.apply(s, "move WF 0605 strategic")
+
+
+def test_the_strategic_limit_does_not_carry_into_the_movement_phase(game):
+    r = Runner(game)
+    s = bare(r, **{"NF": "0603", "WF": "0604", "SWF": "0605", "1T": "0606", "2T": "0607"})
+    s = at(r, s, "strategic-movement")
+    s = play_out(r, s, "move NF 0401 strategic", "move WF 0904 strategic", "done")
+    assert r.program[s.pc].phase.id == "soviet-movement" and "limit" not in s.step
+    s = play_out(r, s, "move SWF 0705", "move 1T 0706", "move 2T 0707")       # three units: no limit of 2
+    assert s.units["2T"].hex == h(r, "0707")
+    with pytest.raises(IllegalActionError, match="it is disrupted"):   # the strategic move disrupted NF
+        r.apply(s, "move NF 0402")
 
 
 def test_disrupted_units_may_move_strategically(game):

@@ -121,7 +121,7 @@ class Ctx:
             return None
         known_names = set(EXPR_NAMES) | set(local)
         for kind in ("side", "nationality", "unit-class", "terrain", "weather", "event", "chit", "counter",
-                     "variant", "pool", "area", "die-table", "scenario"):
+                     "variant", "pool", "area", "die-table", "scenario", "option"):
             known_names |= set(self.symbols.get(kind, {}))
         stack = [e]
         while stack:

@@ -125,6 +125,14 @@ class _Compiler:
                     for r in e.rows[1:]:
                         if r.cells:
                             ctx.declare("chit", r.cells[0].text, r.cells[0].span)
+        stack = list(self.all("sequence"))  # the options decide phases ask: names for chosen(...)
+        while stack:
+            st = stack.pop()
+            for e in st.body or ():
+                if isinstance(e, Statement):
+                    if e.keyword == "option" and e.args and not e.args[0].quoted:
+                        ctx.declare("option", e.args[0].text, e.args[0].span)
+                    stack.append(e)
         for st in self.all("unit-class"):
             b = [e for e in st.body or () if isinstance(e, Statement) and e.keyword == "flags"]
             for f in b:
@@ -185,6 +193,7 @@ class _Compiler:
             if m:
                 modifiers.setdefault(m.target, []).append(m)
         victory = {st.name: self.victory(st) for st in self.all("victory")}
+        self.check_checkpoints(victory, sequence)
         stacking = self.stacking()
         mechanisms = self.mechanisms(classes)
         battle_options = {st.name: self.battle_option(st, classes) for st in self.all("battle-option")}
@@ -985,6 +994,24 @@ class _Compiler:
                 rules.append(D.VictoryRule(kw, side, amount, e.condition, at, title, where(e)))
         b.finish()
         return tuple(rules)
+
+    CHECKPOINTS = ("end", "turn-end", "supply", "roll", "failed-attack")
+
+    def check_checkpoints(self, victory: dict, sequence: tuple[D.Phase, ...]) -> None:
+        """Every ``at CHECKPOINT`` names one the engine reaches: a fixed one or a victory-check phase."""
+        known = set(self.CHECKPOINTS)
+        stack = list(sequence)
+        while stack:
+            ph = stack.pop()
+            if ph.procedure == "victory-check":
+                known.add(ph.id)
+            stack.extend(ph.children)
+        for rules in victory.values():
+            for r in rules:
+                if r.at and r.at not in known:
+                    span = Span.parse(r.where + ":1")
+                    self.ctx.error("unknown-name", f"unknown checkpoint '{r.at}': no phase reaches it", span,
+                                   did_you_mean(r.at, sorted(known)))
 
     def stacking(self) -> dict[str, int]:
         st = self.one("stacking")

@@ -1128,6 +1128,9 @@ class Runner:
                 names.setdefault(k, k)
         weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
         names["weather"] = weather or ""
+        for st in self.program:  # the options of decide phases, read by chosen(...)
+            if st.kind == "proc" and st.phase.params.get("option"):
+                names.setdefault(st.phase.params["option"][0], st.phase.params["option"][0])
 
         def hexes_of(where: object) -> list[Hex]:
             w = str(where)
@@ -1197,7 +1200,7 @@ class Runner:
                     s.vp[r.side] = s.vp.get(r.side, 0) + int(amount)
                     s.log.append({"turn": s.turn, "vp": r.side, "amount": int(amount), "for": r.title})
         for r in self.victory:
-            if r.kind == "end" and r.at == at and (r.condition is None or E.evaluate(r.condition, names, fns)):
+            if r.kind == "end" and r.at in (at, "") and (r.condition is None or E.evaluate(r.condition, names, fns)):
                 self.finish(s, r.title or "the game ends")
                 return
             if r.kind == "win" and r.at == at and at != "end" and \

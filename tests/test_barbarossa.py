@@ -855,3 +855,47 @@ def test_cli_game_is_deterministic():
     assert a.stdout == b.stdout
     out = json.loads(a.stdout)
     assert out["winner"] in ("axis", "soviet") and out["turns"] >= 1
+
+
+# ---------------------------------------------------------------- diagnostics for the new constructs
+
+def mutated(tmp_path, old: str, new: str):
+    import shutil
+    folder = tmp_path / "barbarossa-postcard"
+    shutil.copytree(GAME, folder)
+    text = (folder / "game.hxr").read_text(encoding="utf-8")
+    assert old in text, old
+    (folder / "game.hxr").write_text(text.replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ("win soviet at axis-turn-end", "win soviet at axis-turn-ned",
+     "unknown checkpoint 'axis-turn-ned': no phase reaches it"),
+    ("      limit 2\n", "      limit two\n", "limit"),
+    ("  across-hexside soviet 3 front 2\n", "  across-hexside soviet 3 front 2\n  across-hexside soviet 2\n",
+     "the hexside limits for soviet are given twice"),
+    ("      mode normal forced-march\n", "      mode normal forced-marhc\n", "'forced-marhc' is not a movement mode"),
+    ('        option siberian-early "Bring the Siberian unit in on turn 3 (a roll of 4-6 loses the game)?"\n', "",
+     "decides nothing: it needs an option"),
+    ("  by air-strike\n  uses air\n  adds enemy -1\n", "  by air-strik\n  uses air\n  adds enemy -1\n",
+     "'air-strik' is not a unit class, class flag, nationality or side"),
+    ("  units front\n", "  units frnot\n", "'frnot' is not a unit class"),
+    ("      at axis-north ", "      at axis-nort ", "unknown area 'axis-nort'"),
+])
+def test_mistakes_get_one_clear_diagnostic(tmp_path, old, new, message):
+    from dsl.diagnostics import DslError
+    with pytest.raises(DslError) as e:
+        compile_game(mutated(tmp_path, old, new))
+    errors = [d for d in e.value.diagnostics if d.severity == "error"]
+    assert len(errors) == 1, "\n".join(d.format() for d in errors)
+    assert message in errors[0].message and errors[0].span is not None
+    assert errors[0].format().startswith("barbarossa-postcard/game.hxr:")
+
+
+def test_move_in_attacks_need_the_firepower_procedure(tmp_path):
+    from dsl.diagnostics import DslError
+    folder = mutated(tmp_path, "  procedure firepower\n", "  procedure none\n")
+    with pytest.raises(DslError) as e:
+        compile_game(folder)
+    assert "attacks by moving in are fought by the firepower procedure" in str(e.value)

@@ -899,3 +899,61 @@ def test_move_in_attacks_need_the_firepower_procedure(tmp_path):
     with pytest.raises(DslError) as e:
         compile_game(folder)
     assert "attacks by moving in are fought by the firepower procedure" in str(e.value)
+
+
+# ---------------------------------------------------------------- property: any battle ends cleanly
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+AXIS_POOL = ["AGC", "1PzG", "2PzG", "2A", "11A", "3RoA"]
+SOVIET_POOL = ["NF", "WF", "SWF", "1T", "2T"]
+
+
+@settings(max_examples=60)
+@given(attackers=st.lists(st.sampled_from(AXIS_POOL), min_size=1, max_size=4, unique=True),
+       defenders=st.lists(st.sampled_from(SOVIET_POOL), min_size=1, max_size=3, unique=True),
+       disrupted=st.sets(st.sampled_from(SOVIET_POOL)),
+       turn=st.integers(1, 4), seed=st.integers(0, 999), choices=st.randoms(use_true_random=False))
+def test_any_battle_ends_by_the_rules(game, attackers, defenders, disrupted, turn, seed, choices):
+    """Attackers move from 0304 into 0305; whatever the options, hits and
+    retreats chosen: no hex holds both sides afterwards, disrupted attackers
+    are back in 0304, and the outcome letter describes the hex (7.2)."""
+    r = Runner(game)
+    placed = {u: "0304" for u in attackers} | {u: "0305" for u in defenders}
+    s = bare(r, turn=turn, seed=seed, **placed)
+    for u in disrupted & set(defenders):
+        s.units[u].markers.add("disrupted")
+    s = at(r, s, "axis-movement")
+    moved = []
+    for u in attackers:
+        if f"move {u} 0305" in acts(r, s):     # 6.3 may refuse some
+            s = r.apply(s, f"move {u} 0305")
+            moved.append(u)
+    s = r.apply(s, "done")
+    if not moved:
+        return
+    s = r.apply(s, f"attack 0305 with {','.join(sorted(moved))}")
+    while s.pending:
+        options = sorted(acts(r, s))
+        s = r.apply(s, options[choices.randrange(len(options))])
+    target, origin = h(r, "0305"), h(r, "0304")
+    here = s.units_at(target)
+    assert len({u.side for u in here}) <= 1
+    out = next(e for e in s.log if e.get("outcome"))["outcome"]
+    att_here = [u for u in here if u.side == "axis"]
+    def_here = [u for u in here if u.side == "soviet"]
+    assert all("disrupted" not in u.markers for u in att_here)
+    for u in moved:
+        if "disrupted" in s.units[u].markers:
+            assert s.units[u].hex == origin
+    if out in ("A", "B"):
+        assert not att_here and s.control[target] == "soviet"
+    if out == "B":
+        assert any("disrupted" not in u.markers for u in def_here)
+    if out in ("C", "D"):
+        assert att_here and not def_here and s.control[target] == "axis"
+    for u in defenders:   # a defender is in the hex, retreated next to it, or gone to the Soviet pool
+        x = s.units[u]
+        assert x.hex in (target, None) or (x.hex.distance(target) == 1 and s.control[x.hex] == "soviet")
+        assert x.hex is not None or x.box == "pool:soviet-available"
+    assert s.attack_from == {}

@@ -8,11 +8,21 @@ plays each side, and opens a :class:`PlayWindow`:
 * the map draws the units of the game state; a selected unit's reachable
   hexes are shaded with their MP cost, a click moves it along the cheapest
   path, an illegal target says why;
+* movement modes (march, forced march, strategic movement): the reach of
+  the mode chosen in the Decision panel's menu is shaded green, hexes only
+  another mode the unit may use now reaches are shaded blue, and a click
+  there uses that mode; the menu follows the phase and the selected unit;
 * combat: click an enemy hex (the adjacent eligible units become the
   attackers; click your hexes or the check-list to change them); the odds
   panel shows every attack and defence factor, each column shift with its
   reason, the final column and the probability of every result before the
   roll;
+* firepower combat (attacks by moving in, Barbarossa): the Combat panel is
+  a battle panel: each side's firepower item by item (units, modifiers,
+  battle options), the totals, the damage each unit can take and the
+  outcomes A-D; Fight opens a battle, options are used from the Decision
+  list, points of firepower are taken by clicking a counter (on the map or
+  in the panel's list), a retreat by clicking a highlighted hex;
 * losses, retreats (legal hexes highlighted), advances, chits, interrupts,
   reinforcements (legal hexes highlighted): the Decision panel lists the
   legal answers; the map takes the clicks it can;
@@ -41,10 +51,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QListWidgetItem, QMainWindow, QMessageBox, QProgressBar, QPushButton, QScrollArea,
                                QSpinBox, QTextBrowser, QToolBar, QVBoxLayout, QWidget)
 
-from runtime.actions import Advance, Attack, Done, IllegalActionError, Move, Retreat
+from runtime.actions import Advance, Attack, Done, Hit, IllegalActionError, Move, Retreat, Use
 from runtime.bots import make_bot
 from runtime.combat import OddsReport, combat_odds, fmt_num
 from runtime.definition import GameDefinition
+from runtime.firepower import OUTCOMES, BattleReport
 from runtime.hexes import Hex
 from runtime.movement import MoveError, MoveRange, move_range, show_mp, why_not
 from runtime.replay import LockedError, ReplayError, SavedGame, Timeline
@@ -59,7 +70,7 @@ from .mapview import add_action
 AGENTS = ("human", "random", "greedy")
 AGENT_TITLES = {"human": "Human", "random": "Random bot", "greedy": "Greedy bot"}
 ENTRY_COLOURS = {"roll": "#b00060", "draw": "#6a1b9a", "turn": "#000000", "over": "#000000", "vp": "#0d6b2a",
-                 "loss": "#b00000", "action": "#202020", "info": "#555555"}
+                 "battle": "#8a3b00", "loss": "#b00000", "action": "#202020", "info": "#555555"}
 SAVE_FILTER = "hexforge saved games (*.hxgame *.json)"
 
 
@@ -194,7 +205,9 @@ class StatusPanel(QWidget):
         date = ""
         if g.turn_track.turns:
             try:
-                date = g.turn_track.turn(s.turn).date
+                row = g.turn_track.turn(s.turn)
+                weather = g.weather.get(row.values.get("weather") or "")
+                date = " · ".join(x for x in (row.date, weather.title if weather else "") if x)
             except KeyError:
                 date = ""
         mover = r.to_move(s)
@@ -222,8 +235,10 @@ class StatusPanel(QWidget):
         if hq:
             parts.append(f"<b>Active HQ:</b> {hq[1]} (chit {hq[0]}), command range {hq[2]} — outlined on the map")
         if act:
-            parts.append(f"<b>Activated:</b> {act} unit{'s' * (act != 1)} (green ring); moved {len(s.moved)}, "
-                         f"attacked {len(s.attacked)}")
+            moved = len({x for x in s.moved if "@" not in x})
+            attacked = len({x for x in s.attacked if ":" not in x})
+            parts.append(f"<b>Activated:</b> {act} unit{'s' * (act != 1)} (green ring); moved {moved}, "
+                         f"attacked {attacked}")
         self.command.setText("<br>".join(parts))
         self.command.setVisible(bool(parts))
         self.vp.setText("<b>VP:</b> " + " · ".join(f"{side(k)} <b>{v}</b>" for k, v in sorted(s.vp.items())))
@@ -270,6 +285,7 @@ class DecisionPanel(QWidget):
         self.mode.setToolTip("How the selected unit moves")
         self.list = QListWidget()
         self.list.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.list.setWordWrap(True)
         self.do = QPushButton("Do it")
         self.do.setToolTip("Take the answer selected in the list (or double-click it)")
         self.done = QPushButton("Done")
@@ -290,6 +306,7 @@ class OddsPanel(QWidget):
         lay.setContentsMargins(6, 6, 6, 6)
         self.attackers = QListWidget()
         self.attackers.setMaximumHeight(110)
+        self.attackers.setWordWrap(True)
         self.attackers.setToolTip("The units that attack: tick or untick them")
         self.report = QTextBrowser()
         self.report.setOpenLinks(False)
@@ -299,7 +316,8 @@ class OddsPanel(QWidget):
         bl = QHBoxLayout()
         bl.addWidget(self.roll, 1)
         bl.addWidget(self.clear)
-        lay.addWidget(QLabel("Attackers"))
+        self.units_label = QLabel("Attackers")
+        lay.addWidget(self.units_label)
         lay.addWidget(self.attackers)
         lay.addWidget(self.report, 1)
         lay.addLayout(bl)
@@ -351,6 +369,118 @@ def odds_html(game: GameDefinition, board, rep: OddsReport) -> str:
     return "".join(out)
 
 
+def _signed(v: int) -> str:
+    return f"{'+' if v >= 0 else ''}{v}"
+
+
+def _fire_table(heading: str, rows: list[tuple[str, str, str, str]], total: str) -> str:
+    """One side's firepower: rows of (unit, what, value, colour), then the total."""
+    out = [f"<b>{heading}</b><table width='100%' cellspacing='0'>"]
+    for unit, what, value, colour in rows:
+        cells = f"<td>{unit}</td><td style='color:{colour}'>{what}</td>" if unit else \
+            f"<td colspan='2' style='color:{colour}'>{what}</td>"
+        out.append(f"<tr>{cells}<td align='right'><b>{value}</b></td></tr>")
+    out.append(f"<tr><td colspan='2'><i>total</i></td><td align='right' style='font-size:13pt'><b>{total}</b></td>"
+               "</tr></table>")
+    return "".join(out)
+
+
+def _live_rows(rep: BattleReport, side: str, units: list[str]) -> list[tuple[str, str, str, str]]:
+    """What a side fires now: its units (disrupted ones do not fire), the
+    modifiers with their titles, the battle options used."""
+    f = rep.fire[side]
+    fired = dict(f.base)
+    rows = [(uid, "strength", str(fired[uid]), "#555") if uid in fired else
+            (uid, "disrupted: does not fire", "—", "#888") for uid in units]
+    rows += [("", title, _signed(v), "#555") for title, v in f.modifiers]
+    rows += [("", f"{title} (option)", _signed(v), "#0b3d91") for title, v in f.options]
+    return rows
+
+
+def _fired_rows(items: dict) -> list[tuple[str, str, str, str]]:
+    """What a side fired (runtime.firepower.Fire.items()): its units'
+    factors, then the modifiers and options with their titles."""
+    rows = [(unit, "strength", str(v), "#555") for unit, v in items.get("base", ())]
+    if not rows:
+        rows.append(("", "no unit fires", "", "#555"))
+    for title, v in list(items.get("modifiers", ())) + list(items.get("options", ())):
+        rows.append(("", title, f"{'+' if v >= 0 else ''}{v}", "#555"))
+    return rows
+
+
+def battle_html(runner: Runner, s: GameState, rep: BattleReport, p: dict | None) -> str:
+    """A firepower battle (Barbarossa 7.0), before it is fought (``p`` None)
+    or while it is (``p``: the pending battle): what is being decided, each
+    side's firepower item by item and its total (after the fire: what it
+    fired), the damage each unit taking fire can still take, the outcomes A-D."""
+    g, board = runner.game, runner.board
+
+    def side(sid: str) -> str:
+        return T.side_title(runner, sid)
+    mh = g.map.hexes.get(rep.hex)
+    name = f" ({mh.name})" if mh is not None and mh.name else ""
+    terrain = g.terrain.get(board.terrain(rep.hex))
+    crossed = [g.terrain[k].title if k in g.terrain else k for k in rep.across]
+    across = f"; every attacker crossed: {', '.join(crossed)}" if crossed else ""
+    out = [f"<h3 style='margin:0'>Battle in {board.hex_id(rep.hex)}{name}</h3>",
+           f"<p style='margin:2px 0'>{side(rep.attacker)} attacks, {side(rep.defender)} defends · "
+           f"{terrain.title if terrain else board.terrain(rep.hex)}{across}</p>"]
+    stage = p["stage"] if p is not None else ""
+    if p is None:
+        out.append("<p style='margin:2px 0'><i>Not fought yet.</i> <b>Fight</b> opens it: the attacker, then the "
+                   "defender, may add battle options; then each side's firepower hits the other side's units, "
+                   "and their owner takes it point by point.</p>")
+    elif stage == "options":
+        role = "attacker" if p["side"] == p["attacker"] else "defender"
+        out.append(f"<p style='margin:2px 0'><b>Now:</b> {side(p['side'])} ({role}) chooses battle options "
+                   "(Decision list); options used are in the totals.</p>")
+    elif stage == "absorb":
+        fire = p.get("fire", {})
+        out.append(f"<p style='margin:2px 0'><b>Fire:</b> {side(rep.attacker)} {fire.get(rep.attacker, 0)} on "
+                   f"{side(rep.defender)}'s units, {side(rep.defender)} {fire.get(rep.defender, 0)} on "
+                   f"{side(rep.attacker)}'s units.<br><b>Now:</b> {side(p['side'])} takes {p['points']} "
+                   f"point{'s' * (p['points'] != 1)} left: click a unit.</p>")
+    elif stage == "retreat" and p["retreats"]:
+        out.append(f"<p style='margin:2px 0'><b>Outcome {p.get('outcome')}.</b> <b>Now:</b> {p['retreats'][0]} "
+                   "retreats one hex (highlighted) or is eliminated.</p>")
+    fired = fired_lines(s, p) if p is not None and p.get("fire") else None
+    for sid, units, role in ((rep.attacker, rep.attackers, "attacker"), (rep.defender, rep.defenders, "defender")):
+        if fired is not None:  # after the fire: what each side fired, not what it could fire now
+            out.append(_fire_table(f"{side(sid)} fired ({role})", _fired_rows(fired[sid]), str(p["fire"][sid])))
+        else:
+            f = rep.fire[sid]
+            below = sum(v for _, v in f.base + f.modifiers + f.options) < 0
+            out.append(_fire_table(f"{side(sid)} firepower ({role})", _live_rows(rep, sid, units),
+                                   f"{f.total}{' (never below 0)' if below else ''}"))
+    if stage == "absorb":
+        out.append(f"<b>Damage to {side(p['side'])}'s units</b><br>" + "<br>".join(
+            f"{u.id}: {T.hit_note(runner, s, u.id)}" for u in s.units_at(rep.hex) if u.side == p["side"]))
+    outcome = p.get("outcome") if p is not None else None
+    out.append("<br><b>Outcome (disrupted attackers go back first)</b><table cellspacing='0' cellpadding='1'>")
+    for code, why in OUTCOMES.items():
+        bg = " style='background:#ffe08a'" if code == outcome else ""
+        out.append(f"<tr{bg}><td><b>{code}</b>&nbsp;</td><td>{why}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def fired_lines(s: GameState, p: dict) -> dict[str, dict]:
+    """What each side fired in the battle ``p`` (after its fire), item by
+    item: runtime.firepower.Fire.items(), kept in the pending battle."""
+    return p.get("fired") or {p["attacker"]: {}, p["defender"]: {}}
+
+
+def last_battle_html(runner: Runner, s: GameState) -> str:
+    """The latest battle of the log, in words (the panel between battles)."""
+    lines = []
+    for e in reversed(s.log):
+        if "battle" in e:
+            lines.append(T.describe(e, runner))
+            if "fire" in e:
+                break
+    return "<p><b>Last battle:</b><br>" + "<br>".join(reversed(lines)) + "</p>" if lines else ""
+
+
 # ------------------------------------------------------------------ the window
 
 class PlayWindow(QMainWindow):
@@ -376,8 +506,9 @@ class PlayWindow(QMainWindow):
         self.target: Hex | None = None
         self.attackers: list[str] = []
         self.hover: Hex | None = None
-        self._range: tuple[tuple, MoveRange | None, str] | None = None
+        self._ranges: tuple[GameState | None, dict[str, dict[str, MoveRange]]] = (None, {})
         self._legal_cache: tuple[GameState, list] | None = None
+        self._zoomed = False
         self._log_shown: tuple[int, int] = (-1, 0)  # (id of the state's log, entries shown)
         self.setWindowTitle(f"Playtest: {game.info.title} — {self.runner.scenario.title or self.scenario_id}")
         self.resize(1500, 950)
@@ -386,6 +517,12 @@ class PlayWindow(QMainWindow):
         self.refresh()
         self._initial_zoom()
         self.schedule_bots()
+
+    def showEvent(self, e) -> None:
+        super().showEvent(e)
+        if not self._zoomed:  # the view has its real size now
+            self._zoomed = True
+            self._initial_zoom()
 
     # -- building ------------------------------------------------------------------------
     def _build(self) -> None:
@@ -411,7 +548,7 @@ class PlayWindow(QMainWindow):
             self.addDockWidget(area, d)
             docks.append(d)
         self.docks = {d.objectName(): d for d in docks}
-        self._combat_layout: bool | None = None
+        self._dock_layout: str | None = None
         self._centred_on: object = None
         self.resizeDocks([docks[0]], [330], Qt.Horizontal)
         self.resizeDocks([docks[1]], [390], Qt.Horizontal)
@@ -493,6 +630,7 @@ class PlayWindow(QMainWindow):
         self.odds.roll.clicked.connect(self.roll)
         self.odds.clear.clicked.connect(self.clear_selection_and_refresh)
         self.odds.attackers.itemChanged.connect(self.attackers_ticked)
+        self.odds.attackers.itemClicked.connect(self.battle_unit_clicked)
         self.bot_timer = QTimer(self)
         self.bot_timer.setSingleShot(True)
         self.bot_timer.timeout.connect(self.bot_step)
@@ -505,7 +643,15 @@ class PlayWindow(QMainWindow):
         return add_action(self, menu, text, slot, shortcut)
 
     def _initial_zoom(self) -> None:
-        self.view.zoom_to(0.9)
+        """Zoom 0.9, or more for a map smaller than the view (fitted, then
+        centred); a larger map is centred on the units of the side to move."""
+        area = self.view.viewport().rect()
+        box = self.view.item.boundingRect()
+        fit = min(area.width() / box.width(), area.height() / box.height()) * 0.97 if not box.isEmpty() else 0.9
+        self.view.zoom_to(max(0.9, min(fit, 3.0)))
+        if fit >= 0.9:
+            self.view.centerOn(box.center())
+            return
         s = self.state
         hs = [u.hex for u in s.units.values() if u.hex is not None and u.side == (self.runner.to_move(s) or u.side)]
         if hs:
@@ -551,23 +697,86 @@ class PlayWindow(QMainWindow):
             self._legal_cache = (s, acts)
         return self._legal_cache[1]
 
+    @property
+    def firepower(self) -> bool:
+        """Battles by firepower after attacks by moving in (Barbarossa), not odds on a CRT."""
+        return self.game.combat.procedure == "firepower"
+
     def movable(self) -> list[str]:
+        """The units that may still move now in some mode: the engine's Move
+        actions, without searching the range of a unit that may move normally
+        (a unit that moved may still have a forced march left)."""
         s = self.state
         eng = self.runner.engine
-        return sorted(uid for uid in s.units if eng.can_act(s, uid) and uid not in s.moved and not eng.immobile(uid))
+        return sorted(uid for uid in s.units if eng.can_act(s, uid) and not eng.immobile(uid)
+                      and (not eng.mode_bars(s, uid, "") or self.ranges(uid)))
 
-    def move_range(self, uid: str) -> tuple[MoveRange | None, str]:
-        """The selected unit's range in the chosen mode, or why it has none."""
+    def mode(self) -> str:
+        """The movement mode chosen in the Decision panel's menu ("" normal)."""
+        return self.decision.mode.currentData() or ""
+
+    def set_mode(self, mode: str) -> None:
+        i = self.decision.mode.findData(mode)
+        if i >= 0 and i != self.decision.mode.currentIndex():
+            self.decision.mode.blockSignals(True)
+            self.decision.mode.setCurrentIndex(i)
+            self.decision.mode.blockSignals(False)
+
+    def ranges(self, uid: str) -> dict[str, MoveRange]:
+        """Where ``uid`` can move now in each movement mode it may use ("" for
+        normal moves), modes without a destination left out; cached per state."""
         s = self.state
-        mode = self.decision.mode.currentData() or None
-        key = (s, uid, mode)
-        if self._range is None or self._range[0][0] is not s or self._range[0][1:] != key[1:]:
+        if self._ranges[0] is not s:
+            self._ranges = (s, {})
+        cache = self._ranges[1]
+        if uid not in cache:
+            eng = self.runner.engine
+            out: dict[str, MoveRange] = {}
+            for mode in ("", *(m.id for m in self.game.movement.modes)):
+                if eng.mode_bars(s, uid, mode):
+                    continue
+                try:
+                    r = move_range(self.game, self.board, s, uid, mode or None)
+                except MoveError:
+                    continue
+                if r.destinations:
+                    out[mode] = r
+            cache[uid] = out
+        return cache[uid]
+
+    def move_range(self, uid: str, mode: str | None = None) -> tuple[MoveRange | None, str]:
+        """The unit's range in ``mode`` (None: the mode chosen in the menu), or
+        why it has none."""
+        mode = self.mode() if mode is None else mode
+        r = self.ranges(uid).get(mode)
+        if r is not None:
+            return r, ""
+        s = self.state
+        eng = self.runner.engine
+        why = eng.phase_bars(s, uid) or eng.mode_bars(s, uid, mode)
+        if not why:
             try:
-                r, why = move_range(self.game, self.board, s, uid, mode), ""
+                move_range(self.game, self.board, s, uid, mode or None)
+                why = f"{uid} has nowhere to go by {T.mode_title(self.runner, mode)}"
             except MoveError as e:
-                r, why = None, str(e)
-            self._range = (key, r, why)
-        return self._range[1], self._range[2]
+                why = str(e)
+        return None, why
+
+    def mode_to(self, uid: str, h: Hex) -> tuple[str | None, str]:
+        """The mode that takes ``uid`` to ``h``: the menu's if it does, else the
+        only other mode that does; (None, why) when several do (choose in the
+        menu), (None, "") when none does."""
+        rs = self.ranges(uid)
+        mode = self.mode()
+        if mode in rs and h in rs[mode].destinations:
+            return mode, ""
+        others = [m for m, r in rs.items() if h in r.destinations]
+        if len(others) == 1:
+            return others[0], ""
+        if others:
+            return None, f"{uid} can reach {self.hid(h)} by " + \
+                " or ".join(T.mode_title(self.runner, m) for m in others) + ": choose one in the menu"
+        return None, ""
 
     def eligible_attackers(self, target: Hex) -> list[str]:
         s = self.state
@@ -628,7 +837,6 @@ class PlayWindow(QMainWindow):
         self.sel_unit = ""
         self.target = None
         self.attackers = []
-        self._range = None
         self.hover = None
         self.view.mp.overlay.path = []
         self.view.mp.options.selected = None
@@ -643,11 +851,13 @@ class PlayWindow(QMainWindow):
         self.refresh()
 
     # -- map clicks -------------------------------------------------------------------------------
-    def click(self, hid: str, right: bool = False) -> None:
-        """A click on a hex given by its ID (for scripts and tests)."""
-        self.click_hex(self.hex(hid), right)
+    def click(self, hid: str, right: bool = False, unit: str = "") -> None:
+        """A click on a hex given by its ID, on the counter ``unit`` if given
+        (for scripts and tests)."""
+        self.click_hex(self.hex(hid), right, unit)
 
-    def click_hex(self, h: Hex | None, right: bool = False) -> None:
+    def click_hex(self, h: Hex | None, right: bool = False, unit: str = "") -> None:
+        """A click on a hex; ``unit``: the counter under the mouse ("" if none)."""
         if right or h is None:
             self.clear_selection_and_refresh()
             return
@@ -673,42 +883,41 @@ class PlayWindow(QMainWindow):
             self.say(f"{self.hid(h)}{': ' + units if units else ''}. Answer in the Decision panel.")
             self.refresh()
             return
-        handler(h)
+        handler(h, unit)
 
-    def _click_movement(self, h: Hex) -> None:
+    def _click_movement(self, h: Hex, unit: str = "") -> None:
         s = self.state
         movable = [u.id for u in s.units_at(h) if u.id in set(self.movable())]
         if self.sel_unit and h != s.units[self.sel_unit].hex:
-            if h in self._reach():
-                self.act(Move(self.sel_unit, self.hid(h), self.decision.mode.currentData() or ""))
+            mode, why = self.mode_to(self.sel_unit, h)
+            if mode is not None:
+                self.act(Move(self.sel_unit, self.hid(h), mode))
                 return
             if movable:  # another of your units: select it instead
-                self.select_unit(movable[0])
+                self.select_unit(unit if unit in movable else movable[0])
                 return
-            _, why = self.move_range(self.sel_unit)
-            reason = why or why_not(self.game, self.board, s, self.sel_unit, h,
-                                    self.decision.mode.currentData() or None)
+            if not why:
+                _, why = self.move_range(self.sel_unit)
+            reason = why or why_not(self.game, self.board, s, self.sel_unit, h, self.mode() or None)
             self.say(reason or f"{self.sel_unit} cannot move to {self.hid(h)}", error=True)
             self.refresh()
             return
+        if unit and unit not in movable and s.units[unit].side == s.active:  # a counter that cannot move
+            self.say(self.why_not_moving(unit), error=True)
+            self.refresh()
+            return
         if movable:
-            if self.sel_unit in movable:  # a second click on the stack: the next unit in it
+            if unit in movable and unit != self.sel_unit:  # the counter clicked
+                self.select_unit(unit)
+            elif self.sel_unit in movable:  # a second click on the stack: the next unit in it
                 i = movable.index(self.sel_unit)
                 self.select_unit(movable[(i + 1) % len(movable)])
             else:
                 self.select_unit(movable[0])
             return
         here = s.units_at(h)
-        if here and here[0].side == s.active:
-            eng = self.runner.engine
-            why = []
-            for u in here:
-                if u.id in s.moved:
-                    why.append(f"{u.id} has already moved")
-                elif eng.immobile(u.id):
-                    why.append(f"{u.id} never moves")
-                elif not eng.can_act(s, u.id):
-                    why.append(f"{u.id} is not activated")
+        if any(u.side == s.active for u in here):
+            why = [self.why_not_moving(u.id) for u in here if u.side == s.active]
             self.say("; ".join(why) or f"nothing in {self.hid(h)} can move", error=True)
         elif here:
             self.say(f"{self.hid(h)} holds enemy units: select one of your units first", error=True)
@@ -716,29 +925,45 @@ class PlayWindow(QMainWindow):
             self.say("Select one of your activated units first (a green ring marks them).", error=True)
         self.refresh()
 
-    def _reach(self) -> set[Hex]:
-        if not self.sel_unit:
-            return set()
-        r, _ = self.move_range(self.sel_unit)
-        return set(r.destinations) if r else set()
+    def why_not_moving(self, uid: str) -> str:
+        """Why one of the active side's units cannot move now."""
+        s = self.state
+        eng = self.runner.engine
+        if eng.immobile(uid):
+            return f"{uid} never moves"
+        if s.activated and uid not in s.activated:
+            return f"{uid} is not activated"
+        if eng.phase_bars(s, uid):
+            return eng.phase_bars(s, uid)
+        reasons = [self.move_range(uid, m)[1] for m in T.phase_modes(self.runner, s)]
+        return "; ".join(dict.fromkeys(r for r in reasons if r)) or f"{uid} has nowhere to go"
 
     def select_unit(self, uid: str) -> None:
         self.sel_unit = uid
         s = self.state
-        self._range = None
         if self.kind() == "movement":
+            rs = self.ranges(uid)
+            if rs and self.mode() not in rs:  # the menu follows the unit: the mode it may use now
+                self.set_mode(next(iter(rs)))
             r, why = self.move_range(uid)
             if r is None:
                 self.say(why, error=True)
             else:
-                self.say(f"{uid}: {show_mp(r.mp)} MP, {len(r.destinations)} hexes within reach. Click one to move.")
+                other = [T.mode_title(self.runner, m) for m in rs if m != self.mode()]
+                n = len(r.destinations)
+                self.say(f"{uid}: {show_mp(r.mp)} MP by {T.mode_title(self.runner, self.mode())}, "
+                         f"{n} hex{'es' * (n != 1)} within reach" +
+                         (f" (blue: by {', '.join(other)})" if other else "") + ". Click one to move.")
         else:
             self.say(f"{uid} selected")
         if s.units[uid].hex is not None:
             self.view.mp.options.selected = s.units[uid].hex
         self.refresh()
 
-    def _click_combat(self, h: Hex) -> None:
+    def _click_combat(self, h: Hex, unit: str = "") -> None:
+        if self.firepower:
+            self._click_battle_hex(h)
+            return
         s = self.state
         here = s.units_at(h)
         if here and here[0].side != s.active:  # an enemy hex: the target
@@ -780,7 +1005,61 @@ class PlayWindow(QMainWindow):
             return
         self.say("Click an enemy hex to attack it.", error=True)
 
-    def _click_retreat(self, h: Hex) -> None:
+    def _click_battle_hex(self, h: Hex) -> None:
+        """Firepower combat: a click on a battle hex shows its battle."""
+        battles = self.attack_targets()
+        if h not in battles:
+            self.say(f"There is no battle in {self.hid(h)}: battles are fought where your units moved in with enemy "
+                     "units" + (f" ({', '.join(sorted(self.hid(x) for x in battles))})." if battles else
+                                ", and none is left: End combat."), error=True)
+            self.refresh()
+            return
+        s = self.state
+        self.target = h
+        self.attackers = sorted(u.id for u in s.units_at(h) if u.side == s.active)
+        rep = self.runner.engine.battle_report(s, target=h)
+        self.say(f"Battle in {self.hid(h)}: {T.side_title(self.runner, rep.attacker)} "
+                 f"{rep.fire[rep.attacker].total} against {T.side_title(self.runner, rep.defender)} "
+                 f"{rep.fire[rep.defender].total} before battle options. Fight when ready.")
+        self.refresh()
+
+    def _click_battle(self, h: Hex, unit: str = "") -> None:
+        """A firepower battle being fought: a click on a counter (or a hex with
+        one candidate) takes a point of firepower; on a highlighted hex, retreats."""
+        s = self.state
+        p = s.pending[0]
+        acts = self.legal()
+        if p["stage"] == "absorb":
+            hits = [a for a in acts if isinstance(a, Hit) and (a.unit == unit if unit else s.units[a.unit].hex == h)]
+            if len(hits) == 1:
+                self.act(hits[0])
+            elif hits:
+                self.say(f"Click one of the counters in {self.hid(h)} (or choose in the list): "
+                         f"{', '.join(a.unit for a in hits)}", error=True)
+            else:
+                self.say(f"{unit or 'nothing in ' + self.hid(h)} cannot take the point: click one of "
+                         f"{T.side_title(self.runner, p['side'])}'s units in {p['hex']}", error=True)
+        elif p["stage"] == "retreat":
+            opts = [a for a in acts if isinstance(a, Retreat) and a.path and self.hex(a.path[0]) == h]
+            if opts:
+                self.act(opts[0])
+            else:
+                self.say(f"{p['retreats'][0]} cannot retreat to {self.hid(h)}: pick a highlighted hex", error=True)
+        else:
+            self.say("Battle options are chosen in the Decision list; the Combat panel shows what they add.",
+                     error=True)
+
+    def battle_unit_clicked(self, item: QListWidgetItem) -> None:
+        """A unit clicked in the battle panel's list: it takes a point of firepower."""
+        if not self.firepower or self.kind() != "battle" or not self.human_to_move():
+            return
+        uid = item.data(Qt.UserRole)
+        if Hit(uid) in self.legal():
+            self.act(Hit(uid))
+        else:
+            self.say(f"{uid} cannot take a point now", error=True)
+
+    def _click_retreat(self, h: Hex, unit: str = "") -> None:
         opts = [a for a in self.legal() if isinstance(a, Retreat) and a.path and self.hex(a.path[-1]) == h]
         if not opts:
             self.say(f"{self.state.pending[0]['unit']} cannot retreat to {self.hid(h)}: pick a highlighted hex",
@@ -788,7 +1067,7 @@ class PlayWindow(QMainWindow):
             return
         self.act(opts[0])
 
-    def _click_advance(self, h: Hex) -> None:
+    def _click_advance(self, h: Hex, unit: str = "") -> None:
         opts = [a for a in self.legal() if isinstance(a, Advance) and self.hex(a.path[-1]) == h]
         here = [u.id for u in self.state.units_at(h)]
         p = self.state.pending[0]
@@ -804,8 +1083,9 @@ class PlayWindow(QMainWindow):
             return
         self.act(opts[0])
 
-    def _click_loss(self, h: Hex) -> None:
+    def _click_loss(self, h: Hex, unit: str = "") -> None:
         opts = [a for a in self.legal() if self.state.units[a.unit].hex == h]
+        opts = [a for a in opts if a.unit == unit] or opts
         if len(opts) == 1:
             self.act(opts[0])
         elif opts:
@@ -813,23 +1093,33 @@ class PlayWindow(QMainWindow):
         else:
             self.say(f"no unit in {self.hid(h)} takes part in this loss", error=True)
 
-    def _click_place(self, h: Hex) -> None:
+    def _click_place(self, h: Hex, unit: str = "") -> None:
         opts = [a for a in self.legal() if isinstance(a, Place) and a.at == self.hid(h)]
         if not opts:
-            self.say(f"{self.sel_unit or 'a reinforcement'} cannot be placed in {self.hid(h)}: " +
-                     self.runner._why(self.state, Place(self.sel_unit or "?", self.hid(h))), error=True)
+            why = self.runner._why(self.state, Place(self.sel_unit or "?", self.hid(h))) if self.kind() == "place" \
+                else "pick a highlighted hex"
+            self.say(f"{self.sel_unit or 'a reinforcement'} cannot be placed in {self.hid(h)}: {why}", error=True)
             return
         mine = [a for a in opts if a.unit == self.sel_unit]
         self.act((mine or opts)[0])
 
-    def _click_activate(self, h: Hex) -> None:
+    _click_rebuild = _click_place
+    _click_deploy = _click_place
+
+    def placing(self) -> list[str]:
+        """The units waiting to be placed (reinforcements), rebuilt or set up."""
+        if self.kind() == "place":
+            return list(self.state.step.get("units", []))
+        return sorted({a.unit for a in self.legal() if isinstance(a, Place)})
+
+    def _click_activate(self, h: Hex, unit: str = "") -> None:
         opts = [a for a in self.legal() if isinstance(a, Activate) and self.state.units[a.unit].hex == h]
         if opts:
             self.act(opts[0])
         else:
             self.say(f"nothing in {self.hid(h)} may be activated", error=True)
 
-    def _click_withdraw(self, h: Hex) -> None:
+    def _click_withdraw(self, h: Hex, unit: str = "") -> None:
         opts = [a for a in self.legal() if isinstance(a, Withdraw) and self.state.units[a.unit].hex == h]
         if opts:
             self.act(opts[0])
@@ -841,12 +1131,15 @@ class PlayWindow(QMainWindow):
         ov = self.view.mp.overlay
         path: list[Hex] = []
         if h is not None and self.sel_unit and self.kind() == "movement" and self.timeline.at_end:
-            r, _ = self.move_range(self.sel_unit)
-            if r is not None and h in r.destinations:
+            mode, _ = self.mode_to(self.sel_unit, h)
+            if mode is not None:
+                r = self.ranges(self.sel_unit)[mode]
                 path = r.path_to(h)
                 self.statusBar().showMessage(f"{self.sel_unit} to {self.hid(h)}: {show_mp(r.cost[h])} MP "
+                                             f"by {T.mode_title(self.runner, mode)} "
                                              f"via {'→'.join(self.hid(x) for x in path)}", 4000)
-        elif h is not None and self.timeline.at_end and self.kind() in ("retreat", "advance") and self.human_to_move():
+        elif h is not None and self.timeline.at_end and self.kind() in ("retreat", "advance", "battle") and \
+                self.human_to_move():
             for a in self.legal():
                 if isinstance(a, (Retreat, Advance)) and a.path and self.hex(a.path[-1]) == h and \
                         (self.kind() == "retreat" or not self.sel_unit or a.unit == self.sel_unit):
@@ -861,6 +1154,8 @@ class PlayWindow(QMainWindow):
         kind, value = item.data(Qt.UserRole)
         if kind == "select":
             self.select_unit(value)
+        elif kind == "action" and isinstance(value, Attack):  # a battle (firepower): shown before it is fought
+            self._click_battle_hex(self.hex(value.target))
         elif kind == "attack":
             self.target = self.hex(value.target)
             self.attackers = list(value.attackers)
@@ -898,6 +1193,9 @@ class PlayWindow(QMainWindow):
             self.say("'done' is not an answer now", error=True)
 
     def roll(self) -> None:
+        if self.firepower:
+            self.fight()
+            return
         rep = self.odds_report()
         if rep is None:
             self.say("Choose a target first: click an enemy hex.", error=True)
@@ -906,6 +1204,14 @@ class PlayWindow(QMainWindow):
             self.say(rep.validate, error=True)
             return
         self.act(Attack(self.hid(self.target), tuple(self.attackers)))
+
+    def fight(self) -> None:
+        """Firepower combat: open the battle shown in the Combat panel."""
+        a = next((a for a in self.legal() if isinstance(a, Attack) and self.hex(a.target) == self.target), None)
+        if a is None:
+            self.say("Choose a battle first: click a battle hex (outlined in red).", error=True)
+            return
+        self.act(a)
 
     def attackers_ticked(self, item: QListWidgetItem) -> None:
         uid = item.data(Qt.UserRole)
@@ -1013,7 +1319,6 @@ class PlayWindow(QMainWindow):
         except Exception as e:  # noqa: BLE001
             self.fail(e)
         self.sel_unit, self.target, self.attackers = "", None, []
-        self._range = None
         self.refresh()
         self.schedule_bots()
 
@@ -1088,7 +1393,6 @@ class PlayWindow(QMainWindow):
         self.timeline.sandbox = self.sandbox.isChecked()
         self.paused = True  # a loaded game waits: press Run bots for bots to go on
         self._legal_cache = None
-        self._range = None
         self._log_shown = (-1, 0)
         if self.doc.game is not game:
             self.doc = PlayDoc(game)
@@ -1137,6 +1441,7 @@ class PlayWindow(QMainWindow):
         s = t.state
         mp = self.view.mp
         mp.set_state(s)
+        self._sync_mode(s)
         self._overlay(s)
         self.status_panel.show_state(self, s)
         self._decisions(s)
@@ -1161,13 +1466,17 @@ class PlayWindow(QMainWindow):
         self.view.refresh()
 
     def _layout_for(self, s: GameState) -> None:
-        """Room for the odds in combat, for the list otherwise; and the
-        highlighted hexes of a new decision brought into view."""
-        combat = self.kind() == "combat" and self.human_to_move()
-        if combat != self._combat_layout:
-            self._combat_layout = combat
-            self.resizeDocks([self.docks["decision"], self.docks["combat"]], [260, 640] if combat else [520, 380],
-                             Qt.Vertical)
+        """Room for the odds or the battle in combat (and for the list of
+        battle options), for the list otherwise; and the highlighted hexes of
+        a new decision brought into view."""
+        k = self.kind()
+        layout = "list"
+        if k in ("combat", "battle") and self.human_to_move():
+            layout = "options" if k == "battle" and s.pending[0]["stage"] == "options" else "combat"
+        if layout != self._dock_layout:
+            self._dock_layout = layout
+            self.resizeDocks([self.docks["decision"], self.docks["combat"]],
+                             {"combat": [260, 640], "options": [420, 480], "list": [520, 380]}[layout], Qt.Vertical)
         legal = self.view.mp.overlay.legal
         if legal and self._centred_on is not s:
             self._centred_on = s
@@ -1175,9 +1484,15 @@ class PlayWindow(QMainWindow):
             if not any(seen.contains(self.view.scene_pos(h)) for h in legal):
                 self.view.centre_on_hex(min(legal, key=self.game.map.grid.to_colrow))
 
+    def _sync_mode(self, s: GameState) -> None:
+        """The movement-mode menu shows a mode the phase allows."""
+        allowed = s.step.get("modes") if s.step.get("decision") == "movement" else None
+        if allowed and (self.mode() or "normal") not in allowed:
+            self.set_mode("" if allowed[0] == "normal" else allowed[0])
+
     def _overlay(self, s: GameState) -> None:
         ov = self.view.mp.overlay
-        ov.reach, ov.legal, ov.targets = {}, {}, set()
+        ov.reach, ov.reach_modes, ov.legal, ov.targets = {}, {}, {}, set()
         ov.target, ov.attackers = None, set()
         ov.selected_unit = self.sel_unit
         hq = T.active_hq(self.runner, s)
@@ -1190,18 +1505,28 @@ class PlayWindow(QMainWindow):
                     ov.unsupplied |= {u for u, ok in supply_status(self.game, self.board, s, side).items() if not ok}
             except Exception:  # noqa: BLE001  (the overlay is optional)
                 ov.unsupplied = set()
+        k = self.kind()
+        if k == "battle":  # the battle being fought, whoever decides
+            ov.target = self.hex(s.pending[0]["hex"])
         if not self.timeline.at_end or not self.human_to_move():
             ov.path = []
             return
-        k = self.kind()
         if k == "movement" and self.sel_unit:
-            r, _ = self.move_range(self.sel_unit)
-            if r is not None:
-                ov.reach = {h: show_mp(r.cost[h]) for h in r.destinations}
+            self._reach_overlay(s, ov)
         elif k == "combat":
             ov.targets = self.attack_targets()
+            if self.firepower and self.target not in ov.targets and ov.targets:  # the next battle to fight
+                self.target = min(ov.targets, key=self.game.map.grid.to_colrow)
+                self.attackers = sorted(u.id for u in s.units_at(self.target) if u.side == s.active)
             ov.target = self.target
             ov.attackers = set(self.attackers)
+        elif k == "battle":
+            stage = s.pending[0]["stage"]
+            for a in self.legal():
+                if isinstance(a, Hit) or (isinstance(a, Use) and a.unit):
+                    ov.attackers.add(a.unit)  # who may take the point, or provide an option
+                elif isinstance(a, Retreat) and a.path and stage == "retreat":
+                    ov.legal[self.hex(a.path[0])] = ""
         elif k == "retreat":
             for a in self.legal():
                 if isinstance(a, Retreat) and a.path:
@@ -1210,8 +1535,8 @@ class PlayWindow(QMainWindow):
             for a in self.legal():
                 if isinstance(a, Advance) and (not self.sel_unit or a.unit == self.sel_unit):
                     ov.legal.setdefault(self.hex(a.path[-1]), "")
-        elif k == "place":
-            units = s.step.get("units", [])
+        elif k in ("place", "rebuild", "deploy"):
+            units = self.placing()
             if self.sel_unit not in units and units:
                 self.sel_unit = units[0]
                 ov.selected_unit = self.sel_unit
@@ -1221,6 +1546,22 @@ class PlayWindow(QMainWindow):
         elif k == "loss":
             ov.attackers = {a.unit for a in self.legal() if hasattr(a, "unit")}
 
+    def _reach_overlay(self, s: GameState, ov) -> None:
+        """The selected unit's reach: green in the menu's mode (MP costs),
+        blue where only another mode it may use now goes, red outlines on the
+        enemy hexes it would attack by moving in."""
+        rs = self.ranges(self.sel_unit)
+        mode = self.mode()
+        if mode in rs:
+            r = rs[mode]
+            ov.reach = {h: show_mp(r.cost[h]) for h in r.destinations}
+        for m, r in rs.items():
+            if m != mode:
+                for h in r.destinations - ov.reach.keys():
+                    ov.reach_modes.setdefault(h, f"{show_mp(r.cost[h])} {T.mode_abbr(self.runner, m)}")
+        side = s.units[self.sel_unit].side
+        ov.targets = {h for h in ov.reach.keys() | ov.reach_modes.keys() if any(u.side != side for u in s.units_at(h))}
+
     def _decisions(self, s: GameState) -> None:
         d = self.decision
         lst = d.list
@@ -1229,6 +1570,7 @@ class PlayWindow(QMainWindow):
         t = self.timeline
         side = self.runner.to_move(s)
         d.done.setText("Done")
+        d.mode.setVisible(bool(self.game.movement.modes) and self.kind() == "movement" and self.human_to_move())
         if not t.at_end:
             d.prompt.setText(f"Viewing decision {t.position} of {t.end}" +
                              (f" (next: {t.steps[t.position].action})" if t.position < t.end else "") +
@@ -1250,19 +1592,25 @@ class PlayWindow(QMainWindow):
         acts = self.legal()
         d.done.setText(T.done_label(s))
         d.done.setEnabled(Done() in acts)
-        d.mode.setEnabled(k == "movement")
         items: list[tuple[str, object, str]] = []
         if k == "movement":
+            eng = self.runner.engine
+            several = len(T.phase_modes(self.runner, s)) > 1
             for uid in self.movable():
                 u = s.units[uid]
-                items.append(("select", uid, f"{uid} in {self.hid(u.hex)}" + (" ◀" if uid == self.sel_unit else "")))
+                modes = "" if not several or not eng.mode_bars(s, uid, "") else \
+                    " — " + ", ".join(T.mode_title(self.runner, m) for m in self.ranges(uid))
+                items.append(("select", uid, f"{uid} in {self.hid(u.hex)}{T.unit_note(s, uid)}{modes}"
+                              + (" ◀" if uid == self.sel_unit else "")))
         elif k == "combat":
             for a in acts:
-                if isinstance(a, Attack):
-                    items.append(("attack", a, T.action_label(a, self.runner, s)))
-        elif k == "place":
-            for uid in s.step.get("units", []):
-                items.append(("select", uid, f"Select {uid} to place" + (" ◀" if uid == self.sel_unit else "")))
+                if isinstance(a, Attack):  # a battle (firepower) is fought from the list; an attack is loaded
+                    items.append(("action" if self.firepower else "attack", a, T.action_label(a, self.runner, s)))
+        elif k in ("place", "rebuild", "deploy"):
+            verb = {"place": "place", "rebuild": "rebuild", "deploy": "set up"}[k]
+            for uid in self.placing():
+                items.append(("select", uid, f"Select {uid} to {verb}{T.unit_note(s, uid)}"
+                              + (" ◀" if uid == self.sel_unit else "")))
             for a in acts:
                 if isinstance(a, Place) and a.unit == self.sel_unit:
                     items.append(("action", a, T.action_label(a, self.runner, s)))
@@ -1276,10 +1624,14 @@ class PlayWindow(QMainWindow):
             if kind == "action":
                 it.setForeground(QBrush(QColor("#0b3d91")))
             lst.addItem(it)
-        d.do.setEnabled(any(kind == "action" for kind, _, _ in items) or k in ("movement", "combat", "place"))
+        d.do.setEnabled(any(kind == "action" for kind, _, _ in items) or
+                        k in ("movement", "combat", "place", "rebuild", "deploy"))
         lst.blockSignals(False)
 
     def _odds(self, s: GameState) -> None:
+        if self.firepower:
+            self._battle_panel(s)
+            return
         o = self.odds
         o.attackers.blockSignals(True)
         o.attackers.clear()
@@ -1305,6 +1657,58 @@ class PlayWindow(QMainWindow):
         o.clear.setEnabled(True)
         o.attackers.blockSignals(False)
 
+    def battle_report(self, s: GameState) -> tuple[BattleReport | None, dict | None]:
+        """The firepower battle to show: the one being fought (with its
+        pending entry), or the battle hex chosen in the combat phase."""
+        eng = self.runner.engine
+        p = s.pending[0] if s.pending and s.pending[0]["kind"] == "battle" else None
+        try:
+            if p is not None:
+                return eng.battle_report(s, p), p
+            if self.kind() == "combat" and self.target is not None and self.target in eng.battle_hexes(s):
+                return eng.battle_report(s, target=self.target), None
+        except Exception as e:  # noqa: BLE001
+            self.fail(e)
+        return None, None
+
+    def _battle_panel(self, s: GameState) -> None:
+        """The Combat panel of a firepower game: the units in the battle (a
+        click takes a point of firepower) and the firepower, item by item."""
+        o = self.odds
+        o.clear.hide()
+        o.attackers.blockSignals(True)
+        o.attackers.clear()
+        rep, p = self.battle_report(s)
+        fight = rep is not None and p is None and self.human_to_move()
+        o.roll.setEnabled(fight)
+        o.roll.setText(f"Fight the battle in {self.hid(rep.hex)}" if fight else "Fight")
+        o.roll.setToolTip("Open the battle: battle options, fire, the points taken, the outcome")
+        absorbing = p is not None and p["stage"] == "absorb" and self.human_to_move()
+        o.units_label.setText("Units in the battle" + (": click one to take a point" if absorbing else ""))
+        if rep is None:
+            o.report.setHtml("<p>Battles are fought in the hexes where the active side's units moved in with enemy "
+                             "units: click one in the combat phase to see both sides' firepower.</p>"
+                             + last_battle_html(self.runner, s))
+            o.attackers.blockSignals(False)
+            return
+        hits = {a.unit for a in self.legal() if isinstance(a, Hit)} if absorbing else set()
+        for uid in rep.attackers + rep.defenders:
+            u = s.units[uid]
+            text = f"{uid} · {T.side_title(self.runner, u.side)} · strength {T.factors_text(self.runner, s, uid)}"
+            it = QListWidgetItem(text + (f" · {T.hit_note(self.runner, s, uid)}" if uid in hits else
+                                         T.unit_note(s, uid)))
+            it.setData(Qt.UserRole, uid)
+            if uid in hits:
+                it.setForeground(QBrush(QColor("#0b3d91")))
+                f = it.font()
+                f.setBold(True)
+                it.setFont(f)
+            elif "disrupted" in u.markers:
+                it.setForeground(QBrush(QColor("#888888")))
+            o.attackers.addItem(it)
+        o.report.setHtml(battle_html(self.runner, s, rep, p))
+        o.attackers.blockSignals(False)
+
     def _log(self, s: GameState) -> None:
         lst = self.log_list
         ident, shown = self._log_shown
@@ -1318,6 +1722,7 @@ class PlayWindow(QMainWindow):
             shown = 0
         for e in log[shown:]:
             it = QListWidgetItem(f"T{e.get('turn', s.turn)}  {T.describe(e, self.runner)}")
+            it.setToolTip(it.text())
             it.setData(Qt.UserRole, id(e))
             k = T.entry_kind(e)
             it.setForeground(QBrush(QColor(ENTRY_COLOURS[k])))

@@ -1,8 +1,11 @@
 """The playtest map: the editor's map item (cached tiles) drawing the units
 of a GameState instead of a scenario's set-up, with the overlays of play:
-reachable hexes with their MP cost, the path, attack targets and the
-attackers, retreat / advance / placement hexes, the active HQ's command
-range, activated and spent units, supply markers."""
+reachable hexes with their MP cost (and those another movement mode
+reaches), the path, attack targets and the attackers, retreat / advance /
+placement hexes, the active HQ's command range, activated and spent units,
+supply markers, disrupted units (washed out, DIS), and contested hexes (a
+firepower battle waiting: each side's stack drawn side by side, arrows from
+the hexes the attackers came from)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -49,6 +52,7 @@ class PlayDoc:
 @dataclass
 class Overlay:
     reach: dict[Hex, str] = field(default_factory=dict)  # reachable hex -> MP cost label
+    reach_modes: dict[Hex, str] = field(default_factory=dict)  # hexes only another movement mode reaches -> label
     path: list[Hex] = field(default_factory=list)  # the path to the hovered hex
     legal: dict[Hex, str] = field(default_factory=dict)  # retreat / advance / placement hexes -> label
     targets: set[Hex] = field(default_factory=set)  # hexes that may be attacked
@@ -106,31 +110,93 @@ class PlayPainter(MapPainter):
         return look
 
     def counter_rect(self, h: Hex, i: int, n: int) -> QRectF:
+        """The i-th of n counters stacked in ``h``, fanned up and right."""
         x, y = self.geo.centre(h)
         c = S * 1.05
         off = (i - (n - 1) / 2) * S * 0.16
         return QRectF(x - c / 2 + off, y - c / 2 - off, c, c)
+
+    def column_rect(self, h: Hex, i: int, n: int, dx: float) -> QRectF:
+        """The i-th of n counters of one side in a contested hex: smaller,
+        ``dx`` hex units sideways, fanned downwards so that every counter's
+        id shows."""
+        x, y = self.geo.centre(h)
+        c, step = S * 0.8, S * 0.26
+        top = y - (c + (n - 1) * step) / 2
+        return QRectF(x + dx * S - c / 2, top + i * step, c, c)
+
+    def contested(self) -> list[Hex]:
+        """Hexes holding units of more than one side (a firepower battle waiting)."""
+        s = self.state
+        if s is None:
+            return []
+        return [h for h, ids in self.stacks().items() if len({s.units[u].side for u in ids}) > 1]
+
+    def placed(self, h: Hex) -> list[tuple[str, QRectF]]:
+        """The counters in ``h`` with their rectangles, in drawing order (the
+        selected unit on top of its stack).  In a contested hex each side's
+        stack is drawn smaller, side by side, in the game's order of sides."""
+        s, ov = self.state, self.overlay
+        ids = self.stacks().get(h, [])
+        groups = [[u for u in ids if s.units[u].side == side] for side in self.game.sides]
+        groups = [g for g in groups if g] or [ids]
+        out = []
+        for k, group in enumerate(groups):
+            if ov.selected_unit in group:  # the selected unit is drawn on top of its stack
+                group = [u for u in group if u != ov.selected_unit] + [ov.selected_unit]
+            if len(groups) == 1:
+                out.extend((uid, self.counter_rect(h, i, len(group))) for i, uid in enumerate(group))
+            else:
+                dx = (k - (len(groups) - 1) / 2) * 0.9
+                out.extend((uid, self.column_rect(h, i, len(group), dx)) for i, uid in enumerate(group))
+        return out
+
+    def unit_at(self, x: float, y: float) -> str:
+        """The topmost counter under a scene point ("" if none)."""
+        h = self.geo.pick(x, y)
+        for near in (h, *h.neighbours()):
+            for uid, r in reversed(self.placed(near)):
+                if r.contains(QPointF(x, y)):
+                    return uid
+        return ""
 
     def _counters(self, p, geo, vis, snap, px) -> None:
         s = self.state
         if s is None:
             return
         ov = self.overlay
-        for h, ids in self.stacks().items():
+        for h in self.stacks():
             if h not in vis:
                 continue
-            n = len(ids)
-            if ov.selected_unit in ids:  # the selected unit is drawn on top of its stack
-                ids = [u for u in ids if u != ov.selected_unit] + [ov.selected_unit]
-            for i, uid in enumerate(ids):
-                r = self.counter_rect(h, i, n)
+            placed = self.placed(h)
+            # in a contested hex only each counter's top strip shows: its tags go over the whole column
+            later = len({s.units[uid].side for uid, _ in placed}) > 1
+            for uid, r in placed:
                 if px < 10:
                     p.setPen(QPen(QColor("#000000"), S * 0.04))
                     p.setBrush(_c(self.look(uid).colour))
                     p.drawRect(r)
                     continue
                 draw_counter(p, r, self.look(uid), uid == ov.selected_unit)
-                self._unit_marks(p, r, uid)
+                if "disrupted" in s.units[uid].markers:
+                    self._disrupted(p, r)
+                if not later:
+                    self._unit_marks(p, r, uid)
+            if later and px >= 10:
+                for uid, r in placed:
+                    self._unit_marks(p, r, uid)
+
+    def _disrupted(self, p: QPainter, r: QRectF) -> None:
+        """The disrupted side of a counter: washed out, crossed by a band."""
+        c = r.width()
+        p.setPen(Qt.NoPen)
+        p.setBrush(QColor(255, 255, 255, 130))
+        p.drawRoundedRect(r, c * 0.06, c * 0.06)
+        p.save()
+        p.setClipRect(r)
+        p.setPen(QPen(QColor(200, 0, 0, 150), c * 0.1))
+        p.drawLine(r.bottomLeft(), r.topRight())
+        p.restore()
 
     def _unit_marks(self, p: QPainter, r: QRectF, uid: str) -> None:
         s, ov = self.state, self.overlay
@@ -148,13 +214,11 @@ class PlayPainter(MapPainter):
             p.setPen(QPen(QColor("#d00000"), c * 0.05, Qt.DashLine))
             p.setBrush(Qt.NoBrush)
             p.drawEllipse(r.center(), c * 0.66, c * 0.66)
-        tags = []
+        tags = [(MARKS.get(m, m[:3].upper()), "#d00000") for m in sorted(u.markers)]  # the markers first: on top
         if ov.show_spent and uid in s.moved:
             tags.append(("M", "#606060"))
         if ov.show_spent and uid in s.attacked:
             tags.append(("A", "#b02020"))
-        for m in sorted(u.markers):
-            tags.append((MARKS.get(m, m[:3].upper()), "#d00000"))
         for k, (text, colour) in enumerate(tags):
             f = QFont(FONT)
             f.setPixelSize(max(1, int(c * 0.2)))
@@ -200,6 +264,11 @@ class PlayPainter(MapPainter):
             p.setBrush(QColor(60, 200, 90, 70))
             for h in ov.reach.keys() & vis:
                 p.drawPolygon(poly(h))
+        if ov.reach_modes:
+            p.setPen(QPen(QColor(20, 70, 170, 170), S * 0.04, Qt.DashLine))
+            p.setBrush(QColor(60, 120, 230, 60))
+            for h in ov.reach_modes.keys() & vis:
+                p.drawPolygon(poly(h))
         if ov.legal:
             p.setPen(QPen(QColor("#e08000"), S * 0.07))
             p.setBrush(QColor(255, 170, 0, 80))
@@ -212,14 +281,19 @@ class PlayPainter(MapPainter):
                 p.drawPolygon(poly(h))
         if self.options.selected is not None and self.options.selected in vis:
             draw_selected(p, poly(self.options.selected))
+        contested = [h for h in self.contested() if h in vis]
+        if contested:
+            p.setPen(QPen(QColor("#d04000"), S * 0.06))
+            p.setBrush(QColor(255, 120, 0, 40))
+            for h in contested:
+                p.drawPolygon(poly(h))
+        if ov.target is not None and ov.target in vis:  # under the counters of a contested hex, over the others
+            self._target(p, poly(ov.target))
         if self.options.show_counters:
             self._counters(p, geo, vis, self.doc.snapshot, px)
-        if ov.target is not None and ov.target in vis:
-            p.setPen(QPen(QColor("#ffffff"), S * 0.16))
-            p.setBrush(Qt.NoBrush)
-            p.drawPolygon(poly(ov.target))
-            p.setPen(QPen(QColor("#d01010"), S * 0.1))
-            p.drawPolygon(poly(ov.target))
+        if ov.target is not None and ov.target in vis and ov.target not in contested:
+            self._target(p, poly(ov.target))
+        self._attack_arrows(p)
         if len(ov.path) > 1:
             path = QPainterPath()
             path.moveTo(QPointF(*geo.centre(ov.path[0])))
@@ -234,18 +308,50 @@ class PlayPainter(MapPainter):
             p.setBrush(QColor("#0b6b22"))
             p.drawEllipse(QPointF(x, y), S * 0.14, S * 0.14)
         if px >= 14:
-            for labels, colour in ((ov.reach, "#0b5a1e"), (ov.legal, "#8a4a00")):
+            for labels, colour in ((ov.reach, "#0b5a1e"), (ov.reach_modes, "#123f8f"), (ov.legal, "#8a4a00")):
                 for h, text in labels.items():
                     if h in vis and text:
                         x, y = geo.centre(h)
                         self._label(p, x, y + S * 0.78, text, S * 0.32, bold=True, colour=colour)
 
 
+    def _target(self, p: QPainter, polygon) -> None:
+        p.setPen(QPen(QColor("#ffffff"), S * 0.16))
+        p.setBrush(Qt.NoBrush)
+        p.drawPolygon(polygon)
+        p.setPen(QPen(QColor("#d01010"), S * 0.1))
+        p.drawPolygon(polygon)
+
+    def _attack_arrows(self, p: QPainter) -> None:
+        """Arrows across the hexsides the attackers of a battle crossed: they
+        go back there if the attack fails (move-in attacks)."""
+        s = self.state
+        if s is None or not s.attack_from:
+            return
+        pairs = {(origin, s.units[uid].hex) for uid, origin in s.attack_from.items()
+                 if s.units[uid].hex is not None and s.units[uid].hex != origin}
+        for origin, target in sorted(pairs, key=lambda ab: (ab[0].q, ab[0].r, ab[1].q, ab[1].r)):
+            (x1, y1), (x2, y2) = self.geo.centre(origin), self.geo.centre(target)
+            # between the stacks, short of the attackers' column in the battle hex
+            a = QPointF(x1 + (x2 - x1) * 0.28, y1 + (y2 - y1) * 0.28)
+            b = QPointF(x1 + (x2 - x1) * 0.42, y1 + (y2 - y1) * 0.42)
+            d = b - a
+            length = max(1e-6, (d.x() ** 2 + d.y() ** 2) ** 0.5)
+            ux, uy = d.x() / length, d.y() / length
+            head = [b + QPointF(ux * S * 0.16, uy * S * 0.16), b + QPointF(-uy * S * 0.14, ux * S * 0.14),
+                    b + QPointF(uy * S * 0.14, -ux * S * 0.14)]
+            for colour, width in (("#ffffff", 0.17), ("#b00000", 0.09)):
+                p.setPen(QPen(QColor(colour), S * width, Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
+                p.setBrush(QColor(colour))
+                p.drawLine(a, b)
+                p.drawPolygon(head)
+
+
 class PlayMapView(ZoomMixin, QGraphicsView):
     """Zoom with the wheel, pan with the middle button (or Alt + drag);
     a left click is a hex click, a right click cancels."""
 
-    hexClicked = Signal(object, bool)  # Hex, right button
+    hexClicked = Signal(object, bool, str)  # Hex, right button, the counter clicked ("" if none)
     hexHovered = Signal(object)  # Hex or None
 
     def __init__(self, doc: PlayDoc, parent=None):
@@ -287,7 +393,8 @@ class PlayMapView(ZoomMixin, QGraphicsView):
             return
         h = self.hex_at(e.position().toPoint())
         if h is not None or e.button() == Qt.RightButton:
-            self.hexClicked.emit(h, e.button() == Qt.RightButton)
+            sp = self.mapToScene(e.position().toPoint())
+            self.hexClicked.emit(h, e.button() == Qt.RightButton, self.mp.unit_at(sp.x(), sp.y()))
 
     def mouseMoveEvent(self, e) -> None:
         if self._pan is not None:

@@ -4,10 +4,13 @@ command range of the active HQ.  Everything here reads a Runner and a
 GameState and changes nothing."""
 from __future__ import annotations
 
-from runtime.actions import Advance, Attack, Done, Hold, LoseStep, Move, Retreat
+from runtime import firepower as F
+from runtime.actions import Advance, Attack, Done, Hit, Hold, LoseStep, Move, Retreat, Use
 from runtime.hexes import Hex
 from runtime.runner import Activate, Choose, Place, Play, Runner, Withdraw
 from runtime.state import GameState
+
+MARKER_TITLES = {"disrupted": "disrupted", "out-of-supply": "out of supply", "isolated": "isolated"}
 
 
 def side_title(runner: Runner, side: str | None) -> str:
@@ -18,7 +21,7 @@ def side_title(runner: Runner, side: str | None) -> str:
 
 
 def entry_kind(e: dict) -> str:
-    """roll | draw | turn | over | vp | loss | action | info: how a log line is shown."""
+    """roll | draw | turn | over | vp | battle | loss | action | info: how a log line is shown."""
     if "roll" in e:
         return "roll"
     if "draw" in e:
@@ -29,7 +32,12 @@ def entry_kind(e: dict) -> str:
         return "over"
     if "vp" in e:
         return "vp"
-    if "eliminated" in e or "destroyed" in e or ("supply" in e and e.get("result") not in (None, "skipped")):
+    if "battle" in e or "option" in e:
+        return "battle"
+    if "supply" in e and str(e.get("result", "")).startswith("supplied"):
+        return "info"
+    if "eliminated" in e or "destroyed" in e or "disrupted" in e or \
+            ("supply" in e and e.get("result") not in (None, "skipped")):
         return "loss"
     if "action" in e:
         return "action"
@@ -52,10 +60,48 @@ def describe(e: dict, runner: Runner | None = None) -> str:
         vp = ", ".join(f"{who(k)} {v}" for k, v in sorted((e.get("vp") or {}).items()))
         return f"game over after turn {e.get('turns')} ({e.get('why')}): winner {who(e.get('winner'))}" + \
             (f"; VP {vp}" if vp else "")
+    if "battle" in e and "outcome" in e:
+        return f"battle in {e['battle']}: outcome {e['outcome']}, {e.get('why')} ({who(e.get('winner'))} wins)"
+    if "battle" in e:
+        fire = ", ".join(f"{who(k)} {v}" for k, v in (e.get("fire") or {}).items())
+        detail = str(e.get("detail", ""))
+        detail = detail.split(": ", 1)[1] if detail.startswith("battle in") and ": " in detail else detail
+        return f"battle in {e['battle']}: firepower {fire}" + (f" — {detail}" if detail else "")
+    if "option" in e:
+        title = runner.game.battle_options[e["option"]].title if runner is not None and \
+            e["option"] in runner.game.battle_options else e["option"]
+        gives = [f"{'+' if v >= 0 else ''}{v} {whose}" for whose, v in (("own", e.get("own", 0)),
+                                                                          ("enemy", e.get("enemy", 0))) if v]
+        return f"{who(e.get('side'))} uses {title}" + (f" with {e['unit']}" if e.get("unit") else "") + \
+            f": {', '.join(gives) or 'no effect'}"
+    if "disrupted" in e:
+        return f"{e['disrupted']} is disrupted"
+    if "back" in e:
+        return f"{e['back']} goes back to {e.get('to')}"
+    if "marker" in e:
+        return f"{e.get('unit')} is {MARKER_TITLES.get(e['marker'], e['marker'])}" + \
+            (f" ({e['for']})" if e.get("for") else "")
+    if "recover" in e:
+        return f"{e['recover']} recovers (no longer disrupted)"
+    if "retreat" in e:
+        return f"{e['retreat']} retreats to {e.get('to')}"
+    if "deploy" in e:
+        return f"{e['deploy']} is set up in {e.get('at')}"
+    if "rebuilt" in e:
+        return f"{e['rebuilt']} is rebuilt in {e.get('at')}"
+    if "rebuild" in e:
+        return f"{who(e['rebuild'])} rebuilds {e.get('placed', 0)} unit{'s' * (e.get('placed', 0) != 1)}"
+    if "decide" in e:
+        return f"decision {e['decide']}: {e.get('answer')}"
+    if "table" in e:
+        t = runner.game.die_tables.get(e["table"]) if runner is not None else None
+        return f"{t.title if t and t.title else e['table']}: {e.get('total')} gives {e.get('result') or 'nothing'}"
     if "action" in e:
         text = f"{who(e.get('side'))}: {e['action']}"
         if "path" in e:
             text += f" (path {'→'.join(e['path'])}, {e.get('mp')} MP)"
+        if "attacks" in e:
+            text += f" — attacks {e['attacks']}"
         if "odds" in e:
             text += f" — odds {e['odds']}, column {e.get('column')}, die {e.get('die')}: {e.get('result')}"
         return text
@@ -136,9 +182,25 @@ def prompt(runner: Runner, s: GameState) -> str:
         return f"{who} may advance into {p['hex']} ({', '.join(left)}): click a highlighted hex " \
                "(select the unit first to choose who), or Done."
     if k == "movement":
-        return f"{who} moves: select a unit, then click a shaded hex (its MP cost is printed). Done ends movement."
+        return movement_prompt(runner, s, who)
+    if k == "combat" and runner.game.combat.procedure == "firepower":
+        if Done() in runner.legal_actions(s):
+            return f"{who}'s combat: no battle is left. End combat goes on."
+        return f"{who} fights every battle (outlined in red: where {who}'s units moved in with enemy units): " \
+               "click one or pick it in the list to see the firepower, then Fight."
     if k == "combat":
         return f"{who} attacks: click an enemy hex, adjust the attackers, check the odds, Roll. Done ends combat."
+    if k == "battle":
+        return battle_prompt(runner, s, who)
+    if k == "decide":
+        return f"{who}: {st.get('question') or st.get('option')} Choose Yes in the list, or press No."
+    if k == "deploy":
+        return f"{who} sets up: select a unit in the list, click a highlighted hex (the area the scenario gives " \
+               "it). Place the rest puts the units left where the scenario's default puts them."
+    if k == "rebuild":
+        rules = [r.title or r.id for r in runner.game.rebuilds.values() if r.side == st.get("side")]
+        return f"{who} rebuilds units ({'; '.join(rules)}): select a unit in the list, click a highlighted hex; " \
+               "Stop rebuilding when done."
     if k == "choose":
         return f"{who} chooses chits for the cup ({len(st.get('chosen', []))} of {st.get('count')} chosen)."
     if k == "interrupt":
@@ -147,7 +209,8 @@ def prompt(runner: Runner, s: GameState) -> str:
         return f"{who} may play {', '.join(st.get('playable', []))} {when}, or pass."
     if k == "place":
         return f"{who} places {'arriving units' if st.get('arrival') else 'reinforcements'} " \
-               f"({st.get('placed', 0)} of up to {st.get('n')}): select a unit in the list, click a highlighted hex."
+               f"({st.get('placed', 0)} of up to {st.get('n')}{', in ' + st['area'] if st.get('area') else ''}): " \
+               "select a unit in the list, click a highlighted hex."
     if k == "activate":
         return f"{who} activates up to {st.get('n')} units with {st.get('chit')}: click units or pick in the list."
     if k == "withdraw":
@@ -157,11 +220,90 @@ def prompt(runner: Runner, s: GameState) -> str:
     return "Nothing to decide."
 
 
+def movement_prompt(runner: Runner, s: GameState, who: str) -> str:
+    """The movement decision: how to move, the phase's modes and limit, and
+    whether moving into an enemy hex attacks it (move-in attacks)."""
+    st = s.step
+    modes = phase_modes(runner, s)
+    text = f"{who} moves: select a unit, then click a shaded hex (its MP cost is printed)."
+    if (st.get("modes") and modes != [""]) or st.get("limit"):
+        text += " This phase allows " + ", ".join(mode_title(runner, m) for m in modes) + \
+            (f", at most {st['limit']} units" if st.get("limit") else "") + "."
+    if len(modes) > 1:
+        text += " Blue hexes are reached by another movement mode: a click there uses it."
+    no_attack = {m.id: m.no_attack for m in runner.game.movement.modes}
+    if runner.game.combat.attack == "move-in" and any("all" not in no_attack.get(m, ()) for m in modes):
+        text += " Moving into an enemy hex (outlined in red) attacks it."
+    return text + " Done ends movement."
+
+
+def battle_prompt(runner: Runner, s: GameState, who: str) -> str:
+    """The decision of a firepower battle: options, absorbing firepower, retreats."""
+    p = s.pending[0]
+    where = f"Battle in {p['hex']}"
+    if p["stage"] == "options":
+        role = "attacker" if p["side"] == p["attacker"] else "defender"
+        return f"{where}: {who} (the {role}) may use battle options (listed below; the Combat panel shows the " \
+               f"firepower), then presses {done_label(s)}."
+    if p["stage"] == "absorb":
+        enemy = side_title(runner, p["attacker"] if p["side"] == p["defender"] else p["defender"])
+        n = p["points"]
+        return f"{where}: {who} takes {n} point{'s' * (n != 1)} of {enemy} firepower, one at a time: click one of " \
+               f"{who}'s units in {p['hex']} (on the map, in the list or in the Combat panel)."
+    if p["stage"] == "retreat" and p["retreats"]:
+        return f"{where}, outcome {p.get('outcome')}: {p['retreats'][0]} retreats one hex into a hex {who} " \
+               "controls: click a highlighted hex (or pick it in the list)."
+    return f"{where}: {who} decides."
+
+
 def done_label(s: GameState) -> str:
     """What 'done' means now, for its button."""
+    k = decision_kind(s)
+    if k == "battle":
+        return "No (more) options" if s.pending[0]["stage"] == "options" else "Done"
     return {"movement": "End movement", "combat": "End combat", "advance": "No (more) advance",
             "hold": "Retreat", "choose": "Stop choosing", "interrupt": "Pass", "place": "Stop placing",
-            "activate": "Stop activating"}.get(decision_kind(s), "Done")
+            "activate": "Stop activating", "decide": "No", "rebuild": "Stop rebuilding",
+            "deploy": "Place the rest"}.get(k, "Done")
+
+
+def phase_modes(runner: Runner, s: GameState) -> list[str]:
+    """The movement modes the phase allows ("" for normal moves)."""
+    modes = s.step.get("modes") or ["normal", *(m.id for m in runner.game.movement.modes)]
+    return ["" if m == "normal" else m for m in modes]
+
+
+def mode_title(runner: Runner, mode: str) -> str:
+    """A movement mode's title ("" or "normal": normal moves)."""
+    if mode in ("", "normal"):
+        return "normal moves"
+    m = next((x for x in runner.game.movement.modes if x.id == mode), None)
+    return m.title if m is not None and m.title else mode
+
+
+def mode_abbr(runner: Runner, mode: str) -> str:
+    """A movement mode's initials, for map labels: "Forced march (6.2)" -> "FM"."""
+    words = mode_title(runner, mode).split("(")[0].split()
+    return "".join(w[0].upper() for w in words) or mode[:2]
+
+
+def unit_note(s: GameState, uid: str) -> str:
+    """The markers a unit carries, for lists: " (disrupted)"."""
+    marks = [MARKER_TITLES.get(m, m) for m in sorted(s.units[uid].markers)]
+    return f" ({', '.join(marks)})" if marks else ""
+
+
+def hit_note(runner: Runner, s: GameState, uid: str) -> str:
+    """How much more firepower disrupts (or, disrupted, eliminates) a unit in
+    the battle being fought."""
+    p = s.pending[0] if s.pending and s.pending[0]["kind"] == "battle" else {}
+    taken = p.get("taken", {}).get(uid, 0)
+    disrupted = "disrupted" in s.units[uid].markers
+    at = F.threshold(runner.game, s, uid, "eliminate-at" if disrupted else "disrupt-at", runner.env(s))
+    need = max(1, at - taken)
+    verb = "eliminate" if disrupted else "disrupt"
+    return f"{'disrupted: ' if disrupted else ''}{need} more point{'s' * (need != 1)} " \
+           f"{verb}{'s' * (need == 1)} it"
 
 
 def action_label(a, runner: Runner, s: GameState) -> str:
@@ -181,6 +323,18 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         return f"Retreat {a.unit} " + ("→ destroyed (no retreat possible)" if not a.path else "→ " + " → ".join(a.path))
     if isinstance(a, Advance):
         return f"Advance {a.unit} → " + " → ".join(a.path)
+    if isinstance(a, Use):
+        opt = g.battle_options.get(a.option)
+        title = opt.title if opt is not None else a.option
+        return f"{a.unit}: {title}" if a.unit else f"Use {title}"
+    if isinstance(a, Hit):
+        return f"Take a point on {a.unit} ({hit_note(runner, s, a.unit)})"
+    if isinstance(a, Choose) and s.step.get("decision") == "decide":
+        return f"Yes: {s.step.get('question') or a.chit}"
+    if isinstance(a, Place) and s.step.get("decision") == "rebuild":
+        return f"Rebuild {a.unit} in {a.at}"
+    if isinstance(a, Place) and s.step.get("decision") == "deploy":
+        return f"Set up {a.unit} in {a.at}"
     if isinstance(a, Choose):
         c = g.chits.get(a.chit)
         return f"Choose {a.chit}" + (f" ({c.title})" if c and c.title and c.title != a.chit else "")
@@ -192,10 +346,14 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         return f"Activate {a.unit}"
     if isinstance(a, Withdraw):
         return f"Withdraw {a.unit}"
+    if isinstance(a, Attack) and g.combat.procedure == "firepower":
+        target = runner.board.parse(a.target)
+        defenders = sorted(u.id for u in s.units_at(target) if u.side != s.active)
+        return f"Fight the battle in {a.target}: {', '.join(a.attackers)} against {', '.join(defenders)}"
     if isinstance(a, Attack):
         return f"Attack {a.target} with {', '.join(a.attackers)}"
     if isinstance(a, Move):
-        return f"Move {a.unit} to {a.to}" + (f" ({a.mode})" if a.mode else "")
+        return f"Move {a.unit} to {a.to}" + (f" by {mode_title(runner, a.mode)}" if a.mode else "")
     return str(a)
 
 
@@ -265,6 +423,8 @@ def box_title(runner: Runner, box: str) -> str:
         return p.title if p and p.title else f"pool {name}"
     if kind == "turn":
         return f"arriving on turn {name}"
+    if kind == "deploy":
+        return f"to set up in {name}"
     return box
 
 

@@ -45,6 +45,13 @@ from .state import GameState, eliminate
 from .tables import number, roll_table
 
 
+# The outcomes of 7.2, in the order they are tried.
+OUTCOMES = {"A": "no attacker is left: the defender holds",
+            "B": "undisrupted defenders remain: the defender holds and the attackers go back",
+            "C": "only disrupted defenders remain: they retreat, the attacker takes the hex",
+            "D": "no defender is left: the attacker takes the hex"}
+
+
 @dataclass
 class Fire:
     """One side's firepower in one battle, item by item (for the log and the
@@ -59,6 +66,11 @@ class Fire:
     def total(self) -> int:
         return max(0, sum(v for _, v in self.base) + sum(v for _, v in self.modifiers)
                    + sum(v for _, v in self.options))
+
+    def items(self) -> dict[str, list]:
+        """The same as plain data: {"base": [[unit, factor]], "modifiers": [[title, n]], "options": [[title, n]]}."""
+        return {"base": [list(x) for x in self.base], "modifiers": [list(x) for x in self.modifiers],
+                "options": [list(x) for x in self.options]}
 
     def lines(self) -> list[str]:
         out = [f"{u} {v}" for u, v in self.base] or ["no unit fires"]
@@ -374,8 +386,9 @@ class FirepowerBattles:
             rep = self.report(s, p)
             a, d = rep.fire[p["attacker"]].total, rep.fire[p["defender"]].total
             p["fire"] = {p["attacker"]: a, p["defender"]: d}
+            p["fired"] = {side: f.items() for side, f in rep.fire.items()}  # what each side fired, item by item
             s.log.append({"turn": s.turn, "battle": p["hex"], "attacker": p["attacker"], "fire": dict(p["fire"]),
-                          "detail": rep.text(self.board)})
+                          "items": p["fired"], "detail": rep.text(self.board)})
             # each side's firepower is dealt to the other side; the receiver assigns it (7.1)
             p["queue"] = [[p["defender"], a], [p["attacker"], d]]
             p["stage"] = "absorb"
@@ -441,11 +454,6 @@ class FirepowerBattles:
         p["stage"] = "retreat"
         p["side"] = p["defender"]
 
-    OUTCOMES = {"A": "no attacker is left: the defender holds",
-                "B": "undisrupted defenders remain: the defender holds and the attackers go back",
-                "C": "only disrupted defenders remain: they retreat, the attacker takes the hex",
-                "D": "no defender is left: the attacker takes the hex"}
-
     def end(self, s: GameState, p: dict) -> None:
         h = self.e.hex(p["hex"])
         outcome = p["outcome"]
@@ -455,7 +463,7 @@ class FirepowerBattles:
         if outcome in ("C", "D") and attackers:
             self.e.pass_through(s, p["attacker"], [h])
         s.pending.pop(0)
-        s.log.append({"turn": s.turn, "battle": p["hex"], "outcome": outcome, "why": self.OUTCOMES[outcome],
+        s.log.append({"turn": s.turn, "battle": p["hex"], "outcome": outcome, "why": OUTCOMES[outcome],
                       "winner": p["attacker"] if outcome in ("C", "D") else p["defender"]})
         if self.e.on_battle is not None:
             self.e.on_battle(s, outcome, p["attacker"], p["defender"])

@@ -114,6 +114,8 @@ class Engine:
                 return f"{uid} cannot use {m.title}: it attacked"
             if f"{uid}@{m.id}" in moved:
                 return f"{uid} has already used {m.title}"
+            if state.step.get("last-moved") != uid:  # Barbarossa 6.1: one unit's move ends before the next starts
+                return f"{uid} cannot use {m.title}: its move ended when {state.step.get('last-moved')} moved"
         elif uid in moved:
             return f"{uid} has already moved in this {'activation' if state.activated else 'phase'}"
         if m is not None:
@@ -317,6 +319,7 @@ class Engine:
         attack = any(x.side != u.side for x in s.units_at(dest))
         s.place(a.unit, dest)
         s.moved.update((a.unit, f"{a.unit}@{a.mode or 'normal'}"))
+        s.step = dict(s.step, **{"last-moved": a.unit})  # a move that continues this one must come next
         if attack:  # an attack by moving in (Barbarossa 6.3): fought in the combat phase
             s.attack_from[a.unit] = path[-2]
             s.moved.add(f"{a.unit}@attack")

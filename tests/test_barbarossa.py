@@ -124,6 +124,18 @@ def test_normal_move_is_one_hex_and_forced_march_one_more(game):
         r.apply(s, "move 2PzG 0404 forced-march")
 
 
+def test_a_forced_march_continues_the_move_at_once(game):
+    """6.1: one unit's move ends before the next unit's starts, so a forced
+    march comes right after that unit's normal move."""
+    r = Runner(game)
+    s = at(r, bare(r, **{"2PzG": "0105", "3PzG": "0105"}), "axis-movement")
+    s = play_out(r, s, "move 2PzG 0205", "move 3PzG 0206")
+    assert not any(m.startswith("move 2PzG") for m in acts(r, s))
+    with pytest.raises(IllegalActionError, match="its move ended when 3PzG moved"):
+        r.apply(s, "move 2PzG 0305 forced-march")
+    assert "move 3PzG 0306 forced-march" in acts(r, s)
+
+
 def test_army_groups_and_fronts_never_forced_march(game):
     r = Runner(game)
     s = at(r, bare(r, AGN="0105"), "axis-movement")
@@ -173,12 +185,12 @@ def test_only_german_infantry_armies_cross_swamp_hexsides(game):
 def test_infantry_may_not_attack_by_forced_march_but_armour_may(game):
     r = Runner(game)
     s = at(r, bare(r, **{"11A": "0107", "1PzG": "0107", "SF": "0307"}), "axis-movement")
-    s = play_out(r, s, "move 11A 0207", "move 1PzG 0207")
-    moves = acts(r, s)
-    assert "move 1PzG 0307 forced-march" in moves
-    assert "move 11A 0307 forced-march" not in moves
+    s = play_out(r, s, "move 11A 0207")
+    assert "move 11A 0307 forced-march" not in acts(r, s)
     with pytest.raises(IllegalActionError, match="11A cannot attack 0307 by Forced march"):
         r.apply(s, "move 11A 0307 forced-march")
+    s = play_out(r, s, "move 1PzG 0207")
+    assert "move 1PzG 0307 forced-march" in acts(r, s)
 
 
 def test_a_unit_that_attacked_may_not_forced_march(game):
@@ -254,9 +266,10 @@ def test_oil_losses_stop_the_armour_forced_march(game):
     s = bare(r, **{"1PzG": "0105", "11A": "0105", "1T": "0503"})
     hold(r, s, "soviet", "0108")          # Bucharest lost
     s = at(r, s, "axis-movement")
-    s = play_out(r, s, "move 1PzG 0205", "move 11A 0104")
+    s = play_out(r, s, "move 1PzG 0205")
     with pytest.raises(IllegalActionError, match="6.4: the Axis has lost Bucharest"):
         r.apply(s, "move 1PzG 0305 forced-march")
+    s = play_out(r, s, "move 11A 0104")
     assert "move 11A 0204 forced-march" in acts(r, s)
     s = at(r, s, "blitz-movement")
     assert not any(m.startswith("move 1PzG") for m in acts(r, s))

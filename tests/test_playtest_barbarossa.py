@@ -259,7 +259,7 @@ def run_to(w: PlayWindow, bot: RandomBot, done, limit: int = 400) -> None:
     while not done(t.latest):
         t.apply(bot.choose(w.runner, t.latest))
         assert t.latest.result is None and t.end < limit
-    w.refresh()
+    w.clear_selection_and_refresh()  # as after an action made in the window
 
 
 def test_rebuilding_and_strategic_movement(qtbot, doc):

@@ -831,6 +831,8 @@ class PlayWindow(QMainWindow):
             new = [T.describe(x, self.runner) for x in s.log[before:] if "roll" in x or "draw" in x]
             self.say(f"{action}" + (f" — {'; '.join(new)}" if new else ""))
         self.after_action()
+        if not bot and isinstance(action, Move) and action.unit in self.movable():
+            self.select_unit(action.unit)  # its move may go on at once (a forced march, Barbarossa 6.1)
         return True
 
     def after_action(self) -> None:

@@ -88,8 +88,8 @@ def test_a_scripted_axis_first_turn(qtbot, doc):
     s = w.state
     assert s.units["11A"].hex == H("0107") and {"11A", "11A@normal"} <= s.moved
     # ...and 11A is still listed and selectable: a forced march is left (6.2); the menu follows
-    assert "11A in 0107 — Forced march (6.2)" in listed(w)
-    w.click("0107", unit="11A")
+    # 6.1: its move may go on at once, so 11A stays selected, in the forced-march mode
+    assert "11A in 0107 — Forced march (6.2) ◀" in listed(w)
     assert w.sel_unit == "11A" and w.mode() == "forced-march"
     assert set(ov.reach) == move_range(g, board, s, "11A", "forced-march").destinations == {H("0108")}
     shot(qtbot, w, "barbarossa-1-forced-march.png")
@@ -102,8 +102,9 @@ def test_a_scripted_axis_first_turn(qtbot, doc):
     # armour forced-marches on after a normal move; a click on a hex only another mode reaches uses it
     w.click("0104", unit="1PzG")
     w.click("0105")
+    assert w.sel_unit == "1PzG"                                       # still selected (6.1)
     w.set_mode("")                                                    # the menu on normal moves...
-    w.click("0105", unit="1PzG")
+    w.select_unit("1PzG")
     assert w.mode() == "forced-march"                                 # ...follows the unit's only mode
     w.set_mode("")
     w.refresh()
@@ -128,8 +129,7 @@ def test_a_scripted_axis_first_turn(qtbot, doc):
     w.click("0105", unit="3PzG")
     w.click("0206")
     w.click("0104", unit="2PzG")
-    w.click("0105")
-    w.click("0105", unit="2PzG")
+    w.click("0105")                                                       # 2PzG stays selected (6.1)
     assert w.mode() == "forced-march" and H("0206") not in ov.reach_modes.keys() | ov.reach.keys()
     w.click("0206")
     assert w.decision.message.text() == why_not(g, board, w.state, "2PzG", H("0206"), "forced-march")

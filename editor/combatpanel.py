@@ -1,0 +1,170 @@
+"""The playtest's combat panel, as HTML: the odds of an attack on a CRT
+(every factor, shift and result chance) and the firepower of a battle
+(Barbarossa 7.0: each side's units, modifiers and options, then A-D)."""
+from __future__ import annotations
+
+from runtime.combat import OddsReport, fmt_num
+from runtime.definition import GameDefinition
+from runtime.firepower import OUTCOMES, BattleReport
+from runtime.runner import Runner
+from runtime.state import GameState
+
+from . import playtext as T
+
+
+def odds_html(game: GameDefinition, board, rep: OddsReport) -> str:
+    """The odds of an attack before the roll: every factor, every shift with
+    its reason, the final column, the chance of every result."""
+    tid = board.hex_id(rep.target)
+    out = [f"<h3 style='margin:0'>Attack on {tid}</h3>"]
+    def row(uid, v, why):
+        detail = why[len(uid):].strip() if why.startswith(uid) else why
+        if detail.endswith(f": {fmt_num(v)}"):
+            detail = detail[: -len(f": {fmt_num(v)}")]
+        if detail == fmt_num(v):
+            detail = ""
+        return f"<tr><td>{uid}</td><td style='color:#555'>{detail}</td><td align='right'><b>{fmt_num(v)}</b></td></tr>"
+    out.append("<b>Attack</b><table width='100%'>")
+    for uid, v, why in rep.attack_parts:
+        out.append(row(uid, v, why))
+    rounded = "" if rep.attack == rep.attack_exact else f" (exactly {fmt_num(rep.attack_exact)})"
+    out.append(f"<tr><td colspan='2'><i>total</i>{rounded}</td><td align='right'><b>{fmt_num(rep.attack)}</b></td>"
+               "</tr></table>")
+    out.append("<b>Defence</b><table width='100%'>")
+    for uid, v, why in rep.defence_parts:
+        out.append(row(uid, v, why))
+    rounded = "" if rep.defence == rep.defence_exact else f" (exactly {fmt_num(rep.defence_exact)})"
+    out.append(f"<tr><td colspan='2'><i>total</i>{rounded}</td><td align='right'><b>{fmt_num(rep.defence)}</b></td>"
+               "</tr></table>")
+    out.append("<b>Column shifts</b><br>")
+    if rep.shifts:
+        out.append("<br>".join(f"{'+' if n > 0 else ''}{n} ({'right' if n > 0 else 'left'}): {why}"
+                               for n, why in rep.shifts))
+    else:
+        out.append("none")
+    out.append("<br><b>Column</b><br>" + "<br>".join(rep.column.steps or [rep.column.reason]))
+    if rep.errors:
+        out.append("<p style='color:#b00000'><b>Not allowed:</b><br>" + "<br>".join(rep.errors) + "</p>")
+        return "".join(out)
+    out.append(f"<p><b>Final column: {rep.column.label}</b> on {rep.crt.title or rep.crt.id}"
+               f"{f' — die {rep.die.name}' if rep.die else ''}</p>")
+    codes = game.results.get(rep.crt.results, {})
+    out.append("<table border='1' cellspacing='0' cellpadding='2'><tr><th>result</th><th>chance</th><th></th></tr>")
+    for code, p in rep.probabilities.items():
+        rc = codes.get(code)
+        title = rc.title if rc and rc.title else ""
+        out.append(f"<tr><td><b>{code}</b></td><td align='right'>{float(p) * 100:.1f}%</td><td>{title}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _signed(v: int) -> str:
+    return f"{'+' if v >= 0 else ''}{v}"
+
+
+def _fire_table(heading: str, rows: list[tuple[str, str, str, str]], total: str) -> str:
+    """One side's firepower: rows of (unit, what, value, colour), then the total."""
+    out = [f"<b>{heading}</b><table width='100%' cellspacing='0'>"]
+    for unit, what, value, colour in rows:
+        cells = f"<td>{unit}</td><td style='color:{colour}'>{what}</td>" if unit else \
+            f"<td colspan='2' style='color:{colour}'>{what}</td>"
+        out.append(f"<tr>{cells}<td align='right'><b>{value}</b></td></tr>")
+    out.append(f"<tr><td colspan='2'><i>total</i></td><td align='right' style='font-size:13pt'><b>{total}</b></td>"
+               "</tr></table>")
+    return "".join(out)
+
+
+def _live_rows(rep: BattleReport, side: str, units: list[str]) -> list[tuple[str, str, str, str]]:
+    """What a side fires now: its units (disrupted ones do not fire), the
+    modifiers with their titles, the battle options used."""
+    f = rep.fire[side]
+    fired = dict(f.base)
+    rows = [(uid, "strength", str(fired[uid]), "#555") if uid in fired else
+            (uid, "disrupted: does not fire", "—", "#888") for uid in units]
+    rows += [("", title, _signed(v), "#555") for title, v in f.modifiers]
+    rows += [("", f"{title} (option)", _signed(v), "#0b3d91") for title, v in f.options]
+    return rows
+
+
+def _fired_rows(items: dict) -> list[tuple[str, str, str, str]]:
+    """What a side fired (runtime.firepower.Fire.items()): its units'
+    factors, then the modifiers and options with their titles."""
+    rows = [(unit, "strength", str(v), "#555") for unit, v in items.get("base", ())]
+    if not rows:
+        rows.append(("", "no unit fires", "", "#555"))
+    for title, v in list(items.get("modifiers", ())) + list(items.get("options", ())):
+        rows.append(("", title, f"{'+' if v >= 0 else ''}{v}", "#555"))
+    return rows
+
+
+def battle_html(runner: Runner, s: GameState, rep: BattleReport, p: dict | None) -> str:
+    """A firepower battle (Barbarossa 7.0), before it is fought (``p`` None)
+    or while it is (``p``: the pending battle): what is being decided, each
+    side's firepower item by item and its total (after the fire: what it
+    fired), the damage each unit taking fire can still take, the outcomes A-D."""
+    g, board = runner.game, runner.board
+
+    def side(sid: str) -> str:
+        return T.side_title(runner, sid)
+    mh = g.map.hexes.get(rep.hex)
+    name = f" ({mh.name})" if mh is not None and mh.name else ""
+    terrain = g.terrain.get(board.terrain(rep.hex))
+    crossed = [g.terrain[k].title if k in g.terrain else k for k in rep.across]
+    across = f"; every attacker crossed: {', '.join(crossed)}" if crossed else ""
+    out = [f"<h3 style='margin:0'>Battle in {board.hex_id(rep.hex)}{name}</h3>",
+           f"<p style='margin:2px 0'>{side(rep.attacker)} attacks, {side(rep.defender)} defends · "
+           f"{terrain.title if terrain else board.terrain(rep.hex)}{across}</p>"]
+    stage = p["stage"] if p is not None else ""
+    if p is None:
+        out.append("<p style='margin:2px 0'><i>Not fought yet.</i> <b>Fight</b> opens it: the attacker, then the "
+                   "defender, may add battle options; then each side's firepower hits the other side's units, "
+                   "and their owner takes it point by point.</p>")
+    elif stage == "options":
+        role = "attacker" if p["side"] == p["attacker"] else "defender"
+        out.append(f"<p style='margin:2px 0'><b>Now:</b> {side(p['side'])} ({role}) chooses battle options "
+                   "(Decision list); options used are in the totals.</p>")
+    elif stage == "absorb":
+        fire = p.get("fire", {})
+        out.append(f"<p style='margin:2px 0'><b>Fire:</b> {side(rep.attacker)} {fire.get(rep.attacker, 0)} on "
+                   f"{side(rep.defender)}'s units, {side(rep.defender)} {fire.get(rep.defender, 0)} on "
+                   f"{side(rep.attacker)}'s units.<br><b>Now:</b> {side(p['side'])} takes {p['points']} "
+                   f"point{'s' * (p['points'] != 1)} left: click a unit.</p>")
+    elif stage == "retreat" and p["retreats"]:
+        out.append(f"<p style='margin:2px 0'><b>Outcome {p.get('outcome')}.</b> <b>Now:</b> {p['retreats'][0]} "
+                   "retreats one hex (highlighted) or is eliminated.</p>")
+    fired = fired_lines(s, p) if p is not None and p.get("fire") else None
+    for sid, units, role in ((rep.attacker, rep.attackers, "attacker"), (rep.defender, rep.defenders, "defender")):
+        if fired is not None:  # after the fire: what each side fired, not what it could fire now
+            out.append(_fire_table(f"{side(sid)} fired ({role})", _fired_rows(fired[sid]), str(p["fire"][sid])))
+        else:
+            f = rep.fire[sid]
+            below = sum(v for _, v in f.base + f.modifiers + f.options) < 0
+            out.append(_fire_table(f"{side(sid)} firepower ({role})", _live_rows(rep, sid, units),
+                                   f"{f.total}{' (never below 0)' if below else ''}"))
+    if stage == "absorb":
+        out.append(f"<b>Damage to {side(p['side'])}'s units</b><br>" + "<br>".join(
+            f"{u.id}: {T.hit_note(runner, s, u.id)}" for u in s.units_at(rep.hex) if u.side == p["side"]))
+    outcome = p.get("outcome") if p is not None else None
+    out.append("<br><b>Outcome (disrupted attackers go back first)</b><table cellspacing='0' cellpadding='1'>")
+    for code, why in OUTCOMES.items():
+        bg = " style='background:#ffe08a'" if code == outcome else ""
+        out.append(f"<tr{bg}><td><b>{code}</b>&nbsp;</td><td>{why}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def fired_lines(s: GameState, p: dict) -> dict[str, dict]:
+    """What each side fired in the battle ``p`` (after its fire), item by
+    item: runtime.firepower.Fire.items(), kept in the pending battle."""
+    return p.get("fired") or {p["attacker"]: {}, p["defender"]: {}}
+
+
+def last_battle_html(runner: Runner, s: GameState) -> str:
+    """The latest battle of the log, in words (the panel between battles)."""
+    lines = []
+    for e in reversed(s.log):
+        if "battle" in e:
+            lines.append(T.describe(e, runner))
+            if "fire" in e:
+                break
+    return "<p><b>Last battle:</b><br>" + "<br>".join(reversed(lines)) + "</p>" if lines else ""

@@ -42,8 +42,11 @@ class GameState:
     cup: list[str] = field(default_factory=list)  # chits in the cup
     hands: dict[str, list[str]] = field(default_factory=dict)  # chits held (Guderian)
     activated: set[str] = field(default_factory=set)  # units activated now
-    moved: set[str] = field(default_factory=set)  # units that moved this activation
-    attacked: set[str] = field(default_factory=set)  # units that attacked this segment
+    # units that moved this activation or phase, and "UNIT@MODE" for each way it moved ("normal" for a
+    # plain move), "UNIT@attack" after a move into an enemy hex (runtime.engine.mode_bars reads them)
+    moved: set[str] = field(default_factory=set)
+    # units that attacked this segment, and "spent:RESOURCE:UNIT" for a battle option a unit provided
+    attacked: set[str] = field(default_factory=set)
     attacked_hexes: set[Hex] = field(default_factory=set)  # hexes attacked this segment
     pending: list[dict] = field(default_factory=list)  # decisions owed (losses, retreats, advances)
     seed: int = 0

@@ -150,6 +150,8 @@ def decision_kind(s: GameState) -> str:
 def phase_title(runner: Runner, s: GameState) -> str:
     if s.result is not None:
         return "game over"
+    if s.step.get("decision") == "deploy":
+        return f"set-up by the players ({runner.scenario.title})"
     if 0 <= s.pc < len(runner.program):
         ph = runner.program[s.pc].phase
         return ph.title or ph.id

@@ -144,7 +144,7 @@ class _Compiler:
     # statements whose `= value` / `when condition` the compiler reads
     TAKES_VALUE = {"modifier", "award"}
     TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment", "skip",
-                       "battle-option", "forbid", "marker"}
+                       "battle-option", "forbid", "marker", "outcome"}
 
     def check_expression_places(self) -> None:
         stack = list(self.sts)
@@ -197,6 +197,7 @@ class _Compiler:
         stacking = self.stacking()
         mechanisms = self.mechanisms(classes)
         battle_options = {st.name: self.battle_option(st, classes) for st in self.all("battle-option")}
+        outcomes = self.battle_outcomes(mechanisms["combat"])
         rebuilds = {st.name: self.rebuild(st, classes) for st in self.all("rebuild")}
         control_hexes = self.control()
         if map_def is not None:
@@ -220,7 +221,8 @@ class _Compiler:
             events=fm(events), sequence=sequence, scenarios=fm(scenarios), variants=fm(variants),
             victory=fm(victory), modifiers=fm({k: tuple(v) for k, v in modifiers.items()}),
             stacking=fm(stacking), map=map_def, arrivals=fm(arrivals), withdrawals=fm(withdrawals), **mechanisms,
-            battle_options=fm(battle_options), rebuilds=fm(rebuilds), control_hexes=control_hexes,
+            battle_options=fm(battle_options), battle_outcomes=outcomes, rebuilds=fm(rebuilds),
+            control_hexes=control_hexes,
             unit_selectors=fm({cid: classes[c.unit_class].flags | {c.unit_class, c.nationality, c.side, "all", "other"}
                                for cid, c in counters.items() if c.unit_class in classes}),
             active_variants=self.variants,
@@ -1383,7 +1385,10 @@ class _Compiler:
                 ctx.error("value", "attacks by moving in are fought by the firepower procedure", st.span,
                           "write: procedure firepower")
             factor = b.text("firepower", "strength")
-            out["combat"] = D.CombatRules(proc, crt, attack, tuple(limits), factor, where(st))
+            db = b.one("disrupted-attackers", (1, 1))
+            if db is not None and db.args and db.args[0].text != "back":
+                ctx.error("value", f"disrupted attackers go 'back', not '{db.args[0].text}'", db.args[0].span)
+            out["combat"] = D.CombatRules(proc, crt, attack, tuple(limits), factor, db is not None, where(st))
             b.finish()
         return out
 
@@ -1505,6 +1510,35 @@ class _Compiler:
                               frozenset(a.text for a in (nm.args if nm else ())),
                               (ctx.int_(w, "within", 0, 99) or 0) if w is not None else 0, (own, enemy), roll,
                               ctx.int_(pg, "per-game", 1, 99) if pg is not None else None, uses, where(st))
+
+    def battle_outcomes(self, combat: D.CombatRules) -> tuple[D.BattleOutcome, ...]:
+        """outcome ID "Title" [when COND] { holds attacker|defender; attackers back; defenders retreat }:
+        tried in order; the last one takes no condition, so that every battle has an outcome."""
+        ctx = self.ctx
+        out = []
+        sts = self.all("outcome")
+        for st in sts:
+            b = Body(ctx, st, f"outcome {st.name}")
+            holds = self.choice(b.arg("holds"), ("attacker", "defender"), "side holding the hex")
+            if holds is None and b.arg("holds") is None:
+                ctx.error("missing", f"outcome {st.name} needs 'holds attacker' or 'holds defender'", st.span)
+            back = b.one("attackers", (1, 1))
+            if back is not None and back.args and back.args[0].text != "back":
+                ctx.error("value", f"attackers go 'back', not '{back.args[0].text}'", back.args[0].span)
+            ret = b.one("defenders", (1, 1))
+            if ret is not None and ret.args and ret.args[0].text != "retreat":
+                ctx.error("value", f"defenders 'retreat', not '{ret.args[0].text}'", ret.args[0].span)
+            b.finish()
+            ctx.expr(st.condition)
+            out.append(D.BattleOutcome(st.name, title_of(st) or st.name, st.condition, holds or "defender",
+                                       back is not None, ret is not None, where(st)))
+        if combat.procedure == "firepower" and not sts:
+            ctx.error("missing", "firepower combat needs its outcomes: outcome statements tried in order", None,
+                      'write: outcome D "no defender is left" { holds attacker }')
+        elif sts and sts[-1].condition is not None:
+            ctx.error("missing", f"the last outcome ({sts[-1].name}) has a condition: a battle might have no "
+                      "outcome", sts[-1].span, "leave the last outcome without 'when'")
+        return tuple(out)
 
     def rebuild(self, st: Statement, classes) -> D.RebuildRule:
         """rebuild ID "Title" { side S; units SELECTOR...; from POOL...; at FEATURE...;

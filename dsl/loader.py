@@ -61,6 +61,7 @@ TOP_LEVEL: dict[str, str] = {
     "arrival": "named",
     "withdrawal": "named",
     "battle-option": "named",
+    "outcome": "named",
     "rebuild": "named",
     "control": "single",
     "modifier": "many",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from runtime.combat import OddsReport, fmt_num
 from runtime.definition import GameDefinition
-from runtime.firepower import OUTCOMES, BattleReport
+from runtime.firepower import BattleReport
 from runtime.runner import Runner
 from runtime.state import GameState
 
@@ -145,8 +145,9 @@ def battle_html(runner: Runner, s: GameState, rep: BattleReport, p: dict | None)
         out.append(f"<b>Damage to {side(p['side'])}'s units</b><br>" + "<br>".join(
             f"{u.id}: {T.hit_note(runner, s, u.id)}" for u in s.units_at(rep.hex) if u.side == p["side"]))
     outcome = p.get("outcome") if p is not None else None
-    out.append("<br><b>Outcome (disrupted attackers go back first)</b><table cellspacing='0' cellpadding='1'>")
-    for code, why in OUTCOMES.items():
+    first = " (disrupted attackers go back first)" if g.combat.disrupted_back else ""
+    out.append(f"<br><b>Outcome{first}</b><table cellspacing='0' cellpadding='1'>")
+    for code, why in ((o.id, o.title) for o in runner.game.battle_outcomes):
         bg = " style='background:#ffe08a'" if code == outcome else ""
         out.append(f"<tr{bg}><td><b>{code}</b>&nbsp;</td><td>{why}</td></tr>")
     out.append("</table>")

@@ -594,6 +594,7 @@ class CombatRules:
     attack: str = "adjacent"  # adjacent: declared against an adjacent hex | move-in: by moving into it
     limits: tuple[HexsideLimit, ...] = ()  # per-hexside attack limits (move-in)
     factor: str = "strength"  # firepower: the factor each undisrupted unit fires with
+    disrupted_back: bool = False  # firepower: disrupted attackers go back before the outcome (Barbarossa 7.2)
     where: str = ""
 
     def limit_for(self, side: str) -> HexsideLimit | None:
@@ -621,6 +622,22 @@ class BattleOption:
     roll: str = ""
     per_game: int | None = None
     uses: str = ""  # what a provider spends, once per combat phase (air options share "air"); "" = the option id
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BattleOutcome:
+    """A row of a firepower battle's outcome table (Barbarossa 7.2 A-D),
+    tried in order after the fire: the first whose condition holds applies.
+    The condition reads ``attackers``, ``defenders``, ``undisrupted-attackers``
+    and ``undisrupted-defenders`` (units in the battle hex)."""
+
+    id: str
+    title: str
+    condition: Expr | None
+    holds: str  # attacker | defender: whose the hex is afterwards
+    attackers_back: bool = False  # the attackers go back to the hexes they attacked from
+    defenders_retreat: bool = False  # the defenders left in the hex retreat (by the retreat rules) or die
     where: str = ""
 
 
@@ -753,6 +770,7 @@ class GameDefinition:
     withdrawals: Mapping[str, Withdrawal]
     map: MapDef | None
     battle_options: Mapping[str, BattleOption] = field(default_factory=lambda: frozen_map({}))
+    battle_outcomes: tuple[BattleOutcome, ...] = ()
     rebuilds: Mapping[str, RebuildRule] = field(default_factory=lambda: frozen_map({}))
     control_hexes: str = "features"  # which hexes change hands: "features" (with a feature or VP) or "all"
     unit_selectors: Mapping[str, frozenset[str]] = field(default_factory=lambda: frozen_map({}))  # see selectors_of

@@ -38,8 +38,8 @@ class Engine:
                                       if game.control_hexes == "all" or mh.features or mh.vp)
         # names and functions for the game's expressions (the runner supplies the full set)
         self.env: Callable[[GameState], tuple[dict, dict]] = self._plain_env
-        # called after each firepower battle with (state, outcome, attacker, defender): 11.1's failed attacks
-        self.on_battle: Callable[[GameState, str, str, str], None] | None = None
+        # called after each firepower battle with (state, outcome, attacker, defender, winner): 11.1's failed attacks
+        self.on_battle: Callable[[GameState, str, str, str, str], None] | None = None
 
     def _plain_env(self, s: GameState) -> tuple[dict, dict]:
         g = self.game

@@ -20,15 +20,12 @@ has absorbed its ``disrupt-at`` points (the game's ``modifier disrupt-at``
 statements: 1, a German 2-strength unit 2), and a disrupted unit is
 eliminated once it absorbs its ``eliminate-at`` points.
 
-Then (7.2) disrupted attackers go back to the hex they attacked from, and:
-
-A  no attacker left: the defender holds (also when no defender is left either);
-B  attackers and undisrupted defenders: the defender holds, the attackers go back;
-C  attackers, only disrupted defenders: the attacker wins; the defenders
-   retreat one hex into a hex their side controls or are eliminated;
-D  attackers and no defender: the attacker wins.
-
-The attacker takes control of the hex in C and D.  The functions compute the
+Then the game's outcome table applies (``outcome`` statements; Barbarossa
+7.2): with ``combat { disrupted-attackers back }`` disrupted attackers first go
+back to the hex they attacked from; the first outcome whose condition holds
+says who holds the hex (the attacker takes control of it), whether the
+attackers go back and whether the defenders left there retreat, one hex by
+``retreat { into own-control }``, or are eliminated.  The functions compute the
 firepower; ``FirepowerBattles`` runs a battle's decisions for the engine.
 """
 from __future__ import annotations
@@ -43,13 +40,6 @@ from .hexes import Hex
 from .movement import class_costs
 from .state import GameState, eliminate
 from .tables import number, roll_table
-
-
-# The outcomes of 7.2, in the order they are tried.
-OUTCOMES = {"A": "no attacker is left: the defender holds",
-            "B": "undisrupted defenders remain: the defender holds and the attackers go back",
-            "C": "only disrupted defenders remain: they retreat, the attacker takes the hex",
-            "D": "no defender is left: the attacker takes the hex"}
 
 
 @dataclass
@@ -433,37 +423,43 @@ class FirepowerBattles:
             s.log.append({"turn": s.turn, "back": uid, "to": self.board.hex_id(origin)})
 
     def outcome(self, s: GameState, p: dict) -> None:
+        """The game's outcome table (7.2): disrupted attackers go back first
+        where the game says so, then the first outcome whose condition holds
+        applies."""
+        g = self.game
         h = self.e.hex(p["hex"])
-        for u in [u for u in s.units_at(h) if u.side == p["attacker"] and "disrupted" in u.markers]:
-            self.back(s, u.id)
-        attackers = [u.id for u in s.units_at(h) if u.side == p["attacker"]]
-        defenders = [u for u in s.units_at(h) if u.side != p["attacker"]]
-        fresh = [u for u in defenders if "disrupted" not in u.markers]
-        if not attackers:
-            outcome = "A"
-        elif fresh:
-            outcome = "B"
-            for uid in attackers:
-                self.back(s, uid)
-        elif defenders:
-            outcome = "C"
-            p["retreats"] = sorted(u.id for u in defenders)
-        else:
-            outcome = "D"
-        p["outcome"] = outcome
+        if g.combat.disrupted_back:
+            for u in [u for u in s.units_at(h) if u.side == p["attacker"] and "disrupted" in u.markers]:
+                self.back(s, u.id)
+        here = s.units_at(h)
+        attackers = [u for u in here if u.side == p["attacker"]]
+        defenders = [u for u in here if u.side != p["attacker"]]
+        names, fns = self.e.env(s)
+        names = dict(names, attacker=p["attacker"], defender=p["defender"], attackers=len(attackers),
+                     defenders=len(defenders),
+                     **{"undisrupted-attackers": sum(1 for u in attackers if "disrupted" not in u.markers),
+                        "undisrupted-defenders": sum(1 for u in defenders if "disrupted" not in u.markers)})
+        chosen = next(o for o in g.battle_outcomes if o.condition is None or
+                      E.evaluate(o.condition, names, fns) is True)  # the last one has no condition
+        if chosen.attackers_back:
+            for u in attackers:
+                self.back(s, u.id)
+        p["retreats"] = sorted(u.id for u in defenders) if chosen.defenders_retreat else []
+        p["outcome"] = chosen.id
         p["stage"] = "retreat"
         p["side"] = p["defender"]
 
     def end(self, s: GameState, p: dict) -> None:
         h = self.e.hex(p["hex"])
-        outcome = p["outcome"]
+        chosen = next(o for o in self.game.battle_outcomes if o.id == p["outcome"])
         attackers = [u.id for u in s.units_at(h) if u.side == p["attacker"]]
         for uid in attackers:
             s.attack_from.pop(uid, None)
-        if outcome in ("C", "D") and attackers:
+        if chosen.holds == "attacker" and attackers:
             self.e.pass_through(s, p["attacker"], [h])
         s.pending.pop(0)
-        s.log.append({"turn": s.turn, "battle": p["hex"], "outcome": outcome, "why": OUTCOMES[outcome],
-                      "winner": p["attacker"] if outcome in ("C", "D") else p["defender"]})
+        winner = p["attacker"] if chosen.holds == "attacker" else p["defender"]
+        s.log.append({"turn": s.turn, "battle": p["hex"], "outcome": chosen.id, "why": chosen.title,
+                      "winner": winner})
         if self.e.on_battle is not None:
-            self.e.on_battle(s, outcome, p["attacker"], p["defender"])
+            self.e.on_battle(s, chosen.id, p["attacker"], p["defender"], winner)

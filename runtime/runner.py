@@ -1041,11 +1041,11 @@ class Runner:
         self.checkpoint(s, ph.id)
         s.pc += 1
 
-    def _after_battle(self, s: GameState, outcome: str, attacker: str, defender: str) -> None:
-        """After a firepower battle: an attack that did not take the hex (A, B)
-        is a failed attack (the ``failed-attack`` checkpoint, 11.1)."""
-        if outcome in ("A", "B"):
-            self.checkpoint(s, "failed-attack", attacker=attacker, defender=defender)
+    def _after_battle(self, s: GameState, outcome: str, attacker: str, defender: str, winner: str) -> None:
+        """After a firepower battle: an attack whose outcome leaves the hex to
+        the defender is a failed attack (the ``failed-attack`` checkpoint, 11.1)."""
+        if winner == defender:
+            self.checkpoint(s, "failed-attack", attacker=attacker, defender=defender, outcome=outcome)
 
     # ---------------------------------------------------------- decide
     def _proc_decide(self, s: GameState, ph: Phase) -> None:

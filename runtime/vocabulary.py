@@ -28,6 +28,10 @@ EXPR_NAMES: dict[str, str] = {
     "infantry": "how many infantry units are concerned",
     "city-vp": "the VP of the city hex concerned",
     "first-roll": "true on the first combat of a scenario",
+    "attackers": "attacking units in the battle hex (a battle outcome)",
+    "defenders": "defending units in the battle hex (a battle outcome)",
+    "undisrupted-attackers": "undisrupted attacking units in the battle hex (a battle outcome)",
+    "undisrupted-defenders": "undisrupted defending units in the battle hex (a battle outcome)",
 }
 
 # Functions an expression can call, with their arity (None: any).

@@ -895,6 +895,12 @@ def mutated(tmp_path, old: str, new: str):
      "'air-strik' is not a unit class, class flag, nationality or side"),
     ("  units front\n", "  units frnot\n", "'frnot' is not a unit class"),
     ("      at axis-north ", "      at axis-nort ", "unknown area 'axis-nort'"),
+    ('(7.2 D)" { holds attacker }', '(7.2 D)" when defenders == 0 { holds attacker }',
+     "the last outcome (D) has a condition: a battle might have no outcome"),
+    ('when attackers == 0 { holds defender }', 'when attackers == 0 { holds nobody }',
+     "'nobody' is not a side holding the hex"),
+    ("  defenders retreat\n", "  defenders flee\n", "defenders 'retreat', not 'flee'"),
+    ("when undisrupted-defenders > 0 {", "when undisrupted-defender > 0 {", "unknown name 'undisrupted-defender'"),
 ])
 def test_mistakes_get_one_clear_diagnostic(tmp_path, old, new, message):
     from dsl.diagnostics import DslError

@@ -21,7 +21,6 @@ from editor.document import GameDocument  # noqa: E402
 from editor.play import PlayWindow, open_playtest  # noqa: E402
 from runtime.actions import Hit, Move, Retreat, Use  # noqa: E402
 from runtime.bots import RandomBot  # noqa: E402
-from runtime.firepower import OUTCOMES  # noqa: E402
 from runtime.movement import move_range, why_not  # noqa: E402
 from runtime.replay import Timeline, digest  # noqa: E402
 
@@ -239,7 +238,7 @@ def test_the_battle_panel_shows_every_firepower_item(qtbot, doc):
             for title, v in f.modifiers + f.options:
                 assert title in text and f"{'+' if v >= 0 else ''}{v}" in text
             assert f"{T.side_title(w.runner, side)} firepower" in text
-        for why in OUTCOMES.values():
+        for why in (o.title for o in w.game.battle_outcomes):
             assert why in text
         units = panel_units(w)
         assert [u.split(" · ")[0] for u in units] == rep.attackers + rep.defenders

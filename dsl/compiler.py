@@ -1598,6 +1598,10 @@ class _Compiler:
             for n, a in ((first, t.args[0]), (last, t.args[1])):
                 if numbers and n not in numbers:
                     ctx.error("range", f"turn {n} is not on the turn track", a.span)
+            gaps = [n for n in range(first, last + 1) if numbers and n not in numbers]
+            if gaps and first in numbers and last in numbers:
+                ctx.error("range", f"the scenario runs turns {first} to {last}, but turn {gaps[0]} is not on the "
+                          "turn track", t.span, "every turn the scenario plays needs a row in the turn track")
         vs = tuple(a.text for s in b.all("variants") for a in s.args if ctx.ref("variant", a))
         vic = b.arg("victory")
         victory = ctx.ref("victory", vic) or "" if vic else ""

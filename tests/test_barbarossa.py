@@ -900,6 +900,7 @@ def mutated(tmp_path, old: str, new: str):
     ('when attackers == 0 { holds defender }', 'when attackers == 0 { holds nobody }',
      "'nobody' is not a side holding the hex"),
     ("  defenders retreat\n", "  defenders flee\n", "defenders 'retreat', not 'flee'"),
+    ("    3     1941-10  mud      siberian-option\n", "", "the scenario runs turns 1 to 4, but turn 3 is not on the turn track"),
     ("when undisrupted-defenders > 0 {", "when undisrupted-defender > 0 {", "unknown name 'undisrupted-defender'"),
 ])
 def test_mistakes_get_one_clear_diagnostic(tmp_path, old, new, message):

@@ -87,3 +87,28 @@ def test_cli_check_of_a_missing_or_binary_path(tmp_path):
     r = subprocess.run([sys.executable, "-m", "dsl.cli", "check", str(folder)], capture_output=True,
                        text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 1 and "Traceback" not in r.stderr and "error:" in r.stderr
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(MUTATIONS, st.integers(0, 10**6), st.integers(0, 10**6),
+       st.sampled_from(["-", "x", "0", "1", "9", "when", "turn", "axis", "soviet", "\n"]), st.integers(0, 99))
+def test_mutated_games_that_compile_play_or_stop_with_a_message(tmp_path_factory, kind, a, b, ins, seed):
+    """A game that compiles runs: bots play it to the end, or the runner
+    stops with a message (a refusal, a type error in an expression with its
+    file:line); never another exception.  Barbarossa: it plays in a blink."""
+    from runtime.bots import RandomBot, play
+    from runtime.expr import ExprError
+    from runtime.runner import Runner
+    lib = copy_games(tmp_path_factory.mktemp("lib"))
+    target = lib / "barbarossa-postcard" / "game.hxr"
+    target.write_text(mutate(target.read_text(encoding="utf-8"), kind, a, b, ins), encoding="utf-8")
+    game, diags, _ = check_game(lib / "barbarossa-postcard")
+    if game is None:
+        return
+    try:
+        r = Runner(game)
+        play(r, r.new_game(seed), {side: RandomBot(seed) for side in game.sides}, max_actions=3000)
+    except (NotImplementedError, ValueError) as e:   # refused before play, with a message
+        assert str(e)
+    except ExprError as e:
+        assert ".hxr:" in str(e)

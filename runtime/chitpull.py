@@ -1,0 +1,396 @@
+"""Chit-pull procedures of the runner (Smolensk 6.0-8.0, A Victory
+Denied): choosing chits for the cup, drawing them, interrupt chits, HQ and
+RESERVE activation, and what a chit triggers (arrivals, withdrawals, the
+supply chit's transfer box, HQ transfers, lines of communication at
+activation).  A mixin of ``runtime.runner.Runner``."""
+from __future__ import annotations
+
+from .actions import Done
+from .decisions import Activate, Choose, Pick, Play, Transfer
+from .definition import Chit, Phase
+from .hexes import Hex
+from .state import GameState
+from .supply import supply_map, trace_line
+from .tables import roll_table
+
+
+class ChitPull:
+    def _proc_choose_chits(self, s: GameState, ph: Phase) -> None:
+        st = s.step
+        if "sides" not in st:
+            st.clear()
+            st["sides"] = [side for side in self.game.sides]
+            s.cup = []
+            for side in self.game.sides:
+                s.hands[side] = []
+        while st["sides"]:
+            side = st["sides"][0]
+            new = (self.game.turn_track.turn(s.turn).values.get(f"{side}.new-chits") or 0) \
+                if self.game.turn_track.turns else 0
+            if new and f"picked:{side}@{s.turn}" not in s.done and self._pickable(s, side):
+                st.update(decision="pick", side=side, picks=new)
+                return
+            avail = self._available_chits(s, side)
+            count = self.game.turn_track.turn(s.turn).values.get(f"{side}.chits") \
+                if self.game.turn_track.turns else "all"
+            if count is None or count == "all" or count >= len(avail):
+                for cid in avail:
+                    self._put_chit(s, cid)
+                s.log.append({"turn": s.turn, "side": side, "chits": sorted(avail)})
+                st["sides"].pop(0)
+                continue
+            st.update(decision="choose", side=side, left=avail, count=count, chosen=[])
+            return
+        for cid, chit in self.game.chits.items():  # SUPPLY always goes in (6.2(3))
+            if chit.always and chit.available <= s.turn:
+                s.cup.extend([cid] * chit.count)
+        s.step = {}
+        s.pc += 1
+
+    def _available_chits(self, s: GameState, side: str) -> list[str]:
+        out = []
+        for cid, c in self.game.chits.items():
+            if c.side == side and c.available <= s.turn and not c.always and \
+                    (not c.pick or f"picked:{cid}" in s.done):
+                out.extend([cid] * c.count)
+        return out
+
+    def _pickable(self, s: GameState, side: str) -> list[str]:
+        return sorted(cid for cid, c in self.game.chits.items()
+                      if c.side == side and c.pick and c.available <= s.turn and f"picked:{cid}" not in s.done)
+
+    def _answer_pick(self, s: GameState, a) -> None:
+        st = s.step
+        if isinstance(a, Pick):
+            s.done.add(f"picked:{a.chit}")
+            st["picks"] -= 1
+        if isinstance(a, Done) or st["picks"] <= 0 or not self._pickable(s, st["side"]):
+            s.done.add(f"picked:{st['side']}@{s.turn}")
+            for k in ("decision", "side", "picks"):
+                st.pop(k, None)
+
+    def _put_chit(self, s: GameState, cid: str) -> None:
+        chit = self.game.chits[cid]
+        if chit.kind == "interrupt":
+            s.hands.setdefault(chit.side, []).append(cid)
+        else:
+            s.cup.append(cid)
+
+    def _answer_choose(self, s: GameState, a) -> None:
+        st = s.step
+        if isinstance(a, Choose):
+            st["left"] = list(st["left"])
+            st["left"].remove(a.chit)
+            st["chosen"] = st["chosen"] + [a.chit]
+            self._put_chit(s, a.chit)
+        if isinstance(a, Done) or len(st["chosen"]) >= st["count"] or not st["left"]:
+            st["sides"] = st["sides"][1:]
+            for k in ("decision", "side", "left", "count", "chosen"):
+                st.pop(k, None)
+
+    def _held_interrupts(self, s: GameState) -> list[tuple[str, str]]:
+        return [(side, c) for side, hand in sorted(s.hands.items()) for c in hand
+                if self.game.chits[c].kind == "interrupt"]
+
+    def _proc_draw_chit(self, s: GameState, ph: Phase) -> None:
+        st = s.step
+        if st.get("skip-draw"):  # a chit played at the end of the turn (7.3(3)) stands in for a draw
+            s.step = {"chit": st["chit"]}
+            s.pc += 1
+            return
+        r = s.rng()
+        i = r.randrange(len(s.cup))
+        s.rng_state = r.getstate()
+        cid = s.cup.pop(i)
+        s.log.append({"turn": s.turn, "draw": cid, "left": len(s.cup)})
+        s.step = {"chit": cid, "drawn": True}
+        holders = self._held_interrupts(s)  # 7.3(1): a held chit may answer any draw
+        if holders:
+            s.step.update(decision="interrupt", side=holders[0][0], playable=[c for _, c in holders])
+            return
+        s.step = {"chit": cid}
+        s.pc += 1
+
+    def _answer_interrupt(self, s: GameState, a) -> None:
+        st = s.step
+        at_end = st.get("at-end")
+        if isinstance(a, Play):
+            s.hands[st["side"]].remove(a.chit)
+            if not at_end:  # 7.3(1): the drawn chit goes back into the cup
+                s.cup.append(st["chit"])
+                s.log.append({"turn": s.turn, "interrupt": a.chit, "returned": st["chit"]})
+            else:
+                s.log.append({"turn": s.turn, "interrupt": a.chit})
+            s.step = {"chit": a.chit}
+            if at_end:
+                # run the chit's activation, move and combat, then come back to the loop's end
+                loop_start = next(i for i in range(s.pc, -1, -1) if self.program[i].kind == "loop")
+                s.pc = loop_start + 1
+                s.step = {"chit": a.chit, "skip-draw": True}
+            else:
+                s.pc += 1
+            return
+        if at_end:  # declined at the end of the turn: the chit is not used
+            s.hands[st["side"]] = []
+            s.step = {"end-offered": True}
+        else:
+            s.step = {"chit": st["chit"]}
+            s.pc += 1
+
+    def _proc_activate(self, s: GameState, ph: Phase) -> None:
+        g = self.game
+        cid = s.step.get("chit")
+        if cid and self._start_trigger(s, cid):
+            return  # an arrival or withdrawal the chit triggers comes first
+        s.activated = set()
+        s.moved, s.attacked, s.attacked_hexes = set(), set(), set()
+        spec = ph.params.get("outside-command") or ()
+        for u in s.units.values():  # the marker lasts one activation
+            if spec and spec[0] in u.markers:
+                u.markers.discard(spec[0])
+        if ph.params.get("hq-class"):  # every HQ of these classes activates (15.1(1))
+            self._activate_all(s, ph)
+            s.pc += 1
+            return
+        if not cid:
+            s.pc += 1
+            return
+        chit: Chit = g.chits[cid]
+        s.active = chit.side if chit.side != "both" else ""
+        if chit.kind in ("hq", "interrupt"):
+            hq = s.units.get(chit.hq)
+            refused = self._loc_check(s, ph, chit.hq) if hq is not None and hq.hex is not None else ""
+            if hq is None or hq.hex is None:
+                s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": f"{chit.hq} is not on the map"})
+            elif refused:
+                s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": refused})
+            else:
+                s.activated = self.command(s, chit.hq)
+                s.log.append({"turn": s.turn, "activate": cid, "units": sorted(s.activated)})
+                if "hq-transfer" in ph.params and self._hq_transferable(s, chit.hq):
+                    s.step = {"chit": cid, "decision": "hq-transfer", "side": hq.side, "hq": chit.hq}
+                    return
+        elif chit.kind == "supply":
+            self.supply_phase(s)
+            if s.result is None and g.supply.transfer:
+                sides = list(g.supply.order) or list(g.sides)
+                s.step = {"chit": cid, "decision": "transfer", "side": sides[0], "sides": sides[1:]}
+                return
+        elif chit.kind == "reinforcements":
+            self._start_placement(s, chit.side)
+            if s.step.get("decision"):
+                s.step["chit"] = cid
+                return
+        elif chit.kind == "reserve":
+            table = g.die_tables.get((ph.params.get("die-table") or ("",))[0])
+            if table is not None:
+                total, row = roll_table(g, s, table, self.env(s), f"{cid} activation")
+                n = int(table.cells[row][0]) if table.cells[row][0].isdigit() else 0
+                cands = sorted(u.id for u in s.on_map(chit.side))
+                if n and cands:
+                    s.step = {"chit": cid, "decision": "activate", "side": chit.side, "candidates": cands, "n": n}
+                    return
+        s.step = {"chit": cid}
+        s.pc += 1
+
+    # ---------------------------------------------------------- triggers
+    def _start_trigger(self, s: GameState, cid: str) -> bool:
+        """Start the first withdrawal or arrival this chit triggers now."""
+        for w in self.game.withdrawals.values():
+            key = f"{w.id}@{s.turn}"
+            if w.on_chit == cid and w.first <= s.turn <= w.last and key not in s.done:
+                s.done.add(key)
+                s.step = {"chit": cid, "decision": "withdraw", "side": w.side, "withdrawal": w.id, "sum": 0}
+                if self._withdrawable(s):
+                    return True
+                s.step = {"chit": cid}
+        for a in self.game.arrivals.values():
+            key = f"{a.id}@{s.turn}"
+            if a.on_chit == cid and a.first <= s.turn <= a.last and key not in s.done:
+                s.done.add(key)
+                units = self._arriving(s, a)
+                n = len(units) if a.count == "all" else (int(a.count) if a.count.isdigit() else
+                                                         self.game.turn_track.turn(s.turn).values.get(a.count) or 0)
+                if units and n and self.arrival_hexes(s, a):
+                    s.step = {"chit": cid, "decision": "place", "side": a.side, "units": units, "n": n,
+                              "placed": 0, "arrival": a.id}
+                    return True
+                s.log.append({"turn": s.turn, "arrival": a.id, "placed": 0})
+        return False
+
+    def _arriving(self, s: GameState, a) -> list[str]:
+        out = []
+        for u in s.units.values():
+            if u.side != a.side or u.hex is not None:
+                continue
+            c = self.game.counters[u.id]
+            if a.formation and c.formation == a.formation and u.box not in ("eliminated", "removed", "withdrawn"):
+                out.append(u.id)
+            elif a.pools and u.box in {f"pool:{p}" for p in a.pools}:
+                out.append(u.id)
+        return sorted(out)
+
+    def arrival_hexes(self, s: GameState, a) -> list[Hex]:
+        lines = supply_map(self.game, self.board, s, a.side) if a.traced else None
+        out = []
+        for h in sorted(a.hexes, key=self.game.map.grid.to_colrow):
+            if s.side_at(h) not in (None, a.side) or (lines is not None and h not in lines):
+                continue
+            out.append(h)
+        return out
+
+    def _transferable(self, s: GameState, side: str) -> list[str]:
+        """Units of ``side`` that trace a line of communication (11.2)."""
+        lines = supply_map(self.game, self.board, s, side)
+        return sorted(u.id for u in s.on_map(side) if u.hex in lines and not self.engine.immobile(u.id))
+
+    def _answer_transfer(self, s: GameState, a) -> None:
+        st = s.step
+        if isinstance(a, Transfer):
+            s.place(a.unit, None, f"pool:{self.game.supply.transfer}")
+            s.done.add(f"transferred:{a.unit}@{s.turn}")  # back as a reinforcement from next turn (11.2)
+            return
+        if st["sides"]:
+            st["side"], st["sides"] = st["sides"][0], st["sides"][1:]
+            return
+        s.step = {"chit": st["chit"]}
+        s.pc += 1
+
+    def _hq_transferable(self, s: GameState, hq_id: str) -> list[str]:
+        """16.4: other friendly HQs inside the activated HQ's command range that
+        trace a line of communication."""
+        g = self.game
+        hq = s.units[hq_id]
+        c = g.counters[hq_id]
+        rng = c.steps[min(hq.step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
+        lines = supply_map(g, self.board, s, hq.side)
+        return sorted(u.id for u in s.on_map(hq.side) if u.id != hq_id and u.hex in lines
+                      and "hq" in g.unit_classes[g.counters[u.id].unit_class].flags
+                      and hq.hex.distance(u.hex) <= rng)
+
+    def _answer_hq_transfer(self, s: GameState, a) -> None:
+        if isinstance(a, Transfer):  # to the next turn's box: back as a reinforcement (16.4(2))
+            s.place(a.unit, None, f"turn:{s.turn + 1}")
+            s.activated.discard(a.unit)
+            s.log.append({"turn": s.turn, "hq-transfer": a.unit, "to": f"turn:{s.turn + 1}"})
+            if self._hq_transferable(s, s.step["hq"]):
+                return
+        s.step = {"chit": s.step["chit"]}
+        s.pc += 1
+
+    def _withdrawable(self, s: GameState) -> list[str]:
+        w = self.game.withdrawals[s.step["withdrawal"]]
+        out = []
+        for u in s.on_map(w.side):
+            if self.game.matches(u.id, w.selectors):
+                out.append(u.id)
+        return sorted(out)
+
+    def _answer_withdraw(self, s: GameState, a) -> None:
+        w = self.game.withdrawals[s.step["withdrawal"]]
+        u = s.units[a.unit]
+        c = self.game.counters[a.unit]
+        s.step["sum"] += c.steps[min(u.step, len(c.steps) - 1)].get(w.factor, 0)
+        s.place(a.unit, None, "withdrawn")
+        if s.step["sum"] >= w.total or not self._withdrawable(s):
+            s.log.append({"turn": s.turn, "withdrawal": w.id, w.factor: s.step["sum"]})
+            s.step = {"chit": s.step["chit"]}
+
+    def _answer_activate(self, s: GameState, a) -> None:
+        if isinstance(a, Activate):
+            s.activated.add(a.unit)
+        if isinstance(a, Done) or len(s.activated) >= s.step["n"]:
+            s.log.append({"turn": s.turn, "activate": s.step["chit"], "units": sorted(s.activated)})
+            self._mark_outside_command(s, self.program[s.pc].phase)
+            s.step = {"chit": s.step["chit"]}
+            s.pc += 1
+
+    def _activate_all(self, s: GameState, ph: Phase) -> None:
+        classes = set(ph.params["hq-class"])
+        tag = (ph.params.get("same-tag") or ("",))[0]
+        for u in sorted(s.units.values(), key=lambda x: x.id):
+            if u.hex is None or self.game.counters[u.id].unit_class not in classes:
+                continue
+            s.active = u.side
+            units = self.command(s, u.id)
+            if tag:  # 15.1(2): only units whose start mark is the HQ's
+                mark = next((t for t in self.game.counters[u.id].tags if t.startswith(tag + ":")), None)
+                units = {x for x in units if x == u.id or mark in self.game.counters[x].tags}
+            s.activated |= units
+        s.log.append({"turn": s.turn, "activate": ph.id, "units": sorted(s.activated)})
+
+    def _loc_check(self, s: GameState, ph: Phase, hq_id: str) -> str:
+        """16.7: an HQ of the phase's ``loc-check`` classes traces its line of
+        communication when activated, over railways no other such HQ's line
+        used this turn.  Without a line it may not be activated again this
+        turn.  Returns why this activation is refused ("" if it is not)."""
+        classes = set(ph.params.get("loc-check") or ())
+        if not classes or self.game.counters[hq_id].unit_class not in classes:
+            return ""
+        turn = s.turn
+        if f"noloc:{hq_id}@{turn}" in s.done:
+            return f"{hq_id} had no line of communication at its last activation: not again this turn (16.7(1))"
+        g, board = self.game, self.board
+        taken = frozenset(board.parse(k.split(":")[2].split("@")[0]) for k in s.done
+                          if k.startswith("railused:") and k.endswith(f"@{turn}") and k.split(":")[1] != hq_id)
+        hq = s.units[hq_id]
+        line = trace_line(g, board, s, hq.side, hq.hex, rail_excluded=taken)
+        link = g.supply.rail_link.get(hq.side, "rail")
+        if line is None:
+            s.done.add(f"noloc:{hq_id}@{turn}")
+            s.log.append({"turn": turn, "loc": hq_id, "result": "no line: it may not be activated again this turn"})
+            return ""
+        for a, b in zip(line, line[1:]):  # 16.7(2): the railway it used is its own this turn
+            if link in board.edge(a, b).links:
+                for x in (a, b):
+                    s.done.add(f"railused:{hq_id}:{board.hex_id(x)}@{turn}")
+        return ""
+
+    def _mark_outside_command(self, s: GameState, ph: Phase) -> None:
+        """16.2(2): units a RESERVE chit activates outside every HQ's command
+        range get the phase's marker (which the game says halves MP, bars march)."""
+        spec = ph.params.get("outside-command") or ()
+        if not spec:
+            return
+        marker, sides = spec[0], set(spec[1:])
+        g = self.game
+        hqs = [u for u in s.units.values() if u.hex is not None and "hq" in
+               g.unit_classes[g.counters[u.id].unit_class].flags]
+        for uid in s.activated:
+            u = s.units[uid]
+            if sides and u.side not in sides:
+                continue
+            in_range = any(h.side == u.side and h.hex.distance(u.hex) <=
+                           g.counters[h.id].steps[min(h.step, len(g.counters[h.id].steps) - 1)].get(
+                               g.activation.range_factor, 0) for h in hqs)
+            if not in_range:
+                u.markers.add(marker)
+
+    def command(self, s: GameState, hq_id: str) -> set[str]:
+        """The units an HQ activates now: itself, and the friendly combat
+        units within its command range (8.2), of its nationality where the
+        game says so (8.3), HQs excepted (8.1(4))."""
+        g = self.game
+        rules = g.activation
+        hq = s.units[hq_id]
+        c = g.counters[hq_id]
+        rng = c.steps[min(hq.step, len(c.steps) - 1)].get(rules.range_factor, 0)
+        out = {hq_id}
+        for u in s.on_map(hq.side):
+            if u.id == hq_id or hq.hex.distance(u.hex) > rng:
+                continue
+            uc = g.counters[u.id]
+            flags = g.unit_classes[uc.unit_class].flags
+            if "hq" in flags and not rules.hq_activates_hq:
+                continue
+            if "immobile" in flags:
+                continue
+            if hq.side in rules.same_nationality and uc.nationality != c.nationality:
+                continue
+            out.add(u.id)
+        cap = rules.max_mechanized
+        mech = sorted((hq.hex.distance(s.units[x].hex), x) for x in out
+                      if "mechanized" in g.unit_classes[g.counters[x].unit_class].flags)
+        if cap is not None and len(mech) > cap:  # 16.6: the nearest ones
+            out -= {x for _, x in mech[cap:]}
+        return out

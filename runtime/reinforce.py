@@ -1,0 +1,216 @@
+"""Units coming onto the map, procedures of the runner: the set-up by the
+players (a scenario's ``deploy``), reinforcements (entry hexes by rail or by
+supply line, an area, units due early) and rebuilding (Barbarossa 10.0).
+A mixin of ``runtime.runner.Runner``."""
+from __future__ import annotations
+
+from .actions import Done
+from .decisions import Place, RunnerAction
+from .definition import Phase, Placement
+from .hexes import Hex
+from .movement import stack_count
+from .state import GameState
+from .supply import supply_map
+from .zoc import enemy_zoc
+
+
+class Reinforcements:
+    # ---------------------------------------------------------- set-up by the players
+    def _deploying(self, s: GameState, side: str) -> list[str]:
+        return sorted(u.id for u in s.units.values() if u.side == side and u.box.startswith("deploy:"))
+
+    def deploy_hexes(self, s: GameState, uid: str) -> list[Hex]:
+        """Where a unit set up in an area may go: a hex of the area free of
+        enemy units, within the stacking limit."""
+        g = self.game
+        area = s.units[uid].box.split(":", 1)[1]
+        side = s.units[uid].side
+        return [h for h in sorted(g.map.areas[area], key=g.map.grid.to_colrow)
+                if s.side_at(h) in (None, side) and self._fits(s, h)]
+
+    def _deploy_actions(self, s: GameState) -> list[RunnerAction]:
+        return [Place(uid, self.board.hex_id(h)) for uid in self._deploying(s, s.step["side"])
+                for h in self.deploy_hexes(s, uid)]
+
+    def _answer_deploy(self, s: GameState, a) -> None:
+        side = s.step["side"]
+        if isinstance(a, Place):
+            h = self.board.parse(a.at)
+            s.place(a.unit, h)
+            if h in self.engine.controllable:
+                s.control[h] = side
+            if self._deploying(s, side):
+                return
+        for uid in self._deploying(s, side):  # 'done': the rest where the scenario's default puts them
+            area = s.units[uid].box.split(":", 1)[1]
+            self._place_in_area(s, Placement(uid, "area", area))
+            s.log.append({"turn": s.turn, "deploy": uid, "at": self.board.hex_id(s.units[uid].hex)})
+        rest = [x for x in s.step["sides"] if self._deploying(s, x)]
+        s.step = {"decision": "deploy", "side": rest[0], "sides": rest[1:]} if rest else {}
+
+    def _place_in_area(self, s: GameState, p: Placement) -> None:
+        g = self.game
+        hexes = sorted(g.map.areas[p.where_to], key=g.map.grid.to_colrow)
+        limit = g.stacking.get("units", 99)
+        side = s.units[p.counter].side
+        best = None
+        for h in hexes:
+            if s.side_at(h) not in (None, side):
+                continue
+            n = stack_count(g, s, h)
+            if n + 1 > limit:
+                continue
+            if best is None or n < best[0]:
+                best = (n, h)
+        if best is None:
+            raise ValueError(f"no room in area {p.where_to} for {p.counter}")
+        s.place(p.counter, best[1])
+
+
+    def _proc_reinforce(self, s: GameState, ph: Phase) -> None:
+        area = (ph.params.get("at") or ("",))[0]
+        self._start_placement(s, ph.side or s.active, area, bool(ph.params.get("due")))
+        if not s.step.get("decision"):
+            s.pc += 1
+
+    def _start_placement(self, s: GameState, side: str, area: str = "", early: bool = False) -> None:
+        """Reinforcements of ``side`` waiting in the reinforcement pools: as
+        many as the turn track's SIDE.reinforcements column says, or all of
+        them without one.  ``area``: only there (12.3: Warsaw or Königsberg);
+        ``early``: the units due next turn come now (10.0: the Siberians)."""
+        track = self.game.turn_track
+        column = f"{side}.reinforcements"
+        pools = {f"pool:{p}" for p in self.game.reinforcements.pools}
+        if self.game.supply.transfer:
+            pools.add(f"pool:{self.game.supply.transfer}")
+        if early:
+            pools = {f"turn:{s.turn + 1}"}
+        units = sorted(u.id for u in s.units.values() if u.side == side and u.box in pools
+                       and f"transferred:{u.id}@{s.turn}" not in s.done)
+        if track.turns and column in track.columns:
+            n = track.turn(s.turn).values.get(column) or 0
+        else:
+            n = len(units)
+        if not n or not units or not self.entry_hexes(s, side, area):
+            s.log.append({"turn": s.turn, "reinforcements": side, "placed": 0})
+            return
+        s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0, area=area)
+
+    def _answer_place(self, s: GameState, a) -> None:
+        st = s.step
+        if isinstance(a, Place):
+            s.place(a.unit, self.board.parse(a.at))
+            st["units"] = [u for u in st["units"] if u != a.unit]
+            st["placed"] += 1
+        if isinstance(a, Done) or st["placed"] >= st["n"] or not st["units"]:
+            chit = st.get("chit")
+            if st.get("arrival"):  # back to the chit's own effect
+                s.log.append({"turn": s.turn, "arrival": st["arrival"], "placed": st["placed"]})
+                s.step = {"chit": chit}
+                return
+            s.log.append({"turn": s.turn, "reinforcements": st["side"], "placed": st["placed"]})
+            s.step = {"chit": chit} if chit else {}
+            s.pc += 1
+
+    def entry_hexes(self, s: GameState, side: str, area: str = "") -> list[Hex]:
+        """Hexes where ``side``'s reinforcements may enter now (12.1), in
+        ``area`` if one is given."""
+        key = ("entry", side, area, s.version)
+        if key in s.cache:
+            return s.cache[key]
+        rules = self.game.reinforcements
+        lines = supply_map(self.game, self.board, s, side)
+        if rules.enter == "rail":
+            hexes = self._rail_from_sources(s, side)
+        else:
+            hexes = set(lines)
+        if area:
+            hexes &= self.game.map.areas.get(area, frozenset())
+        ezoc = enemy_zoc(self.game, self.board, s, side) if "enemy-zoc" in rules.not_in else frozenset()
+        out = []
+        for h in sorted(hexes, key=self.game.map.grid.to_colrow):
+            if h in ezoc or s.side_at(h) not in (None, side):
+                continue
+            if "enemy-cities" in rules.not_in and h in self.engine.controllable and \
+                    s.control.get(h, side) != side:
+                continue
+            out.append(h)
+        s.cache[key] = out
+        return out
+
+    def _rail_from_sources(self, s: GameState, side: str) -> set[Hex]:
+        """Rail hexes traced along unbroken rail from an own source, through
+        no enemy unit and no enemy ZOC (friendly units do not help, 12.1(2))."""
+        ezoc = enemy_zoc(self.game, self.board, s, side)
+        start = [h for h in self.board.supply_sources(side) if s.side_at(h) in (None, side) and h not in ezoc]
+        seen = set(start)
+        todo = list(start)
+        while todo:
+            h = todo.pop()
+            for n, e in self.board.adj[h]:
+                if n in seen or "rail" not in e.links or s.side_at(n) not in (None, side) or n in ezoc:
+                    continue
+                seen.add(n)
+                todo.append(n)
+        return {h for h in seen if any("rail" in e.links for _, e in self.board.adj[h])}
+
+    def _fits(self, s: GameState, h: Hex) -> bool:
+        limit = self.game.stacking.get("units")
+        return limit is None or stack_count(self.game, s, h) + 1 <= limit
+
+
+    # ---------------------------------------------------------- rebuild
+    def _proc_rebuild(self, s: GameState, ph: Phase) -> None:
+        """Units come back from pools onto the game's rebuild hexes (10.0),
+        any number, at most ``per-hex`` on each hex in this phase."""
+        side = ph.side or s.active
+        s.step = {"decision": "rebuild", "side": side, "used": {}}
+        if not self._rebuild_actions(s):
+            s.log.append({"turn": s.turn, "rebuild": side, "placed": 0})
+            s.step = {}
+            s.pc += 1
+
+    def rebuild_hexes(self, s: GameState, rule) -> list[Hex]:
+        g = self.game
+        used = s.step.get("used", {})
+        out = []
+        for h, mh in g.map.hexes.items():
+            if not rule.at & ({mh.terrain} | set(mh.features)):
+                continue
+            if rule.controlled and s.control.get(h) != rule.side:
+                continue
+            if any(u.side != rule.side for u in s.units_at(h)):
+                continue
+            if used.get(self.board.hex_id(h), 0) >= rule.per_hex or not self._fits(s, h):
+                continue
+            out.append(h)
+        return sorted(out, key=g.map.grid.to_colrow)
+
+    def _rebuild_actions(self, s: GameState) -> list[RunnerAction]:
+        out: list[RunnerAction] = []
+        side = s.step["side"]
+        for rule in self.game.rebuilds.values():
+            if rule.side != side:
+                continue
+            pools = {f"pool:{p}" for p in rule.pools}
+            units = sorted(u.id for u in s.units.values() if u.side == side and u.box in pools
+                           and rule.units & self.game.selectors_of(u.id))
+            if not units:
+                continue
+            hexes = [self.board.hex_id(h) for h in self.rebuild_hexes(s, rule)]
+            out.extend(Place(uid, hid) for uid in units for hid in hexes)
+        return out
+
+    def _answer_rebuild(self, s: GameState, a) -> None:
+        if isinstance(a, Place):
+            rule = next(r for r in self.game.rebuilds.values() if r.side == s.step["side"]
+                        and r.units & self.game.selectors_of(a.unit))
+            s.place(a.unit, self.board.parse(a.at))
+            if rule.marker:
+                s.units[a.unit].markers.add(rule.marker)
+            s.step["used"] = dict(s.step["used"], **{a.at: s.step["used"].get(a.at, 0) + 1})
+            s.log.append({"turn": s.turn, "rebuilt": a.unit, "at": a.at, "rule": rule.id})
+            if self._rebuild_actions(s):
+                return
+        s.step = {}
+        s.pc += 1

@@ -1,0 +1,125 @@
+"""Victory, as the runner evaluates it: the names and functions the game's
+expressions read (``env``), the checkpoints where awards, ends and
+immediate wins are tried, and the end of the game.  A mixin of
+``runtime.runner.Runner``."""
+from __future__ import annotations
+
+from . import expr as E
+from .hexes import Hex
+from .state import GameState
+from .supply import supply_map
+
+
+class VictoryRules:
+    def env(self, s: GameState) -> tuple[dict, dict]:
+        g = self.game
+        names: dict[str, object] = {"turn": s.turn, "last-turn": self.scenario.last_turn, "phase": s.phase,
+                                    "active": s.active, "side": s.active}
+        for table in (g.sides, g.nationalities, g.unit_classes, g.terrain, g.weather, g.events, g.chits,
+                      g.counters, g.variants, g.pools, g.die_tables, g.scenarios, g.map.areas):
+            for k in table:
+                names.setdefault(k, k)
+        weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
+        names["weather"] = weather or ""
+        for st in self.program:  # the options of decide phases, read by chosen(...)
+            if st.kind == "proc" and st.phase.params.get("option"):
+                names.setdefault(st.phase.params["option"][0], st.phase.params["option"][0])
+
+        def hexes_of(where: object) -> list[Hex]:
+            w = str(where)
+            if w in g.map.areas:
+                return list(g.map.areas[w])
+            try:
+                return [g.map.grid.parse_id(w)]
+            except ValueError as e:
+                raise E.ExprError(str(e)) from None
+
+        def controls(side, where):
+            return any(s.control.get(h) == side for h in hexes_of(where))
+
+        def occupies(side, where):
+            return any(u.side == side for h in hexes_of(where) for u in s.units_at(h))
+
+        def supplied(side, where):
+            lines = supply_map(g, self.board, s, str(side))
+            return any(h in lines for h in hexes_of(where))
+
+        def eliminated(side, flag):
+            """Units of ``side`` lost so far (in combat or to supply) whose class or flag is ``flag``."""
+            n = 0
+            for uid in s.lost:
+                c = g.counters[uid]
+                if c.side == side and (flag == c.unit_class or flag in g.unit_classes[c.unit_class].flags):
+                    n += 1
+            return n
+
+        initial = s.cache.get("initial-control", {})
+        fns = {"controls": controls, "occupies": occupies, "supplied": supplied, "vp": lambda side: s.vp.get(side, 0),
+               "eliminated": eliminated, "on-map": lambda cid: s.units[cid].hex is not None,
+               "variant": lambda v: v in g.active_variants,
+               "lost": lambda where: any(s.control.get(h) != initial.get(h) for h in hexes_of(where)),
+               "held-since": lambda side, where: min((s.control_since.get(h, 0) for h in hexes_of(where)
+                                                      if s.control.get(h) == side), default=0),
+               "chosen": lambda name: f"chosen:{name}" in s.done,
+               "param": self._param,
+               "rolled": lambda table: s.rolled.get(str(table), "")}
+        return names, fns
+
+    def _param(self, name):
+        if name not in self.params:
+            raise E.ExprError(f"the game needs a value for '{name}': give it with --param {name}=N")
+        return self.params[name]
+
+    def _true(self, s: GameState, cond) -> bool:
+        if cond is None:
+            return True
+        names, fns = self.env(s)
+        v = E.evaluate(cond, names, fns)
+        if not isinstance(v, bool):
+            raise E.ExprError(f"a condition must be true or false, not {v!r}", cond.where)
+        return v
+
+    def checkpoint(self, s: GameState, at: str, **bound) -> None:
+        """Awards, end conditions and immediate wins (``win SIDE at CHECKPOINT``)
+        that the rules attach to ``at``; ``bound``: extra names (attacker...)."""
+        names, fns = self.env(s)
+        names.update(bound)
+        for r in self.victory:
+            if r.at != at or r.kind != "award":
+                continue
+            if r.condition is None or E.evaluate(r.condition, names, fns) is True:
+                amount = E.evaluate(r.amount, names, fns)
+                if amount:
+                    s.vp[r.side] = s.vp.get(r.side, 0) + int(amount)
+                    s.log.append({"turn": s.turn, "vp": r.side, "amount": int(amount), "for": r.title})
+        for r in self.victory:
+            if r.kind == "end" and r.at in (at, "") and (r.condition is None or E.evaluate(r.condition, names, fns)):
+                self.finish(s, r.title or "the game ends")
+                return
+            if r.kind == "win" and r.at == at and at != "end" and \
+                    (r.condition is None or E.evaluate(r.condition, names, fns) is True):
+                self.finish(s, r.title or f"{r.side} wins", winner=r.side)
+                return
+
+    def finish(self, s: GameState, why: str, winner: str | None = None) -> None:
+        self.checkpoint_end_awards(s)
+        names, fns = self.env(s)
+        for r in self.victory:
+            if winner is not None:
+                break
+            if r.kind == "win" and r.at in ("end", "") and \
+                    (r.condition is None or E.evaluate(r.condition, names, fns)):
+                winner = r.side
+        winner = winner or "draw"
+        s.result = {"winner": winner, "vp": dict(s.vp), "turns": s.turn, "why": why}
+        s.log.append({"turn": s.turn, "event": "game over", **s.result})
+
+    def checkpoint_end_awards(self, s: GameState) -> None:
+        names, fns = self.env(s)
+        for r in self.victory:
+            if r.kind == "award" and r.at in ("end", ""):
+                if r.condition is None or E.evaluate(r.condition, names, fns) is True:
+                    amount = E.evaluate(r.amount, names, fns)
+                    if amount:
+                        s.vp[r.side] = s.vp.get(r.side, 0) + int(amount)
+                        s.log.append({"turn": s.turn, "vp": r.side, "amount": int(amount), "for": r.title})

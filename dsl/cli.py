@@ -204,7 +204,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"{args.game}: error: {e}", file=sys.stderr)
         return 1
     agents = {side: make_bot(n, args.seed * 1000 + i + 1) for i, (side, n) in enumerate(zip(sides, names))}
-    state = runner.new_game(args.seed)
+    try:
+        state = runner.new_game(args.seed)
+    except ValueError as e:  # a set-up that does not fit the map
+        print(f"{args.game}: error: the scenario cannot be set up: {e}", file=sys.stderr)
+        return 1
     turn_seen = [state.turn]
     out = sys.stdout
 

@@ -77,6 +77,8 @@ class _Compiler:
         self.phase_areas: list[Arg] = []  # areas named by phases, checked once the map is read
         self.by_kw: dict[str, list[Statement]] = {}
         for st in statements:
+            if TOP_LEVEL.get(st.keyword) == "named" and not st.name:
+                continue  # a named statement without a name: declare() reports it; nothing else reads it
             self.by_kw.setdefault(st.keyword, []).append(st)
 
     def all(self, kw: str) -> list[Statement]:

@@ -998,3 +998,13 @@ def test_a_game_replays_from_its_action_texts(game, seed):
     t.state_at(len(texts))
     t.state_at(len(texts) // 2 + 3)
     assert digest(t.state_at(len(texts) // 2)) == before
+
+
+def test_cli_says_when_a_set_up_does_not_fit(tmp_path):
+    folder = mutated(tmp_path, "      3RoA     axis-south\n", "      3RoA     border\n")
+    text = (folder / "game.hxr").read_text(encoding="utf-8").replace("  deploy soviet axis", "  # deploy", 1)
+    (folder / "game.hxr").write_text(text, encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "editor.cli", "play", str(folder), "--seed", "1"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "the scenario cannot be set up: no room in area border for 3RoA" in out.stderr

@@ -54,6 +54,8 @@ class Ctx:
     poisoned: set[str] = field(default_factory=set)
 
     def error(self, code: str, message: str, span: Span | None, hint: str = "") -> None:
+        if any(d.code == code and d.message == message and d.span == span for d in self.diags.items):
+            return  # the same mistake seen again (a define's body checked where it is used)
         self.diags.error(code, message, span, hint)
 
     def declare(self, kind: str, name: str, span: Span) -> bool:

@@ -18,6 +18,7 @@ from runtime.vocabulary import ACTIVATION_KINDS, EDGES, PROCEDURES
 from .ast import Arg, Statement
 from .checker import (DECLARES, DICE, SYMBOLS, Body, Ctx, TableView, is_dash, read_fraction,
                       read_list, read_range, read_yes_no, title_of, where)
+from .defines import expand_defines
 from .diagnostics import Diagnostics, DslError, Span, did_you_mean
 from .loader import TOP_LEVEL, Loader, apply_variants, merge_entries, resolve_extends
 from . import mapfile
@@ -70,6 +71,8 @@ UNIT_STATES = frozenset({"disrupted", "out-of-supply", "isolated", "reserve"})  
 class _Compiler:
     def __init__(self, ctx: Ctx, statements: list[Statement], loader: Loader, variants: tuple[str, ...]):
         self.ctx = ctx
+        # `define` names and functions, expanded where used; their bodies are checked in run()
+        statements, self.define_bodies = expand_defines(ctx, statements)
         self.sts = statements
         self.loader = loader
         self.variants = variants
@@ -144,7 +147,7 @@ class _Compiler:
                 ctx.declare("die", a.text, a.span)
 
     # statements whose `= value` / `when condition` the compiler reads
-    TAKES_VALUE = {"modifier", "award"}
+    TAKES_VALUE = {"modifier", "award", "define"}
     TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment", "skip",
                        "battle-option", "forbid", "marker", "outcome"}
 
@@ -164,6 +167,8 @@ class _Compiler:
     # ------------------------------------------------------------ pass 2
     def run(self) -> D.GameDefinition | None:
         self.declare()
+        for body, params in self.define_bodies:
+            self.ctx.expr(body, local=params)
         self.check_expression_places()
         ctx = self.ctx
         info = self.game_info()

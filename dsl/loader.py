@@ -65,6 +65,7 @@ TOP_LEVEL: dict[str, str] = {
     "rebuild": "named",
     "control": "single",
     "modifier": "many",
+    "define": "many",
     "victory": "named",
     "scenario": "named",
     "variant": "named",

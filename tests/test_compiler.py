@@ -305,3 +305,33 @@ scenario loop2 { extends loop1 }
 def test_a_malformed_hex_id_in_a_setup_is_a_diagnostic(tmp_path):
     d = only(diagnostics_of(make_game(tmp_path, MINI_GAME.replace("A1       0101", "A1       12345"))), "hex")
     assert "12345" in d.message and d.span.line > 60
+
+
+# ---------------------------------------------------------------- define
+
+def test_defines_expand_where_they_are_used(tmp_path):
+    game = MINI_GAME + """
+define late = turn >= 3
+define both(x, y) = x and y
+modifier std +1 "late surprise" when both(late, weather != "")
+"""
+    g = compile_game(make_game(tmp_path, game))
+    m = g.modifiers["std"][-1]
+    from runtime.expr import Binary, evaluate, free_names
+    assert isinstance(m.condition, Binary) and m.condition.op == "and"
+    assert free_names(m.condition) == {"turn", "weather"}          # no define is left for the runtime
+    assert evaluate(m.condition, {"turn": 3, "weather": "mud"}) is True
+    assert evaluate(m.condition, {"turn": 2, "weather": "mud"}) is False
+
+
+@pytest.mark.parametrize("lines,message", [
+    ("define a = b\ndefine b = a\nmodifier std +1 when a", "define a uses itself: a -> b -> a"),
+    ("define f(x) = x > 1\nmodifier std +1 when f(1, 2)", "f() takes 1 argument, not 2"),
+    ("define f(x) = x > 1\nmodifier std +1 when f", "f takes 1 argument: write f(x)"),
+    ("define f(x) = y > 1\nmodifier std +1 when f(turn)", "unknown name 'y' in expression"),
+    ("define late = turn > 3\ndefine late = turn > 4", "late is defined twice"),
+    ("define late when turn > 3", "define late needs = EXPRESSION"),
+])
+def test_define_mistakes(tmp_path, lines, message):
+    d = only(diagnostics_of(make_game(tmp_path, MINI_GAME + "\n" + lines + "\n")))
+    assert message in d.message and d.span is not None

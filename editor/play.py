@@ -44,10 +44,10 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction, QBrush, QColor, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDockWidget,
-                               QFileDialog, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget,
+                               QFileDialog, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel, QListWidget,
                                QListWidgetItem, QMainWindow, QMessageBox, QProgressBar, QPushButton, QScrollArea,
                                QSpinBox, QTextBrowser, QToolBar, QVBoxLayout, QWidget)
 
@@ -153,6 +153,12 @@ class SetupDialog(QDialog):
                 cb.addItem(AGENT_TITLES[a], a)
             self.agents[sid] = cb
             f.addRow(f"{sd.title}", cb)
+        self.secrets = QCheckBox("Keep each side's chits secret (a hand-over screen between players)")
+        self.secrets.setChecked(True)
+        self.secrets.setToolTip("With several people at one screen: the chits a side chooses and holds are "
+                                "hidden from the others, and the screen is handed over between them")
+        self.secrets.setVisible(bool(game.chits))
+        f.addRow(self.secrets)
         bb = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         bb.button(QDialogButtonBox.Ok).setText("Play")
         bb.accepted.connect(self.accept)
@@ -166,12 +172,55 @@ class SetupDialog(QDialog):
         for vid, cb in self.variants.items():
             cb.setChecked(bool(sc and vid in sc.variants))
 
-    def values(self) -> tuple[str, list[str], int, dict[str, str]]:
+    def values(self) -> tuple[str, list[str], int, dict[str, str], bool]:
         return (self.scenario.currentData(), [v for v, cb in self.variants.items() if cb.isChecked()],
-                self.seed.value(), {s: cb.currentData() for s, cb in self.agents.items()})
+                self.seed.value(), {s: cb.currentData() for s, cb in self.agents.items()},
+                self.secrets.isChecked())
 
 
 # ------------------------------------------------------------------ panels
+
+class HandOver(QFrame):
+    """Hotseat: a screen over the whole window while the device passes to
+    the next player, so that nobody sees the other side's secrets."""
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.setAutoFillBackground(True)
+        self.setStyleSheet("HandOver { background: #2b2b2b; } QLabel { color: #f0f0f0; font-size: 16pt; }")
+        lay = QVBoxLayout(self)
+        lay.addStretch(1)
+        self.label = QLabel()
+        self.label.setAlignment(Qt.AlignCenter)
+        self.label.setWordWrap(True)
+        lay.addWidget(self.label)
+        self.go = QPushButton()
+        self.go.setMinimumHeight(40)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.go)
+        row.addStretch(1)
+        lay.addLayout(row)
+        lay.addStretch(1)
+        parent.installEventFilter(self)
+        self.hide()
+
+    def show_for(self, side_title: str) -> None:
+        if not side_title:
+            self.hide()
+            return
+        self.label.setText(f"Hand the screen to the {side_title} player.<br><span style='font-size:11pt'>"
+                           "Each side's chosen chits and chits in hand stay hidden from the other.</span>")
+        self.go.setText(f"I play {side_title}: show my decision")
+        self.setGeometry(self.parentWidget().rect())
+        self.show()
+        self.raise_()
+
+    def eventFilter(self, obj, e) -> bool:
+        if obj is self.parentWidget() and e.type() == QEvent.Resize and not self.isHidden():
+            self.setGeometry(obj.rect())
+        return False
+
 
 class StatusPanel(QWidget):
     """Turn, phase, sides, the cup, the active HQ, VP, the turn track, the boxes."""
@@ -219,8 +268,10 @@ class StatusPanel(QWidget):
             f"<b>Phase:</b> {T.phase_title(r, s)}<br><b>Active side:</b> {side(s.active) if s.active else '—'}"
             f" &nbsp; <b>To decide:</b> {who}")
         drawn = T.drawn_this_turn(s)
-        hands = ", ".join(f"{sides[k].title if k in sides else k}: {', '.join(v)}" for k, v in sorted(s.hands.items())
-                          if v)
+        hidden = w.hidden_sides()
+        hands = ", ".join(f"{sides[k].title if k in sides else k}: " +
+                          (f"{len(v)} chit{'s' * (len(v) != 1)} (hidden)" if k in hidden else ', '.join(v))
+                          for k, v in sorted(s.hands.items()) if v)
         if g.chits:
             chit = s.step.get("chit")
             self.cup.setText(f"<b>Chit cup:</b> {len(s.cup)} left"
@@ -329,8 +380,9 @@ class OddsPanel(QWidget):
 class PlayWindow(QMainWindow):
     def __init__(self, game: GameDefinition, scenario: str | None = None, variants=(), seed: int = 0,
                  agents: dict[str, str] | None = None, compile_fn: Callable[[list[str]], GameDefinition] | None = None,
-                 game_ref: str = "", timeline: Timeline | None = None):
+                 game_ref: str = "", timeline: Timeline | None = None, secrets: bool = False):
         super().__init__()
+        self.secrets = secrets  # hide each side's chits from the others, with a hand-over in hotseat
         self.game = game
         self.scenario_id = scenario or next(iter(game.scenarios), "")
         self.variants = list(variants)
@@ -344,6 +396,9 @@ class PlayWindow(QMainWindow):
         self.paused = False
         self.bot_delay_ms: int | None = None  # None: 150 ms a decision when a person watches, 0 for bots alone
         self.failed = ""  # the last engine failure, if any
+        # hidden information (chits chosen in secret, chits in hand): whose secrets the window shows.
+        # With one person playing, that person's side; in hotseat, the side that last took the screen
+        self.viewer: str | None = None
         # selection
         self.sel_unit = ""
         self.target: Hex | None = None
@@ -352,7 +407,7 @@ class PlayWindow(QMainWindow):
         self._ranges: tuple[GameState | None, dict[str, dict[str, MoveRange]]] = (None, {})
         self._legal_cache: tuple[GameState, list] | None = None
         self._zoomed = False
-        self._log_shown: tuple[int, int] = (-1, 0)  # (id of the state's log, entries shown)
+        self._log_shown: tuple[int, str | None, int] = (-1, None, 0)  # (id of the log, viewer, entries shown)
         self.setWindowTitle(f"Playtest: {game.info.title} — {self.runner.scenario.title or self.scenario_id}")
         self.resize(1500, 950)
         self._build()
@@ -369,6 +424,8 @@ class PlayWindow(QMainWindow):
 
     # -- building ------------------------------------------------------------------------
     def _build(self) -> None:
+        self.handover = HandOver(self)
+        self.handover.go.clicked.connect(self.take_the_screen)
         self.doc = PlayDoc(self.game)
         self.view = PlayMapView(self.doc)
         self.setCentralWidget(self.view)
@@ -1238,7 +1295,7 @@ class PlayWindow(QMainWindow):
         self.timeline.sandbox = self.sandbox.isChecked()
         self.paused = True  # a loaded game waits: press Run bots for bots to go on
         self._legal_cache = None
-        self._log_shown = (-1, 0)
+        self._log_shown = (-1, None, 0)
         if self.doc.game is not game:
             self.doc = PlayDoc(game)
             old = self.view
@@ -1281,7 +1338,40 @@ class PlayWindow(QMainWindow):
         e.accept()
 
     # -- showing ----------------------------------------------------------------------------------
+    # -- hidden information --------------------------------------------------------------
+    def hotseat(self) -> bool:
+        """Two or more sides played by people at one screen, in a game with secrets (chits)."""
+        return bool(self.game.chits) and sum(1 for a in self.agents.values() if a == "human") >= 2
+
+    def hidden_sides(self) -> set[str]:
+        """The sides whose secrets (chits chosen, chits in hand) the window hides now."""
+        if not self.secrets or not self.game.chits:
+            return set()
+        humans = [sd for sd, a in self.agents.items() if a == "human"]
+        if not humans:
+            return set()  # bots alone: nothing to hide from anybody
+        viewer = self.viewer if self.hotseat() else humans[0]
+        return {sd for sd in self.game.sides if sd != viewer}
+
+    def _hand_over_due(self) -> str | None:
+        """In hotseat, the side that must take the screen before it sees its decision."""
+        if not self.secrets or not self.hotseat() or not self.timeline.at_end:
+            return None
+        mover = self.runner.to_move(self.timeline.latest)
+        if mover is None or self.agents.get(mover, "human") != "human" or mover == self.viewer:
+            return None
+        return mover
+
+    def take_the_screen(self) -> None:
+        """The player of the side to move has the screen: show its secrets, hide the others'."""
+        mover = self._hand_over_due()
+        if mover is not None:
+            self.viewer = mover
+        self.refresh()
+
     def refresh(self) -> None:
+        due = self._hand_over_due()
+        self.handover.show_for(T.side_title(self.runner, due) if due else "")
         t = self.timeline
         s = t.state
         mp = self.view.mp
@@ -1556,9 +1646,11 @@ class PlayWindow(QMainWindow):
 
     def _log(self, s: GameState) -> None:
         lst = self.log_list
-        ident, shown = self._log_shown
+        ident, viewer, shown = self._log_shown
         log = s.log
-        if ident != id(self.timeline) or shown > len(log) or (shown and lst.count() != shown):
+        hidden = self.hidden_sides()
+        if ident != id(self.timeline) or viewer != self.viewer or shown > len(log) or \
+                (shown and lst.count() != shown):
             lst.clear()
             shown = 0
         # a different branch with the same length: compare the last shown entry
@@ -1566,7 +1658,7 @@ class PlayWindow(QMainWindow):
             lst.clear()
             shown = 0
         for e in log[shown:]:
-            it = QListWidgetItem(f"T{e.get('turn', s.turn)}  {T.describe(e, self.runner)}")
+            it = QListWidgetItem(f"T{e.get('turn', s.turn)}  {T.describe(e, self.runner, hidden)}")
             it.setToolTip(it.text())
             it.setData(Qt.UserRole, id(e))
             k = T.entry_kind(e)
@@ -1576,7 +1668,7 @@ class PlayWindow(QMainWindow):
                 f.setBold(True)
                 it.setFont(f)
             lst.addItem(it)
-        self._log_shown = (id(self.timeline), len(log))
+        self._log_shown = (id(self.timeline), self.viewer, len(log))
         if len(log) != shown:
             lst.scrollToBottom()
 
@@ -1587,9 +1679,10 @@ _play_windows: list[PlayWindow] = []
 
 
 def open_playtest(doc, scenario: str | None = None, variants=(), seed: int = 0,
-                  agents: dict[str, str] | None = None) -> PlayWindow:
+                  agents: dict[str, str] | None = None, secrets: bool = False) -> PlayWindow:
     """A play window on the document's game as it stands (unsaved edits
-    included).  Raises PlayError when the game cannot be played."""
+    included); ``secrets``: hide each side's chits from the others (hotseat
+    hand-over).  Raises PlayError when the game cannot be played."""
     game = compile_for_play(doc, variants)
     if not game.scenarios:
         raise PlayError(f"{game.info.title} has no scenario to play: add a scenario block")
@@ -1597,7 +1690,7 @@ def open_playtest(doc, scenario: str | None = None, variants=(), seed: int = 0,
         raise PlayError(f"{game.info.title} has no scenario '{scenario}': it has {', '.join(game.scenarios)}")
     ref = str(doc.folder) if doc.folder is not None else doc.game_name
     w = PlayWindow(game, scenario, variants, seed, agents, compile_fn=lambda v: compile_for_play(doc, v),
-                   game_ref=ref)
+                   game_ref=ref, secrets=secrets)
     _play_windows.append(w)
     return w
 
@@ -1617,9 +1710,9 @@ def start_playtest(win) -> PlayWindow | None:
     dlg = SetupDialog(win, base)
     if dlg.exec() != QDialog.Accepted:
         return None
-    scenario, variants, seed, agents = dlg.values()
+    scenario, variants, seed, agents, secrets = dlg.values()
     try:
-        w = open_playtest(win.doc, scenario, variants, seed, agents)
+        w = open_playtest(win.doc, scenario, variants, seed, agents, secrets)
     except PlayError as e:
         QMessageBox.critical(win, "Play", str(e))
         return None

@@ -44,9 +44,18 @@ def entry_kind(e: dict) -> str:
     return "info"
 
 
-def describe(e: dict, runner: Runner | None = None) -> str:
-    """One log entry as a sentence."""
+SECRET_ACTIONS = ("choose ", "pick ")  # chit choices: secret until the chit is drawn
+
+
+def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset[str] = frozenset()) -> str:
+    """One log entry as a sentence; the secrets of the ``hidden`` sides
+    (which chits they chose or picked) are left out."""
     who = (lambda s: side_title(runner, s)) if runner is not None else (lambda s: s or "—")
+    if e.get("side") in hidden:
+        if str(e.get("action", "")).startswith(SECRET_ACTIONS):
+            return f"{who(e['side'])} chooses a chit (hidden)"
+        if "chits" in e:
+            return f"{who(e['side'])} puts {len(e['chits'])} chits in the cup (hidden)"
     if "roll" in e:
         return f"die {e['roll']} rolled {e['result']}" + (f" (for {e['for']})" if e.get("for") else "")
     if "draw" in e:

@@ -417,3 +417,43 @@ def test_step_losses_are_allocated_from_the_list_or_the_map(qtbot, smolensk_doc)
         assert w.choose(f"lose {units[0]}")
     assert len(w.timeline.latest.log) > len(s.log) and "lose" in w.timeline.steps[-1].action
     w.close()
+
+
+def test_hotseat_keeps_each_sides_chits_secret(qtbot, smolensk_doc):
+    """Two people at one screen: a hand-over screen covers the window when the
+    decision passes to the other side, and each side's chosen chits and
+    chits in hand are hidden from the other."""
+    w = show(qtbot, open_playtest(smolensk_doc, "short", (), 3, {"axis": "human", "soviet": "human"}, secrets=True))
+    assert w.handover.isVisible() and "Axis" in w.handover.label.text()
+    assert w.handover.geometry() == w.rect()
+    shot(qtbot, w, "5-hotseat-hand-over.png")
+    w.handover.go.click()
+    assert not w.handover.isVisible() and w.viewer == "axis"
+    # both sides played on by a bot: a Soviet decision while the Axis holds Guderian
+    bot, t, r = RandomBot(2), w.timeline, w.runner
+    while not (t.latest.hands.get("axis") and r.to_move(t.latest) == "soviet"):
+        t.apply(bot.choose(r, t.latest))
+    w.clear_selection_and_refresh()
+    assert w.handover.isVisible() and "Soviet" in w.handover.label.text()
+    w.handover.go.click()
+    assert w.viewer == "soviet" and not w.handover.isVisible()
+    assert "Axis: 1 chit (hidden)" in w.status_panel.cup.text() and "Guderian" not in w.status_panel.cup.text()
+    # ...until the Soviet player chooses its chits for the cup
+    while not (t.latest.step.get("decision") == "choose" and r.to_move(t.latest) == "soviet"):
+        t.apply(bot.choose(r, t.latest))
+    w.clear_selection_and_refresh()
+    if w.handover.isVisible():
+        w.handover.go.click()
+    assert w.viewer == "soviet"
+    choice = next(a for a in w.legal() if str(a).startswith("choose "))
+    assert w.act(choice)
+    assert f"Soviet: {choice}" in log_text(w)
+    while r.to_move(t.latest) != "axis":
+        t.apply(bot.choose(r, t.latest))
+    w.clear_selection_and_refresh()
+    assert w.handover.isVisible() and "Axis" in w.handover.label.text()
+    w.handover.go.click()
+    assert "Soviet chooses a chit (hidden)" in log_text(w) and f"Soviet: {choice}" not in log_text(w)
+    # without the option (the default for scripts), nothing is hidden and nobody hands over
+    plain = show(qtbot, open_playtest(smolensk_doc, "short", (), 3, {"axis": "human", "soviet": "human"}))
+    assert not plain.handover.isVisible() and plain.hidden_sides() == set()

@@ -66,11 +66,12 @@ class SavedGame:
     variants: list[str] = field(default_factory=list)
     digest: str = ""  # of the final state's log; "" when unknown
     agents: dict[str, str] = field(default_factory=dict)  # side -> human | random | greedy (informative)
+    by_bots: list[int] = field(default_factory=list)  # indices of the actions a bot took
 
     def to_dict(self) -> dict:
         return {"format": FORMAT, "version": VERSION, "game": self.game, "scenario": self.scenario,
                 "variants": list(self.variants), "seed": self.seed, "agents": dict(self.agents),
-                "actions": list(self.actions), "digest": self.digest}
+                "by-bots": list(self.by_bots), "actions": list(self.actions), "digest": self.digest}
 
     def dumps(self) -> str:
         d = self.to_dict()
@@ -103,8 +104,13 @@ class SavedGame:
             seed = d["seed"]
             if not isinstance(seed, int) or isinstance(seed, bool):
                 raise ReplayError("\"seed\" must be a whole number")
+            by_bots = d.get("by-bots") or []
+            if not isinstance(by_bots, list) or not all(isinstance(i, int) and not isinstance(i, bool)
+                                                        for i in by_bots):
+                raise ReplayError("\"by-bots\" must be a list of action numbers")
             return cls(str(d["game"]), str(d["scenario"]), seed, list(actions), list(variants),
-                       str(d.get("digest") or ""), {str(k): str(v) for k, v in (d.get("agents") or {}).items()})
+                       str(d.get("digest") or ""), {str(k): str(v) for k, v in (d.get("agents") or {}).items()},
+                       list(by_bots))
         except KeyError as e:
             raise ReplayError(f"the saved game has no \"{e.args[0]}\"") from None
 
@@ -290,7 +296,7 @@ class Timeline:
     def saved(self, game: str, scenario: str, variants: list[str] | tuple[str, ...] = (),
               agents: dict[str, str] | None = None) -> SavedGame:
         return SavedGame(game, scenario, self.seed, self.actions, list(variants), digest(self.latest),
-                         dict(agents or {}))
+                         dict(agents or {}), [i for i, st in enumerate(self.steps) if st.bot])
 
     @classmethod
     def replay(cls, runner: Runner, saved: SavedGame, bots: Callable[[int], bool] | None = None,
@@ -300,9 +306,12 @@ class Timeline:
         timeline stops before it), or a final log that differs from the one
         saved (the rules changed since)."""
         t = cls(runner, saved.seed, every, recent)
+        if bots is None:  # the save says which actions bots took
+            marked = set(saved.by_bots)
+            bots = marked.__contains__
         for i, a in enumerate(saved.actions):
             try:
-                t.apply(a, bot=bool(bots and bots(i)))
+                t.apply(a, bot=bool(bots(i)))
             except IllegalActionError as e:
                 return t, f"action {i + 1} of {len(saved.actions)}, '{a}', does not replay: {e}"
         if saved.digest and digest(t.latest) != saved.digest:

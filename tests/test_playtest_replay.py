@@ -65,6 +65,19 @@ def test_save_and_load_give_back_every_state(runner, tmp_path):
         assert {u.id: (u.hex, u.step, u.box) for u in t2.state_at(i).units.values()} == \
                {u.id: (u.hex, u.step, u.box) for u in t.state_at(i).units.values()}
     assert digest(t2.latest) == saved.digest
+    # the bots' decisions are remembered: they lock the past after loading as before saving
+    assert saved.by_bots == list(range(t.end)) and [st.bot for st in t2.steps] == [st.bot for st in t.steps]
+    assert t2.floor() == t.floor() == t.end and "bot" in t2.why_locked()
+
+
+def test_old_saves_without_bot_marks_still_load(runner, tmp_path):
+    t = bot_game(runner, 3, 10)
+    d = t.saved("games/smolensk", "short").to_dict()
+    del d["by-bots"]
+    back = SavedGame.from_dict(d)
+    assert back.by_bots == [] and back.actions == t.actions
+    with pytest.raises(ReplayError, match="by-bots"):
+        SavedGame.from_dict(dict(d, **{"by-bots": ["x"]}))
 
 
 def test_kept_states_and_recomputed_states_agree(runner):

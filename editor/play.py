@@ -399,6 +399,7 @@ class PlayWindow(QMainWindow):
         # hidden information (chits chosen in secret, chits in hand): whose secrets the window shows.
         # With one person playing, that person's side; in hotseat, the side that last took the screen
         self.viewer: str | None = None
+        self.bot_trail: list[list[Hex]] = []  # the bots' moves since a person last decided (drawn on the map)
         # selection
         self.sel_unit = ""
         self.target: Hex | None = None
@@ -736,6 +737,7 @@ class PlayWindow(QMainWindow):
         return True
 
     def after_action(self) -> None:
+        self.bot_trail = []  # a person decided: the bots' moves before are old news
         self.sel_unit = ""
         self.target = None
         self.attackers = []
@@ -1206,6 +1208,7 @@ class PlayWindow(QMainWindow):
 
     def bot_step(self) -> None:
         t0 = time.perf_counter()
+        before = len(self.timeline.latest.log)
         try:
             while not self.paused:
                 side = self.bot_to_move()
@@ -1220,6 +1223,9 @@ class PlayWindow(QMainWindow):
                     break
         except Exception as e:  # noqa: BLE001
             self.fail(e)
+        for e in self.timeline.latest.log[before:]:  # where the bots' units went
+            if e.get("path") and len(e["path"]) > 1:
+                self.bot_trail = (self.bot_trail + [[self.hex(x) for x in e["path"]]])[-40:]
         self.sel_unit, self.target, self.attackers = "", None, []
         self.refresh()
         self.schedule_bots()
@@ -1440,6 +1446,7 @@ class PlayWindow(QMainWindow):
                     ov.unsupplied |= {u for u, ok in supply_status(self.game, self.board, s, side).items() if not ok}
             except Exception:  # noqa: BLE001  (the overlay is optional)
                 ov.unsupplied = set()
+        ov.trail = self.bot_trail if self.timeline.at_end else []
         k = self.kind()
         if k == "battle":  # the battle being fought, whoever decides
             ov.target = self.hex(s.pending[0]["hex"])

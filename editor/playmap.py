@@ -54,6 +54,7 @@ class Overlay:
     reach: dict[Hex, str] = field(default_factory=dict)  # reachable hex -> MP cost label
     reach_modes: dict[Hex, str] = field(default_factory=dict)  # hexes only another movement mode reaches -> label
     path: list[Hex] = field(default_factory=list)  # the path to the hovered hex
+    trail: list[list[Hex]] = field(default_factory=list)  # the bots' moves since a person last decided
     legal: dict[Hex, str] = field(default_factory=dict)  # retreat / advance / placement hexes -> label
     targets: set[Hex] = field(default_factory=set)  # hexes that may be attacked
     target: Hex | None = None
@@ -294,6 +295,19 @@ class PlayPainter(MapPainter):
         if ov.target is not None and ov.target in vis and ov.target not in contested:
             self._target(p, poly(ov.target))
         self._attack_arrows(p)
+        for trail in ov.trail:  # what the bots just did: dashed orange, a dot where each move ended
+            if len(trail) < 2:
+                continue
+            line = QPainterPath()
+            line.moveTo(QPointF(*geo.centre(trail[0])))
+            for h in trail[1:]:
+                line.lineTo(QPointF(*geo.centre(h)))
+            p.setBrush(Qt.NoBrush)
+            p.setPen(QPen(QColor("#d9731f"), S * 0.08, Qt.DashLine, Qt.RoundCap, Qt.RoundJoin))
+            p.drawPath(line)
+            p.setBrush(QColor("#d9731f"))
+            p.setPen(Qt.NoPen)
+            p.drawEllipse(QPointF(*geo.centre(trail[-1])), S * 0.09, S * 0.09)
         if len(ov.path) > 1:
             path = QPainterPath()
             path.moveTo(QPointF(*geo.centre(ov.path[0])))

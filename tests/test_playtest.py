@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 from editor.app import MainWindow  # noqa: E402
 from editor.document import GameDocument  # noqa: E402
 from editor.play import PlayError, PlayWindow, open_playtest, start_playtest  # noqa: E402
+from runtime.actions import Done  # noqa: E402
 from runtime.bots import RandomBot  # noqa: E402
 from runtime.combat import combat_odds, fmt_num  # noqa: E402
 from runtime.movement import move_range, show_mp, why_not  # noqa: E402
@@ -457,3 +458,18 @@ def test_hotseat_keeps_each_sides_chits_secret(qtbot, smolensk_doc):
     # without the option (the default for scripts), nothing is hidden and nobody hands over
     plain = show(qtbot, open_playtest(smolensk_doc, "short", (), 3, {"axis": "human", "soviet": "human"}))
     assert not plain.handover.isVisible() and plain.hidden_sides() == set()
+
+
+def test_the_bots_moves_stay_on_the_map_until_a_person_decides(qtbot, smolensk_doc):
+    w = show(qtbot, open_playtest(smolensk_doc, "short", (), 4, {"axis": "human", "soviet": "human"}))
+    w.set_agent("axis", "random")
+    qtbot.waitUntil(lambda: any(e.get("path") for e in w.timeline.latest.log), timeout=20000)
+    w.set_agent("axis", "human")
+    qtbot.wait(50)
+    moves = [e for e in w.timeline.latest.log if e.get("path") and len(e["path"]) > 1]
+    trail = w.view.mp.overlay.trail
+    assert trail and trail[-1] == [w.hex(x) for x in moves[-1]["path"]]
+    shot(qtbot, w, "6-bot-trail.png")
+    if w.human_to_move() and Done() in w.legal():
+        w.press_done()                                                  # a person decides: the trail goes
+        assert w.view.mp.overlay.trail == []

@@ -28,10 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from dsl.ast import Statement
 from dsl.diagnostics import Diagnostic, DslError, Span
 from dsl.parser import parse
 from runtime import definition as D
 from runtime.hexes import Grid, Hex, Hexside, hexside
+
+from runtime.expr import Name, walk as walk_expr
 
 from . import textedit as T
 from .gamefile import COUNTER_COLUMNS, Snapshot, read_map, read_snapshot
@@ -41,6 +44,17 @@ BOM = b"\xef\xbb\xbf"
 
 class LoadError(Exception):
     """A game folder could not be opened at all (nothing was changed)."""
+
+
+def _expressions(entries) -> Iterable:
+    """Every condition and value of a file's statements, at any depth."""
+    for e in entries or ():
+        if isinstance(e, Statement):
+            if e.condition is not None:
+                yield e.condition
+            if e.value is not None:
+                yield e.value
+            yield from _expressions(e.body)
 
 
 class EditError(Exception):
@@ -826,6 +840,10 @@ class GameDocument:
                 rows.append([vals[k] for k in new_cols])
             edits[c.file] = T.rewrite_table(text, ref.table, rows)
         if new_id != cid:
+            for file, file_edits in self._references_edits(cid, new_id).items():
+                for e in file_edits:
+                    if e not in edits.setdefault(file, []):
+                        edits[file].append(e)
             for sc in snap.scenarios.values():
                 p = sc.placements.get(cid)
                 if p is None:
@@ -840,6 +858,41 @@ class GameDocument:
                 if e not in edits.setdefault(p.file, []):
                     edits[p.file].append(e)
         return edits
+
+    def _references_edits(self, cid: str, new_id: str) -> dict[str, list[T.Edit]]:
+        """Edits that rename counter ``cid`` where the rules name it besides the
+        setups: a chit's ``hq`` cell, and a name in an expression (``on-map(7Pz)``)."""
+        out: dict[str, list[T.Edit]] = {}
+        for file, buf in self.files.items():
+            if not file.endswith(".hxr"):
+                continue
+            try:
+                f = parse(buf.text, file)
+            except DslError:
+                continue  # a file with a syntax error is left as it is (its diagnostics say why)
+            for st, table in T.walk(f.entries):
+                if st is None or st.keyword != "chits" or not table.rows:
+                    continue
+                cols = [c.text for c in table.rows[0].cells]
+                if "hq" not in cols:
+                    continue
+                i = cols.index("hq")
+                for r in table.rows[1:]:
+                    if len(r.cells) > i and r.cells[i].text == cid and not r.cells[i].quoted:
+                        ref = T.find_row(f, r.span.line)
+                        cells = T.row_cells(ref)
+                        cells[i] = new_id
+                        out.setdefault(file, []).append(T.replace_row(buf.text, ref, cells))
+            lines = T.Lines(buf.text)
+            for e in _expressions(f.entries):
+                for node in walk_expr(e):
+                    if isinstance(node, Name) and node.name == cid:
+                        sp = Span.parse(node.where)
+                        if sp is not None and sp.file == file:
+                            start = lines.start(sp.line) + sp.col - 1
+                            if buf.text[start:start + len(cid)] == cid:
+                                out.setdefault(file, []).append((start, start + len(cid), new_id))
+        return out
 
     def new_counter_edits(self, template: str, new_id: str | None = None) -> tuple[str, dict[str, list[T.Edit]]]:
         """A copy of counter ``template`` with a fresh id, on the row after it."""

@@ -2,6 +2,8 @@
 byte-identical saves, atomic writes, counter and setup edits, recovery."""
 from __future__ import annotations
 
+import re
+
 import os
 import shutil
 import subprocess
@@ -417,3 +419,27 @@ def test_comments_inside_a_map_survive_a_rewrite(tmp_path):
     rewritten = header + 'map m "M"\n'
     again, _, _ = map_header_and_titles(rewritten, "m.hxm")
     assert again == header
+
+
+def test_counter_rename_follows_into_chits_and_expressions(lib):
+    doc = GameDocument.open(lib / "smolensk")
+    doc.apply_edits(doc.counter_edits("2PzA", {"id": "2PzG"}))
+    doc.refresh()
+    assert doc.diagnostics == []                                      # the Guderian chit names the new id
+    rules = "".join(b.text for f, b in doc.files.items() if f.endswith(".hxr"))
+    assert re.search(r"\n\s*Guderian\s+axis\s+interrupt\s+2PzG\b", rules)
+    doc.close()
+    folder = lib / "barbarossa-postcard"
+    text = (folder / "game.hxr").read_text(encoding="utf-8")
+    (folder / "game.hxr").write_text(text.replace(
+        '  award axis 1 at end "Maikop oil (11.2)"',
+        '  award axis 1 at end "army groups" when on-map(AGN) and on-map(AGC)\n  award axis 1 at end "Maikop oil (11.2)"',
+        1), encoding="utf-8")
+    doc = GameDocument.open(folder)
+    assert doc.diagnostics == []
+    doc.apply_edits(doc.counter_edits("AGC", {"id": "AGC9"}))
+    doc.refresh()
+    assert doc.diagnostics == []
+    game = doc.files["barbarossa-postcard/game.hxr"].text
+    assert "on-map(AGN) and on-map(AGC9)" in game                     # only the renamed counter's name changes
+    doc.close()

@@ -138,10 +138,15 @@ class ToolPanel(QWidget):
         self.side = QComboBox()
         self.area = QComboBox()
         self.area_new = QPushButton("New…")
+        self.area_rename = QPushButton("Rename…")
+        self.area_rename.setToolTip("Rename the area, in the map and wherever the rules name it")
+        self.area_delete = QPushButton("Delete")
+        self.area_delete.setToolTip("Delete the area from the map (the Diagnostics list rules that still name it)")
         self.area_show = QCheckBox("Show all areas")
         al = QHBoxLayout()
-        al.addWidget(self.area, 1)
-        al.addWidget(self.area_new)
+        for b in (self.area_new, self.area_rename, self.area_delete):
+            al.addWidget(b)
+        al.addStretch(1)
         fl.addRow("Terrain", self.terrain)
         fl.addRow("Size", bl)
         fl.addRow("Feature", self.feature)
@@ -155,7 +160,8 @@ class ToolPanel(QWidget):
             el.addWidget(cb)
             cb.toggled.connect(self.edges_changed)
         fl.addRow("Supply edges", el)
-        fl.addRow("Area", al)
+        fl.addRow("Area", self.area)
+        fl.addRow("", al)
         fl.addRow("", self.area_show)
         lay.addWidget(opts)
         insp = QGroupBox("Hex")
@@ -187,6 +193,9 @@ class ToolPanel(QWidget):
         self.side.currentTextChanged.connect(self.side_changed)
         self.area.currentTextChanged.connect(self.area_changed)
         self.area_new.clicked.connect(self.new_area)
+        self.area_rename.clicked.connect(self.ask_rename_area)
+        self.area_delete.clicked.connect(lambda: self.area.currentText() and
+                                         self.win.delete_area(self.area.currentText()))
         self.area_show.toggled.connect(self.area_changed)
         self.h_terrain.currentTextChanged.connect(self.inspector_changed)
         self.h_name.editingFinished.connect(self.inspector_changed)
@@ -278,6 +287,14 @@ class ToolPanel(QWidget):
         if not ok or not name:
             return
         self.win.create_area(name.strip())
+
+    def ask_rename_area(self) -> None:
+        old = self.area.currentText()
+        if self.doc.map is None or not old:
+            return
+        name, ok = QInputDialog.getText(self, "Rename area", f"New id for area {old}:", text=old)
+        if ok and name and name.strip() != old:
+            self.win.rename_area(old, name.strip())
 
     # -- inspector -------------------------------------------------------------------
     def show_hex(self, h: Hex | None) -> None:
@@ -601,6 +618,46 @@ class MainWindow(QMainWindow):
         self.settings.area = name
         self.tools.reload()
         self.tools.area.setCurrentText(name)
+
+    def rename_area(self, old: str, new: str) -> bool:
+        """Rename a map area in the map and in the rules that name it: one undo step."""
+        try:
+            changes, edits = self.doc.area_rename(old, new)
+        except EditError as e:
+            self.statusBar().showMessage(str(e), 8000)
+            QApplication.beep()
+            return False
+        self.stack.beginMacro(f"rename area {old} to {new}")
+        self.stack.push(MapCommand(self.doc, f"rename area {old} to {new}", changes))
+        if edits:
+            self.stack.push(TextCommand(self.doc, f"rename area {old} to {new} in the rules", edits))
+        self.stack.endMacro()
+        self.settings.area = new
+        self.tools.reload()
+        self.tools.area.setCurrentText(new)
+        places = sum(len(v) for v in edits.values())
+        self.statusBar().showMessage(f"area {old} is now {new}" +
+                                     (f", also in {places} place{'s' * (places != 1)} of the rules" if places else ""),
+                                     8000)
+        if self._pending:
+            self.refresh_now()
+        return True
+
+    def delete_area(self, name: str) -> bool:
+        m = self.doc.map
+        if m is None or name not in m.areas:
+            return False
+        hexes = sorted(m.areas[name], key=m.grid.to_colrow)
+        self.stack.push(MapCommand(self.doc, f"delete area {name}", [(("area", name, h), False) for h in hexes]
+                                   + [(("area-def", name), None)]))
+        places = sum(len(v) for v in self.doc.area_references(name, name).values())
+        self.tools.reload()
+        self.statusBar().showMessage(f"area {name} deleted" + (
+            f"; the rules still name it in {places} place{'s' * (places != 1)} (see Diagnostics)" if places else ""),
+            8000)
+        if self._pending:
+            self.refresh_now()
+        return True
 
     # -- counters and setup -------------------------------------------------------------------
     def push_text(self, label: str, make) -> bool:

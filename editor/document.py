@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import os
 import shutil
 import stat
@@ -44,6 +45,14 @@ BOM = b"\xef\xbb\xbf"
 
 class LoadError(Exception):
     """A game folder could not be opened at all (nothing was changed)."""
+
+
+def _statements(entries) -> Iterable[Statement]:
+    """Every statement of a file, at any depth."""
+    for e in entries or ():
+        if isinstance(e, Statement):
+            yield e
+            yield from _statements(e.body)
 
 
 def _expressions(entries) -> Iterable:
@@ -892,6 +901,64 @@ class GameDocument:
                             start = lines.start(sp.line) + sp.col - 1
                             if buf.text[start:start + len(cid)] == cid:
                                 out.setdefault(file, []).append((start, start + len(cid), new_id))
+        return out
+
+    def area_rename(self, old: str, new: str) -> tuple[list, dict[str, list[T.Edit]]]:
+        """Renaming a map area: the map changes (its hexes move to the new
+        name) and the rules edits: a setup's ``at`` cell, a scenario's
+        ``control SIDE AREA``, a phase's ``at AREA`` and a name in an
+        expression (``controls(axis, moscow)``)."""
+        m = self.map
+        if m is None or old not in m.areas:
+            raise EditError(f"there is no area {old}")
+        if not T.ATOM.fullmatch(new or "") or not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_\-.]*", new):
+            raise EditError(f"'{new}' is not a valid area name")
+        if new in m.areas:
+            raise EditError(f"there is already an area {new}")
+        hexes = sorted(m.areas[old], key=m.grid.to_colrow)
+        changes = [(("area-def", new), m.area_titles.get(old, ""))] + [(("area", new, h), True) for h in hexes] + \
+            [(("area", old, h), False) for h in hexes] + [(("area-def", old), None)]
+        return changes, self.area_references(old, new)
+
+    def area_references(self, old: str, new: str) -> dict[str, list[T.Edit]]:
+        """Edits that rename area ``old`` where the rules files name it."""
+        out: dict[str, list[T.Edit]] = {}
+        for file, buf in self.files.items():
+            if not file.endswith(".hxr"):
+                continue
+            try:
+                f = parse(buf.text, file)
+            except DslError:
+                continue
+            lines = T.Lines(buf.text)
+            edits: list[T.Edit] = []
+
+            def at(line: int, col: int) -> tuple[int, int]:
+                start = lines.start(line) + col - 1
+                return start, start + len(old)
+
+            for st, table in T.walk(f.entries):
+                if st is None or st.keyword != "setup" or not table.rows:
+                    continue
+                cols = [c.text for c in table.rows[0].cells]
+                i = cols.index("at") if "at" in cols else -1
+                for r in table.rows[1:]:
+                    if 0 <= i < len(r.cells) and r.cells[i].text == old and not r.cells[i].quoted:
+                        edits.append((*at(r.cells[i].span.line, r.cells[i].span.col), new))
+            for st in _statements(f.entries):
+                names = st.args[1:2] if st.keyword == "control" else st.args[:1] if st.keyword == "at" else ()
+                for a in names:
+                    if a.text == old and not a.quoted:
+                        edits.append((*at(a.span.line, a.span.col), new))
+            for e in _expressions(f.entries):
+                for node in walk_expr(e):
+                    if isinstance(node, Name) and node.name == old:
+                        sp = Span.parse(node.where)
+                        if sp is not None and sp.file == file:
+                            edits.append((*at(sp.line, sp.col), new))
+            edits = [e for e in dict.fromkeys(edits) if buf.text[e[0]:e[1]] == old]
+            if edits:
+                out[file] = edits
         return out
 
     def new_counter_edits(self, template: str, new_id: str | None = None) -> tuple[str, dict[str, list[T.Edit]]]:

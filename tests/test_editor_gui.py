@@ -173,6 +173,38 @@ def test_features_supply_areas_and_boundary(bw):
     assert "objective" not in m.areas and not m.hexes[h].features and not w.doc.map_dirty
 
 
+def test_rename_and_delete_areas_follow_into_the_rules(bw):
+    w, m = bw, bw.doc.map
+    game = "barbarossa-postcard/game.hxr"
+    border = set(m.areas["border"])
+    assert w.rename_area("border", "frontier")
+    w.refresh_now()
+    assert "border" not in m.areas and m.areas["frontier"] == border
+    text = w.doc.files[game].text
+    assert "      1T       frontier\n" in text and " border\n" not in text
+    assert w.doc.diagnostics == [] and "also in 3 places of the rules" in w.statusBar().currentMessage()
+    assert w.tools.area.currentText() == "frontier"
+    assert w.rename_area("moscow", "moskva")                     # an area named in expressions
+    w.refresh_now()
+    text = w.doc.files[game].text
+    assert "held(moskva)" in text and "held(moscow)" not in text and w.doc.diagnostics == []
+    assert not w.rename_area("moskva", "riga")                   # taken
+    assert "there is already an area riga" in w.statusBar().currentMessage()
+    w.stack.undo()                                               # one step each: map and rules together
+    w.stack.undo()
+    w.refresh_now()
+    assert m.areas["border"] == border and "frontier" not in m.areas and "moscow" in m.areas
+    assert w.doc.files[game].text.count("held(moscow)") == 1 and w.doc.diagnostics == []
+    south = set(m.areas["axis-south"])
+    assert w.delete_area("axis-south")
+    w.refresh_now()
+    assert "axis-south" not in m.areas and "still name it in 3 places" in w.statusBar().currentMessage()
+    assert any("axis-south" in d.message for d in w.doc.diagnostics)   # the set-up rows that name it
+    w.stack.undo()
+    w.refresh_now()
+    assert m.areas["axis-south"] == south and w.doc.diagnostics == []
+
+
 def test_counter_edit_through_the_table(bw):
     w = bw
     model = w.counters.model

@@ -218,9 +218,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         turn_seen[0] = st.turn
 
     from runtime.expr import ExprError
+    from runtime.runner import SequenceError
     try:
         state, n = play(runner, state, agents, on_action=on_action)
-    except ExprError as e:
+    except (ExprError, SequenceError) as e:
         print(f"{args.game}: error: {e}", file=sys.stderr)
         return 1
     result = dict(state.result, actions=n, scenario=scenario, seed=args.seed,

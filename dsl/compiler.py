@@ -856,7 +856,16 @@ class _Compiler:
         st = self.one("sequence")
         if st is None:
             return ()
-        return self.phases(st, "sequence")
+        out = self.phases(st, "sequence")
+        stack, ends = list(out), False
+        while stack:
+            ph = stack.pop()
+            ends = ends or ph.procedure == "advance-turn"
+            stack.extend(ph.children)
+        if out and not ends:
+            self.ctx.error("missing", "the sequence of play never moves the turn marker", st.span,
+                           'add a phase: phase end-of-turn "End of turn" { procedure advance-turn }')
+        return out
 
     PHASE_KINDS = ("phase", "player-turn", "chit-loop", "segment")
 

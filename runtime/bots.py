@@ -15,7 +15,7 @@ from typing import Callable
 
 from .actions import Attack, Done, Move
 from .combat import combat_odds
-from .runner import Choose, Place, Play, Runner, RunnerAction
+from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
 
@@ -157,7 +157,7 @@ def play(runner: Runner, state: GameState, agents: dict[str, object], max_action
     n = 0
     while state.result is None:
         if n >= max_actions:
-            raise RuntimeError(f"no end after {max_actions} decisions")
+            raise SequenceError(f"no end after {max_actions} decisions: does the game end (turns, victory rules)?")
         side = runner.to_move(state)
         agent = agents.get(side) or agents.get("*")
         action = agent.choose(runner, state)

@@ -35,6 +35,10 @@ from .tables import roll_table
 from .victory import VictoryRules
 
 
+class SequenceError(RuntimeError):
+    """A sequence of play that cannot go on: the game's rules are at fault."""
+
+
 # ------------------------------------------------------------------ program
 
 @dataclass(frozen=True, slots=True)
@@ -285,7 +289,10 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
         while s.result is None and not s.pending and not s.step.get("decision"):
             guard += 1
             if guard > 100_000:
-                raise RuntimeError("the sequence of play does not advance")
+                raise SequenceError(f"the sequence of play runs on without a decision and without ending (turn "
+                                    f"{s.turn}, at {self.program[s.pc].phase.id if s.pc < len(self.program) else '?'})"
+                                    ": does a phase with procedure advance-turn run every turn, and can the game "
+                                    "end?")
             if s.pc >= len(self.program):
                 s.pc = 0  # the sequence repeats every turn; advance-turn moved the marker
                 continue

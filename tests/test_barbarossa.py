@@ -901,6 +901,7 @@ def mutated(tmp_path, old: str, new: str):
      "'nobody' is not a side holding the hex"),
     ("  defenders retreat\n", "  defenders flee\n", "defenders 'retreat', not 'flee'"),
     ("    3     1941-10  mud      siberian-option\n", "", "the scenario runs turns 1 to 4, but turn 3 is not on the turn track"),
+    ("    procedure advance-turn\n", "    procedure victory-check\n", "the sequence of play never moves the turn marker"),
     ("when undisrupted-defenders > 0 {", "when undisrupted-defender > 0 {", "unknown name 'undisrupted-defender'"),
 ])
 def test_mistakes_get_one_clear_diagnostic(tmp_path, old, new, message):
@@ -1008,3 +1009,18 @@ def test_cli_says_when_a_set_up_does_not_fit(tmp_path):
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "the scenario cannot be set up: no room in area border for 3RoA" in out.stderr
+
+
+def test_cli_says_when_the_sequence_of_play_never_ends_a_turn(tmp_path):
+    folder = mutated(tmp_path, 'phase end-of-turn "End of turn (5.0)" {',
+                     'phase end-of-turn "End of turn (5.0)" when turn == 99 {')
+    text = (folder / "game.hxr").read_text(encoding="utf-8")
+    for side in ("axis", "soviet"):   # nobody plays either: nothing ever waits for a decision
+        head = f'player-turn {side} "{side.capitalize()} player turn"'
+        assert head in text
+        text = text.replace(head + " {", head + " when turn == 99 {", 1)
+    (folder / "game.hxr").write_text(text, encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "editor.cli", "play", str(folder), "--seed", "1"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "the sequence of play runs on without a decision and without ending" in out.stderr

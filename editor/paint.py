@@ -858,10 +858,13 @@ class MapPainter:
     def _counters(self, p, geo, vis, snap, px) -> None:
         stacks = self.stacks()
         c = S * 1.05
+        hexes = self.doc.map.hexes if self.doc.map is not None else {}
         for h, ids in stacks.items():
             if h not in vis:
                 continue
             x, y = geo.centre(h)
+            if h in hexes and hexes[h].name:
+                y -= S * 0.22  # a named hex: the stack sits higher, so that the name below it shows
             n = len(ids)
             for i, cid in enumerate(ids):
                 off = (i - (n - 1) / 2) * S * 0.16

@@ -33,6 +33,7 @@ from .mapview import TOOLS, MapView, ToolSettings, add_action
 from .paint import S
 from .rules import RulesPane
 from .scenario import ScenarioPane
+from .turnstrip import TurnStrip
 
 TOOL_TITLES = {"select": "Select", "terrain": "Terrain", "fill": "Fill", "feature": "Town/city",
                "hexside": "Hexside", "link": "Road/rail", "supply": "Supply", "area": "Area",
@@ -363,6 +364,8 @@ class MainWindow(QMainWindow):
         ml.setContentsMargins(0, 0, 0, 0)
         ml.addWidget(self.map_msg)
         ml.addWidget(self.map_view, 1)
+        self.turn_strip = TurnStrip(doc)
+        ml.addWidget(self.turn_strip)
         self.counters = CountersPane(doc)
         self.rules = RulesPane(doc, self.stack)
         self.tabs.addTab(map_page, "Map")
@@ -405,6 +408,8 @@ class MainWindow(QMainWindow):
         self.map_view.message.connect(lambda m: self.statusBar().showMessage(m, 4000))
         self.scenario_pane.scenarioChanged.connect(self.map_view.set_scenario)
         self.scenario_pane.tree.placeRequested.connect(self.place)
+        self.turn_strip.placeRequested.connect(self.place)
+        self.scenario_pane.scenarioChanged.connect(self.turn_strip.reload)
         self.scenario_pane.tree.counterActivated.connect(self.show_counter)
         self.counters.editRequested.connect(self.edit_counter)
         self.counters.addRequested.connect(self.add_counter)
@@ -515,6 +520,7 @@ class MainWindow(QMainWindow):
         self.tools.reload()
         self.counters.reload()
         self.scenario_pane.reload()
+        self.turn_strip.reload(self.scenario_pane.scenario)
         self.map_view.set_scenario(self.scenario_pane.scenario)
         if set(self.doc.files) != {self.rules.files.itemText(i) for i in range(self.rules.files.count())}:
             self.rules.reload_files()

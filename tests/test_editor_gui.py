@@ -273,6 +273,27 @@ def test_drag_counters_to_hexes_pools_and_turns(qtbot, lib):
         w.doc.close()
 
 
+def test_turn_track_strip_under_the_map(qtbot, lib):
+    w = window(qtbot, lib / "smolensk")
+    try:
+        strip = w.turn_strip
+        assert list(strip.boxes) == list(range(1, 10)) and strip.isVisible()
+        b3 = strip.boxes[3].label.text()
+        assert "Turn 3" in b3 and "1941-07-10" in b3 and "+12 arriving" in b3 and "19th Army" in b3
+        assert "#e4e4e4" in strip.boxes[7].styleSheet() and "#fffdf3" in strip.boxes[6].styleSheet()  # short: 1-6
+        box = strip.boxes[2]
+        strip.ensureWidgetVisible(box)
+        drop(box, box.rect().center(), "7Pz")                      # a counter dropped on turn 2 arrives then
+        assert w.doc.placements("short")["7Pz"] == "turn:2"
+        assert "+1 arriving" in strip.boxes[2].label.text() and "7Pz" in strip.boxes[2].label.toolTip()
+        w.stack.undo()
+        assert "arriving" not in strip.boxes[2].label.text()
+        w.scenario_pane.combo.setCurrentText("full")              # the full game: every turn in play
+        assert "#fffdf3" in strip.boxes[9].styleSheet()
+    finally:
+        w.doc.close()
+
+
 def test_save_round_trip_and_title(bw, lib):
     w = bw
     before = {p.name: p.read_bytes() for p in (lib / "barbarossa-postcard").iterdir()}

@@ -871,37 +871,7 @@ class GameDocument:
     def _references_edits(self, cid: str, new_id: str) -> dict[str, list[T.Edit]]:
         """Edits that rename counter ``cid`` where the rules name it besides the
         setups: a chit's ``hq`` cell, and a name in an expression (``on-map(7Pz)``)."""
-        out: dict[str, list[T.Edit]] = {}
-        for file, buf in self.files.items():
-            if not file.endswith(".hxr"):
-                continue
-            try:
-                f = parse(buf.text, file)
-            except DslError:
-                continue  # a file with a syntax error is left as it is (its diagnostics say why)
-            for st, table in T.walk(f.entries):
-                if st is None or st.keyword != "chits" or not table.rows:
-                    continue
-                cols = [c.text for c in table.rows[0].cells]
-                if "hq" not in cols:
-                    continue
-                i = cols.index("hq")
-                for r in table.rows[1:]:
-                    if len(r.cells) > i and r.cells[i].text == cid and not r.cells[i].quoted:
-                        ref = T.find_row(f, r.span.line)
-                        cells = T.row_cells(ref)
-                        cells[i] = new_id
-                        out.setdefault(file, []).append(T.replace_row(buf.text, ref, cells))
-            lines = T.Lines(buf.text)
-            for e in _expressions(f.entries):
-                for node in walk_expr(e):
-                    if isinstance(node, Name) and node.name == cid:
-                        sp = Span.parse(node.where)
-                        if sp is not None and sp.file == file:
-                            start = lines.start(sp.line) + sp.col - 1
-                            if buf.text[start:start + len(cid)] == cid:
-                                out.setdefault(file, []).append((start, start + len(cid), new_id))
-        return out
+        return self.rename_edits(cid, new_id, cells={"chits": "hq"})
 
     def area_rename(self, old: str, new: str) -> tuple[list, dict[str, list[T.Edit]]]:
         """Renaming a map area: the map changes (its hexes move to the new
@@ -921,7 +891,18 @@ class GameDocument:
         return changes, self.area_references(old, new)
 
     def area_references(self, old: str, new: str) -> dict[str, list[T.Edit]]:
-        """Edits that rename area ``old`` where the rules files name it."""
+        """Edits that rename area ``old`` where the rules files name it: a
+        setup's ``at`` cell, ``control SIDE AREA``, a phase's ``at AREA``, a
+        name in an expression."""
+        return self.rename_edits(old, new, cells={"setup": "at"}, args={"control": 1, "at": 0})
+
+    def rename_edits(self, old: str, new: str, cells: dict[str, str],
+                     args: dict[str, int] | None = None) -> dict[str, list[T.Edit]]:
+        """Edits that rename ``old`` in the rules files: the cells of column
+        ``cells[KEYWORD]`` in the tables of KEYWORD statements (the row
+        re-aligned), the argument ``args[KEYWORD]`` of KEYWORD statements, and
+        every name in an expression.  A file with a syntax error is left as
+        it is (its diagnostics say why)."""
         out: dict[str, list[T.Edit]] = {}
         for file, buf in self.files.items():
             if not file.endswith(".hxr"):
@@ -933,32 +914,35 @@ class GameDocument:
             lines = T.Lines(buf.text)
             edits: list[T.Edit] = []
 
-            def at(line: int, col: int) -> tuple[int, int]:
+            def at(line: int, col: int) -> None:
                 start = lines.start(line) + col - 1
-                return start, start + len(old)
+                if buf.text[start:start + len(old)] == old:  # the name as written there
+                    edits.append((start, start + len(old), new))
 
             for st, table in T.walk(f.entries):
-                if st is None or st.keyword != "setup" or not table.rows:
+                column = cells.get(st.keyword) if st is not None else None
+                names = [c.text for c in table.rows[0].cells] if table.rows else []
+                if column not in names:
                     continue
-                cols = [c.text for c in table.rows[0].cells]
-                i = cols.index("at") if "at" in cols else -1
+                i = names.index(column)
                 for r in table.rows[1:]:
-                    if 0 <= i < len(r.cells) and r.cells[i].text == old and not r.cells[i].quoted:
-                        edits.append((*at(r.cells[i].span.line, r.cells[i].span.col), new))
+                    if len(r.cells) > i and r.cells[i].text == old and not r.cells[i].quoted:
+                        ref = T.find_row(f, r.span.line)
+                        row = T.row_cells(ref)
+                        row[i] = new
+                        edits.append(T.replace_row(buf.text, ref, row))
             for st in _statements(f.entries):
-                names = st.args[1:2] if st.keyword == "control" else st.args[:1] if st.keyword == "at" else ()
-                for a in names:
-                    if a.text == old and not a.quoted:
-                        edits.append((*at(a.span.line, a.span.col), new))
+                k = (args or {}).get(st.keyword)
+                if k is not None and len(st.args) > k and st.args[k].text == old and not st.args[k].quoted:
+                    at(st.args[k].span.line, st.args[k].span.col)
             for e in _expressions(f.entries):
                 for node in walk_expr(e):
                     if isinstance(node, Name) and node.name == old:
                         sp = Span.parse(node.where)
                         if sp is not None and sp.file == file:
-                            edits.append((*at(sp.line, sp.col), new))
-            edits = [e for e in dict.fromkeys(edits) if buf.text[e[0]:e[1]] == old]
+                            at(sp.line, sp.col)
             if edits:
-                out[file] = edits
+                out[file] = list(dict.fromkeys(edits))
         return out
 
     def new_counter_edits(self, template: str, new_id: str | None = None) -> tuple[str, dict[str, list[T.Edit]]]:

@@ -80,7 +80,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
         n = len([d for d in e.diagnostics if d.severity == "error"])
         return fail(f"{args.game} does not compile ({n} error{'s' * (n != 1)})")
     if not game.crts:
-        return fail(f"{game.info.id} has no combat results table")
+        hint = "it fights by firepower: try hexforge battle" if game.combat.procedure == "firepower" else ""
+        return fail(f"{game.info.id} has no combat results table", hint)
     crt_id = args.crt or game.combat.crt or next(iter(game.crts))
     if crt_id not in game.crts:
         return fail(f"{game.info.id} has no CRT '{crt_id}'", did_you_mean(crt_id, game.crts))
@@ -155,6 +156,116 @@ def cmd_odds(args: argparse.Namespace) -> int:
         title = codes[c].title if c in codes else ""
         pct = f"{float(p) * 100:.1f}%"
         print(f"  {c:<{width}}  {pct:>6}  {str(p):>5}  {title}".rstrip())
+    return 0
+
+
+def cmd_battle(args: argparse.Namespace) -> int:
+    """The firepower of one battle as set up on the command line (Barbarossa
+    7.1): each side's units, modifiers and total, what it takes to disrupt and
+    eliminate each unit, and the battle options each side could use."""
+    import json
+
+    from runtime.runner import Runner
+
+    from .compiler import compile_game
+    from .diagnostics import did_you_mean
+
+    def fail(msg: str, hint: str = "") -> int:
+        print(f"error: {msg}", file=sys.stderr)
+        if hint:
+            print(f"  hint: {hint}", file=sys.stderr)
+        return 1
+
+    path = Path(args.game)
+    if not path.exists():
+        return fail(f"{args.game}: no such game folder")
+    try:
+        game = compile_game(path, args.variant or ())
+    except DslError as e:
+        print(e.format(), file=sys.stderr)
+        return fail(f"{args.game} does not compile")
+    if game.combat.procedure != "firepower":
+        return fail(f"{game.info.id} fights on a CRT, not by firepower: try hexforge odds")
+    try:
+        runner = Runner(game, args.scenario or None)
+    except (NotImplementedError, ValueError) as e:
+        return fail(str(e))
+    board, s = runner.board, runner.new_game(0)
+    for u in s.units.values():
+        s.place(u.id, None, "removed")
+    s.step = {}
+    try:
+        target = board.parse(args.hex)
+    except ValueError as e:
+        return fail(f"--hex: {e}")
+    if target not in board:
+        return fail(f"--hex: {args.hex} is not in play")
+    turns = [t.number for t in game.turn_track.turns]
+    if turns and args.turn not in turns:
+        return fail(f"--turn {args.turn} is not on the turn track ({turns[0]}-{turns[-1]})")
+    s.turn = args.turn
+    sides: list[str] = []
+    for flag, text in (("--attack", args.attack), ("--defend", args.defend)):
+        for item in (x.strip() for x in text.split(",") if x.strip()):
+            uid, _, origin = item.partition("@")
+            if uid not in game.counters:
+                return fail(f"{flag}: no counter '{uid}'", did_you_mean(uid, game.counters))
+            s.place(uid, target)
+            if flag == "--attack" and origin:
+                try:
+                    h = board.parse(origin)
+                except ValueError as e:
+                    return fail(f"{flag} {item}: {e}")
+                if h.distance(target) != 1:
+                    return fail(f"{flag} {item}: {origin} is not next to {args.hex}")
+                s.attack_from[uid] = h
+            sides.append(game.counters[uid].side if flag == "--attack" else "")
+    attackers = {game.counters[x.split("@")[0].strip()].side for x in args.attack.split(",") if x.strip()}
+    defenders = {game.counters[x.strip()].side for x in args.defend.split(",") if x.strip()}
+    if len(attackers) != 1 or len(defenders) != 1 or attackers == defenders:
+        return fail("--attack names units of one side and --defend units of the other")
+    for uid in (x.strip() for x in args.disrupted.split(",") if x.strip()):
+        if uid not in game.counters or s.units[uid].hex != target:
+            return fail(f"--disrupted: {uid} is not in the battle")
+        s.units[uid].markers.add("disrupted")
+    s.control[target] = next(iter(defenders))
+    attacker = next(iter(attackers))
+    s.active = attacker
+    rep = runner.engine.battle_report(s, target=target)
+    env = runner.engine.env(s)
+    from runtime import firepower as F
+    options = {}
+    for side in (rep.attacker, rep.defender):
+        p = {"hex": args.hex, "attacker": rep.attacker, "defender": rep.defender, "side": side, "used": []}
+        options[side] = [{"option": a.option, "unit": a.unit, "title": game.battle_options[a.option].title,
+                          "average": round(runner.engine.battles.option_value(a.option), 3)}
+                         for a in runner.engine.battles.option_actions(s, p)]
+    damage = {uid: {"disrupted": "disrupted" in s.units[uid].markers,
+                    "disrupt-at": F.threshold(game, s, uid, "disrupt-at", env),
+                    "eliminate-at": F.threshold(game, s, uid, "eliminate-at", env)}
+              for uid in rep.attackers + rep.defenders}
+    if args.json:
+        print(json.dumps({"hex": args.hex, "turn": args.turn, "attacker": rep.attacker, "defender": rep.defender,
+                          "across": list(rep.across),
+                          "fire": {sd: dict(f.items(), total=f.total) for sd, f in rep.fire.items()},
+                          "damage": damage, "options": options}, ensure_ascii=False, indent=2))
+        return 0
+    weather = (game.turn_track.turn(s.turn).values.get("weather") or "") if turns else ""
+    print(f"{game.info.title}: battle in {args.hex}, turn {s.turn}" + (f" ({weather})" if weather else "")
+          + (f"; every attacker crosses {', '.join(rep.across)}" if rep.across else ""))
+    for side, role in ((rep.attacker, "attacker"), (rep.defender, "defender")):
+        f = rep.fire[side]
+        print(f"{game.sides[side].title} ({role}) firepower {f.total}")
+        for line in f.lines():
+            print(f"  {line}")
+        for o in options[side]:
+            print(f"  option: {o['title']}" + (f" ({o['unit']})" if o["unit"] else "") +
+                  f", on average {o['average']:+g}")
+    for uid, d in damage.items():
+        state = "disrupted: eliminated by" if d["disrupted"] else "disrupted by"
+        n = d["eliminate-at"] if d["disrupted"] else d["disrupt-at"]
+        print(f"{uid}: {state} {n} point{'s' * (n != 1)}" +
+              ("" if d["disrupted"] else f", then eliminated by {d['eliminate-at']} more"))
     return 0
 
 
@@ -254,6 +365,17 @@ def add_commands(sub) -> None:
     o.add_argument("--side", default="", help="the attacking side (picks its die)")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_odds)
+    b = sub.add_parser("battle", help="the firepower of one battle in a firepower game (no CRT)")
+    b.add_argument("game", help="a game folder")
+    b.add_argument("--hex", required=True, help="the battle hex")
+    b.add_argument("--attack", required=True, help="attacking units, each UNIT@HEX-IT-CAME-FROM (1PzG@0104,AGC@0105)")
+    b.add_argument("--defend", required=True, help="defending units (WF,2T)")
+    b.add_argument("--turn", type=int, default=1, help="the turn (weather, turn-limited options)")
+    b.add_argument("--disrupted", default="", help="units already disrupted")
+    b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
+    b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")
+    b.add_argument("--json", action="store_true", help="print one JSON object")
+    b.set_defaults(func=cmd_battle)
     p = sub.add_parser("play", help="play a scenario to the end with bots, headless")
     p.add_argument("game", help="a game folder")
     p.add_argument("--scenario", default="", help="the scenario (default: the game's first)")

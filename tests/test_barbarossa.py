@@ -1024,3 +1024,23 @@ def test_cli_says_when_the_sequence_of_play_never_ends_a_turn(tmp_path):
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "the sequence of play runs on without a decision and without ending" in out.stderr
+
+
+def test_cli_battle_shows_the_firepower_of_a_battle():
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "editor.cli", *args], capture_output=True, text=True, cwd=ROOT)
+    out = run("battle", str(GAME), "--hex", "0404", "--attack", "2PzG@0303", "--defend", "NF",
+              "--turn", "4", "--disrupted", "NF", "--json")
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["across"] == ["river"] and d["fire"]["axis"]["total"] == 1 and d["fire"]["soviet"]["total"] == 2
+    assert d["fire"]["soviet"]["base"] == []                                   # NF is disrupted: it does not fire
+    assert ["snow (7.1): Soviet +1, attacking or defending", 1] in d["fire"]["soviet"]["modifiers"]
+    assert d["damage"]["2PzG"] == {"disrupted": False, "disrupt-at": 2, "eliminate-at": 1}
+    assert [o["option"] for o in d["options"]["axis"]] == ["desperate-effort"] and d["options"]["soviet"] == []
+    text = run("battle", str(GAME), "--hex", "0205", "--attack", "AGC@0105", "--defend", "WF")
+    assert "Air strike (7.1): +1 for the army group (AGC), on average +1" in text.stdout
+    bad = run("battle", str(GAME), "--hex", "0205", "--attack", "AGC@0107", "--defend", "WF")
+    assert bad.returncode == 1 and "0107 is not next to 0205" in bad.stderr and "Traceback" not in bad.stderr
+    odds = run("odds", str(GAME), "--attack", "3", "--defense", "2")
+    assert odds.returncode == 1 and "try hexforge battle" in odds.stderr

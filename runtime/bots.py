@@ -111,6 +111,7 @@ class GreedyBot:
         for m in moves:
             by_unit.setdefault(m.unit, []).append(m)
         move_in = runner.game.combat.attack == "move-in"
+        follows_control = runner.game.supply.blocked_by_enemy_control
         for uid, ms in sorted(by_unit.items()):
             here = state.units[uid].hex
             d0 = min((here.distance(t) for t in targets), default=0)
@@ -118,8 +119,8 @@ class GreedyBot:
                 h = board.parse(m.to)
                 if move_in and any(u.side != side for u in state.units_at(h)):
                     gain = self._attack_gain(runner, state, m, side)
-                elif h not in lines:
-                    continue
+                elif h not in lines and not (follows_control and any(n in lines for n, _ in board.adj[h])):
+                    continue  # (where lines follow control, a move next to a line takes the hex into it)
                 else:
                     gain = d0 - min((h.distance(t) for t in targets), default=0)
                 if gain > best_gain:

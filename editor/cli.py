@@ -34,6 +34,7 @@ def cmd_start(args: argparse.Namespace) -> int:
         print("The editor is not part of this build yet. Commands:")
     print(f"  hexforge check {args.path}                         validate the game files")
     print(f"  hexforge odds {args.path} --attack 12 --defense 4   odds and result chances of an attack")
+    print(f"  hexforge play {args.path} --agents greedy,random --seed 3   a whole game between bots")
     print(f"  hexforge render {args.path} --out map.png              draw the map and counters (.png .svg .pdf)")
     print(f"  hexforge edit {args.path} --screenshot shot.png        the editor's window, drawn offscreen")
     print("  make test                                               run the test suite")

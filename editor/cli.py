@@ -33,7 +33,15 @@ def cmd_start(args: argparse.Namespace) -> int:
     else:
         print("The editor is not part of this build yet. Commands:")
     print(f"  hexforge check {args.path}                         validate the game files")
-    print(f"  hexforge odds {args.path} --attack 12 --defense 4   odds and result chances of an attack")
+    try:
+        from dsl.compiler import compile_game
+        firepower = compile_game(args.path).combat.procedure == "firepower"
+    except Exception:  # noqa: BLE001  (checked above; only the hint depends on it)
+        firepower = False
+    if firepower:
+        print(f"  hexforge battle {args.path} --hex H --attack U@FROM --defend U   the firepower of a battle")
+    else:
+        print(f"  hexforge odds {args.path} --attack 12 --defense 4   odds and result chances of an attack")
     print(f"  hexforge play {args.path} --agents greedy,random --seed 3   a whole game between bots")
     print(f"  hexforge render {args.path} --out map.png              draw the map and counters (.png .svg .pdf)")
     print(f"  hexforge edit {args.path} --screenshot shot.png        the editor's window, drawn offscreen")

@@ -222,18 +222,18 @@ class _Compiler:
         if ctx.diags.errors:
             return None
         return D.GameDefinition(
-            info=info, dice=fm(dice), sides=fm(sides), nationalities=fm(nats), unit_classes=fm(classes),
-            counters=fm(counters), terrain=fm(terrain), chart=chart, results=fm(results), crts=fm(crts),
-            die_tables=fm(tables), turn_track=track, weather=fm(weather), chits=fm(chits), pools=fm(pools),
-            events=fm(events), sequence=sequence, scenarios=fm(scenarios), variants=fm(variants),
-            victory=fm(victory), modifiers=fm({k: tuple(v) for k, v in modifiers.items()}),
-            stacking=fm(stacking), map=map_def, arrivals=fm(arrivals), withdrawals=fm(withdrawals), **mechanisms,
-            battle_options=fm(battle_options), battle_outcomes=outcomes, rebuilds=fm(rebuilds),
-            control_hexes=control_hexes,
-            unit_selectors=fm({cid: classes[c.unit_class].flags | {c.unit_class, c.nationality, c.side, "all", "other"}
-                               for cid, c in counters.items() if c.unit_class in classes}),
-            active_variants=self.variants,
-            sources=tuple(self.loader.src.texts))
+                                info=info, dice=fm(dice), sides=fm(sides), nationalities=fm(nats), unit_classes=fm(classes),
+                                counters=fm(counters), terrain=fm(terrain), chart=chart, results=fm(results), crts=fm(crts),
+                                die_tables=fm(tables), turn_track=track, weather=fm(weather), chits=fm(chits), pools=fm(pools),
+                                events=fm(events), sequence=sequence, scenarios=fm(scenarios), variants=fm(variants),
+                                victory=fm(victory), modifiers=fm({k: tuple(v) for k, v in modifiers.items()}),
+                                stacking=fm(stacking), map=map_def, arrivals=fm(arrivals), withdrawals=fm(withdrawals), **mechanisms,
+                                battle_options=fm(battle_options), battle_outcomes=outcomes, rebuilds=fm(rebuilds),
+                                control_hexes=control_hexes,
+                                unit_selectors=fm({cid: classes[c.unit_class].flags | {c.unit_class, c.nationality, c.side, "all", "other"}
+                                                   for cid, c in counters.items() if c.unit_class in classes}),
+                                active_variants=self.variants,
+                                sources=tuple(self.loader.src.texts))
 
     # ------------------------------------------------------------ game
     def game_info(self) -> D.GameInfo:
@@ -1071,9 +1071,13 @@ class _Compiler:
         return read_yes_no(self.ctx, b.arg(kw), kw, default) if b.one(kw, (0, 1)) else default
 
     def mechanisms(self, classes) -> dict:
+        """The engine's general mechanisms as the game tunes them, one block each."""
+        return {kind: getattr(self, f"_{kind}")(classes) for kind in
+                ("movement", "zoc", "supply", "retreat", "advance", "activation", "reinforcements", "combat")}
+
+    def _movement(self, classes) -> D.MovementRules:
+        """Movement and its modes."""
         ctx = self.ctx
-        out: dict = {}
-        # movement and its modes
         st = self.one("movement")
         points = "move"
         if st is not None:
@@ -1131,240 +1135,261 @@ class _Compiler:
                                         self.selectors(ex.args, classes) if ex else frozenset(),
                                         tuple(forbid), tuple(marks), b.flag("own-control"), where(m)))
             b.finish()
-        out["movement"] = D.MovementRules(points, tuple(modes), where(st) if st else "")
-        # zones of control
+        return D.MovementRules(points, tuple(modes), where(st) if st else "")
+
+    def _zoc(self, classes) -> D.ZocRules:
+        """Zones of control."""
+        ctx = self.ctx
         st = self.one("zoc")
         if st is None:
-            out["zoc"] = D.ZocRules()
-        else:
-            b = Body(ctx, st, "zoc")
-            none = b.flag("none")
+            return D.ZocRules()
+        b = Body(ctx, st, "zoc")
+        none = b.flag("none")
 
-            def cost(kw):
-                a = b.arg(kw)
-                if a is None:
-                    return "0"
-                if a.text == "stop" or re.fullmatch(r"[0-9]+", a.text.lstrip("+")):
-                    return a.text.lstrip("+")
-                ctx.error("value", f"{kw} is extra MP (a number) or 'stop', not '{a.text}'", a.span)
+        def cost(kw):
+            a = b.arg(kw)
+            if a is None:
                 return "0"
+            if a.text == "stop" or re.fullmatch(r"[0-9]+", a.text.lstrip("+")):
+                return a.text.lstrip("+")
+            ctx.error("value", f"{kw} is extra MP (a number) or 'stop', not '{a.text}'", a.span)
+            return "0"
 
-            ex = b.one("exempt", (1, 9))
-            z2z = self.choice(b.arg("zoc-to-zoc"), ("allowed", "adjacent", "no"), "zoc-to-zoc rule") or "allowed"
-            ni = b.one("not-into", (1, 9))
-            nb = b.one("negated-by", (1, 9))
-            out["zoc"] = D.ZocRules(not none, self.selectors(ex.args, classes) if ex else frozenset(),
-                                    cost("enter"), cost("leave"), z2z,
-                                    self.terrain_set(ni.args) if ni else frozenset(),
-                                    self.selectors(nb.args, classes) if nb else frozenset(), where(st))
-            b.finish()
-        # supply
+        ex = b.one("exempt", (1, 9))
+        z2z = self.choice(b.arg("zoc-to-zoc"), ("allowed", "adjacent", "no"), "zoc-to-zoc rule") or "allowed"
+        ni = b.one("not-into", (1, 9))
+        nb = b.one("negated-by", (1, 9))
+        result = D.ZocRules(not none, self.selectors(ex.args, classes) if ex else frozenset(),
+                            cost("enter"), cost("leave"), z2z,
+                            self.terrain_set(ni.args) if ni else frozenset(),
+                            self.selectors(nb.args, classes) if nb else frozenset(), where(st))
+        b.finish()
+        return result
+
+    def _supply(self, classes) -> D.SupplyRules:
+        """Lines of communication and what being cut costs."""
+        ctx = self.ctx
         st = self.one("supply")
         if st is None:
-            out["supply"] = D.SupplyRules()
-        else:
-            b = Body(ctx, st, "supply")
-            given = b.all("blocked-by")
-            # without a blocked-by line, lines are blocked by both (the usual rule)
-            blocked = {a.text for s in given for a in s.args} if given else {"enemy-units", "enemy-zoc"}
-            for s in b.all("blocked-by"):
-                for a in s.args:
-                    if a.text not in ("enemy-units", "enemy-zoc", "enemy-control"):
-                        ctx.error("value", "supply is blocked-by enemy-units, enemy-zoc or enemy-control, "
-                                  f"not '{a.text}'", a.span)
-            imp, unless = set(), {}
-            for s in b.all("impassable"):
-                args = list(s.args)
-                if len(args) == 3 and args[1].text == "unless":
-                    t = ctx.terrain_ref(args[0], ("terrain", "feature"))
-                    l = ctx.terrain_ref(args[2], ("link",))
-                    if t and l:
-                        unless[t] = l
+            return D.SupplyRules()
+        b = Body(ctx, st, "supply")
+        given = b.all("blocked-by")
+        # without a blocked-by line, lines are blocked by both (the usual rule)
+        blocked = {a.text for s in given for a in s.args} if given else {"enemy-units", "enemy-zoc"}
+        for s in b.all("blocked-by"):
+            for a in s.args:
+                if a.text not in ("enemy-units", "enemy-zoc", "enemy-control"):
+                    ctx.error("value", "supply is blocked-by enemy-units, enemy-zoc or enemy-control, "
+                              f"not '{a.text}'", a.span)
+        imp, unless = set(), {}
+        for s in b.all("impassable"):
+            args = list(s.args)
+            if len(args) == 3 and args[1].text == "unless":
+                t = ctx.terrain_ref(args[0], ("terrain", "feature"))
+                l = ctx.terrain_ref(args[2], ("link",))
+                if t and l:
+                    unless[t] = l
+            else:
+                imp |= self.terrain_set(args, ("terrain", "feature"))
+        bh = b.one("blocking-hexsides", (1, 9))
+        rail, rng = {}, {}
+        rail_link = {}
+        for s in b.all("rail"):
+            # rail SIDE N [along LINK]: lines follow the link unbroken from a source, then N hexes
+            if len(s.args) in (2, 4) and ctx.ref("side", s.args[0]):
+                v = ctx.int_(s.args[1], "hexes beyond the railway", 0, 999)
+                if v is not None:
+                    rail[s.args[0].text] = v
+                if len(s.args) == 4:
+                    if s.args[2].text != "along":
+                        ctx.error("arguments", f"expected 'along', not '{s.args[2].text}'", s.args[2].span,
+                                  "write: rail soviet 12 along road")
+                    elif ctx.terrain_ref(s.args[3], ("link",)):
+                        rail_link[s.args[0].text] = s.args[3].text
+            else:
+                ctx.error("arguments", "rail takes a side and the hexes a line may run beyond the railway",
+                          s.span, "write: rail axis 6   or   rail soviet 12 along road")
+        for s in b.all("range"):
+            if len(s.args) == 2 and ctx.ref("side", s.args[0]):
+                v = ctx.int_(s.args[1], "supply range", 0, 999)
+                if v is not None:
+                    rng[s.args[0].text] = v
+        kinds = ("lose-step", "out-of-supply", "isolated", "disrupt", "eliminate")
+        cons, by_unit = "out-of-supply", []
+        for s in b.all("consequence"):
+            # consequence KIND [for SELECTOR...]: the first one naming a unit's selectors applies
+            if not s.args:
+                ctx.error("arguments", "consequence takes what happens to units out of supply", s.span,
+                          did_you_mean("", kinds))
+                continue
+            kind = self.choice(s.args[0], kinds, "supply consequence") or "out-of-supply"
+            if len(s.args) == 1:
+                cons = kind
+            elif s.args[1].text != "for" or len(s.args) < 3:
+                ctx.error("arguments", f"expected 'for' and unit selectors after '{s.args[0].text}'",
+                          s.args[1].span, "write: consequence disrupt for german")
+            else:
+                by_unit.append((self.selectors(s.args[2:], classes), kind))
+        cs = b.one("city-supply", (1, 9))
+        city = frozenset(a.text for a in (cs.args if cs else ()) if ctx.ref("side", a))
+        ex = b.one("exempt", (1, 9))
+        halves: dict[str, frozenset[str]] = {}
+        for s in b.all("marker"):
+            # marker NAME halve attack defence move
+            if len(s.args) < 3 or s.args[1].text != "halve":
+                ctx.error("arguments", "marker takes a marker name, 'halve' and what it halves", s.span,
+                          "write: marker isolated halve attack defence move")
+                continue
+            what = set()
+            for a in s.args[2:]:
+                if a.text in ("attack", "defence", "move"):
+                    what.add(a.text)
                 else:
-                    imp |= self.terrain_set(args, ("terrain", "feature"))
-            bh = b.one("blocking-hexsides", (1, 9))
-            rail, rng = {}, {}
-            rail_link = {}
-            for s in b.all("rail"):
-                # rail SIDE N [along LINK]: lines follow the link unbroken from a source, then N hexes
-                if len(s.args) in (2, 4) and ctx.ref("side", s.args[0]):
-                    v = ctx.int_(s.args[1], "hexes beyond the railway", 0, 999)
-                    if v is not None:
-                        rail[s.args[0].text] = v
-                    if len(s.args) == 4:
-                        if s.args[2].text != "along":
-                            ctx.error("arguments", f"expected 'along', not '{s.args[2].text}'", s.args[2].span,
-                                      "write: rail soviet 12 along road")
-                        elif ctx.terrain_ref(s.args[3], ("link",)):
-                            rail_link[s.args[0].text] = s.args[3].text
-                else:
-                    ctx.error("arguments", "rail takes a side and the hexes a line may run beyond the railway",
-                              s.span, "write: rail axis 6   or   rail soviet 12 along road")
-            for s in b.all("range"):
-                if len(s.args) == 2 and ctx.ref("side", s.args[0]):
-                    v = ctx.int_(s.args[1], "supply range", 0, 999)
-                    if v is not None:
-                        rng[s.args[0].text] = v
-            kinds = ("lose-step", "out-of-supply", "isolated", "disrupt", "eliminate")
-            cons, by_unit = "out-of-supply", []
-            for s in b.all("consequence"):
-                # consequence KIND [for SELECTOR...]: the first one naming a unit's selectors applies
-                if not s.args:
-                    ctx.error("arguments", "consequence takes what happens to units out of supply", s.span,
-                              did_you_mean("", kinds))
-                    continue
-                kind = self.choice(s.args[0], kinds, "supply consequence") or "out-of-supply"
-                if len(s.args) == 1:
-                    cons = kind
-                elif s.args[1].text != "for" or len(s.args) < 3:
-                    ctx.error("arguments", f"expected 'for' and unit selectors after '{s.args[0].text}'",
-                              s.args[1].span, "write: consequence disrupt for german")
-                else:
-                    by_unit.append((self.selectors(s.args[2:], classes), kind))
-            cs = b.one("city-supply", (1, 9))
-            city = frozenset(a.text for a in (cs.args if cs else ()) if ctx.ref("side", a))
-            ex = b.one("exempt", (1, 9))
-            halves: dict[str, frozenset[str]] = {}
-            for s in b.all("marker"):
-                # marker NAME halve attack defence move
-                if len(s.args) < 3 or s.args[1].text != "halve":
-                    ctx.error("arguments", "marker takes a marker name, 'halve' and what it halves", s.span,
-                              "write: marker isolated halve attack defence move")
-                    continue
-                what = set()
-                for a in s.args[2:]:
-                    if a.text in ("attack", "defence", "move"):
-                        what.add(a.text)
-                    else:
-                        ctx.error("value", f"a marker halves attack, defence or move, not '{a.text}'", a.span)
-                halves[s.args[0].text] = frozenset(what)
-            order = tuple(a.text for a in (b.one("order", (1, 9)).args if b.one("order", (1, 9)) else ())
-                          if ctx.ref("side", a))
-            skip = []
-            for s in b.all("skip"):
-                if len(s.args) != 1 or s.condition is None:
-                    ctx.error("arguments", "skip takes a side and a condition", s.span,
-                              "write: skip axis when turn <= 3")
-                    continue
-                if ctx.ref("side", s.args[0]):
-                    skip.append((s.args[0].text, ctx.expr(s.condition)))
-            out["supply"] = D.SupplyRules(
-                blocked_by_enemy_units="enemy-units" in blocked, blocked_by_enemy_zoc="enemy-zoc" in blocked,
-                friendly_negates_zoc=self.yes(b, "friendly-negates-zoc", True), impassable=frozenset(imp),
-                impassable_unless=fm(unless),
-                blocking_hexsides=self.terrain_set(bh.args, ("hexside",)) if bh else frozenset(),
-                rail=fm(rail), rail_link=fm(rail_link), range=fm(rng), consequence=cons,
-                exempt=self.selectors(ex.args, classes) if ex else frozenset(), marker_halves=fm(halves),
-                order=order, skip=tuple(skip), transfer=ctx.ref("pool", b.arg("transfer-to")) or "",
-                blocked_by_enemy_control="enemy-control" in blocked, consequences=tuple(by_unit),
-                city_supply=city, where=where(st))
-            b.finish()
-        # retreat
+                    ctx.error("value", f"a marker halves attack, defence or move, not '{a.text}'", a.span)
+            halves[s.args[0].text] = frozenset(what)
+        order = tuple(a.text for a in (b.one("order", (1, 9)).args if b.one("order", (1, 9)) else ())
+                      if ctx.ref("side", a))
+        skip = []
+        for s in b.all("skip"):
+            if len(s.args) != 1 or s.condition is None:
+                ctx.error("arguments", "skip takes a side and a condition", s.span,
+                          "write: skip axis when turn <= 3")
+                continue
+            if ctx.ref("side", s.args[0]):
+                skip.append((s.args[0].text, ctx.expr(s.condition)))
+        result = D.SupplyRules(
+                               blocked_by_enemy_units="enemy-units" in blocked, blocked_by_enemy_zoc="enemy-zoc" in blocked,
+                               friendly_negates_zoc=self.yes(b, "friendly-negates-zoc", True), impassable=frozenset(imp),
+                               impassable_unless=fm(unless),
+                               blocking_hexsides=self.terrain_set(bh.args, ("hexside",)) if bh else frozenset(),
+                               rail=fm(rail), rail_link=fm(rail_link), range=fm(rng), consequence=cons,
+                               exempt=self.selectors(ex.args, classes) if ex else frozenset(), marker_halves=fm(halves),
+                               order=order, skip=tuple(skip), transfer=ctx.ref("pool", b.arg("transfer-to")) or "",
+                               blocked_by_enemy_control="enemy-control" in blocked, consequences=tuple(by_unit),
+                               city_supply=city, where=where(st))
+        b.finish()
+        return result
+
+    def _retreat(self, classes) -> D.RetreatRules:
+        """Retreat after combat."""
+        ctx = self.ctx
         st = self.one("retreat")
         if st is None:
-            out["retreat"] = D.RetreatRules()
-        else:
-            b = Body(ctx, st, "retreat")
-            toward = self.choice(b.arg("toward"), ("supply", "own-edge", "away"), "retreat direction") or "supply"
-            di = b.one("destroyed-into", (1, 9))
-            dest = set()
-            for a in (di.args if di else ()):
-                if a.text in ("off-map", "prohibited"):
-                    dest.add(a.text)
-                elif ctx.terrain_ref(a, ("terrain", "feature")):
-                    dest.add(a.text)
-            ez = self.choice(b.arg("enemy-zoc"), ("lose-step", "destroyed", "allowed"), "retreat ZOC rule") \
-                or "lose-step"
-            sh = b.one("second-hex-across", (1, 9))
-            ov = self.choice(b.arg("overstack"), ("extend", "destroyed"), "over-stacking rule") or "extend"
-            hw = b.one("hold-with", (1, 9))
-            into = self.choice(b.arg("into"), ("own-control",), "retreat destination") or ""
-            out["retreat"] = D.RetreatRules(toward, frozenset(dest), ez,
-                                            self.terrain_set(sh.args, ("hexside",)) if sh else frozenset(), ov,
-                                            self.selectors(hw.args, classes) if hw else frozenset(), into,
-                                            where(st))
-            b.finish()
-        # advance after combat
+            return D.RetreatRules()
+        b = Body(ctx, st, "retreat")
+        toward = self.choice(b.arg("toward"), ("supply", "own-edge", "away"), "retreat direction") or "supply"
+        di = b.one("destroyed-into", (1, 9))
+        dest = set()
+        for a in (di.args if di else ()):
+            if a.text in ("off-map", "prohibited"):
+                dest.add(a.text)
+            elif ctx.terrain_ref(a, ("terrain", "feature")):
+                dest.add(a.text)
+        ez = self.choice(b.arg("enemy-zoc"), ("lose-step", "destroyed", "allowed"), "retreat ZOC rule") \
+            or "lose-step"
+        sh = b.one("second-hex-across", (1, 9))
+        ov = self.choice(b.arg("overstack"), ("extend", "destroyed"), "over-stacking rule") or "extend"
+        hw = b.one("hold-with", (1, 9))
+        into = self.choice(b.arg("into"), ("own-control",), "retreat destination") or ""
+        result = D.RetreatRules(toward, frozenset(dest), ez,
+                                self.terrain_set(sh.args, ("hexside",)) if sh else frozenset(), ov,
+                                self.selectors(hw.args, classes) if hw else frozenset(), into,
+                                where(st))
+        b.finish()
+        return result
+
+    def _advance(self, classes) -> D.AdvanceRules:
+        """Advance after combat."""
+        ctx = self.ctx
         st = self.one("advance")
         if st is None:
-            out["advance"] = D.AdvanceRules()
-        else:
-            b = Body(ctx, st, "advance")
-            hexes = []
-            for s in b.all("hexes"):
-                if len(s.args) != 2:
-                    ctx.error("arguments", "hexes takes a unit selector and a number", s.span,
-                              "write: hexes mechanized 2")
-                    continue
-                sel = self.selectors(s.args[:1], classes)
-                n = ctx.int_(s.args[1], "advance hexes", 0, 20)
-                if sel and n is not None:
-                    hexes.append((s.args[0].text, n))
-            out["advance"] = D.AdvanceRules(tuple(hexes) or (("all", 1),), self.yes(b, "ignores-zoc", True),
-                                            where(st))
-            b.finish()
-        # activation
+            return D.AdvanceRules()
+        b = Body(ctx, st, "advance")
+        hexes = []
+        for s in b.all("hexes"):
+            if len(s.args) != 2:
+                ctx.error("arguments", "hexes takes a unit selector and a number", s.span,
+                          "write: hexes mechanized 2")
+                continue
+            sel = self.selectors(s.args[:1], classes)
+            n = ctx.int_(s.args[1], "advance hexes", 0, 20)
+            if sel and n is not None:
+                hexes.append((s.args[0].text, n))
+        result = D.AdvanceRules(tuple(hexes) or (("all", 1),), self.yes(b, "ignores-zoc", True),
+                                where(st))
+        b.finish()
+        return result
+
+    def _activation(self, classes) -> D.ActivationRules:
+        """Chit-pull activation."""
+        ctx = self.ctx
         st = self.one("activation")
         if st is None:
-            out["activation"] = D.ActivationRules()
-        else:
-            b = Body(ctx, st, "activation")
-            sn = b.one("same-nationality", (1, 9))
-            mm = b.arg("max-mechanized")
-            out["activation"] = D.ActivationRules(
-                b.text("command-range", "command"),
-                frozenset(a.text for a in (sn.args if sn else ()) if ctx.ref("side", a)),
-                self.yes(b, "hq-activates-hq", False),
-                ctx.int_(mm, "max-mechanized", 0, 999) if mm is not None else None, where(st))
-            b.finish()
-        # reinforcements
+            return D.ActivationRules()
+        b = Body(ctx, st, "activation")
+        sn = b.one("same-nationality", (1, 9))
+        mm = b.arg("max-mechanized")
+        result = D.ActivationRules(
+                                   b.text("command-range", "command"),
+                                   frozenset(a.text for a in (sn.args if sn else ()) if ctx.ref("side", a)),
+                                   self.yes(b, "hq-activates-hq", False),
+                                   ctx.int_(mm, "max-mechanized", 0, 999) if mm is not None else None, where(st))
+        b.finish()
+        return result
+
+    def _reinforcements(self, classes) -> D.ReinforcementRules:
+        """Where reinforcements come from and go."""
+        ctx = self.ctx
         st = self.one("reinforcements")
         if st is None:
-            out["reinforcements"] = D.ReinforcementRules()
-        else:
-            b = Body(ctx, st, "reinforcements")
-            fr = b.one("from", (1, 9))
-            pools = tuple(a.text for a in (fr.args if fr else ()) if ctx.ref("pool", a)) or ("available",)
-            enter = self.choice(b.arg("enter"), ("rail", "supplied"), "reinforcement entry rule") or "supplied"
-            ni = b.one("not-in", (1, 9))
-            not_in = set()
-            for a in (ni.args if ni else ()):
-                if a.text in ("enemy-zoc", "enemy-cities"):
-                    not_in.add(a.text)
-                else:
-                    ctx.error("value", f"reinforcements are kept out of enemy-zoc or enemy-cities, not '{a.text}'",
-                              a.span)
-            returns = []
-            for r in b.all("returns"):
-                # returns SIDE SELECTOR... to POOL [from combat supply]
-                rargs = list(r.args)
-                losses = {"combat"}
-                if "from" in [a.text for a in rargs]:
-                    i = [a.text for a in rargs].index("from")
-                    losses = set()
-                    for a in rargs[i + 1:]:
-                        if a.text in ("combat", "supply"):
-                            losses.add(a.text)
-                        else:
-                            ctx.error("value", f"units return from combat or supply losses, not '{a.text}'", a.span)
-                    rargs = rargs[:i]
-                args = [a.text for a in rargs]
-                if len(args) < 4 or args[-2] != "to":
-                    ctx.error("arguments", "returns takes a side, unit selectors, 'to' and a pool", r.span,
-                              "write: returns soviet non-mechanized hq to available")
-                    continue
-                side = ctx.ref("side", rargs[0], allow=("all",))
-                pool = ctx.ref("pool", rargs[-1])
-                sel = self.selectors(rargs[1:-2], classes)
-                if side and pool:
-                    returns.append((side, sel, pool, frozenset(losses)))
-            out["reinforcements"] = D.ReinforcementRules(pools, enter, frozenset(not_in), tuple(returns), where(st))
-            b.finish()
-        # combat
+            return D.ReinforcementRules()
+        b = Body(ctx, st, "reinforcements")
+        fr = b.one("from", (1, 9))
+        pools = tuple(a.text for a in (fr.args if fr else ()) if ctx.ref("pool", a)) or ("available",)
+        enter = self.choice(b.arg("enter"), ("rail", "supplied"), "reinforcement entry rule") or "supplied"
+        ni = b.one("not-in", (1, 9))
+        not_in = set()
+        for a in (ni.args if ni else ()):
+            if a.text in ("enemy-zoc", "enemy-cities"):
+                not_in.add(a.text)
+            else:
+                ctx.error("value", f"reinforcements are kept out of enemy-zoc or enemy-cities, not '{a.text}'",
+                          a.span)
+        returns = []
+        for r in b.all("returns"):
+            # returns SIDE SELECTOR... to POOL [from combat supply]
+            rargs = list(r.args)
+            losses = {"combat"}
+            if "from" in [a.text for a in rargs]:
+                i = [a.text for a in rargs].index("from")
+                losses = set()
+                for a in rargs[i + 1:]:
+                    if a.text in ("combat", "supply"):
+                        losses.add(a.text)
+                    else:
+                        ctx.error("value", f"units return from combat or supply losses, not '{a.text}'", a.span)
+                rargs = rargs[:i]
+            args = [a.text for a in rargs]
+            if len(args) < 4 or args[-2] != "to":
+                ctx.error("arguments", "returns takes a side, unit selectors, 'to' and a pool", r.span,
+                          "write: returns soviet non-mechanized hq to available")
+                continue
+            side = ctx.ref("side", rargs[0], allow=("all",))
+            pool = ctx.ref("pool", rargs[-1])
+            sel = self.selectors(rargs[1:-2], classes)
+            if side and pool:
+                returns.append((side, sel, pool, frozenset(losses)))
+        result = D.ReinforcementRules(pools, enter, frozenset(not_in), tuple(returns), where(st))
+        b.finish()
+        return result
+
+    def _combat(self, classes) -> D.CombatRules:
+        """The combat procedure."""
+        ctx = self.ctx
         st = self.one("combat")
         if st is None:
             crts = [s.name for s in self.all("crt")]
-            out["combat"] = D.CombatRules("odds" if crts else "none", crts[0] if crts else "")
+            result = D.CombatRules("odds" if crts else "none", crts[0] if crts else "")
         else:
             b = Body(ctx, st, "combat")
             proc = self.choice(b.arg("procedure"), ("odds", "firepower", "dice-pool", "none"),
@@ -1404,9 +1429,9 @@ class _Compiler:
             db = b.one("disrupted-attackers", (1, 1))
             if db is not None and db.args and db.args[0].text != "back":
                 ctx.error("value", f"disrupted attackers go 'back', not '{db.args[0].text}'", db.args[0].span)
-            out["combat"] = D.CombatRules(proc, crt, attack, tuple(limits), factor, db is not None, where(st))
+            result = D.CombatRules(proc, crt, attack, tuple(limits), factor, db is not None, where(st))
             b.finish()
-        return out
+        return result
 
     def turns_of(self, b: Body) -> tuple[int, int]:
         t = b.one("turns", (2, 2))

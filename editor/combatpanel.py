@@ -24,18 +24,14 @@ def odds_html(game: GameDefinition, board, rep: OddsReport) -> str:
         if detail == fmt_num(v):
             detail = ""
         return f"<tr><td>{uid}</td><td style='color:#555'>{detail}</td><td align='right'><b>{fmt_num(v)}</b></td></tr>"
-    out.append("<b>Attack</b><table width='100%'>")
-    for uid, v, why in rep.attack_parts:
-        out.append(row(uid, v, why))
-    rounded = "" if rep.attack == rep.attack_exact else f" (exactly {fmt_num(rep.attack_exact)})"
-    out.append(f"<tr><td colspan='2'><i>total</i>{rounded}</td><td align='right'><b>{fmt_num(rep.attack)}</b></td>"
-               "</tr></table>")
-    out.append("<b>Defence</b><table width='100%'>")
-    for uid, v, why in rep.defence_parts:
-        out.append(row(uid, v, why))
-    rounded = "" if rep.defence == rep.defence_exact else f" (exactly {fmt_num(rep.defence_exact)})"
-    out.append(f"<tr><td colspan='2'><i>total</i>{rounded}</td><td align='right'><b>{fmt_num(rep.defence)}</b></td>"
-               "</tr></table>")
+    for title, parts, total, exact in (("Attack", rep.attack_parts, rep.attack, rep.attack_exact),
+                                       ("Defence", rep.defence_parts, rep.defence, rep.defence_exact)):
+        out.append(f"<b>{title}</b><table width='100%'>")
+        for uid, v, why in parts:
+            out.append(row(uid, v, why))
+        rounded = "" if total == exact else f" (exactly {fmt_num(exact)})"
+        out.append(f"<tr><td colspan='2'><i>total</i>{rounded}</td><td align='right'><b>{fmt_num(total)}</b></td>"
+                   "</tr></table>")
     out.append("<b>Column shifts</b><br>")
     if rep.shifts:
         out.append("<br>".join(f"{'+' if n > 0 else ''}{n} ({'right' if n > 0 else 'left'}): {why}"

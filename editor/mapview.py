@@ -124,7 +124,34 @@ class MapItem(QGraphicsItem):
 
 
 class ZoomMixin:
-    """What the editor's and the playtest's map views share: set-up and zoom."""
+    """What the editor's and the playtest's map views share: set-up, zoom and
+    panning with the middle button (or Alt + left drag)."""
+
+    _pan: QPointF | None = None
+
+    def _pan_press(self, e) -> bool:
+        """Start panning on this press; True when the press is taken."""
+        if e.button() == Qt.MiddleButton or (e.button() == Qt.LeftButton and e.modifiers() & Qt.AltModifier):
+            self._pan = e.position()
+            self.setCursor(Qt.ClosedHandCursor)
+            return True
+        return False
+
+    def _pan_move(self, e) -> bool:
+        if self._pan is None:
+            return False
+        d = e.position() - self._pan
+        self._pan = e.position()
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(d.x()))
+        self.verticalScrollBar().setValue(self.verticalScrollBar().value() - int(d.y()))
+        return True
+
+    def _pan_release(self) -> bool:
+        if self._pan is None:
+            return False
+        self._pan = None
+        self.unsetCursor()
+        return True
 
     def _setup_view(self) -> None:
         self._scene = QGraphicsScene(self)  # the view does not own its scene: keep it
@@ -164,7 +191,6 @@ class MapView(ZoomMixin, QGraphicsView):
         self.stroke: Stroke | None = None
         self._last: Hex | None = None
         self._mode_add = True
-        self._pan: QPointF | None = None
         self._drag_start: tuple[QPointF, str] | None = None
         self.rebuild()
 
@@ -237,9 +263,7 @@ class MapView(ZoomMixin, QGraphicsView):
 
     # -- mouse --------------------------------------------------------------------------------
     def mousePressEvent(self, e) -> None:
-        if e.button() == Qt.MiddleButton or (e.button() == Qt.LeftButton and e.modifiers() & Qt.AltModifier):
-            self._pan = e.position()
-            self.setCursor(Qt.ClosedHandCursor)
+        if self._pan_press(e):
             return
         if self.doc.map is None or e.button() not in (Qt.LeftButton, Qt.RightButton):
             return
@@ -248,11 +272,7 @@ class MapView(ZoomMixin, QGraphicsView):
                    ctrl=bool(e.modifiers() & Qt.ControlModifier))
 
     def mouseMoveEvent(self, e) -> None:
-        if self._pan is not None:
-            d = e.position() - self._pan
-            self._pan = e.position()
-            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(d.x()))
-            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - int(d.y()))
+        if self._pan_move(e):
             return
         if self.doc.map is None:
             return
@@ -269,9 +289,7 @@ class MapView(ZoomMixin, QGraphicsView):
             self.move(sp.x(), sp.y())
 
     def mouseReleaseEvent(self, e) -> None:
-        if self._pan is not None:
-            self._pan = None
-            self.unsetCursor()
+        if self._pan_release():
             return
         self._drag_start = None
         self.release()

@@ -404,6 +404,16 @@ class Options:
     vector: bool = False  # SVG and PDF: pattern symbols drawn per hex, not through a texture
 
 
+def draw_outline(p: QPainter, geo, hexes, vis) -> None:
+    """The outer edge of a set of hexes (an area, a command range), with the
+    painter's pen; only the visible hexes' edges are drawn."""
+    for h in hexes & vis:
+        for d in range(6):
+            if h.neighbour(d) not in hexes:
+                (x1, y1), (x2, y2) = geo.edge(h, d)
+                p.drawLine(QPointF(x1, y1), QPointF(x2, y2))
+
+
 def draw_selected(p: QPainter, polygon) -> None:
     """The selected hex: a white halo under a red outline."""
     p.setPen(QPen(QColor("#ffffff"), S * 0.12))
@@ -591,11 +601,7 @@ class MapPainter:
             pen = QPen(col, S * 0.08, Qt.DashLine)
             pen.setCapStyle(Qt.FlatCap)
             p.setPen(pen)
-            for h in hs & vis:
-                for d in range(6):
-                    if h.neighbour(d) not in hs:
-                        (x1, y1), (x2, y2) = geo.edge(h, d)
-                        p.drawLine(QPointF(x1, y1), QPointF(x2, y2))
+            draw_outline(p, geo, hs, vis)
 
     def _edges_out(self, m) -> dict[Hex, list[int]]:
         """In-play hexes that border the playing area, with the directions
@@ -908,11 +914,7 @@ class MapPainter:
             hs = m.areas[name]
             pen = QPen(QColor(60, 60, 60, 170), S * 0.045, Qt.DashLine)
             p.setPen(pen)
-            for h in hs & vis:
-                for d in range(6):
-                    if h.neighbour(d) not in hs:
-                        (x1, y1), (x2, y2) = geo.edge(h, d)
-                        p.drawLine(QPointF(x1, y1), QPointF(x2, y2))
+            draw_outline(p, geo, hs, vis)
             a = self.area_anchor(name)
             if a is None or a not in vis:
                 continue

@@ -21,7 +21,7 @@ from runtime.state import GameState
 from .document import MapModel
 from .gamefile import ClassInfo, NationalityInfo, SideInfo, Snapshot, TerrainInfo
 from .mapview import MapItem, ZoomMixin
-from .paint import FONT, S, CounterLook, MapPainter, _c, draw_counter, draw_selected
+from .paint import FONT, S, CounterLook, MapPainter, _c, draw_counter, draw_outline, draw_selected
 
 MARKS = {"out-of-supply": "OOS", "isolated": "ISO", "disrupted": "DIS"}
 
@@ -255,11 +255,7 @@ class PlayPainter(MapPainter):
             pen = QPen(col, S * 0.07, Qt.DashLine)
             pen.setCapStyle(Qt.FlatCap)
             p.setPen(pen)
-            for h in ov.command & vis:
-                for d in range(6):
-                    if h.neighbour(d) not in ov.command:
-                        (x1, y1), (x2, y2) = geo.edge(h, d)
-                        p.drawLine(QPointF(x1, y1), QPointF(x2, y2))
+            draw_outline(p, geo, ov.command, vis)
         if ov.reach:
             p.setPen(QPen(QColor(20, 120, 40, 160), S * 0.03))
             p.setBrush(QColor(60, 200, 90, 70))
@@ -376,7 +372,6 @@ class PlayMapView(ZoomMixin, QGraphicsView):
         self.item = MapItem(self.mp)
         self._scene.addItem(self.item)
         self._scene.setSceneRect(self.item.boundingRect())
-        self._pan: QPointF | None = None
         self._hover: Hex | None = None
 
     def refresh(self) -> None:
@@ -399,9 +394,7 @@ class PlayMapView(ZoomMixin, QGraphicsView):
             self.zoom(1.2 if d > 0 else 1 / 1.2)
 
     def mousePressEvent(self, e) -> None:
-        if e.button() == Qt.MiddleButton or (e.button() == Qt.LeftButton and e.modifiers() & Qt.AltModifier):
-            self._pan = e.position()
-            self.setCursor(Qt.ClosedHandCursor)
+        if self._pan_press(e):
             return
         if e.button() not in (Qt.LeftButton, Qt.RightButton):
             return
@@ -411,11 +404,7 @@ class PlayMapView(ZoomMixin, QGraphicsView):
             self.hexClicked.emit(h, e.button() == Qt.RightButton, self.mp.unit_at(sp.x(), sp.y()))
 
     def mouseMoveEvent(self, e) -> None:
-        if self._pan is not None:
-            d = e.position() - self._pan
-            self._pan = e.position()
-            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(d.x()))
-            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - int(d.y()))
+        if self._pan_move(e):
             return
         h = self.hex_at(e.position().toPoint())
         if h != self._hover:
@@ -423,6 +412,4 @@ class PlayMapView(ZoomMixin, QGraphicsView):
             self.hexHovered.emit(h)
 
     def mouseReleaseEvent(self, e) -> None:
-        if self._pan is not None:
-            self._pan = None
-            self.unsetCursor()
+        self._pan_release()

@@ -122,7 +122,7 @@ class Ctx:
         """Check that every name and function an expression uses exists."""
         if e is None:
             return None
-        known_names = set(EXPR_NAMES) | set(local)
+        known_names = set(EXPR_NAMES) | set(local) | self.class_flags  # a flag names itself (units-of(infantry))
         for kind in ("side", "nationality", "unit-class", "terrain", "weather", "event", "chit", "counter",
                      "variant", "pool", "area", "die-table", "scenario", "option"):
             known_names |= set(self.symbols.get(kind, {}))

@@ -48,6 +48,9 @@ class Engine:
         for table in (g.sides, g.nationalities, g.unit_classes, g.terrain, g.weather, g.variants):
             for k in table:
                 names.setdefault(k, k)
+        for cls in g.unit_classes.values():  # a class flag names itself (units-of(infantry))
+            for flag in cls.flags:
+                names.setdefault(flag, flag)
         return names, {"variant": lambda v: v in g.active_variants}
 
     def _true(self, s: GameState, cond, **bound) -> bool:

@@ -7,10 +7,10 @@ moved in (``combat { attack move-in }``).  Each side's firepower is
   units in the hex (8.0: disrupted units do not fire),
 * plus the game's ``modifier firepower`` statements, evaluated once per side
   with ``side``, ``enemy``, ``attacker``, ``defender``, ``terrain`` (the
-  battle hex's), ``infantry`` (the side's infantry units in the battle,
-  disrupted ones too: they keep their terrain bonus), ``city-vp`` (the
-  hex's VP), ``all-attackers-across`` (the hexside kinds every attacker
-  crossed, unbridged) and ``units`` bound,
+  battle hex's), ``city-vp`` (the hex's VP), ``all-attackers-across`` (the
+  hexside kinds every attacker crossed, unbridged) and ``units`` bound, and
+  ``units-of(SELECTOR)``: the side's units in the battle that match it
+  (disrupted ones too: they keep their terrain bonus),
 * plus the battle options the side used (air strikes, desperate efforts,
   whose die tables add to either side),
 
@@ -123,11 +123,12 @@ def report(game: GameDefinition, board: Board, state: GameState, h: Hex, attacke
         local = dict(names)
         local.update({"side": side, "enemy": defender if side == attacker else attacker, "attacker": attacker,
                       "defender": defender, "terrain": board.terrain(h), "hex": board.hex_id(h),
-                      "infantry": sum(1 for x in units if "infantry" in game.selectors_of(x)),
                       "city-vp": mh.vp if mh else 0, "all-attackers-across": across, "units": len(units)})
+        local_fns = dict(fns, **{"units-of": lambda sel, units=units: sum(
+            1 for x in units if str(sel) in game.selectors_of(x))})
         for m in game.modifiers.get("firepower", ()):
-            if m.condition is None or E.evaluate(m.condition, local, fns) is True:
-                v = int(E.evaluate(m.amount, local, fns))
+            if m.condition is None or E.evaluate(m.condition, local, local_fns) is True:
+                v = int(E.evaluate(m.amount, local, local_fns))
                 if v:
                     f.modifiers.append((m.title or "modifier", v))
         fire[side] = f

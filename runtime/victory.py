@@ -19,6 +19,9 @@ class VictoryRules:
                       g.counters, g.variants, g.pools, g.die_tables, g.scenarios, g.map.areas):
             for k in table:
                 names.setdefault(k, k)
+        for cls in g.unit_classes.values():  # a class flag names itself (units-of(infantry))
+            for flag in cls.flags:
+                names.setdefault(flag, flag)
         weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
         names["weather"] = weather or ""
         for st in self.program:  # the options of decide phases, read by chosen(...)

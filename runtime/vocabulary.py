@@ -25,7 +25,6 @@ EXPR_NAMES: dict[str, str] = {
     "terrain": "the terrain of the hex concerned",
     "hex": "the hex concerned",
     "all-attackers-across": "the hexside kinds every attacker crosses, unbridged (a list: river in all-attackers-across)",
-    "infantry": "how many infantry units are concerned",
     "city-vp": "the VP of the city hex concerned",
     "first-roll": "true on the first combat of a scenario",
     "attackers": "attacking units in the battle hex (a battle outcome)",
@@ -40,6 +39,7 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "round_down": 1, "count": 1, "sum": None,
     "controls": 2,  # controls(side, hex): side controls the hex
     "occupies": 2,  # occupies(side, hex): a unit of side stands in the hex
+    "units-of": 1,  # units-of(selector): in a firepower modifier, the side's units in the battle matching it
     "supplied": 2,  # supplied(side, hex): a supply line from side's sources reaches hex
     "vp": 1,  # vp(side): the side's VP so far
     "eliminated": 2,  # eliminated(side, flag): count of side's eliminated units with flag

@@ -786,6 +786,21 @@ class GameDefinition:
         c = self.counters[counter_id]
         return self.unit_classes[c.unit_class].flags | {c.unit_class, c.nationality, c.side, "all", "other"}
 
+    def declared_ids(self) -> dict[str, str]:
+        """Every id the game declares, and every class flag, as an expression
+        name standing for itself (``controls(axis, moscow)``, ``units-of(infantry)``)."""
+        names: dict[str, str] = {}
+        tables = (self.sides, self.nationalities, self.unit_classes, self.terrain, self.weather, self.events,
+                  self.chits, self.counters, self.variants, self.pools, self.die_tables, self.scenarios,
+                  self.map.areas if self.map else {})
+        for table in tables:
+            for k in table:
+                names.setdefault(k, k)
+        for cls in self.unit_classes.values():
+            for flag in cls.flags:
+                names.setdefault(flag, flag)
+        return names
+
     def matches(self, counter_id: str, selectors: frozenset[str]) -> bool:
         """Does a unit selector list name this counter (by class, flag, nationality, side or all)?"""
         return bool(selectors & self.selectors_of(counter_id))

@@ -34,6 +34,7 @@ class Engine:
         self.game = game
         self.board = board or Board(game)
         self.battles = F.FirepowerBattles(self)
+        self.declared = game.declared_ids()  # ids as expression names: fixed for the game
         self.controllable = frozenset(h for h, mh in game.map.hexes.items()
                                       if game.control_hexes == "all" or mh.features or mh.vp)
         # names and functions for the game's expressions (the runner supplies the full set)
@@ -44,13 +45,8 @@ class Engine:
     def _plain_env(self, s: GameState) -> tuple[dict, dict]:
         g = self.game
         weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
-        names: dict = {"turn": s.turn, "weather": weather or "", "active": s.active, "side": s.active}
-        for table in (g.sides, g.nationalities, g.unit_classes, g.terrain, g.weather, g.variants):
-            for k in table:
-                names.setdefault(k, k)
-        for cls in g.unit_classes.values():  # a class flag names itself (units-of(infantry))
-            for flag in cls.flags:
-                names.setdefault(flag, flag)
+        names: dict = dict(self.declared)
+        names.update({"turn": s.turn, "weather": weather or "", "active": s.active, "side": s.active})
         return names, {"variant": lambda v: v in g.active_variants}
 
     def _true(self, s: GameState, cond, **bound) -> bool:

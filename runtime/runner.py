@@ -108,6 +108,11 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
         self.engine.on_battle = self._after_battle
         self.board = self.engine.board
         self.program = flatten(game.sequence)
+        # ids, flags and the options of decide phases (read by chosen(...)) as expression names
+        self.declared_names = dict(self.engine.declared)
+        for st in self.program:
+            if st.kind == "proc" and st.phase.params.get("option"):
+                self.declared_names.setdefault(st.phase.params["option"][0], st.phase.params["option"][0])
         missing = sorted({s.phase.procedure for s in self.program if s.kind == "proc"} - IMPLEMENTED)
         for st in self.program:  # a roll phase reads a 1-D table: die total -> result
             if st.kind == "proc" and st.phase.procedure == "roll":

@@ -13,20 +13,10 @@ from .supply import supply_map
 class VictoryRules:
     def env(self, s: GameState) -> tuple[dict, dict]:
         g = self.game
-        names: dict[str, object] = {"turn": s.turn, "last-turn": self.scenario.last_turn, "phase": s.phase,
-                                    "active": s.active, "side": s.active}
-        for table in (g.sides, g.nationalities, g.unit_classes, g.terrain, g.weather, g.events, g.chits,
-                      g.counters, g.variants, g.pools, g.die_tables, g.scenarios, g.map.areas):
-            for k in table:
-                names.setdefault(k, k)
-        for cls in g.unit_classes.values():  # a class flag names itself (units-of(infantry))
-            for flag in cls.flags:
-                names.setdefault(flag, flag)
+        names: dict[str, object] = dict(self.declared_names)
         weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
-        names["weather"] = weather or ""
-        for st in self.program:  # the options of decide phases, read by chosen(...)
-            if st.kind == "proc" and st.phase.params.get("option"):
-                names.setdefault(st.phase.params["option"][0], st.phase.params["option"][0])
+        names.update({"turn": s.turn, "last-turn": self.scenario.last_turn, "phase": s.phase, "active": s.active,
+                      "side": s.active, "weather": weather or ""})
 
         def hexes_of(where: object) -> list[Hex]:
             w = str(where)

@@ -15,22 +15,28 @@ def _print_diagnostics(items, sources, out=sys.stderr) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    return 0 if check_and_report(args.path) is not None else 1
+
+
+def check_and_report(path_text: str):
+    """Check a game and print the verdict (the ``ok`` line or the
+    diagnostics); the compiled game, or None when it does not compile."""
     from .compiler import check_game
 
-    path = Path(args.path)
+    path = Path(path_text)
     if not path.exists():
-        print(f"{args.path}: error: no such game folder or file", file=sys.stderr)
-        return 1
+        print(f"{path_text}: error: no such game folder or file", file=sys.stderr)
+        return None
     game, diags, sources = check_game(path)
     _print_diagnostics(diags.items, sources)
     if game is None or diags.errors:
         n = len(diags.errors)
         print(f"{n} error{'s' * (n != 1)}", file=sys.stderr)
-        return 1
+        return None
     n = len(game.variants)
     extra = f", {n} variant{'s' * (n != 1)}" if n else ""
     print(f"ok {game.summary()}{extra}")
-    return 0
+    return game
 
 
 def cmd_odds(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from dsl.cli import add_commands, cmd_check, run
+from dsl.cli import add_commands, check_and_report, run
 
 
 def has_display() -> bool:
@@ -19,9 +19,9 @@ def has_display() -> bool:
 def cmd_start(args: argparse.Namespace) -> int:
     """What `make run` does: check the game, then open the editor if there
     is a screen, or say how to work headless."""
-    status = cmd_check(args)
-    if status:
-        return status
+    game = check_and_report(args.path)
+    if game is None:
+        return 1
     try:
         from editor import app
     except ImportError:
@@ -33,12 +33,7 @@ def cmd_start(args: argparse.Namespace) -> int:
     else:
         print("The editor is not part of this build yet. Commands:")
     print(f"  hexforge check {args.path}                         validate the game files")
-    try:
-        from dsl.compiler import compile_game
-        firepower = compile_game(args.path).combat.procedure == "firepower"
-    except Exception:  # noqa: BLE001  (checked above; only the hint depends on it)
-        firepower = False
-    if firepower:
+    if game.combat.procedure == "firepower":
         print(f"  hexforge battle {args.path} --hex H --attack U@FROM --defend U   the firepower of a battle")
     else:
         print(f"  hexforge odds {args.path} --attack 12 --defense 4   odds and result chances of an attack")

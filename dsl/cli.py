@@ -43,7 +43,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
     """Odds, column shifts and the chance of every result for one attack."""
     import json
 
-    from runtime import combat
+    from runtime.combat import odds as combat
 
     from .compiler import compile_game
     from .diagnostics import did_you_mean
@@ -239,7 +239,7 @@ def cmd_battle(args: argparse.Namespace) -> int:
     s.active = attacker
     rep = runner.engine.battle_report(s, target=target)
     env = runner.engine.env(s)
-    from runtime import firepower as F
+    from runtime.combat import firepower as F
     options = {}
     for side in (rep.attacker, rep.defender):
         p = {"hex": args.hex, "attacker": rep.attacker, "defender": rep.defender, "side": side, "used": []}

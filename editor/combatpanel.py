@@ -3,9 +3,9 @@
 (Barbarossa 7.0: each side's units, modifiers and options, then A-D)."""
 from __future__ import annotations
 
-from runtime.combat import OddsReport, fmt_num
+from runtime.combat.odds import OddsReport, fmt_num
 from runtime.definition import GameDefinition
-from runtime.firepower import BattleReport
+from runtime.combat.firepower import BattleReport
 from runtime.runner import Runner
 from runtime.state import GameState
 
@@ -83,7 +83,7 @@ def _live_rows(rep: BattleReport, side: str, units: list[str]) -> list[tuple[str
 
 
 def _fired_rows(items: dict) -> list[tuple[str, str, str, str]]:
-    """What a side fired (runtime.firepower.Fire.items()): its units'
+    """What a side fired (runtime.combat.firepower.Fire.items()): its units'
     factors, then the modifiers and options with their titles."""
     rows = [(unit, "strength", str(v), "#555") for unit, v in items.get("base", ())]
     if not rows:
@@ -152,7 +152,7 @@ def battle_html(runner: Runner, s: GameState, rep: BattleReport, p: dict | None)
 
 def fired_lines(s: GameState, p: dict) -> dict[str, dict]:
     """What each side fired in the battle ``p`` (after its fire), item by
-    item: runtime.firepower.Fire.items(), kept in the pending battle."""
+    item: runtime.combat.firepower.Fire.items(), kept in the pending battle."""
     return p.get("fired") or {p["attacker"]: {}, p["defender"]: {}}
 
 

@@ -53,9 +53,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
 
 from runtime.actions import Advance, Attack, Done, Hit, IllegalActionError, Move, Retreat, Use
 from runtime.bots import make_bot
-from runtime.combat import OddsReport, combat_odds, fmt_num
+from runtime.combat.odds import OddsReport, combat_odds, fmt_num
 from runtime.definition import GameDefinition
-from runtime.firepower import BattleReport
+from runtime.combat.firepower import BattleReport
 from runtime.hexes import Hex
 from runtime.movement import MoveError, MoveRange, move_range, show_mp, why_not
 from runtime.replay import LockedError, ReplayError, SavedGame, Timeline

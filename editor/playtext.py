@@ -4,7 +4,7 @@ command range of the active HQ.  Everything here reads a Runner and a
 GameState and changes nothing."""
 from __future__ import annotations
 
-from runtime import firepower as F
+from runtime.combat import firepower as F
 from runtime.actions import Advance, Attack, Done, Hit, Hold, LoseStep, Move, Retreat, Use
 from runtime.hexes import Hex
 from runtime.runner import Activate, Choose, Place, Play, Runner, Withdraw

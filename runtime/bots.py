@@ -14,7 +14,7 @@ import random
 from typing import Callable
 
 from .actions import Attack, Done, Move
-from .combat import combat_odds
+from .combat.odds import combat_odds
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
@@ -130,7 +130,7 @@ class GreedyBot:
     def _attack_gain(self, runner: Runner, state: GameState, m: Move, side: str) -> int:
         """An attack by moving in is worth it when the side's firepower there
         would then beat the defenders' (before battle options)."""
-        from .firepower import factor
+        from .combat.firepower import factor
         after = runner.engine.apply(state, m)
         rep = runner.engine.battle_report(after, target=runner.board.parse(m.to))
         joining = {a.unit for a in runner.engine.legal_actions(after) if isinstance(a, Move) and a.to == m.to}

@@ -17,11 +17,11 @@ from fractions import Fraction
 from typing import Callable
 
 from . import expr as E
-from . import firepower as F
+from .combat import firepower as F
 from .actions import (Action, Advance, Attack, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
                       parse_action)
 from .board import Board
-from .combat import combat_odds, resolve
+from .combat.odds import combat_odds, resolve
 from .definition import GameDefinition, MovementMode
 from .hexes import Hex
 from .movement import MoveError, mode_by_id, move_range, why_not

@@ -1,4 +1,4 @@
-"""Odds / differential CRT combat (runtime/combat.py) and `hexforge odds`.
+"""Odds / differential CRT combat (runtime/combat/odds.py) and `hexforge odds`.
 
 The Smolensk cases are the rulebook's own (10.3, shared/rules/
 gj-smolensk-blitzkrieg.zh.txt); the CRT and TEC are the real ones from
@@ -18,7 +18,7 @@ import pytest
 from dsl import cli
 from dsl.compiler import compile_game
 from runtime.board import Board
-from runtime.combat import (column_for, combat_odds, attack_strength, defence_strength, die_for,
+from runtime.combat.odds import (column_for, combat_odds, attack_strength, defence_strength, die_for,
                             probabilities, resolve, terrain_shift, terrain_shift_of)
 from runtime.definition import Die
 from runtime.state import new_state

@@ -21,7 +21,7 @@ from editor.document import GameDocument  # noqa: E402
 from editor.play import PlayError, PlayWindow, open_playtest, start_playtest  # noqa: E402
 from runtime.actions import Done  # noqa: E402
 from runtime.bots import RandomBot  # noqa: E402
-from runtime.combat import combat_odds, fmt_num  # noqa: E402
+from runtime.combat.odds import combat_odds, fmt_num  # noqa: E402
 from runtime.movement import move_range, show_mp, why_not  # noqa: E402
 from runtime.replay import SavedGame, Timeline, digest  # noqa: E402
 from runtime.runner import Place  # noqa: E402

@@ -4,7 +4,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from runtime.board import Board
-from runtime.combat import attack_strength, defence_strength
+from runtime.combat.odds import attack_strength, defence_strength
 from runtime.movement import SCALE, unit_mp
 from runtime.supply import check_supply
 

@@ -32,14 +32,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import expr as E
-from .actions import Action, Attack, Done, Hit, IllegalActionError, Retreat, Use
-from .board import Board
-from .definition import BattleOption, GameDefinition
-from .hexes import Hex
-from .movement import class_costs
-from .state import GameState, eliminate
-from .tables import number, roll_table
+from .. import expr as E
+from ..actions import Action, Attack, Done, Hit, IllegalActionError, Retreat, Use
+from ..board import Board
+from ..definition import BattleOption, GameDefinition
+from ..hexes import Hex
+from ..movement import class_costs
+from ..state import GameState, eliminate
+from ..tables import number, roll_table
 
 
 @dataclass

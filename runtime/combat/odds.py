@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable
 
-from .board import Board
-from .definition import Crt, CrtColumn, Die, GameDefinition, ResultCode, TerrainEffect
-from .hexes import Hex
-from .state import GameState
+from ..board import Board
+from ..definition import Crt, CrtColumn, Die, GameDefinition, ResultCode, TerrainEffect
+from ..hexes import Hex
+from ..state import GameState
 
 
 # ------------------------------------------------------------------ numbers

@@ -361,6 +361,8 @@ def add_commands(sub) -> None:
     c = sub.add_parser("check", help="check a game folder or rules file")
     c.add_argument("path")
     c.set_defaults(func=cmd_check)
+    from .scaffold import add_new_command
+    add_new_command(sub)
     o = sub.add_parser("odds", help="odds, column shifts and result chances of one attack on a game's CRT")
     o.add_argument("game", help="a game folder")
     o.add_argument("--attack", required=True, help="total attack strength")

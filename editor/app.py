@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox,
                                QMessageBox, QPushButton, QRadioButton, QScrollArea, QSpinBox, QTabWidget,
                                QToolButton, QVBoxLayout, QWidget)
 
+from dsl.scaffold import NewGame
 from runtime.definition import MapHex
 from runtime.hexes import Grid, Hex
 
@@ -808,6 +809,7 @@ class MainWindow(QMainWindow):
         d = QFileDialog.getSaveFileName(self, "New game folder", str(Path.cwd() / self.doc.game_name))[0]
         if not d:
             return False
+        self.offer_game_id(Path(d).name)
         try:
             self.doc.save_as(d)
         except (EditError, OSError) as e:
@@ -817,6 +819,34 @@ class MainWindow(QMainWindow):
         self.rules.reload_files()
         self.update_title()
         return True
+
+    def offer_game_id(self, folder_name: str) -> None:
+        """Save As into a folder whose name differs from the game id: offer to
+        rename the game (and its map) to match, as one undo step."""
+        from dsl.scaffold import slug
+
+        try:
+            old = self.doc.game_id()
+        except EditError:
+            return
+        new = slug(folder_name)
+        if not old or new == old:
+            return
+        r = QMessageBox.question(self, "Save as", f"Rename the game id from '{old}' to '{new}', "
+                                 f"the name of its new folder?")
+        if r != QMessageBox.Yes:
+            return
+        try:
+            edits, map_changes = self.doc.game_id_edits(new)
+        except EditError as e:
+            QMessageBox.warning(self, "Save as", str(e))
+            return
+        self.stack.beginMacro(f"rename game {old} to {new}")
+        self.stack.push(TextCommand(self.doc, f"rename game {old} to {new}", edits))
+        if map_changes:
+            self.stack.push(MapCommand(self.doc, f"rename map {old} to {new}", map_changes))
+        self.stack.endMacro()
+        self.doc.refresh()
 
     def autosave(self) -> None:
         try:
@@ -848,8 +878,14 @@ class MainWindow(QMainWindow):
         e.accept()
 
     def new_game(self) -> None:
-        w = open_window(None)
-        w.show()
+        from .newgame import NewGameDialog
+
+        dlg = NewGameDialog(self)
+        if dlg.exec() != QDialog.Accepted:
+            return
+        w = open_window(None, spec=dlg.spec())
+        if w is not None:
+            w.show()
 
     def open_game(self) -> None:
         d = QFileDialog.getExistingDirectory(self, "Open a game folder")
@@ -875,10 +911,16 @@ class MainWindow(QMainWindow):
 _windows: list[MainWindow] = []
 
 
-def open_window(path, ask_recovery: bool = True, autosave_ms: int = 30000, parent=None) -> MainWindow | None:
-    """Open a game folder (or a new game for ``None``) in a new window."""
+def open_window(path, ask_recovery: bool = True, autosave_ms: int = 30000, parent=None,
+                spec=None) -> MainWindow | None:
+    """Open a game folder (or a new game for ``None``, made from ``spec``, a
+    dsl.scaffold.NewGame) in a new window."""
     try:
-        doc = GameDocument.open(path) if path else GameDocument.new()
+        if path:
+            doc = GameDocument.open(path)
+        else:
+            s = spec or NewGame()
+            doc = GameDocument.new(s.game_id, s.title, s.cols, s.rows, s.sides)
     except LoadError as e:
         QMessageBox.critical(parent, "Open game", str(e))
         return None

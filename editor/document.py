@@ -456,103 +456,6 @@ def map_header_and_titles(text: str, shown: str) -> tuple[str, str, dict[str, st
     return "".join(header), title, titles
 
 
-# ------------------------------------------------------------------ the game
-
-NEW_GAME = '''\
-# A new game made with the hexforge editor.  docs/dsl.md describes every statement.
-game {id} "{title}" {{
-  map "map.hxm"
-}}
-
-dice d6
-
-side axis "Axis" {{ colour "#8f9296"; supply-edge west }}
-side allies "Allies" {{ colour "#a0522d"; text-colour "#ffffff"; supply-edge east }}
-
-unit-class armour "Armour" {{ symbol armour; size division; factors attack defence move; flags mechanized }}
-unit-class infantry "Infantry" {{ symbol infantry; size division; factors strength move }}
-unit-class hq "Headquarters" {{ symbol hq; size army; factors strength command move; flags hq }}
-
-terrain clear "Clear" {{ colour "#e9e4c4" }}
-terrain forest "Forest" {{ colour "#9cc483"; pattern trees }}
-terrain swamp "Swamp" {{ colour "#a9cfc4"; pattern marsh }}
-terrain hills "Hills" {{ colour "#d8c49a"; pattern hills }}
-terrain mountain "Mountain" {{ colour "#b9a27f"; pattern mountains }}
-terrain sea "Sea" {{ colour "#8fb8de"; pattern water }}
-feature town "Town" {{ colour "#5a5a5a" }}
-feature city "City" {{ colour "#d23c2c" }}
-hexside river "River" {{ colour "#3b7fc4" }}
-hexside major-river "Major river" {{ colour "#1f5fa8" }}
-hexside bridge "Bridge" {{ colour "#6b6b6b" }}
-hexside strait "Strait" {{ colour "#5b8fd0" }}
-link road "Road" {{ colour "#8b5a2b" }}
-link rail "Railway" {{ colour "#202020" }}
-
-terrain-effects {{
-  bridges road rail
-  table {{
-    terrain      move:mechanized  move:other  left-shift  attack  advance
-    clear        1                1           0           -       2
-    forest       2                1           1           -       1
-    swamp        3                2           1           -       1
-    hills        2                2           1           -       1
-    mountain     no               3           2           -       1
-    sea          no               no          no          no      no
-    town         -                -           +1          -       1
-    city         1                1           2           -       1
-    river        +1               +1          -           half    1
-    major-river  all              all         -           half    1
-    bridge       -                -           -           -       -
-    strait       +2               +2          -           half    1
-    road         1                1           -           -       -
-    rail         1                1           -           -       -
-  }}
-}}
-
-stacking {{ units 2 }}
-
-counters axis-units {{
-  side axis
-  table {{
-    id    class     full    reduced  arrives  name
-    1Pz   armour    6-4-10  3-2-10   -        "1st Panzer Division"
-    1ID   infantry  4-5     2-5      -        "1st Infantry Division"
-  }}
-}}
-
-counters allied-units {{
-  side allies
-  table {{
-    id    class     full   reduced  arrives  name
-    1TD   armour    4-3-8  2-1-8    -        "1st Tank Division"
-    1RD   infantry  3-4    1-4      -        "1st Rifle Division"
-  }}
-}}
-
-pool reserve "Reserve pool" {{ side both }}
-
-turn-track {{
-  table {{
-    turn  date
-    1     -
-    2     -
-    3     -
-  }}
-}}
-
-scenario standard "Standard game" {{
-  turns 1 3
-}}
-'''
-
-
-def new_game_texts(game_id: str = "new-game", title: str = "New game", cols: int = 20, rows: int = 15,
-                   orientation: str = "flat", shifted: str = "even", first_col: int = 1, first_row: int = 1,
-                   col_digits: int = 2, row_digits: int = 2, default: str = "clear") -> tuple[str, MapModel]:
-    grid = Grid(orientation, shifted, first_col, first_row, cols, rows, col_digits, row_digits)
-    return NEW_GAME.format(id=game_id, title=title), MapModel(grid, game_id, default, title)
-
-
 def recovery_root() -> Path:
     env = os.environ.get("HEXFORGE_RECOVERY_DIR")
     if env:
@@ -568,6 +471,7 @@ class GameDocument:
         self.folder: Path | None = None  # the real game folder
         self.game_name = "new-game"  # the game folder's name
         self.files: dict[str, FileBuffer] = {}
+        self.renamed: dict[str, str] = {}  # shown names before Save As -> after
         self.entry = ""  # display path of game.hxr
         self.map_shown = ""  # display path of the map file ("" when the game names none)
         self.map: MapModel | None = None
@@ -612,17 +516,21 @@ class GameDocument:
         return doc
 
     @classmethod
-    def new(cls, game_id: str = "new-game", **grid) -> "GameDocument":
+    def new(cls, game_id: str = "new-game", title: str = "New game", cols: int = 16, rows: int = 12,
+            sides: tuple[str, str] = ("blue", "red")) -> "GameDocument":
+        """A new game not saved yet: the same small, playable game as
+        ``hexforge new`` (dsl/scaffold.py)."""
+        from dsl.scaffold import NewGame, game_files
+
+        texts = game_files(NewGame(game_id, title, cols, rows, sides))
         doc = cls()
         doc.game_name = game_id
         doc.entry = f"{game_id}/game.hxr"
-        text, mm = new_game_texts(game_id, **grid)
-        doc.files[doc.entry] = FileBuffer(doc.entry, b"", text)
+        doc.files[doc.entry] = FileBuffer(doc.entry, b"", texts["game.hxr"])
         doc.map_shown = f"{game_id}/map.hxm"
-        doc.files[doc.map_shown] = FileBuffer(doc.map_shown, b"", "")
-        doc.map = mm
-        doc.map_loaded_state = None  # never saved: always written
+        doc.files[doc.map_shown] = FileBuffer(doc.map_shown, b"", texts["map.hxm"])
         doc.refresh()
+        doc.map_loaded_state = None  # never saved: always written
         return doc
 
     def _find_map(self, snap: Snapshot) -> None:
@@ -757,6 +665,7 @@ class GameDocument:
         return b is not None and b.readable and not (shown == self.map_shown and self.map is not None)
 
     def set_text(self, shown: str, text: str) -> None:
+        shown = self.renamed.get(shown, shown)
         buf = self.files[shown]
         if buf.text == text:
             return
@@ -769,10 +678,45 @@ class GameDocument:
         """Apply edits to several files; return the edits that undo them."""
         undo = {}
         for shown, es in edits.items():
+            shown = self.renamed.get(shown, shown)  # an undo step recorded before Save As
             old = self.files[shown].text
             undo[shown] = T.invert_edits(old, es)
             self.set_text(shown, T.apply_edits(old, es))
         return undo
+
+    # -- the game's id -----------------------------------------------------------
+    def game_id(self) -> str:
+        st = T.top(self._parsed(self.entry), "game")
+        return st.args[0].text if st is not None and st.args else ""
+
+    def game_id_edits(self, new_id: str) -> tuple[dict[str, list[T.Edit]], list]:
+        """Text edits that rename the game (``game ID``) and, when the map
+        carries the same id, the map changes that rename it (``map ID``): the
+        id token only, nothing else moves."""
+        from dsl.scaffold import ID_RE
+
+        if not ID_RE.match(new_id):
+            raise EditError(f"'{new_id}' is not a game id: use letters, digits, - and _, starting with a letter")
+        st = T.top(self._parsed(self.entry), "game")
+        if st is None or not st.args:
+            raise EditError(f"{self.entry} has no game statement")
+        old = st.args[0].text
+        edits: dict[str, list[T.Edit]] = {}
+        map_changes: list = []
+
+        def token(shown: str, arg) -> None:
+            lines = T.Lines(self.files[shown].text)
+            a = lines.offset(arg.span.line, arg.span.col)
+            edits.setdefault(shown, []).append((a, a + len(arg.text), new_id))
+
+        token(self.entry, st.args[0])
+        if self.map is not None and self.map.name == old:
+            map_changes.append((("meta", "name"), new_id))
+        elif self.map_shown in self.files and self.editable_text(self.map_shown):
+            m = T.top(self._parsed(self.map_shown), "map")
+            if m is not None and m.args and m.args[0].text == old:
+                token(self.map_shown, m.args[0])
+        return edits, map_changes
 
     # -- counters ---------------------------------------------------------------
     def _fresh(self) -> None:
@@ -1151,6 +1095,10 @@ class GameDocument:
             s = new_name + shown[len(old_name):]
             buf.shown = s
             renamed[s] = buf
+            self.renamed[shown] = s
+            for before, after in list(self.renamed.items()):
+                if after == shown:
+                    self.renamed[before] = s
         self.files = renamed
         self.entry = new_name + self.entry[len(old_name):]
         if self.map_shown:

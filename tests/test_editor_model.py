@@ -204,9 +204,15 @@ def test_setup_edits_and_the_compilers_diagnostics(lib):
 def test_setup_block_is_created_for_a_scenario_without_one(lib):
     doc = GameDocument.new("t1")
     assert doc.diagnostics == [], [d.message for d in doc.diagnostics]
-    doc.apply_edits(doc.placement_edits("standard", "1Pz", "0303"))
+    text = doc.files["t1/game.hxr"].text
+    start = text.index("  setup {")
+    end = text.index("\n  }\n", start) + len("\n  }\n")
+    doc.set_text("t1/game.hxr", text[:start] + text[end:])  # the scenario without its setup block
     doc.refresh()
-    assert doc.placements("standard") == {"1Pz": "0303"}
+    assert doc.placements("standard") == {}
+    doc.apply_edits(doc.placement_edits("standard", "B1A", "0303"))
+    doc.refresh()
+    assert doc.placements("standard") == {"B1A": "0303"}
     assert doc.diagnostics == []
     doc.close()
 

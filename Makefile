@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test check bench clean
+.PHONY: run test check bench parser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ test: $(STAMP)
 check: $(STAMP)
 	$(VENV)/bin/hexforge check games/smolensk
 	$(VENV)/bin/hexforge check games/barbarossa-postcard
+
+# dsl/hxr_parser.py is generated from dsl/hxr.lark: run this after editing the
+# grammar (a test fails while they disagree).
+parser: $(STAMP)
+	$(PY) -m dsl.parser_gen
 
 bench: $(STAMP)
 	$(PY) bench/run.py --json

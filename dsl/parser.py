@@ -2,23 +2,20 @@
 DslSyntaxError with a span and a message in the designer's terms."""
 from __future__ import annotations
 
-import os
 import re
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 
 from dataclasses import dataclass
 
-from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.exceptions import LarkError, VisitError
+from .hxr_parser import (LarkError, Lark_StandAlone, Token, Transformer, UnexpectedCharacters, UnexpectedEOF,
+                         UnexpectedInput, UnexpectedToken, VisitError)
 
 from runtime import expr as E
 
 from .ast import Arg, File, Row, Statement, Table
 from .diagnostics import Diagnostic, DslSyntaxError, Span
 
-GRAMMAR = Path(__file__).with_name("hxr.lark")
 MAX_DEPTH = 100  # blocks and expressions nested deeper than this are refused
 
 _TERMINAL_WORDS = {
@@ -55,19 +52,12 @@ _TERMINAL_WORDS = {
 
 
 @lru_cache(maxsize=1)
-def _lark() -> Lark:
-    """The parser, built once per process.  Lark's cache (a file in the temp
-    folder keyed by the grammar's hash) makes later processes start ~10x
-    faster; HEXFORGE_PARSER_CACHE=0 turns it off (for cold benchmarks)."""
-    use_cache = os.environ.get("HEXFORGE_PARSER_CACHE", "1") != "0"
-    return Lark(
-        GRAMMAR.read_text(encoding="utf-8"),
-        parser="lalr",
-        lexer="contextual",
-        maybe_placeholders=False,
-        transformer=_BUILD,
-        cache=use_cache,
-    )
+def _lark():
+    """The parser, built once per process from the tables in dsl/hxr_parser.py
+    (Lark's standalone parser, generated from hxr.lark by ``make parser``).
+    It reads no file: Lark's own cache is a pickle in the shared temp folder,
+    which another user could plant."""
+    return Lark_StandAlone(transformer=_BUILD)
 
 
 def _unquote(s: str) -> str:

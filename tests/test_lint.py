@@ -26,5 +26,7 @@ def test_pyflakes_finds_nothing():
     r = _Collect()
     for folder in ("dsl", "runtime", "editor", "bench", "tests"):
         for path in sorted((ROOT / folder).rglob("*.py")):
+            if path.name == "hxr_parser.py":  # Lark's generated standalone parser (make parser), not ours
+                continue
             checkPath(str(path), r)
     assert r.messages == []

@@ -66,6 +66,12 @@ def cmd_render(args: argparse.Namespace) -> int:
     return render(args)
 
 
+def cmd_counters(args: argparse.Namespace) -> int:
+    from editor.render import cmd_counters as counters
+
+    return counters(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="hexforge", description="Hex wargame rules compiler, engine and editor")
     sub = p.add_subparsers(dest="command", required=True)
@@ -85,8 +91,18 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--scenario", default="", help="the scenario whose counters are drawn (default: the first)")
     r.add_argument("--out", required=True, help="FILE.png, FILE.svg or FILE.pdf")
     r.add_argument("--hex-size", type=float, default=36.0, help="pixels from a hex's centre to a corner (PNG, SVG)")
-    r.add_argument("--ids", action="store_true", help="print hex IDs")
+    r.add_argument("--ids", action="store_true", help="print hex IDs (the default)")
+    r.add_argument("--no-ids", action="store_true", help="leave hex IDs out")
+    r.add_argument("--paper", choices=("a4", "letter"), default="",
+                   help="a PDF tiled across sheets of this paper, with overlaps and registration marks")
     r.set_defaults(func=cmd_render)
+    k = sub.add_parser("counters", help="the counter sheet as a PDF: fronts, then mirrored backs, for printing")
+    k.add_argument("game", help="a game folder")
+    k.add_argument("--out", required=True, help="FILE.pdf")
+    k.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default: a4)")
+    k.add_argument("--size", choices=("1/2in", "9/16in", "5/8in", "3/4in"), default="5/8in",
+                   help="counter size (default: 5/8in)")
+    k.set_defaults(func=cmd_counters)
     return run(p.parse_args(argv))
 
 

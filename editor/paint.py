@@ -338,17 +338,21 @@ def draw_nato(p: QPainter, r: QRectF, symbol: str, size: str, fg: QColor) -> Non
         p.drawText(QRectF(x0 - w, y0 - h * 0.5, w * 3, h * 0.48), Qt.AlignHCenter | Qt.AlignBottom, mark)
 
 
-def draw_counter(p: QPainter, r: QRectF, look: CounterLook, selected: bool = False) -> None:
-    """A square chit: id at the top, the NATO symbol, factors at the bottom."""
+def draw_counter(p: QPainter, r: QRectF, look: CounterLook, selected: bool = False, printed: bool = False) -> None:
+    """A square chit: id at the top, the NATO symbol, factors at the bottom.
+    ``printed``: for a counter sheet: square, edge to edge, no shadow."""
     c = r.width()
     bg, fg = _c(look.colour), _c(look.text_colour, "#000000")
     p.save()
-    p.setPen(Qt.NoPen)
-    p.setBrush(QColor(0, 0, 0, 70))
-    p.drawRoundedRect(r.translated(c * 0.04, c * 0.05), c * 0.06, c * 0.06)
-    p.setBrush(bg)
-    p.setPen(QPen(bg.darker(170) if not selected else QColor("#ffcc00"), c * (0.025 if not selected else 0.07)))
-    p.drawRoundedRect(r, c * 0.06, c * 0.06)
+    if printed:
+        p.fillRect(r, bg)
+    else:
+        p.setPen(Qt.NoPen)
+        p.setBrush(QColor(0, 0, 0, 70))
+        p.drawRoundedRect(r.translated(c * 0.04, c * 0.05), c * 0.06, c * 0.06)
+        p.setBrush(bg)
+        p.setPen(QPen(bg.darker(170) if not selected else QColor("#ffcc00"), c * (0.025 if not selected else 0.07)))
+        p.drawRoundedRect(r, c * 0.06, c * 0.06)
     if look.reduced:
         p.setPen(Qt.NoPen)
         p.setBrush(QColor(255, 255, 255, 80) if bg.lightness() < 128 else QColor(0, 0, 0, 35))
@@ -402,6 +406,7 @@ class Options:
     selected: Hex | None = None
     selected_counter: str = ""
     vector: bool = False  # SVG and PDF: pattern symbols drawn per hex, not through a texture
+    printed: bool = False  # render and print: IDs only if show_ids, areas as lists, labels over counters
 
 
 def draw_outline(p: QPainter, geo, hexes, vis) -> None:
@@ -557,7 +562,7 @@ class MapPainter:
         self._links(p, m, geo, vis, snap)
         self._features(p, m, geo, hexes, snap, px)
         self._supply(p, m, geo, vis, snap, px)
-        if self.options.show_ids or px >= 70:
+        if self.options.show_ids or (px >= 70 and not self.options.printed):
             self._ids(p, m, geo, hexes)
 
     def paint_dynamic(self, p: QPainter, rect: QRectF, scale: float = 1.0) -> None:
@@ -582,8 +587,13 @@ class MapPainter:
         if self.options.selected is not None and self.options.selected in vis:
             draw_selected(p, poly(self.options.selected))
         if self.options.show_counters:
-            self._area_counters(p, geo, vis, snap, px)
+            if self.options.printed:
+                self._area_lists(p, geo, vis, snap)
+            else:
+                self._area_counters(p, geo, vis, snap, px)
             self._counters(p, geo, vis, snap, px)
+            if self.options.printed:
+                self._marks_over_counters(p, m, geo, vis, px)
 
     def _areas(self, p, m, geo, vis) -> None:
         # no blues: rivers are blue
@@ -784,26 +794,78 @@ class MapPainter:
                     p.setBrush(col)
                     p.drawEllipse(QPointF(x + 0.42 * S, y - 0.42 * S), 0.13 * S, 0.13 * S)
             if mh.vp:
-                p.setPen(QPen(QColor("#000000"), S * 0.03))
-                p.setBrush(QColor("#ffffff"))
-                p.drawEllipse(QPointF(x - 0.48 * S, y - 0.42 * S), 0.18 * S, 0.18 * S)
-                f = QFont(FONT)
-                f.setPixelSize(max(1, int(S * 0.22)))
-                f.setBold(True)
-                p.setFont(f)
-                p.setPen(QColor("#b00000"))
-                p.drawText(QRectF(x - 0.66 * S, y - 0.6 * S, 0.36 * S, 0.36 * S), Qt.AlignCenter, str(mh.vp))
+                self._vp_disc(p, x, y, mh.vp)
             if mh.name:
                 named.append((h, mh))
         if px < 9:
             named = [(h, mh) for h, mh in named if any("city" in f for f in mh.features)]
         for h, mh in named:
-            x, y = geo.centre(h)
-            city = any("city" in f for f in mh.features)
-            size = S * (0.42 if city else 0.33)
-            if px < 24:
-                size *= min(2.2, 24 / max(px, 1))  # stays readable when zoomed out
-            self._label(p, x, y + S * (0.3 if not city else 0.34) + size * 0.8, mh.name, size, bold=city)
+            self._name(p, geo, h, mh, px)
+
+    def _vp_disc(self, p, x: float, y: float, vp: int) -> None:
+        p.setPen(QPen(QColor("#000000"), S * 0.03))
+        p.setBrush(QColor("#ffffff"))
+        p.drawEllipse(QPointF(x - 0.48 * S, y - 0.42 * S), 0.18 * S, 0.18 * S)
+        f = QFont(FONT)
+        f.setPixelSize(max(1, int(S * 0.22)))
+        f.setBold(True)
+        p.setFont(f)
+        p.setPen(QColor("#b00000"))
+        p.drawText(QRectF(x - 0.66 * S, y - 0.6 * S, 0.36 * S, 0.36 * S), Qt.AlignCenter, str(vp))
+
+    def _name(self, p, geo, h, mh, px) -> None:
+        x, y = geo.centre(h)
+        city = any("city" in f for f in mh.features)
+        size = S * (0.42 if city else 0.33)
+        if px < 24:
+            size *= min(2.2, 24 / max(px, 1))  # stays readable when zoomed out
+        self._label(p, x, y + S * (0.3 if not city else 0.34) + size * 0.8, mh.name, size, bold=city)
+
+    def _marks_over_counters(self, p, m, geo, vis, px) -> None:
+        """Print: a stacked hex's VP disc and name drawn again over its counters."""
+        for h in self.stacks():
+            mh = m.hexes.get(h)
+            if mh is None or h not in vis or h in m.outside:
+                continue
+            if mh.vp:
+                self._vp_disc(p, *geo.centre(h), mh.vp)
+            if mh.name:
+                self._name(p, geo, h, mh, px)
+
+    def _area_lists(self, p, geo, vis, snap) -> None:
+        """Print: an area set-up is the area outlined and a list of the units
+        that set up in it, never a stack on one hex (a player would read it
+        as all those units in that hex)."""
+        m = self.doc.map
+        for name, ids in sorted(self.area_stacks().items()):
+            hs = m.areas[name]
+            pen = QPen(QColor(40, 40, 40, 200), S * 0.06, Qt.DashLine)
+            pen.setCapStyle(Qt.FlatCap)
+            p.setPen(pen)
+            draw_outline(p, geo, hs, vis)
+            a = self.area_anchor(name)
+            if a is None or a not in vis:
+                continue
+            x, y = geo.centre(a)
+            title = self.doc.map.area_titles.get(name) or name
+            per_line = 4
+            lines = [f"{title}: {len(ids)} unit{'s' if len(ids) != 1 else ''}"]
+            lines += [" ".join(ids[i:i + per_line]) for i in range(0, len(ids), per_line)]
+            f = QFont(FONT)
+            f.setPixelSize(max(1, int(S * 0.24)))
+            fm = QFontMetricsF(f)
+            lh = fm.height()
+            w = max(fm.horizontalAdvance(t) for t in lines) + S * 0.3
+            h = lh * len(lines) + S * 0.2
+            box = QRectF(x - w / 2, y - h / 2, w, h)
+            p.setPen(QPen(QColor("#000000"), S * 0.03))
+            p.setBrush(QColor(255, 252, 235, 235))
+            p.drawRect(box)
+            p.setPen(QColor("#000000"))
+            for i, t in enumerate(lines):
+                f.setBold(i == 0)
+                p.setFont(f)
+                p.drawText(QRectF(box.left(), box.top() + S * 0.1 + i * lh, w, lh), Qt.AlignCenter, t)
 
     def _supply(self, p, m, geo, vis, snap, px) -> None:
         for side, hs in m.supply.items():
@@ -871,6 +933,11 @@ class MapPainter:
             x, y = geo.centre(h)
             if h in hexes and hexes[h].name:
                 y -= S * 0.22  # a named hex: the stack sits higher, so that the name below it shows
+            if self.options.printed and h in hexes and (hexes[h].name or hexes[h].vp):
+                c = S * 0.85  # print: smaller, clear of the VP disc and the name
+                x += S * 0.1
+            else:
+                c = S * 1.05
             n = len(ids)
             for i, cid in enumerate(ids):
                 off = (i - (n - 1) / 2) * S * 0.16
@@ -942,10 +1009,11 @@ class MapPainter:
         return ids[-1] if ids else None
 
 
-def render_image(doc, scenario: str = "", hex_px: float = 30.0, show_ids: bool = False,
+def render_image(doc, scenario: str = "", hex_px: float = 30.0, show_ids: bool = True,
                  margin: bool = True) -> QImage:
-    """The whole map (and a scenario's counters) as an image."""
-    mp = MapPainter(doc, Options(show_ids=show_ids))
+    """The whole map (and a scenario's counters) as an image, drawn as for
+    print (areas as lists, labels over counters; IDs unless turned off)."""
+    mp = MapPainter(doc, Options(show_ids=show_ids, printed=True))
     mp.scenario = scenario
     rect = mp.scene_rect()
     scale = hex_px / S

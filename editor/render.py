@@ -13,7 +13,7 @@ from .paint import S, MapPainter, Options, render_image
 
 
 def _paint(doc, p: QPainter, scenario: str, scale: float, show_ids: bool) -> QRectF:
-    mp = MapPainter(doc, Options(show_ids=show_ids, vector=True))
+    mp = MapPainter(doc, Options(show_ids=show_ids, vector=True, printed=True))
     mp.scenario = scenario
     rect = mp.scene_rect()
     p.setRenderHint(QPainter.Antialiasing)
@@ -25,7 +25,10 @@ def _paint(doc, p: QPainter, scenario: str, scale: float, show_ids: bool) -> QRe
     return rect
 
 
-def render_to_file(doc, out: str | Path, scenario: str = "", hex_px: float = 36.0, show_ids: bool = False) -> Path:
+def render_to_file(doc, out: str | Path, scenario: str = "", hex_px: float = 36.0, show_ids: bool = True,
+                   paper: str = "") -> Path:
+    """The map with a scenario's set-up, to PNG, SVG or PDF; a PDF with
+    ``paper`` (a4, letter) is tiled across sheets (editor/printing.py)."""
     out = Path(out)
     ext = out.suffix.lower()
     if ext == ".png" or ext in (".jpg", ".jpeg"):
@@ -49,6 +52,11 @@ def render_to_file(doc, out: str | Path, scenario: str = "", hex_px: float = 36.
         _paint(doc, p, scenario, scale, show_ids)
         p.end()
         return out
+    if ext == ".pdf" and paper:
+        from .printing import render_tiled_map
+
+        render_tiled_map(doc, out, scenario, paper, show_ids)
+        return out
     if ext == ".pdf":
         # a hex 16 mm across corners (1 inch ≈ 1.6 hexes): about a printed map's scale
         mm_per_unit = 8.0 / S
@@ -66,27 +74,42 @@ def render_to_file(doc, out: str | Path, scenario: str = "", hex_px: float = 36.
     raise ValueError(f"cannot render to '{ext or out.name}': use .png, .svg or .pdf")
 
 
-def cmd_render(args) -> int:
+def _headless_app():
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") and sys.platform not in ("darwin",
                                                                                                        "win32"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    from .document import GameDocument, LoadError
-
     if QApplication.instance() is None:
         QApplication(sys.argv[:1])
-    if not Path(args.game).exists():
-        print(f"hexforge render: error: {args.game}: no such game folder", file=sys.stderr)
-        return 1
+
+
+def _open(cmd: str, game: str):
+    """The game's document, or None after saying why on stderr."""
+    from .document import GameDocument, LoadError
+
+    if not Path(game).exists():
+        print(f"hexforge {cmd}: error: {game}: no such game folder", file=sys.stderr)
+        return None
+    try:
+        return GameDocument.open(game)
+    except LoadError as e:
+        print(f"hexforge {cmd}: error: {e}", file=sys.stderr)
+        return None
+
+
+def cmd_render(args) -> int:
+    _headless_app()
     out = Path(args.out)
     if out.suffix.lower() not in (".png", ".svg", ".pdf"):
         print(f"hexforge render: error: --out must end in .png, .svg or .pdf, not '{out.name}'", file=sys.stderr)
         return 1
-    try:
-        doc = GameDocument.open(args.game)
-    except LoadError as e:
-        print(f"hexforge render: error: {e}", file=sys.stderr)
+    if args.paper and out.suffix.lower() != ".pdf":
+        print(f"hexforge render: error: --paper tiles a PDF across sheets: write --out {out.stem}.pdf",
+              file=sys.stderr)
+        return 1
+    doc = _open("render", args.game)
+    if doc is None:
         return 1
     try:
         if doc.map is None:
@@ -105,8 +128,55 @@ def cmd_render(args) -> int:
             return 1
         if not scenario and snap.scenarios:
             scenario = next(iter(snap.scenarios))
-        render_to_file(doc, out, scenario, args.hex_size, args.ids)
-        print(f"wrote {out}" + (f" (scenario {scenario})" if scenario else ""))
+        pages = 0
+        try:
+            if args.paper:
+                from .printing import render_tiled_map
+
+                pages = render_tiled_map(doc, out, scenario, args.paper, not args.no_ids)
+            else:
+                render_to_file(doc, out, scenario, args.hex_size, not args.no_ids)
+        except OSError as e:
+            print(f"hexforge render: error: cannot write {out}: {e}", file=sys.stderr)
+            return 1
+        if not out.is_file():
+            print(f"hexforge render: error: cannot write {out}", file=sys.stderr)
+            return 1
+        extra = f" (scenario {scenario})" if scenario else ""
+        if pages:
+            extra += f", {pages} {args.paper} page{'s' if pages != 1 else ''}"
+        print(f"wrote {out}" + extra)
+        return 0
+    finally:
+        doc.close()
+
+
+def cmd_counters(args) -> int:
+    """``hexforge counters GAME --out counters.pdf [--paper a4] [--size 5/8in]``."""
+    _headless_app()
+    from .printing import render_counter_sheet
+
+    out = Path(args.out)
+    if out.suffix.lower() != ".pdf":
+        print(f"hexforge counters: error: the counter sheet is a PDF: write --out {out.stem}.pdf", file=sys.stderr)
+        return 1
+    doc = _open("counters", args.game)
+    if doc is None:
+        return 1
+    try:
+        if not doc.snapshot.counters:
+            print(f"hexforge counters: error: {args.game} has no counters", file=sys.stderr)
+            return 1
+        try:
+            n, pages = render_counter_sheet(doc, out, args.paper, args.size)
+        except OSError as e:
+            print(f"hexforge counters: error: cannot write {out}: {e}", file=sys.stderr)
+            return 1
+        if not out.is_file():
+            print(f"hexforge counters: error: cannot write {out}", file=sys.stderr)
+            return 1
+        print(f"wrote {out}: {n} counters on {pages // 2} sheet{'s' if pages != 2 else ''} "
+              f"({pages} pages: fronts, then backs mirrored for double-sided printing)")
         return 0
     finally:
         doc.close()

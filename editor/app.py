@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPixmap, QUndoStack
 from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox,
                                QDockWidget, QFileDialog, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout,
@@ -346,9 +346,14 @@ class ToolPanel(QWidget):
 
 
 class MainWindow(QMainWindow):
+    checked = Signal(object, object)  # (revision, result) of a compile run off the GUI thread
+
     def __init__(self, doc: GameDocument, autosave_ms: int = 30000):
         super().__init__()
         self.doc = doc
+        self._checking = False  # a background compile is running
+        self._check_again = False  # the texts changed while it ran
+        self._closed = False
         self.stack = QUndoStack(self)
         self.settings = ToolSettings()
         self._pending = False
@@ -357,6 +362,13 @@ class MainWindow(QMainWindow):
         # central tabs
         self.tabs = QTabWidget()
         self.map_view = MapView(doc, self.stack, self.settings)
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("QLabel { background: #fff3c4; border-bottom: 1px solid #c9a400; padding: 4px; }")
+        self.banner.setCursor(Qt.PointingHandCursor)
+        self.banner.setToolTip("Click to go to the problem")
+        self.banner.mousePressEvent = lambda _e: self.banner_clicked()
+        self.banner.hide()
         self.map_msg = QLabel()
         self.map_msg.setWordWrap(True)
         self.map_msg.setAlignment(Qt.AlignCenter)
@@ -372,7 +384,13 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(map_page, "Map")
         self.tabs.addTab(self.counters, "Counters")
         self.tabs.addTab(self.rules, "Rules text")
-        self.setCentralWidget(self.tabs)
+        central = QWidget()
+        cl = QVBoxLayout(central)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.setSpacing(0)
+        cl.addWidget(self.banner)
+        cl.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
         # docks
         self.scenario_pane = ScenarioPane(doc)
         self.tools = ToolPanel(self)
@@ -422,10 +440,11 @@ class MainWindow(QMainWindow):
         self.diag_list.itemClicked.connect(self.diagnostic_clicked)
         self.refresh_timer = QTimer(self)
         self.refresh_timer.setSingleShot(True)
-        self.refresh_timer.timeout.connect(self.refresh_now)
+        self.refresh_timer.timeout.connect(self.refresh_in_background)
         self.check_timer = QTimer(self)
         self.check_timer.setSingleShot(True)
-        self.check_timer.timeout.connect(self.check_now)
+        self.check_timer.timeout.connect(self.start_check)
+        self.checked.connect(self.on_checked)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.timeout.connect(self.autosave)
         if autosave_ms > 0:
@@ -495,6 +514,37 @@ class MainWindow(QMainWindow):
         self.refresh_timer.stop()
         self.doc.refresh()
 
+    def refresh_in_background(self) -> None:
+        """After a typing pause or an edit: re-read the texts at once (the
+        views follow) and compile them on another thread, so that typing
+        never waits for the compiler."""
+        self._pending = False
+        self.refresh_timer.stop()
+        self.doc.refresh(check=False)
+        self.start_check()
+
+    def start_check(self) -> None:
+        import threading
+
+        if self._closed:
+            return
+        if self._checking:
+            self._check_again = True
+            return
+        rev, job = self.doc.check_job()
+        self._checking = True
+        threading.Thread(target=lambda: self.checked.emit(rev, job()), name="hexforge-check", daemon=True).start()
+
+    def on_checked(self, rev, result) -> None:
+        self._checking = False
+        if self._closed:
+            return
+        if not self.doc.take_check(rev, result) or self._check_again:
+            self._check_again = False
+            self.start_check()
+            return
+        self.show_diagnostics()
+
     def check_now(self, variants: bool = False) -> None:
         self.doc.check(variants=variants)
         self.show_diagnostics()
@@ -530,7 +580,35 @@ class MainWindow(QMainWindow):
         self.show_diagnostics()
         self.update_title()
 
+    def banner_problem(self):
+        """The problem the banner names: a syntax error while the views show
+        the last version that read, else the first error the compiler found."""
+        if self.doc.showing_last_read is not None:
+            return self.doc.showing_last_read
+        return next((d for d in self.doc.diagnostics if d.severity == "error"), None)
+
+    def update_banner(self) -> None:
+        d = self.banner_problem()
+        if d is None:
+            self.banner.hide()
+            return
+        where = f"{d.span}: " if d.span else ""
+        n = len([x for x in self.doc.diagnostics if x.severity == "error"])
+        more = f" (and {n - 1} more in Diagnostics)" if n > 1 else ""
+        if self.doc.showing_last_read is not None:
+            head = "The rules do not read, so the map, counters and scenario show the last version that did."
+        else:
+            head = "The game does not compile: Play uses the last version that did." if self.doc.game else                 "The game does not compile yet."
+        self.banner.setText(f"<b>{head}</b> {where}{d.message}{more} — click to go there")
+        self.banner.show()
+
+    def banner_clicked(self) -> None:
+        d = self.banner_problem()
+        if d is not None and d.span is not None and d.span.file in self.doc.files:
+            self.open_location(d.span.file, d.span.line, d.span.col)
+
     def show_diagnostics(self) -> None:
+        self.update_banner()
         self.diag_list.clear()
         items = list(self.doc.diagnostics)
         if self.doc.map_problems:
@@ -874,6 +952,7 @@ class MainWindow(QMainWindow):
         if self.ask_on_close:
             self.doc.discard_recovery()
         self.autosave_timer.stop()
+        self._closed = True
         self.doc.close()
         e.accept()
 

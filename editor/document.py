@@ -479,6 +479,8 @@ class GameDocument:
         self.map_loaded_state: tuple | None = None
         self.map_text_at_load = ""
         self.snapshot = Snapshot()
+        self._last_read: Snapshot | None = None  # the last snapshot read without a syntax error
+        self.showing_last_read: Diagnostic | None = None  # the syntax error while the views show _last_read
         self.game: D.GameDefinition | None = None  # the last game that compiled
         self.diagnostics: list[Diagnostic] = []
         self.sources: dict[str, str] = {}
@@ -593,9 +595,11 @@ class GameDocument:
                     added = True
         return added
 
-    def refresh(self) -> None:
+    def refresh(self, check: bool = True) -> None:
         """Re-read the texts (snapshot), load the map if it is not loaded,
-        and compile: after any text change."""
+        and compile: after any text change.  ``check=False`` leaves the
+        compiling to the caller (the window runs it off the GUI thread:
+        :meth:`check_job`, :meth:`take_check`)."""
         self._stale = False
         self.sync_mirror()
         game_dir = self._mirror_dir / self.game_name
@@ -603,14 +607,26 @@ class GameDocument:
         if self._pull_missing(snap):
             self.sync_mirror()
             snap = read_snapshot(game_dir)
-        self.snapshot = snap
+        errors = [d for d in snap.problems if d.severity == "error"]
+        if errors and self._last_read is not None:
+            # a syntax error: the views keep the last version that read (the
+            # map, counters, scenario and turn track do not blank out); the
+            # banner and the Diagnostics say why
+            self.snapshot = self._last_read
+            self.showing_last_read = errors[0]
+        else:
+            self.snapshot = snap
+            self.showing_last_read = None
+            if not errors:
+                self._last_read = snap
         if self.map is None and not self.map_shown:
             self._find_map(snap)
             if self.map_shown:
                 self.sync_mirror()
         if self.map is None and self.map_shown and self.map_shown in self.files:
             self._load_map()
-        self.check()
+        if check:
+            self.check()
         for f in list(self.refresh_listeners):
             f()
 
@@ -653,6 +669,39 @@ class GameDocument:
             self.diagnostics = list(e.diagnostics)
             self.sources = e.sources
         return self.diagnostics
+
+    def check_job(self) -> tuple[int, Callable[[], tuple]]:
+        """A compile of the texts as they stand, to run on another thread:
+        (the texts' revision, a function returning (game, diagnostics,
+        sources)).  The function reads a private copy of the mirror, so
+        typing meanwhile cannot tear what it reads."""
+        self.sync_mirror()
+        rev = self._stamp
+        copy = Path(tempfile.mkdtemp(prefix="hexforge-check-"))
+        shutil.copytree(self._mirror_dir, copy, dirs_exist_ok=True)
+        game_dir = copy / self.game_name
+
+        def run() -> tuple:
+            from dsl.compiler import compile_game
+
+            try:
+                return compile_game(game_dir), [], {}
+            except DslError as e:
+                return None, list(e.diagnostics), e.sources
+            finally:
+                shutil.rmtree(copy, ignore_errors=True)
+        return rev, run
+
+    def take_check(self, rev: int, result: tuple) -> bool:
+        """Keep a background compile's result if the texts did not change
+        since it started; False when it is stale (start another)."""
+        if rev != self._stamp or self._stale:
+            return False
+        game, diags, sources = result
+        if game is not None:
+            self.game = game
+        self.diagnostics, self.sources = diags, sources
+        return True
 
     # -- text edits ---------------------------------------------------------------
     def text(self, shown: str) -> str:

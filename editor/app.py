@@ -414,6 +414,8 @@ class MainWindow(QMainWindow):
         self.hover = QLabel()
         self.statusBar().addPermanentWidget(self.hover)
         self._menus()
+        from .navigation import install as install_navigation
+        install_navigation(self)
         # wiring
         doc.text_listeners.append(self.on_text_changed)
         doc.refresh_listeners.append(self.on_refreshed)

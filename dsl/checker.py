@@ -34,7 +34,7 @@ DECLARES = {
     "weather": "weather", "event": "event", "victory": "victory", "scenario": "scenario",
     "variant": "variant", "counters": "counter-group", "movement-mode": "movement-mode", "arrival": "arrival",
     "withdrawal": "withdrawal", "battle-option": "battle-option", "rebuild": "rebuild",
-    "outcome": "outcome",
+    "outcome": "outcome", "marker": "marker", "variable": "variable", "trigger": "trigger",
 }
 
 
@@ -124,7 +124,7 @@ class Ctx:
             return None
         known_names = set(EXPR_NAMES) | set(local) | self.class_flags  # a flag names itself (units-of(infantry))
         for kind in ("side", "nationality", "unit-class", "terrain", "weather", "event", "chit", "counter",
-                     "variant", "pool", "area", "die-table", "scenario", "option"):
+                     "variant", "pool", "area", "die-table", "scenario", "option", "marker", "variable"):
             known_names |= set(self.symbols.get(kind, {}))
         stack = [e]
         while stack:

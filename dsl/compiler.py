@@ -19,6 +19,7 @@ from .ast import Arg, Statement
 from .checker import (DECLARES, DICE, SYMBOLS, Body, Ctx, TableView, is_dash, read_fraction,
                       read_list, read_range, read_yes_no, title_of, where)
 from .defines import expand_defines
+from .effects import BLOCK_KEYWORDS, EffectCompiler, check_results, marker_kind, placement, trigger, variable
 from .diagnostics import Diagnostics, DslError, Span, did_you_mean
 from .loader import TOP_LEVEL, Loader, apply_variants, merge_entries, resolve_extends
 from . import mapfile
@@ -147,9 +148,9 @@ class _Compiler:
                 ctx.declare("die", a.text, a.span)
 
     # statements whose `= value` / `when condition` the compiler reads
-    TAKES_VALUE = {"modifier", "award", "define"}
+    TAKES_VALUE = {"modifier", "award", "define", "variable", "input"}
     TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment", "skip",
-                       "battle-option", "forbid", "marker", "outcome"}
+                       "battle-option", "forbid", "marker", "outcome", "trigger"}
 
     def check_expression_places(self) -> None:
         stack = list(self.sts)
@@ -162,6 +163,8 @@ class _Compiler:
                 self.ctx.error("condition-place", f"'{st.keyword}' takes no 'when' condition",
                                Span.parse(st.condition.where) or st.span,
                                "conditions stand on modifier, award, win, end and phases")
+            if st.keyword in ("trigger", "choose") or st.keyword in BLOCK_KEYWORDS:
+                continue  # effect blocks: dsl/effects.py reads their values and conditions
             stack.extend(e for e in st.body or () if isinstance(e, Statement))
 
     # ------------------------------------------------------------ pass 2
@@ -182,8 +185,12 @@ class _Compiler:
         for st in self.all("weather"):
             Body(ctx, st, f"weather {st.name}").finish()
         pools = {st.name: self.pool(st) for st in self.all("pool")}
-        events = {st.name: self.event(st) for st in self.all("event")}
         map_def = self.map_(info)
+        self.fx = EffectCompiler(ctx, set(map_def.areas) if map_def else set(), set(pools),
+                                 set(ctx.symbols.get("die-table", {})))
+        markers = {st.name: marker_kind(ctx, st) for st in self.all("marker")}
+        variables = {st.name: variable(ctx, st) for st in self.all("variable")}
+        events = {st.name: self.event(st) for st in self.all("event")}
         chart = self.terrain_effects(classes)
         results = {st.name: self.results(st) for st in self.all("results")}
         crts = {st.name: self.crt(st, results) for st in self.all("crt")}
@@ -200,7 +207,8 @@ class _Compiler:
             if m:
                 modifiers.setdefault(m.target, []).append(m)
         victory = {st.name: self.victory(st) for st in self.all("victory")}
-        self.check_checkpoints(victory, sequence)
+        checkpoints = self.check_checkpoints(victory, sequence)
+        triggers = tuple(t for t in (trigger(ctx, st, self.fx, checkpoints) for st in self.all("trigger")) if t)
         stacking = self.stacking()
         mechanisms = self.mechanisms(classes)
         battle_options = {st.name: self.battle_option(st, classes) for st in self.all("battle-option")}
@@ -233,7 +241,9 @@ class _Compiler:
                                 unit_selectors=fm({cid: classes[c.unit_class].flags | {c.unit_class, c.nationality, c.side, "all", "other"}
                                                    for cid, c in counters.items() if c.unit_class in classes}),
                                 active_variants=self.variants,
-                                sources=tuple(self.loader.src.texts))
+                                sources=tuple(self.loader.src.texts),
+                                markers=fm(markers), variables=fm(variables), triggers=triggers,
+                                effects=fm(self.fx.effects))
 
     # ------------------------------------------------------------ game
     def game_info(self) -> D.GameInfo:
@@ -345,6 +355,8 @@ class _Compiler:
     def event(self, st: Statement) -> D.Event:
         b = Body(self.ctx, st, f"event {st.name}")
         text = b.text("text")
+        for do in b.all("do"):
+            self.fx.block(do, f"event:{st.name}")
         b.finish()
         return D.Event(st.name, title_of(st) or st.name, text, where(st))
 
@@ -615,7 +627,13 @@ class _Compiler:
             if mm:
                 mods.append(mm)
         view = TableView.of(ctx, b.table(), f"die-table {st.name}", st.span)
+        inp = b.one("input", (0, 0))
+        ons = b.all("on")
         b.finish()
+        if inp is not None:
+            ctx.expr(inp.value)
+            if inp.value is None:
+                ctx.error("value-place", "input needs '= EXPRESSION' (the value that picks the column)", inp.span)
         if view is None:
             return D.DieTable(st.name, title_of(st) or st.name, die, (), (), None, (), tuple(mods), where(st))
         view.require_first("die")
@@ -629,8 +647,18 @@ class _Compiler:
             if rng:
                 row_ranges.append(rng)
                 cells.append(tuple("-" if is_dash(c) else c.text for c in r.cells[1:]))
-        return D.DieTable(st.name, title_of(st) or st.name, die, tuple(row_ranges),
-                          tuple(h.text for h in headers), col_ranges, tuple(cells), tuple(mods), where(st))
+        if inp is not None and col_ranges is None:
+            ctx.error("input", f"die-table {st.name} has named columns: only a two-way table (columns of value "
+                      "ranges such as 1-7 8-12 13+) reads an input", inp.span)
+        table = D.DieTable(st.name, title_of(st) or st.name, die, tuple(row_ranges),
+                           tuple(h.text for h in headers), col_ranges, tuple(cells), tuple(mods), where(st),
+                           inp.value if inp is not None else None,
+                           frozenset(o.args[0].text for o in ons if o.args))
+        check_results(ctx, table, ons)
+        for o in ons:
+            if o.args:
+                self.fx.block(o, f"table:{st.name}:{o.args[0].text}")
+        return table
 
     def modifier(self, st: Statement, target: str | None = None) -> D.Modifier | None:
         """``modifier TARGET [N | = EXPR] ["title"] [when COND]``."""
@@ -752,6 +780,11 @@ class _Compiler:
         ctx = self.ctx
         b = Body(ctx, st, "chits")
         view = TableView.of(ctx, b.table(), "the chits table", st.span)
+        for od in b.all("on-draw"):
+            if len(od.args) == 1 and ctx.ref("chit", od.args[0]):
+                self.fx.block(od, f"chit:{od.args[0].text}")
+            elif len(od.args) != 1:
+                ctx.error("arguments", "on-draw takes one chit", od.span, "write: on-draw Reinf { effects }")
         b.finish()
         if view is None:
             return out
@@ -1015,7 +1048,7 @@ class _Compiler:
 
     CHECKPOINTS = ("end", "turn-end", "supply", "roll", "failed-attack")
 
-    def check_checkpoints(self, victory: dict, sequence: tuple[D.Phase, ...]) -> None:
+    def check_checkpoints(self, victory: dict, sequence: tuple[D.Phase, ...]) -> set[str]:
         """Every ``at CHECKPOINT`` names one the engine reaches: a fixed one or a victory-check phase."""
         known = set(self.CHECKPOINTS)
         stack = list(sequence)
@@ -1030,6 +1063,7 @@ class _Compiler:
                     span = Span.parse(r.where + ":1")
                     self.ctx.error("unknown-name", f"unknown checkpoint '{r.at}': no phase reaches it", span,
                                    did_you_mean(r.at, sorted(known)))
+        return known
 
     def stacking(self) -> dict[str, int]:
         st = self.one("stacking")
@@ -1678,10 +1712,11 @@ class _Compiler:
                 p = self.placement(r, view, counters, map_def, track, pools)
                 if p:
                     setup.append(p)
+        markers = tuple(m for m in (placement(ctx, x, self.fx) for x in b.all("place")) if m)
         b.finish()
         self.check_setup(setup, counters, map_def, stacking, chart, st)
         return D.Scenario(st.name, title_of(st) or st.name, first, last, vs, tuple(setup), victory, notes,
-                          tuple(control), deploy, where(st))
+                          tuple(control), deploy, where(st), markers)
 
     def placement(self, r, view, counters, map_def, track, pools) -> D.Placement | None:
         ctx = self.ctx

@@ -67,6 +67,9 @@ TOP_LEVEL: dict[str, str] = {
     "modifier": "many",
     "define": "many",
     "victory": "named",
+    "marker": "named",
+    "variable": "named",
+    "trigger": "named",
     "scenario": "named",
     "variant": "named",
 }

@@ -102,6 +102,28 @@ class PlacementRow:
     line: int
 
 
+@dataclass(frozen=True)
+class MarkerInfo:
+    """A marker kind (``marker``): drawn as a small chip, never as a unit."""
+
+    id: str
+    title: str
+    colour: str = "#f0d040"
+    text_colour: str = "#000000"
+    value: str = ""
+    hidden: bool = False
+
+    @property
+    def label(self) -> str:
+        """What the chip prints: its value (+1), '?' for a hidden value, else the title's initials."""
+        if self.hidden:
+            return "?"
+        if self.value:
+            return self.value if self.value.startswith(("-", "+")) else f"+{self.value}"
+        words = [w for w in self.title.replace("-", " ").split() if w[:1].isalnum()]
+        return "".join(w[0] for w in words[:3]).upper() or self.id[:3].upper()
+
+
 @dataclass
 class ScenarioInfo:
     id: str
@@ -111,6 +133,7 @@ class ScenarioInfo:
     first_turn: int = 1
     last_turn: int = 1
     placements: dict[str, PlacementRow] = field(default_factory=dict)
+    markers: list[tuple[str, str]] = field(default_factory=list)  # (kind, at) of each ``place``
 
 
 @dataclass
@@ -123,6 +146,7 @@ class Snapshot:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     terrain: dict[str, TerrainInfo] = field(default_factory=dict)
     pools: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (title, side)
+    markers: dict[str, MarkerInfo] = field(default_factory=dict)
     turns: list[int] = field(default_factory=list)
     counters: dict[str, CounterRow] = field(default_factory=dict)
     groups: dict[str, GroupInfo] = field(default_factory=dict)
@@ -219,6 +243,10 @@ def read_snapshot(game_path: Path) -> Snapshot:
             snap.terrain[name] = TerrainInfo(name, _title(st), kw, _text(p, "colour", "#cccccc"), _text(p, "pattern"))
         elif kw == "pool":
             snap.pools[name] = (_title(st), _text(_props(st), "side"))
+        elif kw == "marker":
+            p = _props(st)
+            snap.markers[name] = MarkerInfo(name, _title(st), _text(p, "colour", "#f0d040"),
+                                            _text(p, "text-colour", "#000000"), _text(p, "value"), "hidden" in p)
         elif kw == "stacking":
             u = _props(st).get("units")
             if u and u[0].text.isdigit():
@@ -271,6 +299,8 @@ def _scenario(snap: Snapshot, st: Statement) -> None:
     elif snap.turns:
         sc.first_turn, sc.last_turn = snap.turns[0], snap.turns[-1]
     for s in st.body or ():
+        if isinstance(s, Statement) and s.keyword == "place" and len(s.args) >= 3 and s.args[1].text == "at":
+            sc.markers.append((s.args[0].text, s.args[2].text))
         if isinstance(s, Statement) and s.keyword == "setup":
             tb = _table(s)
             if tb is None or not tb.rows:

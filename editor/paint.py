@@ -592,6 +592,7 @@ class MapPainter:
             else:
                 self._area_counters(p, geo, vis, snap, px)
             self._counters(p, geo, vis, snap, px)
+            self._markers(p, geo, vis, snap)
             if self.options.printed:
                 self._marks_over_counters(p, m, geo, vis, px)
 
@@ -950,6 +951,33 @@ class MapPainter:
                 else:
                     draw_counter(p, r, look_for(snap, cid), cid == self.options.selected_counter)
 
+    def marker_chips(self) -> dict[Hex, list[str]]:
+        """The scenario's markers on the map (``place KIND at HEX|AREA``), by hex:
+        an area's markers sit on its first hex, as the runtime places them."""
+        sc = self.doc.snapshot.scenarios.get(self.scenario)
+        m = self.doc.map
+        out: dict[Hex, list[str]] = {}
+        if sc is None or m is None:
+            return out
+        for kind, at in sc.markers:
+            if at in m.areas:
+                hs = sorted(m.areas[at], key=m.grid.to_colrow)
+                h = hs[0] if hs else None
+            else:
+                try:
+                    h = m.grid.parse_id(at)
+                except ValueError:
+                    h = None  # a pool: not on the map
+            if h is not None:
+                out.setdefault(h, []).append(kind)
+        return out
+
+    def _markers(self, p, geo, vis, snap) -> None:
+        for h, kinds in self.marker_chips().items():
+            if h in vis:
+                x, y = geo.centre(h)
+                draw_marker_chips(p, x, y, [snap.markers[k] for k in kinds if k in snap.markers])
+
     def area_stacks(self) -> dict[str, list[str]]:
         sc = self.doc.snapshot.scenarios.get(self.scenario)
         m = self.doc.map
@@ -1007,6 +1035,26 @@ class MapPainter:
         h = self.geo.pick(x, y)
         ids = self.stacks().get(h)
         return ids[-1] if ids else None
+
+
+def draw_marker_chips(p: QPainter, x: float, y: float, markers: list) -> None:
+    """Markers (DRM, VP chits, objectives) as small round chips along a hex's
+    bottom edge, below its counters: they are no units.  ``markers``:
+    MarkerInfo-like objects (colour, text_colour, label)."""
+    c = S * 0.36
+    shown = markers[:3]
+    for i, mk in enumerate(shown):
+        cx = x + (i - (len(shown) - 1) / 2) * c * 1.05
+        r = QRectF(cx - c / 2, y + S * 0.86 - c - S * 0.02, c, c)
+        p.setPen(QPen(QColor("#000000"), S * 0.03))
+        p.setBrush(_c(mk.colour, "#f0d040"))
+        p.drawEllipse(r)
+        f = QFont(FONT)
+        f.setPixelSize(int(S * 0.17))
+        f.setBold(True)
+        p.setFont(f)
+        p.setPen(_c(mk.text_colour, "#000000"))
+        p.drawText(r, Qt.AlignCenter, mk.label)
 
 
 def render_image(doc, scenario: str = "", hex_px: float = 30.0, show_ids: bool = True,

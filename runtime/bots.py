@@ -48,6 +48,8 @@ class GreedyBot:
     def choose(self, runner: Runner, state: GameState) -> RunnerAction:
         acts = runner.legal_actions(state)
         side = runner.to_move(state)
+        if runner.effect_asks(state):  # an effect's choice (runtime.effects): the first answer
+            return acts[0]
         if state.pending:
             return runner.engine.default_action(state) if not any(isinstance(a, Done) for a in acts) or \
                 state.pending[0]["kind"] != "advance" else self._advance(runner, state, acts)

@@ -110,6 +110,7 @@ class ChitPull:
             return
         s.step = {"chit": cid}
         s.pc += 1
+        self.run_effects(s, f"chit:{cid}", f"{self.game.chits[cid].title} drawn")
 
     def _answer_interrupt(self, s: GameState, a) -> None:
         st = s.step
@@ -136,6 +137,7 @@ class ChitPull:
         else:
             s.step = {"chit": st["chit"]}
             s.pc += 1
+            self.run_effects(s, f"chit:{st['chit']}", f"{self.game.chits[st['chit']].title} drawn")
 
     def _proc_activate(self, s: GameState, ph: Phase) -> None:
         g = self.game

@@ -66,7 +66,17 @@ class Withdraw:
         return f"withdraw {self.unit}"
 
 
-RunnerAction = Union[Action, Choose, Pick, Play, Place, Activate, Withdraw, Transfer]
+@dataclass(frozen=True, slots=True)
+class Take:
+    """A unit picked for an effect (``move ... by SIDE``, ``restore``)."""
+
+    unit: str
+
+    def __str__(self) -> str:
+        return f"take {self.unit}"
+
+
+RunnerAction = Union[Action, Choose, Pick, Play, Place, Activate, Withdraw, Transfer, Take]
 
 
 def parse(text: str) -> RunnerAction:
@@ -85,4 +95,6 @@ def parse(text: str) -> RunnerAction:
         return Withdraw(words[1])
     if len(words) == 2 and words[0] == "transfer":
         return Transfer(words[1])
+    if len(words) == 2 and words[0] == "take":
+        return Take(words[1])
     return parse_action(text)

@@ -270,6 +270,8 @@ class DieTable:
     cells: tuple[tuple[str, ...], ...]
     modifiers: tuple["Modifier", ...] = ()
     where: str = ""
+    input: Expr | None = None  # a 2-D table's column: the value looked up (``input = EXPR``)
+    results: frozenset[str] = frozenset()  # codes with effects (``on CODE { ... }``): "table:ID:CODE" in effects
 
     def row_for(self, total: int) -> int | None:
         for i, (lo, hi) in enumerate(self.row_ranges):
@@ -718,6 +720,7 @@ class Scenario:
     control: tuple[tuple[str, str], ...] = ()  # (side, area id or "all") in order: who holds what at the start
     deploy: tuple[str, ...] = ()  # sides, in order, whose units set up in an area are placed by their player
     where: str = ""
+    markers: tuple[MarkerPlacement, ...] = ()  # markers set up (``place KIND at WHERE``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -729,6 +732,76 @@ class Variant:
     title: str
     kind: str = "optional"  # optional | balance | series
     notes: tuple[str, ...] = ()
+    where: str = ""
+
+
+# ---------------------------------------------------------------- markers & effects
+
+@dataclass(frozen=True, slots=True)
+class MarkerKind:
+    """A counter that is no unit: a DRM marker, an out-of-supply marker, a VP
+    chit, an objective.  It belongs to no side (``side`` only says who may
+    handle it) and never blocks movement, exerts a ZOC or counts for stacking
+    or control; rules ask for it with ``marker-at(WHERE, KIND)``.  ``value``:
+    the printed value; ``hidden``: the value is printed on the back (each
+    marker placed carries its own value, face down until flipped)."""
+
+    id: str
+    title: str
+    colour: str = "#f0d040"
+    text_colour: str = "#000000"
+    side: str = ""
+    value: int | None = None
+    hidden: bool = False
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerPlacement:
+    """A marker a scenario sets up: on a hex, in an area (its first hex) or in a pool."""
+
+    kind: str
+    at: str  # printed hex id, area id or pool id
+    value: int | None = None
+    count: int = 1
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One effect of the closed vocabulary (runtime/effects.py runs it):
+    ``verb`` names it, ``args`` holds its plain arguments (strings and whole
+    numbers), ``amount`` an expression (``= EXPR``), ``condition`` when it
+    applies, ``options`` the (name, title, effects key) of a ``choose``."""
+
+    verb: str
+    args: Mapping[str, object]
+    amount: Expr | None = None
+    condition: Expr | None = None
+    options: tuple[tuple[str, str, str], ...] = ()
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """``trigger NAME "title" at CHECKPOINT when COND { effects }``: effects a
+    checkpoint runs (``turn-end``, ``supply``, ``roll``, a victory-check phase...)."""
+
+    id: str
+    title: str
+    at: str
+    condition: Expr | None
+    effects: str  # key into GameDefinition.effects
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    """A game counter or flag: ``variable NAME "title" = INITIAL``; expressions read it by name."""
+
+    id: str
+    title: str
+    initial: object
     where: str = ""
 
 
@@ -776,6 +849,11 @@ class GameDefinition:
     unit_selectors: Mapping[str, frozenset[str]] = field(default_factory=lambda: frozen_map({}))  # see selectors_of
     active_variants: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()  # files compiled, game folder relative
+    markers: Mapping[str, MarkerKind] = field(default_factory=lambda: frozen_map({}))
+    variables: Mapping[str, Variable] = field(default_factory=lambda: frozen_map({}))
+    triggers: tuple[Trigger, ...] = ()
+    # effect lists by owner: "event:ID", "table:ID:CODE", "trigger:ID", "chit:ID", "option:...": run by runtime/effects.py
+    effects: Mapping[str, tuple[Effect, ...]] = field(default_factory=lambda: frozen_map({}))
 
     def selectors_of(self, counter_id: str) -> frozenset[str]:
         """Everything a unit selector may name that this counter matches: its
@@ -792,7 +870,7 @@ class GameDefinition:
         names: dict[str, str] = {}
         tables = (self.sides, self.nationalities, self.unit_classes, self.terrain, self.weather, self.events,
                   self.chits, self.counters, self.variants, self.pools, self.die_tables, self.scenarios,
-                  self.map.areas if self.map else {})
+                  self.map.areas if self.map else {}, self.markers)
         for table in tables:
             for k in table:
                 names.setdefault(k, k)

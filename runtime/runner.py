@@ -15,6 +15,8 @@ Decisions, with their text notation:
     withdraw 7Pz         take a unit off the map for a withdrawal (15.3(2))
     transfer 13A         after a supply check, send a supplied unit to the transfer box (11.2)
     activate 7Pz         pick a unit for a RESERVE/OKH activation; "done" to stop
+    choose escape        answer an effect's ``choose`` (runtime.effects)
+    take 31ID            pick a unit for an effect (``move ... by SIDE``, ``restore``; "done" to stop a restore)
     move / attack / lose / retreat / advance / done   (runtime.engine)
 """
 from __future__ import annotations
@@ -25,13 +27,13 @@ from . import expr as E
 from .actions import Done, IllegalActionError
 from .board import Board
 from .chitpull import ChitPull
-from .decisions import Activate, Choose, Pick, Place, Play, RunnerAction, Transfer, Withdraw, parse
+from .decisions import Activate, Choose, Pick, Place, Play, RunnerAction, Take, Transfer, Withdraw, parse
 from .definition import GameDefinition, Phase
+from .effects import Effects
 from .engine import Engine
 from .reinforce import Reinforcements
 from .state import GameState, new_state
 from .supply import check_supply, supply_status
-from .tables import roll_table
 from .victory import VictoryRules
 
 
@@ -86,12 +88,13 @@ def flatten(phases: tuple[Phase, ...]) -> tuple[Step, ...]:
 
 
 IMPLEMENTED = {"choose-chits", "draw-chit", "activate", "move", "combat", "supply", "reinforce", "advance-turn",
-               "victory-check", "roll", "recover", "rebuild", "strategic-move", "decide"}
+               "victory-check", "roll", "recover", "rebuild", "strategic-move", "decide", "event"}
 
 
-class Runner(ChitPull, Reinforcements, VictoryRules):
-    """Plays a scenario; the chit-pull, reinforcement and victory procedures
-    are in runtime.chitpull, runtime.reinforce and runtime.victory."""
+class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
+    """Plays a scenario; the chit-pull, reinforcement, victory and effect
+    procedures are in runtime.chitpull, runtime.reinforce, runtime.victory
+    and runtime.effects."""
 
     def __init__(self, game: GameDefinition, scenario: str | None = None, board: Board | None = None,
                  params: dict[str, int] | None = None):
@@ -114,12 +117,12 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
             if st.kind == "proc" and st.phase.params.get("option"):
                 self.declared_names.setdefault(st.phase.params["option"][0], st.phase.params["option"][0])
         missing = sorted({s.phase.procedure for s in self.program if s.kind == "proc"} - IMPLEMENTED)
-        for st in self.program:  # a roll phase reads a 1-D table: die total -> result
+        for st in self.program:  # a two-way table needs its input (the column's value)
             if st.kind == "proc" and st.phase.procedure == "roll":
                 for t in st.phase.params.get("die-table", ()):
-                    if game.die_tables[t].column_ranges is not None:
-                        raise NotImplementedError(f"phase {st.phase.id} rolls on {t}, a two-way table, which a "
-                                                  "roll phase cannot read yet")
+                    if game.die_tables[t].column_ranges is not None and game.die_tables[t].input is None:
+                        raise NotImplementedError(f"phase {st.phase.id} rolls on {t}, a two-way table without "
+                                                  "'input = EXPRESSION' (the value that picks the column)")
         fights = any(st.kind == "proc" and st.phase.procedure == "combat" for st in self.program)
         if fights and (game.combat.procedure == "none" or (game.combat.procedure == "odds" and not game.crts)):
             raise NotImplementedError(f"{game.info.id} has combat phases but no combat procedure the engine "
@@ -169,6 +172,11 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
             if u.hex is not None and u.hex in self.engine.controllable:
                 s.control[u.hex] = u.side
         s.cache["initial-control"] = dict(s.control)
+        for m in self.scenario.markers:
+            for _ in range(m.count):
+                mk = self.new_marker(m.kind, None, "", m.value)
+                self.place_marker_at(mk, m.at)
+                s.markers.append(mk)
         s.step = {}
         s.log.append({"turn": s.turn, "event": "setup", "scenario": self.scenario.id, "seed": seed})
         sides = [side for side in self.scenario.deploy if self._deploying(s, side)]
@@ -185,6 +193,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
         """The side whose decision it is (None when the game is over)."""
         if s.result is not None:
             return None
+        if self.effect_asks(s):
+            return self.effect_asks(s)["side"]
         if s.pending:
             p = s.pending[0]
             if "side" in p:
@@ -196,6 +206,11 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
     def legal_actions(self, s: GameState) -> list[RunnerAction]:
         if s.result is not None:
             return []
+        ask = self.effect_asks(s)
+        if ask:
+            if ask["decision"] == "choose":
+                return [Choose(o) for o in ask["options"]]
+            return [Take(u) for u in ask["units"]] + ([Done()] if ask.get("optional") else [])
         d = s.step.get("decision")
         if s.pending or d in ("movement", "combat"):
             return self.engine.legal_actions(s)
@@ -236,6 +251,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
             action = parse(action)
         if s.result is not None:
             raise IllegalActionError("the game is over")
+        if self.effect_asks(s):
+            return self._answer_effect(s, action)
         d = s.step.get("decision")
         if s.pending or d in ("movement", "combat"):
             s2 = self.engine.apply(s, action)
@@ -274,6 +291,18 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
             self._answer_rebuild(s2, action)
         return self._run(s2)
 
+    def _answer_effect(self, s: GameState, action: RunnerAction) -> GameState:
+        ask = self.effect_asks(s)
+        if action not in self.legal_actions(s):
+            what = "options " + ", ".join(ask["options"]) if ask["decision"] == "choose" else \
+                "units " + ", ".join(ask["units"])
+            raise IllegalActionError(f"'{action}' is not an answer to {s.effects[0]['why']}: "
+                                     f"{ask['side']} picks one of the {what}")
+        s2 = s.copy()
+        s2.log.append({"turn": s2.turn, "side": ask["side"], "action": str(action)})
+        self.answer_effect(s2, getattr(action, "chit", None), getattr(action, "unit", None))
+        return self._run(s2)
+
     def _why(self, s: GameState, action) -> str:
         d = s.step.get("decision")
         if d == "choose":
@@ -291,7 +320,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
     def _run(self, s: GameState) -> GameState:
         """Run automatic steps until a decision is due or the game ends."""
         guard = 0
-        while s.result is None and not s.pending and not s.step.get("decision"):
+        self.drain_effects(s)
+        while s.result is None and not s.effects and not s.pending and not s.step.get("decision"):
             guard += 1
             if guard > 100_000:
                 raise SequenceError(f"the sequence of play runs on without a decision and without ending (turn "
@@ -303,6 +333,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
                 continue
             step = self.program[s.pc]
             self._step(s, step)
+            self.drain_effects(s)
         return s
 
     def _step(self, s: GameState, step: Step) -> None:
@@ -400,9 +431,13 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
         s.cup, s.activated, s.moved = [], set(), set()
         s.hands = {k: [] for k in s.hands}
         s.active, s.phase = "", ""
-        self.checkpoint(s, "turn-end")
-        if s.result is not None:
-            return
+        if not s.step.get("turn-end-checked"):
+            self.checkpoint(s, "turn-end")
+            if s.result is not None:
+                return
+            if s.effects:  # a turn-end effect asks a side: the turn ends after the answer
+                s.step = {"turn-end-checked": True}
+                return
         if s.turn >= self.scenario.last_turn:
             self.finish(s, "the last turn is over")
             return
@@ -419,15 +454,20 @@ class Runner(ChitPull, Reinforcements, VictoryRules):
     def _proc_roll(self, s: GameState, ph: Phase) -> None:
         """Roll on the phase's die tables (plus their modifiers); the result is
         logged and readable in expressions as rolled("table")."""
-        g = self.game
-        for tid in ph.params.get("die-table", ()):
-            t = g.die_tables[tid]
-            total, row = roll_table(g, s, t, self.env(s), tid)
-            result = " ".join(t.cells[row]) if t.cells[row] else ""
-            s.rolled[tid] = result
-            s.log.append({"turn": s.turn, "table": tid, "total": total, "result": result})
         s.pc += 1
+        for tid in ph.params.get("die-table", ()):
+            self.roll_die_table(s, tid)
         self.checkpoint(s, "roll")
+
+    def _proc_event(self, s: GameState, ph: Phase) -> None:
+        """The turn track's events for this turn: each event's ``do`` effects, in order."""
+        s.pc += 1
+        track = self.game.turn_track
+        turn = next((t for t in track.turns if t.number == s.turn), None)
+        for eid in (turn.values.get("events", ()) if turn else ()):
+            ev = self.game.events[eid]
+            s.log.append({"turn": s.turn, "event": eid, "title": ev.title})
+            self.run_effects(s, f"event:{eid}", ev.title)
 
     def _proc_recover(self, s: GameState, ph: Phase) -> None:
         """Disrupted units in supply recover (8.0): those of the phase's side

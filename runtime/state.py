@@ -62,6 +62,11 @@ class GameState:
     control_since: dict = field(default_factory=dict)  # Hex -> turn it changed hands (+1/2: after that turn's supply check)
     rolled: dict[str, str] = field(default_factory=dict)  # die table -> the result of its latest roll
     attack_from: dict[str, Hex] = field(default_factory=dict)  # unit -> hex it attacked from (move-in attacks)
+    # markers and neutral map objects (runtime/effects.py): {"kind", "hex" (Hex or None), "box", "value", "face"}
+    markers: list[dict] = field(default_factory=list)
+    variables: dict[str, object] = field(default_factory=dict)  # game counters and flags (``variable``)
+    # effects under way, in order: {"key", "i", "why", "bound"} (+ "ask": a decision owed), runtime/effects.py
+    effects: list[dict] = field(default_factory=list)
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
 
     # ----------------------------------------------------------------- copy
@@ -72,7 +77,8 @@ class GameState:
             set(self.moved), set(self.attacked), set(self.attacked_hexes), [copy.deepcopy(p) for p in self.pending],
             self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
             self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
-            set(self.done), dict(self.control_since), dict(self.rolled), dict(self.attack_from))
+            set(self.done), dict(self.control_since), dict(self.rolled), dict(self.attack_from),
+            [dict(m) for m in self.markers], dict(self.variables), [copy.deepcopy(e) for e in self.effects])
         # derived data keyed on the version stays valid until a unit moves; facts
         # fixed at set-up (string keys) always do
         v = self.version
@@ -148,4 +154,5 @@ def new_state(game: GameDefinition, seed: int = 0) -> GameState:
     for cid, c in game.counters.items():
         s.units[cid] = Unit(cid, c.side, 0, None, "removed")
     s.vp = {side: 0 for side in game.sides}
+    s.variables = {v.id: v.initial for v in game.variables.values()}
     return s

@@ -17,6 +17,7 @@ class VictoryRules:
         weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
         names.update({"turn": s.turn, "last-turn": self.scenario.last_turn, "phase": s.phase, "active": s.active,
                       "side": s.active, "weather": weather or ""})
+        names.update(s.variables)  # the game's counters and flags (``variable``)
 
         def hexes_of(where: object) -> list[Hex]:
             w = str(where)
@@ -55,7 +56,8 @@ class VictoryRules:
                                                       if s.control.get(h) == side), default=0),
                "chosen": lambda name: f"chosen:{name}" in s.done,
                "param": self._param,
-               "rolled": lambda table: s.rolled.get(str(table), "")}
+               "rolled": lambda table: s.rolled.get(str(table), ""),
+               **self.marker_functions(s)}
         return names, fns
 
     def _param(self, name):
@@ -93,6 +95,9 @@ class VictoryRules:
                     (r.condition is None or E.evaluate(r.condition, names, fns) is True):
                 self.finish(s, r.title or f"{r.side} wins", winner=r.side)
                 return
+        for t in self.game.triggers:  # the game's triggers at this checkpoint (runtime.effects)
+            if t.at == at and s.result is None and (t.condition is None or E.evaluate(t.condition, names, fns) is True):
+                self.run_effects(s, t.effects, t.title or t.id, **bound)
 
     def finish(self, s: GameState, why: str, winner: str | None = None) -> None:
         self.checkpoint_end_awards(s)

@@ -49,6 +49,9 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "chosen": 1,  # chosen(option): the player answered yes to a decide phase's option of that name
     "param": 1,  # param("bid"): a number given when the game starts (hexforge play --param bid=45)
     "rolled": 1,  # rolled("table"): the result of the latest roll on a die table ("" before any)
+    "marker-at": 2,  # marker-at(where, kind): a marker of that kind is at the hex, area or pool ("all": anywhere)
+    "markers": 2,  # markers(where, kind): how many markers of that kind are there
+    "marker-value": 2,  # marker-value(where, kind): the sum of their values (hidden faces count too)
     "held-since": 2,  # held-since(side, hex): the turn the side took the hex (n + 1/2: after turn n's supply check; 0: not held)
 }
 
@@ -68,7 +71,7 @@ PROCEDURES: dict[str, str] = {
     "advance-turn": "move the turn marker and release scheduled units",
     "victory-check": "evaluate the victory rules",
     "roll": "roll on a die table",
-    "event": "apply the turn's events",
+    "event": "apply the turn's events: the effects in each event's do { } block",
 }
 
 ACTIVATION_KINDS = ("hq", "reserve", "reinforcements", "supply", "interrupt", "event", "air", "artillery")

@@ -1,0 +1,370 @@
+"""Compiles effect blocks (runtime/effects.py runs them), markers, game
+variables and triggers.
+
+An effect block is a list of statements, one effect each, from a closed
+vocabulary (``VERBS``); each may take ``when CONDITION``.  Blocks stand in a
+die table (``on CODE { ... }``), an event (``do { ... }``), the chits
+(``on-draw CHIT { ... }``), a trigger (``trigger NAME at CHECKPOINT { ... }``)
+and a ``choose`` option.  Every block compiled is stored under a key in
+``GameDefinition.effects``.
+"""
+from __future__ import annotations
+
+from runtime import definition as D
+from runtime import expr as E
+
+from .ast import Arg, Statement
+from .checker import Body, Ctx, did_you_mean, title_of, where
+from .diagnostics import Span
+
+VERBS = {
+    "place": "place KIND at WHERE [value N] [count N] [from WHERE [random]]",
+    "remove": "remove KIND [at WHERE]",
+    "flip": "flip KIND [at WHERE]",
+    "award": "award SIDE N  or  award SIDE = EXPRESSION",
+    "set": "set VARIABLE = EXPRESSION",
+    "move": "move N|all SELECTORS from WHERE to WHERE [random | by SIDE]",
+    "eliminate": "eliminate N|all SELECTORS from WHERE [random | by SIDE]",
+    "put-chit": "put-chit CHIT cup  or  put-chit CHIT hand SIDE",
+    "take-chit": "take-chit CHIT",
+    "restore": "restore N|all SELECTORS by SIDE [cost N] = POINTS",
+    "roll": "roll TABLE",
+    "end-game": "end-game SIDE|draw [\"why\"]",
+    "choose": "choose SIDE [\"question\"] { option NAME [\"title\"] { effects } ... }",
+}
+# the words after a verb's first arguments that take one value
+KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost"}
+BLOCK_KEYWORDS = ("do", "on", "on-draw", "option")  # statements whose body is effects (no global value/condition rules)
+
+
+class EffectCompiler:
+    def __init__(self, ctx: Ctx, areas: set[str], pools: set[str], tables: set[str]):
+        self.ctx = ctx
+        self.areas = areas
+        self.pools = pools
+        self.tables = tables
+        self.effects: dict[str, tuple[D.Effect, ...]] = {}
+
+    # ------------------------------------------------------------ places
+    def location(self, a: Arg, boxes: bool = True) -> str | None:
+        """A hex id, an area or (``boxes``) a pool, ``eliminated`` or ``removed``."""
+        t = a.text
+        if t in self.areas or (boxes and (t in self.pools or t in ("eliminated", "removed"))):
+            return t
+        if self.ctx.grid is not None:
+            try:
+                self.ctx.grid.parse_id(t)
+                return t
+            except ValueError:
+                pass
+        choices = sorted(self.areas) + (sorted(self.pools) + ["eliminated", "removed"] if boxes else [])
+        self.ctx.error("unknown-name", f"'{t}' is not a hex, an area{' or a pool' if boxes else ''}", a.span,
+                       did_you_mean(t, choices))
+        return None
+
+    # ------------------------------------------------------------ blocks
+    def block(self, st: Statement, key: str) -> str:
+        """Compile the effects in a statement's body under ``key``; returns the key."""
+        out = []
+        for e in st.body or ():
+            if not isinstance(e, Statement):
+                self.ctx.error("table-place", "an effect block does not take a table", e.span)
+                continue
+            eff = self.effect(e, key, len(out))
+            if eff is not None:
+                out.append(eff)
+        if st.body is None:
+            self.ctx.error("block", f"'{st.keyword}' needs a block of effects", st.span,
+                           "write: { place minsk-drm at minsk-pocket }")
+        self.effects[key] = tuple(out)
+        return key
+
+    def _split(self, e: Statement, positional: int) -> tuple[list[Arg], dict[str, Arg], set[str]] | None:
+        """The first ``positional`` arguments, then ``KEYWORD VALUE`` pairs and flags (``random``)."""
+        args = list(e.args)
+        title = args.pop() if args and args[-1].quoted and e.keyword in ("end-game", "choose") else None
+        pos, named, flags = args[:positional], {}, set()
+        rest = args[positional:]
+        i = 0
+        while i < len(rest):
+            w = rest[i].text
+            if w in KEYWORDS and i + 1 < len(rest):
+                named[w] = rest[i + 1]
+                i += 2
+            elif w == "random":
+                flags.add(w)
+                i += 1
+            else:
+                self.ctx.error("arguments", f"'{w}' is not understood in '{e.keyword}'", rest[i].span,
+                               f"write: {VERBS[e.keyword]}")
+                return None
+        if len(pos) < positional:
+            self.ctx.error("arguments", f"'{e.keyword}' needs more arguments", e.span, f"write: {VERBS[e.keyword]}")
+            return None
+        if title is not None:
+            named["title"] = title
+        return pos, named, flags
+
+    def effect(self, e: Statement, key: str, i: int) -> D.Effect | None:
+        ctx = self.ctx
+        verb = e.keyword
+        if verb not in VERBS:
+            ctx.error("unknown-keyword", f"'{verb}' is not an effect", e.span,
+                      did_you_mean(verb, VERBS) or "effects: " + ", ".join(VERBS))
+            return None
+        ctx.expr(e.condition)
+        if e.value is not None:
+            ctx.expr(e.value)
+            if verb not in ("award", "set", "restore", "move", "eliminate"):
+                ctx.error("value-place", f"'{verb}' takes no '= value'", Span.parse(e.value.where) or e.span)
+        if e.body is not None and verb != "choose":
+            ctx.error("block", f"'{verb}' takes no block", e.span)
+        counted = (verb in ("move", "eliminate") and e.value is None) or verb == "restore"
+        npos = {"place": 1, "remove": 1, "flip": 1, "award": 1 + (e.value is None), "set": 1, "move": 1 + counted,
+                "eliminate": 1 + counted, "put-chit": 2, "take-chit": 1, "restore": 1 + counted, "roll": 1,
+                "end-game": 1, "choose": 1}[verb]
+        split = self._split(e, npos)
+        if split is None:
+            return None
+        pos, named, flags = split
+        args: dict[str, object] = {}
+        options: tuple[tuple[str, str, str], ...] = ()
+        ok = True
+
+        def need(word: str) -> Arg | None:
+            nonlocal ok
+            if word not in named:
+                ctx.error("arguments", f"'{verb}' needs '{word} ...'", e.span, f"write: {VERBS[verb]}")
+                ok = False
+            return named.get(word)
+
+        def refuse(*words: str) -> None:
+            nonlocal ok
+            for w in list(named) + sorted(flags):
+                if w not in words and w != "title":
+                    a = named.get(w)
+                    ctx.error("arguments", f"'{verb}' takes no '{w}'", a.span if a else e.span,
+                              f"write: {VERBS[verb]}")
+                    ok = False
+
+        if verb in ("place", "remove", "flip"):
+            args["kind"] = ctx.ref("marker", pos[0], "marker kind")
+            ok = ok and args["kind"] is not None
+            if verb == "place":
+                refuse("at", "value", "count", "from", "random")
+                at = need("at")
+                args["at"] = self.location(at) if at else None
+                ok = ok and args["at"] is not None
+                if "value" in named:
+                    args["value"] = ctx.int_(named["value"], "a marker's value", -99, 99)
+                if "count" in named:
+                    args["count"] = ctx.int_(named["count"], "count", 1, 99) or 1
+                if "from" in named:
+                    args["from"] = self.location(named["from"])
+                    args["random"] = "random" in flags
+                    if "value" in named:
+                        ctx.error("arguments", "a marker taken from somewhere keeps its value", named["value"].span)
+                elif "random" in flags:
+                    ctx.error("arguments", "'random' picks among markers taken 'from' somewhere", e.span)
+            else:
+                refuse("at")
+                if "at" in named:
+                    args["at"] = self.location(named["at"])
+        elif verb == "award":
+            args["side"] = ctx.ref("side", pos[0])
+            refuse()
+            amount = e.value
+            if amount is None:
+                if len(e.args) != 2:
+                    ctx.error("arguments", "award needs an amount: N or = EXPRESSION", e.span, f"write: {VERBS[verb]}")
+                    return None
+                n = ctx.int_(e.args[1], "an award")
+                amount = E.Num(n or 0, where=str(e.args[1].span))
+            return D.Effect(verb, D.frozen_map(args), amount, e.condition, (), where(e)) if args["side"] else None
+        elif verb == "set":
+            args["variable"] = ctx.ref("variable", pos[0])
+            refuse()
+            if e.value is None:
+                ctx.error("value-place", "set needs '= EXPRESSION'", e.span, f"write: {VERBS[verb]}")
+                ok = False
+            ok = ok and args["variable"] is not None
+        elif verb in ("move", "eliminate", "restore"):
+            if counted:
+                c = pos[0]
+                args["count"] = "all" if c.text == "all" else ctx.int_(c, "how many", 0, 99)
+                ok = ok and args["count"] is not None
+            sel = pos[-1]
+            args["units"] = tuple(self.selectors(sel))
+            if verb == "restore":
+                refuse("by", "cost")
+                if e.value is None:
+                    ctx.error("value-place", "restore needs '= POINTS' (the replacement points to spend)", e.span,
+                              f"write: {VERBS[verb]}")
+                    ok = False
+                if "cost" in named:
+                    args["cost"] = ctx.int_(named["cost"], "points per step", 0, 99)
+            else:
+                refuse("from", "to", "by", "random") if verb == "move" else refuse("from", "by", "random")
+                fr = need("from")
+                args["from"] = self.location(fr) if fr else None
+                ok = ok and args["from"] is not None
+                if verb == "move":
+                    to = need("to")
+                    args["to"] = self.location(to) if to else None
+                    ok = ok and args["to"] is not None
+                if "by" in named and "random" in flags:
+                    ctx.error("arguments", f"'{verb}' is either 'random' or 'by SIDE', not both", named["by"].span)
+                    ok = False
+            if "by" in named:
+                args["by"] = ctx.ref("side", named["by"])
+                ok = ok and args["by"] is not None
+            elif verb == "restore":
+                need("by")
+        elif verb in ("put-chit", "take-chit"):
+            args["chit"] = ctx.ref("chit", pos[0])
+            ok = ok and args["chit"] is not None
+            refuse()
+            if verb == "put-chit":
+                into = pos[1].text
+                if into == "cup" and len(e.args) == 2:
+                    args["into"] = "cup"
+                elif into == "hand" and len(e.args) == 3:
+                    args["into"] = ctx.ref("side", e.args[2]) or ""
+                    ok = ok and bool(args["into"])
+                else:
+                    ctx.error("arguments", "put-chit puts a chit into the cup or a side's hand", pos[1].span,
+                              f"write: {VERBS[verb]}")
+                    ok = False
+        elif verb == "roll":
+            refuse()
+            args["table"] = ctx.ref("die-table", pos[0])
+            ok = ok and args["table"] is not None
+        elif verb == "end-game":
+            refuse()
+            args["winner"] = ctx.ref("side", pos[0], allow=("draw",))
+            args["title"] = named["title"].text if "title" in named else ""
+            ok = ok and args["winner"] is not None
+        elif verb == "choose":
+            refuse()
+            args["side"] = ctx.ref("side", pos[0], allow=("active", "enemy"))
+            args["question"] = named["title"].text if "title" in named else ""
+            b = Body(ctx, e, "choose")
+            opts = []
+            for o in b.all("option"):
+                if not o.args or o.args[0].quoted:
+                    ctx.error("name", "an option needs a name", o.span, 'write: option escape "Release the units" { ... }')
+                    continue
+                name = o.args[0].text
+                okey = f"{key}.{i}.{name}"
+                self.block(o, okey) if o.body is not None else self.effects.setdefault(okey, ())
+                opts.append((name, title_of(o), okey))
+            b.finish()
+            if len(opts) < 2:
+                ctx.error("arguments", "choose needs at least two options", e.span)
+                ok = False
+            options = tuple(opts)
+            ok = ok and args["side"] is not None
+        if not ok:
+            return None
+        return D.Effect(verb, D.frozen_map(args), e.value, e.condition, options, where(e))
+
+    def selectors(self, a: Arg) -> list[str]:
+        """Unit selectors: sides, classes, flags, nationalities, counters, all."""
+        out = []
+        known = set()
+        for kind in ("side", "unit-class", "nationality", "counter"):
+            known |= set(self.ctx.symbols.get(kind, {}))
+        known |= self.ctx.class_flags | {"all"}
+        for x in a.text.split(","):
+            if x not in known:
+                self.ctx.error("unknown-name", f"unknown unit selector '{x}'", a.span, did_you_mean(x, known))
+            else:
+                out.append(x)
+        return out
+
+
+# ------------------------------------------------------------ markers, variables, triggers
+
+def marker_kind(ctx: Ctx, st: Statement) -> D.MarkerKind:
+    """``marker NAME "title" { colour; text-colour; value N; hidden; side SIDE }``."""
+    b = Body(ctx, st, f"marker {st.name}")
+    colour = ctx.colour(b.arg("colour")) or "#f0d040"
+    text = ctx.colour(b.arg("text-colour")) or "#000000"
+    value = ctx.int_(b.arg("value"), "a marker's value", -99, 99)
+    hidden = b.flag("hidden")
+    side = ctx.ref("side", b.arg("side")) or "" if b.arg("side") else ""
+    b.finish()
+    if st.condition is not None:
+        ctx.error("condition-place", "a marker declaration takes no 'when'", Span.parse(st.condition.where) or st.span,
+                  "say when a marker is placed or removed with the effects that do it")
+    return D.MarkerKind(st.name, title_of(st) or st.name, colour, text, side, value, hidden, where(st))
+
+
+def variable(ctx: Ctx, st: Statement) -> D.Variable:
+    """``variable NAME "title" = 0`` (a whole number, true or false)."""
+    if st.body is not None:
+        ctx.error("block", "variable takes no block", st.span)
+    v = st.value
+    initial: object = 0
+    if isinstance(v, E.Num):
+        initial = int(v.value) if float(v.value).is_integer() else v.value
+    elif isinstance(v, E.Bool):
+        initial = v.value
+    elif isinstance(v, E.Unary) and isinstance(v.operand, E.Num) and v.op == "-":
+        initial = -int(v.operand.value)
+    else:
+        ctx.error("value-place", f"variable {st.name} needs a starting value: = 0, = true or = false",
+                  Span.parse(v.where) if v is not None else st.span)
+    return D.Variable(st.name, title_of(st) or st.name, initial, where(st))
+
+
+def trigger(ctx: Ctx, st: Statement, fx: EffectCompiler, checkpoints: set[str]) -> D.Trigger | None:
+    """``trigger NAME "title" at CHECKPOINT [when COND] { effects }``."""
+    args = [a for a in st.args[1:] if not a.quoted]
+    if len(args) != 2 or args[0].text != "at":
+        ctx.error("arguments", f"trigger {st.name} needs 'at CHECKPOINT'", st.span,
+                  f"write: trigger {st.name} \"title\" at turn-end when ... {{ effects }}; checkpoints: "
+                  + ", ".join(sorted(checkpoints)))
+        return None
+    at = args[1]
+    if at.text not in checkpoints:
+        ctx.error("unknown-name", f"unknown checkpoint '{at.text}': no phase reaches it", at.span,
+                  did_you_mean(at.text, sorted(checkpoints)))
+        return None
+    ctx.expr(st.condition)
+    key = fx.block(st, f"trigger:{st.name}")
+    return D.Trigger(st.name, title_of(st) or st.name, at.text, st.condition, key, where(st))
+
+
+def placement(ctx: Ctx, st: Statement, fx: EffectCompiler) -> D.MarkerPlacement | None:
+    """A scenario's ``place KIND at WHERE [value N] [count N]``."""
+    split = fx._split(st, 1)
+    if split is None:
+        return None
+    pos, named, flags = split
+    kind = ctx.ref("marker", pos[0], "marker kind")
+    bad = [w for w in list(named) + sorted(flags) if w not in ("at", "value", "count")]
+    for w in bad:
+        ctx.error("arguments", f"a scenario's place takes no '{w}'", named[w].span if w in named else st.span,
+                  "write: place KIND at WHERE [value N] [count N]")
+    if "at" not in named:
+        ctx.error("arguments", "place needs 'at WHERE'", st.span, "write: place KIND at WHERE [value N] [count N]")
+        return None
+    at = fx.location(named["at"])
+    value = ctx.int_(named["value"], "a marker's value", -99, 99) if "value" in named else None
+    count = ctx.int_(named["count"], "count", 1, 99) or 1 if "count" in named else 1
+    if kind is None or at is None or bad:
+        return None
+    return D.MarkerPlacement(kind, at, value, count, where(st))
+
+
+def check_results(ctx: Ctx, t: D.DieTable, ons: list[Statement]) -> None:
+    """Every ``on CODE`` of a die table names a code its cells print."""
+    cells = {c for row in t.cells for c in row}
+    for o in ons:
+        if len(o.args) != 1:
+            ctx.error("arguments", "on takes one result code", o.span, "write: on A { effects }")
+        elif o.args[0].text not in cells:
+            ctx.error("unknown-name", f"no cell of die-table {t.id} reads '{o.args[0].text}'", o.args[0].span,
+                      did_you_mean(o.args[0].text, sorted(cells)))
+

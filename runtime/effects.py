@@ -1,0 +1,326 @@
+"""Effects: the closed vocabulary of things a rule may do to the game, run
+by the runner (a mixin of ``runtime.runner.Runner``).
+
+Table results (``on CODE { ... }`` in a die table), events (``do { ... }``
+in an event, run by an ``event`` phase), triggers (``trigger NAME at
+CHECKPOINT``) and chit draws (``on-draw CHIT { ... }`` in ``chits``) name
+lists of effects; the compiler stores them in ``GameDefinition.effects`` by
+key.  An effect list under way is a plain entry of ``state.effects``
+(``{"key", "i", "why", "bound"}``), so a state with effects pending copies,
+saves and replays like any other; an effect that needs a side's decision
+(``choose``, a ``move ... by SIDE``) puts an ``ask`` on its entry, and the
+runner lists the answers as legal actions (``choose OPTION``, ``take UNIT``).
+
+The verbs (docs/dsl.md, "Effects"):
+
+    place KIND at WHERE [value N] [count N] [from WHERE [random]]   a marker
+    remove KIND [at WHERE]          flip KIND [at WHERE]            markers
+    award SIDE N | = EXPR           set VARIABLE = EXPR
+    move N|all SELECTORS from WHERE to WHERE [random | by SIDE]     units
+    eliminate N|all SELECTORS from WHERE [random | by SIDE]         units
+    put-chit CHIT cup | hand SIDE   take-chit CHIT                  chits
+    restore N|all SELECTORS by SIDE points = EXPR [cost N]          steps back from replacement points
+    roll TABLE                      end-game SIDE|draw "why"
+    choose SIDE "question" { option NAME "title" { effects } ... }
+
+Random picks use the game's seeded generator and are logged as draws.
+"""
+from __future__ import annotations
+
+from . import expr as E
+from .definition import Effect
+from .hexes import Hex
+from .state import GameState, eliminate
+from .tables import roll_table
+
+
+class EffectError(RuntimeError):
+    """An effect that cannot run as written (a location the game does not have)."""
+
+
+class Effects:
+    # ---------------------------------------------------------- locations
+    def where_hexes(self, where: str) -> list[Hex] | None:
+        """The hexes a location names (a hex id or an area), or None for a box."""
+        g = self.game
+        if g.map is not None and where in g.map.areas:
+            return sorted(g.map.areas[where], key=g.map.grid.to_colrow)
+        if where in g.pools or where in ("eliminated", "removed"):
+            return None
+        try:
+            return [g.map.grid.parse_id(where)]
+        except (ValueError, AttributeError):
+            raise EffectError(f"'{where}' is neither a hex, an area nor a pool of {g.info.id}") from None
+
+    @staticmethod
+    def box_of(where: str) -> str:
+        return where if where in ("eliminated", "removed") else f"pool:{where}"
+
+    def markers_at(self, s: GameState, where: str, kind: str) -> list[dict]:
+        """The markers of a kind at a location (``all``: anywhere)."""
+        if where == "all":
+            return [m for m in s.markers if m["kind"] == kind]
+        hexes = self.where_hexes(str(where))
+        if hexes is None:
+            box = self.box_of(str(where))
+            return [m for m in s.markers if m["kind"] == kind and m["hex"] is None and m["box"] == box]
+        hs = set(hexes)
+        return [m for m in s.markers if m["kind"] == kind and m["hex"] in hs]
+
+    def units_in(self, s: GameState, where: str, selectors) -> list[str]:
+        g = self.game
+        hexes = self.where_hexes(where)
+        if hexes is None:
+            box = self.box_of(where)
+            ids = [u.id for u in s.units.values() if u.hex is None and u.box == box]
+        else:
+            ids = [uid for h in hexes for uid in s.occupants.get(h, ())]
+        return sorted(uid for uid in ids if g.matches(uid, selectors))
+
+    def marker_functions(self, s: GameState) -> dict:
+        """The expression functions that read markers and variables."""
+        def value(where, kind):
+            return sum(m["value"] or 0 for m in self.markers_at(s, str(where), str(kind)))
+
+        return {"marker-at": lambda where, kind: bool(self.markers_at(s, str(where), str(kind))),
+                "markers": lambda where, kind: len(self.markers_at(s, str(where), str(kind))),
+                "marker-value": value}
+
+    def new_marker(self, kind: str, hex_: Hex | None, box: str, value: int | None) -> dict:
+        mk = self.game.markers[kind]
+        v = value if value is not None else mk.value
+        return {"kind": kind, "hex": hex_, "box": box, "value": v, "face": "down" if mk.hidden else "up"}
+
+    def place_marker_at(self, m: dict, where: str) -> None:
+        hexes = self.where_hexes(where)
+        if hexes is None:
+            m["hex"], m["box"] = None, self.box_of(where)
+        else:
+            m["hex"], m["box"] = hexes[0], ""
+
+    # ---------------------------------------------------------- the queue
+    def run_effects(self, s: GameState, key: str, why: str, **bound) -> None:
+        """Start an effect list (if the game has one under ``key``) and run it
+        until it ends or asks a side."""
+        if not self.game.effects.get(key):
+            return
+        s.effects.insert(0, {"key": key, "i": 0, "why": why, "bound": {k: str(v) for k, v in bound.items()}})
+        self.drain_effects(s)
+
+    def effect_asks(self, s: GameState) -> dict | None:
+        return s.effects[0].get("ask") if s.effects else None
+
+    def drain_effects(self, s: GameState) -> None:
+        guard = 0
+        while s.effects and "ask" not in s.effects[0] and s.result is None:
+            guard += 1
+            if guard > 10_000:
+                raise EffectError("effects run on without end: does an effect list roll a table whose result "
+                                  "rolls it again?")
+            entry = s.effects[0]
+            effects = self.game.effects[entry["key"]]
+            if entry["i"] >= len(effects):
+                s.effects.pop(0)
+                continue
+            eff = effects[entry["i"]]
+            entry["i"] += 1
+            names, fns = self.env(s)
+            names.update(entry["bound"])
+            if eff.condition is not None and E.evaluate(eff.condition, names, fns) is not True:
+                continue
+            getattr(self, "_effect_" + eff.verb.replace("-", "_"))(s, eff, entry, names, fns)
+        if s.effects and s.result is not None:
+            s.effects = []
+
+    def _log(self, s: GameState, entry: dict, text: str, **more) -> None:
+        s.log.append({"turn": s.turn, "effect": text, "why": entry["why"], **more})
+
+    def _count(self, eff: Effect, names, fns) -> int | None:
+        """How many an effect takes: a number, ``all`` (None) or ``= EXPR``."""
+        if eff.amount is not None and eff.verb in ("move", "eliminate"):
+            return max(0, int(E.evaluate(eff.amount, names, fns)))
+        n = eff.args.get("count", "all")
+        return None if n == "all" else int(n)
+
+    def _pick(self, s: GameState, pool: list, n: int | None, why: str) -> list:
+        """``n`` of ``pool`` drawn at random with the game's seeded generator (all of it for None)."""
+        if n is None or n >= len(pool):
+            return list(pool)
+        r = s.rng()
+        picked = sorted(r.sample(pool, n))
+        s.rng_state = r.getstate()
+        s.log.append({"turn": s.turn, "draw": picked, "for": why})
+        return picked
+
+    # ---------------------------------------------------------- markers
+    def _effect_place(self, s, eff, entry, names, fns) -> None:
+        a = eff.args
+        n = int(a.get("count", 1))
+        if a.get("from"):
+            found = self.markers_at(s, a["from"], a["kind"])
+            taken = self._pick(s, found, n, f"{a['kind']} from {a['from']}") if a.get("random") else found[:n]
+            for m in taken:
+                self.place_marker_at(m, a["at"])
+            self._log(s, entry, f"{len(taken)} {a['kind']} from {a['from']} to {a['at']}")
+            return
+        for _ in range(n):
+            m = self.new_marker(a["kind"], None, "", a.get("value"))
+            self.place_marker_at(m, a["at"])
+            s.markers.append(m)
+        self._log(s, entry, f"place {a['kind']} at {a['at']}" + (f" x{n}" if n > 1 else ""))
+
+    def _effect_remove(self, s, eff, entry, names, fns) -> None:
+        a = eff.args
+        gone = self.markers_at(s, a.get("at") or "all", a["kind"])
+        ids = {id(m) for m in gone}
+        s.markers = [m for m in s.markers if id(m) not in ids]
+        self._log(s, entry, f"remove {a['kind']}" + (f" at {a['at']}" if a.get("at") else ""), count=len(gone))
+
+    def _effect_flip(self, s, eff, entry, names, fns) -> None:
+        a = eff.args
+        for m in self.markers_at(s, a.get("at") or "all", a["kind"]):
+            m["face"] = "up" if m["face"] == "down" else "down"
+        self._log(s, entry, f"flip {a['kind']}" + (f" at {a['at']}" if a.get("at") else ""))
+
+    # ---------------------------------------------------------- VP, variables, chits, the end
+    def _effect_award(self, s, eff, entry, names, fns) -> None:
+        side = eff.args["side"]
+        n = int(E.evaluate(eff.amount, names, fns))
+        s.vp[side] = s.vp.get(side, 0) + n
+        s.log.append({"turn": s.turn, "vp": side, "amount": n, "for": entry["why"]})
+
+    def _effect_set(self, s, eff, entry, names, fns) -> None:
+        var = eff.args["variable"]
+        v = E.evaluate(eff.amount, names, fns)
+        s.variables[var] = v
+        self._log(s, entry, f"set {var} = {str(v).lower() if isinstance(v, bool) else v}")
+
+    def _effect_put_chit(self, s, eff, entry, names, fns) -> None:
+        a = eff.args
+        if a["into"] == "cup":
+            s.cup.append(a["chit"])
+        else:
+            s.hands.setdefault(a["into"], []).append(a["chit"])
+        self._log(s, entry, f"put {a['chit']} into {'the cup' if a['into'] == 'cup' else a['into'] + ' hand'}")
+
+    def _effect_take_chit(self, s, eff, entry, names, fns) -> None:
+        chit = eff.args["chit"]
+        if chit in s.cup:
+            s.cup.remove(chit)
+        else:
+            for hand in s.hands.values():
+                if chit in hand:
+                    hand.remove(chit)
+                    break
+            else:
+                return
+        self._log(s, entry, f"take {chit} out of play")
+
+    def _effect_end_game(self, s, eff, entry, names, fns) -> None:
+        winner = eff.args["winner"]
+        self._log(s, entry, f"the game ends: {winner}")
+        self.finish(s, eff.args.get("title") or entry["why"], winner=winner)
+
+    def _effect_roll(self, s, eff, entry, names, fns) -> None:
+        self.roll_die_table(s, eff.args["table"])
+
+    def roll_die_table(self, s: GameState, tid: str) -> str:
+        """Roll a die table (a 2-D table reads its input for the column); log
+        the result, keep it for rolled(TABLE) and run its effects."""
+        g = self.game
+        t = g.die_tables[tid]
+        env = self.env(s)
+        total, row = roll_table(g, s, t, env, tid)
+        entry: dict = {"turn": s.turn, "table": tid, "total": total}
+        if t.column_ranges is not None:
+            value = int(E.evaluate(t.input, *env))
+            col = t.column_for(value)
+            if col is None:
+                col = 0 if value < t.column_ranges[0][0] else len(t.columns) - 1
+            result = t.cells[row][col]
+            entry["input"] = value
+        else:
+            result = " ".join(t.cells[row]) if t.cells[row] else ""
+        s.rolled[tid] = result
+        s.log.append(dict(entry, result=result))
+        if result in t.results:
+            self.run_effects(s, f"table:{tid}:{result}", f"{t.title}: {result}")
+        return result
+
+    # ---------------------------------------------------------- units
+    def _effect_move(self, s, eff, entry, names, fns) -> None:
+        a = eff.args
+        pool = self.units_in(s, a["from"], frozenset(a["units"]))
+        n = self._count(eff, names, fns)
+        if a.get("by"):
+            need = len(pool) if n is None else min(n, len(pool))
+            if need:
+                entry["ask"] = {"decision": "take", "side": a["by"], "units": pool, "left": need,
+                                "verb": eff.verb, "to": a.get("to", "")}
+            return
+        for uid in self._pick(s, pool, n, f"{eff.verb} from {a['from']}"):
+            self.move_unit(s, uid, eff.verb, a.get("to", ""), entry)
+
+    _effect_eliminate = _effect_move
+
+    def move_unit(self, s: GameState, uid: str, verb: str, to: str, entry: dict) -> None:
+        if verb == "eliminate":
+            box = eliminate(self.game, s, uid, "effect")
+            self._log(s, entry, f"eliminate {uid}", to=box.split(":")[-1])
+            return
+        hexes = self.where_hexes(to)
+        if hexes is None:
+            s.units[uid].markers.clear()
+            s.place(uid, None, self.box_of(to))
+        else:
+            s.place(uid, hexes[0])
+        self._log(s, entry, f"move {uid} to {to}")
+
+    def _effect_restore(self, s, eff, entry, names, fns) -> None:
+        """Replacement points (``points = EXPR``) spent, ``cost`` a step, on
+        the side's reduced units that match: ``by SIDE`` picks them."""
+        a = eff.args
+        points = int(E.evaluate(eff.amount, names, fns))
+        cost = int(a.get("cost", 1))
+        reduced = [u.id for u in s.units.values() if u.side == a["by"] and u.step > 0 and u.hex is not None
+                   and self.game.matches(u.id, frozenset(a["units"]))]
+        n = self._count(eff, names, fns)
+        can = points // cost if cost else len(reduced)
+        need = min(len(reduced), can, len(reduced) if n is None else n)
+        self._log(s, entry, f"{a['by']} has {points} replacement points", reduced=len(reduced))
+        if need:
+            entry["ask"] = {"decision": "take", "side": a["by"], "units": sorted(reduced), "left": need,
+                            "verb": "restore", "to": "", "optional": True}
+
+    # ---------------------------------------------------------- decisions
+    def _effect_choose(self, s, eff, entry, names, fns) -> None:
+        entry["ask"] = {"decision": "choose", "side": eff.args["side"], "question": eff.args.get("question", ""),
+                        "options": [o[0] for o in eff.options], "keys": {o[0]: o[2] for o in eff.options},
+                        "titles": {o[0]: o[1] for o in eff.options}}
+
+    def answer_effect(self, s: GameState, option: str | None, unit: str | None) -> None:
+        """The asked side's answer: an option (``choose``) or a unit (``take``;
+        None: done, where stopping early is allowed)."""
+        entry = s.effects[0]
+        ask = entry["ask"]
+        if ask["decision"] == "choose":
+            del entry["ask"]
+            s.done.add(f"chosen:{option}")
+            s.log.append({"turn": s.turn, "decide": option, "side": ask["side"], "for": entry["why"]})
+            key = ask["keys"][option]
+            if self.game.effects.get(key):
+                s.effects.insert(0, {"key": key, "i": 0, "why": f"{entry['why']}: {ask['titles'][option] or option}",
+                                     "bound": dict(entry["bound"])})
+        elif unit is None:
+            del entry["ask"]
+        else:
+            ask["units"] = [u for u in ask["units"] if u != unit]
+            ask["left"] -= 1
+            if ask["verb"] == "restore":
+                s.units[unit].step -= 1
+                self._log(s, entry, f"restore a step to {unit}")
+            else:
+                self.move_unit(s, unit, ask["verb"], ask["to"], entry)
+            if ask["left"] <= 0 or not ask["units"]:
+                del entry["ask"]
+        self.drain_effects(s)

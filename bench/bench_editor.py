@@ -41,7 +41,7 @@ def open_window(folder: Path):
     from editor.document import GameDocument
 
     app = _app()
-    doc = GameDocument.open(folder)
+    doc = GameDocument.open(folder, check=False)  # as File > Open does: the window compiles in the background
     w = MainWindow(doc, autosave_ms=0)
     w.ask_on_close = False
     w.resize(1280, 800)

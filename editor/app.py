@@ -454,6 +454,8 @@ class MainWindow(QMainWindow):
         self.on_refreshed()
         self.map_view.set_scenario(self.scenario_pane.scenario)
         self.initial_zoom()
+        if doc.unchecked:
+            self.start_check()
 
     # -- menus ----------------------------------------------------------------------------
     def _menus(self) -> None:
@@ -528,18 +530,25 @@ class MainWindow(QMainWindow):
     def start_check(self) -> None:
         import threading
 
-        if self._closed:
+        if self._closed or self.doc.closed:
             return
         if self._checking:
             self._check_again = True
             return
         rev, job = self.doc.check_job()
         self._checking = True
-        threading.Thread(target=lambda: self.checked.emit(rev, job()), name="hexforge-check", daemon=True).start()
+        def run() -> None:
+            result = job()
+            try:
+                self.checked.emit(rev, result)
+            except RuntimeError:  # the window was closed and deleted meanwhile
+                pass
+
+        threading.Thread(target=run, name="hexforge-check", daemon=True).start()
 
     def on_checked(self, rev, result) -> None:
         self._checking = False
-        if self._closed:
+        if self._closed or self.doc.closed:
             return
         if not self.doc.take_check(rev, result) or self._check_again:
             self._check_again = False
@@ -622,7 +631,11 @@ class MainWindow(QMainWindow):
             it.setForeground(QColor("#b00000" if d.severity == "error" else "#a06000"))
             it.setData(Qt.UserRole, d)
             self.diag_list.addItem(it)
-        if not items:
+        if not items and self.doc.unchecked:
+            it = QListWidgetItem("Checking the game…")
+            it.setForeground(QColor("#606060"))
+            self.diag_list.addItem(it)
+        elif not items:
             it = QListWidgetItem("No problems: the game compiles.")
             it.setForeground(QColor("#207020"))
             self.diag_list.addItem(it)
@@ -998,7 +1011,7 @@ def open_window(path, ask_recovery: bool = True, autosave_ms: int = 30000, paren
     dsl.scaffold.NewGame) in a new window."""
     try:
         if path:
-            doc = GameDocument.open(path)
+            doc = GameDocument.open(path, check=False)  # the window compiles it off the GUI thread
         else:
             s = spec or NewGame()
             doc = GameDocument.new(s.game_id, s.title, s.cols, s.rows, s.sides)

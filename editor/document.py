@@ -480,6 +480,8 @@ class GameDocument:
         self.map_text_at_load = ""
         self.snapshot = Snapshot()
         self._last_read: Snapshot | None = None  # the last snapshot read without a syntax error
+        self.closed = False
+        self.unchecked = False  # opened without compiling: the window compiles in the background
         self.showing_last_read: Diagnostic | None = None  # the syntax error while the views show _last_read
         self.game: D.GameDefinition | None = None  # the last game that compiled
         self.diagnostics: list[Diagnostic] = []
@@ -495,7 +497,9 @@ class GameDocument:
 
     # -- opening ---------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path) -> "GameDocument":
+    def open(cls, path: str | Path, check: bool = True) -> "GameDocument":
+        """``check=False``: read the game but leave compiling it to the
+        caller (the editor's window compiles off the GUI thread)."""
         p = Path(path).resolve()
         folder = p.parent if p.is_file() else p
         if not (folder / "game.hxr").is_file():
@@ -514,7 +518,8 @@ class GameDocument:
                 raise LoadError(f"cannot read {s}: {e.strerror}") from e
             doc.files[s] = FileBuffer.from_bytes(s, data)
         doc._find_map(first)
-        doc.refresh()
+        doc.refresh(check=check)
+        doc.unchecked = not check
         return doc
 
     @classmethod
@@ -698,6 +703,7 @@ class GameDocument:
         if rev != self._stamp or self._stale:
             return False
         game, diags, sources = result
+        self.unchecked = False
         if game is not None:
             self.game = game
         self.diagnostics, self.sources = diags, sources
@@ -1238,6 +1244,7 @@ class GameDocument:
             pass
 
     def close(self) -> None:
+        self.closed = True
         shutil.rmtree(self._mirror_dir, ignore_errors=True)
 
     # -- names ------------------------------------------------------------------

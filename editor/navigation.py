@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPainter, QPen, QShortcut, QTextCursor, QTextDocument
-from PySide6.QtWidgets import (QDockWidget, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QToolButton,
+from PySide6.QtWidgets import (QDockWidget, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMenu, QToolButton,
                                QUndoView, QWidget)
 
 # one key per map tool while the map has the focus
@@ -208,7 +208,12 @@ def install(win) -> None:
         win.find_bar.show()
         win.find_bar.find(backward=backward)
 
-    nav = win.menuBar().addMenu("&Navigate")
+    nav = QMenu("&Navigate", win)
+    game = next((a for a in win.menuBar().actions() if a.text() == "&Game"), None)
+    if game is not None:
+        win.menuBar().insertMenu(game, nav)  # before Game, the menu of the whole game
+    else:
+        win.menuBar().addMenu(nav)
     win.act(nav, "&Go to hex…", lambda: go_to_hex(win), "Ctrl+G")
     win.act(nav, "&Find in rules…", find, QKeySequence.Find)
     win.act(nav, "Find &next", lambda: find_next(), QKeySequence.FindNext)

@@ -44,7 +44,7 @@ import traceback
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDockWidget,
                                QFileDialog, QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel, QListWidget,
@@ -52,7 +52,6 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QSpinBox, QTextBrowser, QToolBar, QVBoxLayout, QWidget)
 
 from runtime.actions import Advance, Attack, Done, Hit, IllegalActionError, Move, Retreat, Use
-from runtime.bots import make_bot
 from runtime.combat.odds import OddsReport, combat_odds, fmt_num
 from runtime.definition import GameDefinition
 from runtime.combat.firepower import BattleReport
@@ -65,11 +64,10 @@ from runtime.supply import supply_status
 
 from . import playtext as T
 from .combatpanel import battle_html, last_battle_html, odds_html
+from .playbots import AGENT_TITLES, AGENTS, BotPlayer
 from .playmap import PlayDoc, PlayMapView
 from .mapview import add_action
 
-AGENTS = ("human", "random", "greedy")
-AGENT_TITLES = {"human": "Human", "random": "Random bot", "greedy": "Greedy bot"}
 ENTRY_COLOURS = {"roll": "#b00060", "draw": "#6a1b9a", "turn": "#000000", "over": "#000000", "vp": "#0d6b2a",
                  "battle": "#8a3b00", "loss": "#b00000", "action": "#202020", "info": "#555555"}
 SAVE_FILTER = "hexforge saved games (*.hxgame *.json)"
@@ -377,7 +375,9 @@ class OddsPanel(QWidget):
 
 # ------------------------------------------------------------------ the window
 
-class PlayWindow(QMainWindow):
+class PlayWindow(BotPlayer, QMainWindow):
+    botChose = Signal(object, object, int)  # a bot's (action, error, generation), from its thread
+
     def __init__(self, game: GameDefinition, scenario: str | None = None, variants=(), seed: int = 0,
                  agents: dict[str, str] | None = None, compile_fn: Callable[[list[str]], GameDefinition] | None = None,
                  game_ref: str = "", timeline: Timeline | None = None, secrets: bool = False):
@@ -411,7 +411,9 @@ class PlayWindow(QMainWindow):
         self._log_shown: tuple[int, str | None, int] = (-1, None, 0)  # (id of the log, viewer, entries shown)
         self.setWindowTitle(f"Playtest: {game.info.title} — {self.runner.scenario.title or self.scenario_id}")
         self.resize(1500, 950)
+        self.follow_bots = True  # the view scrolls to keep the bots' moves in sight
         self._build()
+        self.botChose.connect(self.on_bot_chose)
         self._make_bots()
         self.refresh()
         self._initial_zoom()
@@ -494,6 +496,8 @@ class PlayWindow(QMainWindow):
             self.agent_boxes[sid] = cb
             tb.addWidget(cb)
         self.run_button = QPushButton("Stop bots")
+        self.run_button.setShortcut("Ctrl+R")
+        self.run_button.setToolTip("Run or stop the bots (Ctrl+R)")
         self.run_button.clicked.connect(self.toggle_run)
         tb.addWidget(self.run_button)
         self.progress = QProgressBar()
@@ -519,6 +523,10 @@ class PlayWindow(QMainWindow):
         self.ids_action.setCheckable(True)
         self._act(vm, "Zoom &in", lambda: self.view.zoom(1.25), QKeySequence.ZoomIn)
         self._act(vm, "Zoom &out", lambda: self.view.zoom(0.8), QKeySequence.ZoomOut)
+        self.follow_action = self._act(vm, "&Follow the bots' moves", lambda: setattr(
+            self, "follow_bots", self.follow_action.isChecked()))
+        self.follow_action.setCheckable(True)
+        self.follow_action.setChecked(self.follow_bots)
         # wiring
         self.view.hexClicked.connect(self.click_hex)
         self.view.hexHovered.connect(self.hover_hex)
@@ -731,6 +739,7 @@ class PlayWindow(QMainWindow):
         if not bot:
             new = [T.describe(x, self.runner) for x in s.log[before:] if "roll" in x or "draw" in x]
             self.say(f"{action}" + (f" — {'; '.join(new)}" if new else ""))
+            self.person_decided()  # bots waiting after a take-back go on
         self.after_action()
         if not bot and isinstance(action, Move) and action.unit in self.movable():
             self.select_unit(action.unit)  # its move may go on at once (a forced march, Barbarossa 6.1)
@@ -1034,14 +1043,15 @@ class PlayWindow(QMainWindow):
         self.hover = h
         ov = self.view.mp.overlay
         path: list[Hex] = []
+        reach = ""
         if h is not None and self.sel_unit and self.kind() == "movement" and self.timeline.at_end:
             mode, _ = self.mode_to(self.sel_unit, h)
             if mode is not None:
                 r = self.ranges(self.sel_unit)[mode]
                 path = r.path_to(h)
-                self.statusBar().showMessage(f"{self.sel_unit} to {self.hid(h)}: {show_mp(r.cost[h])} MP "
-                                             f"by {T.mode_title(self.runner, mode)} "
-                                             f"via {'→'.join(self.hid(x) for x in path)}", 4000)
+                reach = (f"{self.sel_unit} to {self.hid(h)}: {show_mp(r.cost[h])} MP "
+                         f"by {T.mode_title(self.runner, mode)} via {'→'.join(self.hid(x) for x in path)}")
+                self.statusBar().showMessage(reach, 4000)
         elif h is not None and self.timeline.at_end and self.kind() in ("retreat", "advance", "battle") and \
                 self.human_to_move():
             for a in self.legal():
@@ -1052,6 +1062,8 @@ class PlayWindow(QMainWindow):
         if path != ov.path:
             ov.path = path
             self.view.refresh()
+        self.view.viewport().setToolTip(T.hex_tooltip(self.runner, self.state, h, reach=reach) if h is not None
+                                        and h in self.game.map.hexes else "")
 
     # -- the decision list ------------------------------------------------------------------------
     def item_clicked(self, item: QListWidgetItem) -> None:
@@ -1139,8 +1151,9 @@ class PlayWindow(QMainWindow):
         except LockedError as e:
             self.say(str(e), error=True)
             return
-        self.paused = True if any(a != "human" for a in self.agents.values()) else self.paused
-        self.say("Taken back." + (" Bots are paused: press Run bots to go on." if self.paused else ""))
+        self.pause_for_takeback()
+        self.say("Taken back." + (" It is a bot's decision: the bots wait until you press Run bots (Ctrl+R), or "
+                                  "take back further." if self.paused_by_takeback else ""))
         self.after_action()
 
     def truncate_here(self) -> None:
@@ -1150,8 +1163,9 @@ class PlayWindow(QMainWindow):
         except LockedError as e:
             self.say(str(e), error=True)
             return
-        self.paused = True if any(a != "human" for a in self.agents.values()) else self.paused
-        self.say(f"The game goes on from decision {t.position}.")
+        self.pause_for_takeback()
+        self.say(f"The game goes on from decision {t.position}." +
+                 (" It is a bot's decision: press Run bots (Ctrl+R) to let it play." if self.paused_by_takeback else ""))
         self.after_action()
 
     def set_sandbox(self, on: bool) -> None:
@@ -1160,7 +1174,7 @@ class PlayWindow(QMainWindow):
         self.refresh()
 
     def seek(self, i: int) -> None:
-        self.bot_timer.stop()
+        self.forget_thinking()
         self.timeline.seek(i)
         self.sel_unit, self.target, self.attackers = "", None, []
         self.view.mp.overlay.path = []
@@ -1168,102 +1182,6 @@ class PlayWindow(QMainWindow):
         if self.timeline.at_end:
             self.schedule_bots()
 
-    # -- bots -------------------------------------------------------------------------------------
-    def _make_bots(self) -> None:
-        seed = self.timeline.seed
-        for i, side in enumerate(self.game.sides):
-            kind = self.agents[side]
-            if kind != "human" and (side not in self.bots or getattr(self.bots[side], "name", "") != kind):
-                self.bots[side] = make_bot(kind, seed * 1000 + i + 1 + self.timeline.end)
-
-    def set_agent(self, side: str, kind: str) -> None:
-        if kind not in AGENTS:
-            raise ValueError(f"no agent '{kind}': choose {', '.join(AGENTS)}")
-        self.agents[side] = kind
-        if self.agent_boxes[side].currentData() != kind:
-            self.agent_boxes[side].setCurrentIndex(AGENTS.index(kind))
-        self._make_bots()
-        if kind != "human":
-            self.paused = False
-        self.refresh()
-        self.schedule_bots()
-
-    def bot_to_move(self) -> str | None:
-        t = self.timeline
-        if not t.at_end:
-            return None
-        side = self.runner.to_move(t.latest)
-        return side if side is not None and self.agents.get(side, "human") != "human" else None
-
-    def all_bots(self) -> bool:
-        return all(a != "human" for a in self.agents.values())
-
-    def schedule_bots(self) -> None:
-        if self.paused or self.bot_to_move() is None:
-            self._update_run_button()
-            return
-        delay = self.bot_delay_ms if self.bot_delay_ms is not None else (0 if self.all_bots() else 150)
-        self.bot_timer.start(delay)
-        self._update_run_button()
-
-    def bot_step(self) -> None:
-        t0 = time.perf_counter()
-        before = len(self.timeline.latest.log)
-        try:
-            while not self.paused:
-                side = self.bot_to_move()
-                if side is None:
-                    break
-                bot = self.bots.get(side)
-                if bot is None:
-                    self._make_bots()
-                    bot = self.bots[side]
-                self.timeline.apply(bot.choose(self.runner, self.timeline.latest), bot=True)
-                if not self.all_bots() or time.perf_counter() - t0 > 0.06:
-                    break
-        except Exception as e:  # noqa: BLE001
-            self.fail(e)
-        for e in self.timeline.latest.log[before:]:  # where the bots' units went
-            if e.get("path") and len(e["path"]) > 1:
-                self.bot_trail = (self.bot_trail + [[self.hex(x) for x in e["path"]]])[-40:]
-        self.sel_unit, self.target, self.attackers = "", None, []
-        self.refresh()
-        self.schedule_bots()
-
-    def toggle_run(self) -> None:
-        if self.paused:
-            self.run_bots()
-        else:
-            self.stop_bots()
-
-    def running(self) -> bool:
-        """A bot is playing now (not paused, and a bot's decision is due)."""
-        return not self.paused and self.bot_to_move() is not None
-
-    def run_bots(self) -> None:
-        self.paused = False
-        self.failed = ""
-        if self.bot_to_move() is None:
-            side = self.runner.to_move(self.timeline.latest)
-            self.say("The game is over." if side is None else
-                     f"Bots are on: they play when their side's decision comes "
-                     f"({T.side_title(self.runner, side)} is played by a person now).")
-        self.schedule_bots()
-
-    def stop_bots(self) -> None:
-        self.paused = True
-        self.bot_timer.stop()
-        self.say("Bots stopped.")
-        self._update_run_button()
-
-    def _update_run_button(self) -> None:
-        """"Stop bots" while bots may play (they play whenever their side's decision is due);
-        "Run bots" when they are stopped."""
-        has_bots = any(a != "human" for a in self.agents.values()) and self.timeline.latest.result is None
-        self.run_button.setText("Run bots" if self.paused or not has_bots else "Stop bots")
-        self.run_button.setEnabled(has_bots)
-
-    # -- saving -----------------------------------------------------------------------------------
     def saved(self) -> SavedGame:
         return self.timeline.saved(self.game_ref, self.scenario_id, self.variants, self.agents)
 
@@ -1295,7 +1213,8 @@ class PlayWindow(QMainWindow):
         except Exception as e:  # noqa: BLE001
             self.fail(e)
             return self.failed
-        self.bot_timer.stop()
+        self.forget_thinking()
+        self._thinking = False
         self.game, self.runner, self.timeline = game, runner, timeline
         self.scenario_id, self.variants = saved.scenario, list(saved.variants)
         self.timeline.sandbox = self.sandbox.isChecked()
@@ -1337,7 +1256,7 @@ class PlayWindow(QMainWindow):
                 QMessageBox.warning(self, "Load game", problem)
 
     def closeEvent(self, e) -> None:
-        self.bot_timer.stop()
+        self.forget_thinking()
         self.paused = True
         if self in _play_windows:
             _play_windows.remove(self)
@@ -1523,8 +1442,15 @@ class PlayWindow(QMainWindow):
             return
         if side is not None and self.agents.get(side, "human") != "human":
             who = AGENT_TITLES[self.agents[side]].lower()
-            d.prompt.setText(f"{T.side_title(self.runner, side)}'s decision: the {who} plays it"
-                             + (" (paused: press Run bots)" if self.paused else "") + ".")
+            if self.paused_by_takeback:
+                tail = " — after the take-back the bots wait: press Run bots (Ctrl+R) to let it play"
+            elif self.paused:
+                tail = " — bots are stopped: press Run bots (Ctrl+R)"
+            elif self.thinking():
+                tail = " (thinking…)"
+            else:
+                tail = ""
+            d.prompt.setText(f"{T.side_title(self.runner, side)}'s decision: the {who} plays it{tail}.")
             d.done.setEnabled(False)
             d.do.setEnabled(False)
             lst.blockSignals(False)

@@ -447,3 +447,61 @@ def progress(runner: Runner, s: GameState) -> float:
     n = max(1, last - first + 1)
     within = s.pc / max(1, len(runner.program))
     return max(0.0, min(1.0, (s.turn - first + within) / n))
+
+
+def hex_tooltip(runner: Runner, s: GameState, h: Hex, hidden: set[str] | frozenset[str] = frozenset(),
+                reach: str = "") -> str:
+    """What a player hovering over a hex wants to know: terrain and its
+    cost for each unit class, who holds it, whose ZOC it is in, and each
+    unit there with its factors and supply.  ``reach``: the selected unit's
+    route there, if it can go.  Units of ``hidden`` sides show as counters
+    only (no factors)."""
+    from runtime.movement import ALL, NO, class_costs, show_mp
+    from runtime.supply import supply_status
+    from runtime.zoc import zoc_of
+
+    g, board = runner.game, runner.board
+    mh = g.map.hexes.get(h)
+    hid = g.map.grid.format_id(h)
+    if mh is None:
+        return f"{hid}: not in play"
+    terrain = g.terrain.get(mh.terrain)
+    parts = [terrain.title if terrain else mh.terrain]
+    parts += [g.terrain[f].title if f in g.terrain else f for f in mh.features]
+    head = f"{hid}" + (f" {mh.name}" if mh.name else "") + ": " + ", ".join(parts) + (f"; {mh.vp} VP" if mh.vp else "")
+    lines = [head]
+    owner = s.control.get(h)
+    if owner:
+        lines.append(f"held by {side_title(runner, owner)}")
+    by_cost: dict[str, list[str]] = {}
+    for cid, cls in g.unit_classes.items():
+        if "immobile" in cls.flags:
+            continue
+        c = class_costs(g, board, cid).enter.get(h)
+        text = "prohibited" if c is NO else "all MP" if c == ALL else f"{show_mp(c)} MP"
+        by_cost.setdefault(text, []).append(cls.title or cid)
+    if len(by_cost) == 1:
+        lines.append(f"to enter: {next(iter(by_cost))} for every unit")
+    elif by_cost:
+        lines.append("to enter: " + "; ".join(f"{k} ({', '.join(v)})" for k, v in by_cost.items()))
+    zocs = [side_title(runner, side) for side in g.sides if h in zoc_of(g, board, s, side)]
+    if zocs:
+        lines.append("in the ZOC of " + " and ".join(zocs))
+    if reach:
+        lines.append(reach)
+    units = s.units_at(h)
+    if units:
+        supplied: dict[str, dict[str, bool]] = {}
+        for u in units:
+            if u.side in hidden:
+                lines.append(f"• a {side_title(runner, u.side)} counter")
+                continue
+            if u.side not in supplied:
+                supplied[u.side] = supply_status(g, board, s, u.side)
+            sup = supplied[u.side].get(u.id)
+            c = g.counters.get(u.id)
+            name = f" {c.name}" if c is not None and c.name and c.name != u.id else ""
+            lines.append(f"• {u.id}{name}: {factors_text(runner, s, u.id)}"
+                         + ("" if sup is None else ", in supply" if sup else ", OUT OF SUPPLY")
+                         + unit_note(s, u.id))
+    return "\n".join(lines)

@@ -383,6 +383,10 @@ class MainWindow(QMainWindow):
         self.rules = RulesPane(doc, self.stack)
         self.tabs.addTab(map_page, "Map")
         self.tabs.addTab(self.counters, "Counters")
+        from .tables import TablesPane
+        self.tables = TablesPane(doc, self.stack)
+        self.tables_stale = False
+        self.tabs.addTab(self.tables, "Tables")
         self.tabs.addTab(self.rules, "Rules text")
         central = QWidget()
         cl = QVBoxLayout(central)
@@ -437,6 +441,8 @@ class MainWindow(QMainWindow):
         self.counters.duplicateRequested.connect(self.duplicate_counter)
         self.counters.deleteRequested.connect(self.delete_counter)
         self.rules.locationRequested.connect(self.open_location)
+        self.tables.message.connect(lambda m: self.statusBar().showMessage(m, 5000))
+        self.tabs.currentChanged.connect(self._tab_changed)
         self.rules.message.connect(lambda m: self.statusBar().showMessage(m, 4000))
         self.diag_list.itemActivated.connect(self.diagnostic_clicked)
         self.diag_list.itemClicked.connect(self.diagnostic_clicked)
@@ -581,6 +587,10 @@ class MainWindow(QMainWindow):
             self.map_msg.hide()
         self.tools.reload()
         self.counters.reload()
+        if self.tabs.currentWidget() is self.tables:
+            self.tables.reload()
+        else:
+            self.tables_stale = True  # re-read when the tab is shown
         self.scenario_pane.reload()
         self.turn_strip.reload(self.scenario_pane.scenario)
         self.map_view.set_scenario(self.scenario_pane.scenario)
@@ -590,6 +600,11 @@ class MainWindow(QMainWindow):
             self.rules.open_file(self.rules.shown)  # the map file became (un)editable as text
         self.show_diagnostics()
         self.update_title()
+
+    def _tab_changed(self, _i: int) -> None:
+        if self.tabs.currentWidget() is self.tables and self.tables_stale:
+            self.tables_stale = False
+            self.tables.reload()
 
     def banner_problem(self):
         """The problem the banner names: a syntax error while the views show
@@ -1043,7 +1058,8 @@ def ensure_app() -> QApplication:
 
 def screenshot(w: MainWindow, out: str, tab: str = "map") -> None:
     app = QApplication.instance()
-    w.tabs.setCurrentIndex({"map": 0, "counters": 1, "rules": 2}.get(tab, 0))
+    w.tabs.setCurrentWidget({"map": w.tabs.widget(0), "counters": w.counters, "tables": w.tables,
+                             "rules": w.rules}.get(tab, w.tabs.widget(0)))
     w.show()
     for _ in range(5):
         app.processEvents()
@@ -1061,7 +1077,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("game", nargs="?", help="a game folder (omit for a new game)")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the window offscreen to OUT.png and exit")
     p.add_argument("--size", default="1600x1000", help="window size for --screenshot (at least 1280x800)")
-    p.add_argument("--tab", default="map", choices=("map", "counters", "rules"), help="tab shown by --screenshot")
+    p.add_argument("--tab", default="map", choices=("map", "counters", "tables", "rules"),
+                   help="tab shown by --screenshot")
     p.add_argument("--scenario", default="", help="the scenario to show")
     args = p.parse_args(argv)
     if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") \

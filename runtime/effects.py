@@ -75,7 +75,7 @@ class Effects:
             ids = [u.id for u in s.units.values() if u.hex is None and u.box == box]
         else:
             ids = [uid for h in hexes for uid in s.occupants.get(h, ())]
-        return sorted(uid for uid in ids if g.matches(uid, selectors))
+        return sorted(uid for uid in ids if uid in selectors or g.matches(uid, selectors))
 
     def marker_functions(self, s: GameState) -> dict:
         """The expression functions that read markers and variables."""
@@ -283,7 +283,7 @@ class Effects:
         points = int(E.evaluate(eff.amount, names, fns))
         cost = int(a.get("cost", 1))
         reduced = [u.id for u in s.units.values() if u.side == a["by"] and u.step > 0 and u.hex is not None
-                   and self.game.matches(u.id, frozenset(a["units"]))]
+                   and (u.id in a["units"] or self.game.matches(u.id, frozenset(a["units"])))]
         n = self._count(eff, names, fns)
         can = points // cost if cost else len(reduced)
         need = min(len(reduced), can, len(reduced) if n is None else n)

@@ -243,3 +243,90 @@ def test_the_editor_and_render_draw_scenario_markers_as_chips(monkeypatch):
     assert mp.stacks().get(grid.parse_id("0603")) is None  # a marker is no counter of the setup
     img = render_image(doc, "pocket", hex_px=40)
     assert not img.isNull() and app is not None
+
+
+# ------------------------------------------------------------------ A Victory Denied (docs/examples/avd)
+
+AVD = Path(__file__).resolve().parent.parent / "docs" / "examples" / "avd"
+# The Minsk Escape Table as printed (rulebook charts): die (1-6+) by value leaving (1-7, 8-12, 13+)
+MINSK = {1: "BCC", 2: "ABC", 3: "-BC", 4: "-AB", 5: "-AA", 6: "---"}
+
+
+@pytest.fixture(scope="module")
+def avd():
+    return compile_game(AVD)
+
+
+def test_avd_minsk_escape_table_reads_value_leaving_and_the_turn_drms(avd):
+    for seed in range(6):
+        for turn, points in ((1, 1), (2, 8), (3, 13), (1, 12), (3, 4)):
+            r = Runner(avd)
+            s = r.new_game(seed)
+            s.turn = turn
+            s.variables["minsk-points"] = points
+            result = r.roll_die_table(s, "minsk-escape")
+            die = next(e for e in reversed(s.log) if e.get("roll") == "d6")["result"]
+            row = min(6, die + {1: 0, 2: 1, 3: 3}[turn])  # 14.0: game turn 2 +1, game turn 3 +3
+            col = 0 if points <= 7 else 1 if points <= 12 else 2
+            assert result == MINSK[row][col], (turn, points, die)
+
+
+def test_avd_an_escape_places_the_plus1_drm_marker_and_the_next_reinforcements_remove_it(avd):
+    r = Runner(avd)
+    s = r.new_game(1)
+    names, fns = r.env(s)
+    drm = next(m for m in avd.modifiers["avd"] if "Minsk" in m.title)
+    from runtime import expr as E
+    assert E.evaluate(drm.condition, dict(names, attacker="soviet"), fns) is False
+    r.run_effects(s, "table:minsk-escape:A", "Minsk Escape Table: A")
+    # 2 Soviet units escape (to the reserve, drawn at random), the +1 DRM marker goes on the pocket
+    assert sorted(u for u in ("24RD", "2RD") if s.units[u].box == "pool:reserve") == ["24RD", "2RD"]
+    names, fns = r.env(s)
+    assert E.evaluate(drm.condition, dict(names, attacker="soviet"), fns) is True
+    assert E.evaluate(drm.condition, dict(names, attacker="german"), fns) is False
+    assert s.side_at(avd.map.grid.parse_id("0110")) != "soviet"  # the marker is nobody's unit
+    r.run_effects(s, "table:minsk-escape:B", "Minsk Escape Table: B")
+    assert fns["markers"]("minsk-pocket", "minsk-drm") == 1  # one marker, not two
+    r.run_effects(s, "chit:Reinf", "Reinforcements drawn")  # until the next reinforcement phase
+    assert not r.env(s)[1]["marker-at"]("all", "minsk-drm")
+
+
+def test_avd_the_german_release_is_a_decision_and_rolls_with_the_value_released(avd):
+    r = Runner(avd)
+    s = r.new_game(4)
+    r.run_effects(s, "chit:Reinf", "Reinforcements drawn")
+    assert r.to_move(s) == "german"
+    assert [str(a) for a in r.legal_actions(s)] == ["choose release-all", "choose release-all-and-chit",
+                                                    "choose release-infantry", "choose hold"]
+    cup = list(s.cup)
+    s2 = r.apply(s, Choose("release-all-and-chit"))
+    entry = avd.map.grid.parse_id("3106")
+    assert s2.units["9A"].hex == entry and s2.units["31ID"].hex == entry
+    assert s2.cup.count("9A") == cup.count("9A") + 1
+    roll = next(e for e in s2.log if e.get("table") == "minsk-escape")
+    assert roll["input"] == 4 and s2.rolled["minsk-escape"] == roll["result"]
+    s3 = r.apply(s, Choose("release-infantry"))  # the earlier state is untouched: undo works
+    assert s3.units["31ID"].hex == entry and s3.units["9A"].hex != entry
+
+
+def test_avd_a_captured_victory_chit_with_none_left_is_an_immediate_soviet_win(avd):
+    r = Runner(avd)
+    s = r.new_game(2)
+    for _ in range(3):
+        r.run_effects(s, "table:minsk-escape:C", "Minsk Escape Table: C")
+    assert s.result is None and r.env(s)[1]["markers"]("soviet-chits", "vp-chit") == 3
+    assert all(m["face"] == "down" for m in s.markers if m["kind"] == "vp-chit")
+    r.run_effects(s, "table:minsk-escape:C", "Minsk Escape Table: C")
+    assert s.result["winner"] == "soviet"
+
+
+def test_avd_the_minsk_pocket_ends_on_turn_4(avd):
+    r = Runner(avd)
+    s = r.new_game(3)
+    m = r.new_marker("minsk-drm", None, "", None)
+    r.place_marker_at(m, "minsk-pocket")
+    s.markers.append(m)
+    r.run_effects(s, "event:minsk-ends", "Minsk Pocket ends")
+    assert not r.env(s)[1]["marker-at"]("all", "minsk-drm")
+    assert s.units["9A"].hex == s.units["31ID"].hex == avd.map.grid.parse_id("3106")  # all Germans released
+    assert s.units["24RD"].box == s.units["2RD"].box == "eliminated"  # no escape: the Soviets are lost

@@ -383,9 +383,12 @@ class MainWindow(QMainWindow):
         self.rules = RulesPane(doc, self.stack)
         self.tabs.addTab(map_page, "Map")
         self.tabs.addTab(self.counters, "Counters")
+        from .declarations import DeclarationsPane
         from .tables import TablesPane
+        self.declarations = DeclarationsPane(doc, self.stack)
         self.tables = TablesPane(doc, self.stack)
-        self.tables_stale = False
+        self.stale_tabs: set = set()  # form tabs to re-read when shown
+        self.tabs.addTab(self.declarations, "Declarations")
         self.tabs.addTab(self.tables, "Tables")
         self.tabs.addTab(self.rules, "Rules text")
         central = QWidget()
@@ -442,6 +445,7 @@ class MainWindow(QMainWindow):
         self.counters.deleteRequested.connect(self.delete_counter)
         self.rules.locationRequested.connect(self.open_location)
         self.tables.message.connect(lambda m: self.statusBar().showMessage(m, 5000))
+        self.declarations.message.connect(lambda m: self.statusBar().showMessage(m, 5000))
         self.tabs.currentChanged.connect(self._tab_changed)
         self.rules.message.connect(lambda m: self.statusBar().showMessage(m, 4000))
         self.diag_list.itemActivated.connect(self.diagnostic_clicked)
@@ -587,10 +591,11 @@ class MainWindow(QMainWindow):
             self.map_msg.hide()
         self.tools.reload()
         self.counters.reload()
-        if self.tabs.currentWidget() is self.tables:
-            self.tables.reload()
-        else:
-            self.tables_stale = True  # re-read when the tab is shown
+        for pane in (self.declarations, self.tables):
+            if self.tabs.currentWidget() is pane:
+                pane.reload()
+            else:
+                self.stale_tabs.add(pane)  # re-read when the tab is shown
         self.scenario_pane.reload()
         self.turn_strip.reload(self.scenario_pane.scenario)
         self.map_view.set_scenario(self.scenario_pane.scenario)
@@ -602,9 +607,10 @@ class MainWindow(QMainWindow):
         self.update_title()
 
     def _tab_changed(self, _i: int) -> None:
-        if self.tabs.currentWidget() is self.tables and self.tables_stale:
-            self.tables_stale = False
-            self.tables.reload()
+        pane = self.tabs.currentWidget()
+        if pane in self.stale_tabs:
+            self.stale_tabs.discard(pane)
+            pane.reload()
 
     def banner_problem(self):
         """The problem the banner names: a syntax error while the views show
@@ -1058,8 +1064,8 @@ def ensure_app() -> QApplication:
 
 def screenshot(w: MainWindow, out: str, tab: str = "map") -> None:
     app = QApplication.instance()
-    w.tabs.setCurrentWidget({"map": w.tabs.widget(0), "counters": w.counters, "tables": w.tables,
-                             "rules": w.rules}.get(tab, w.tabs.widget(0)))
+    w.tabs.setCurrentWidget({"map": w.tabs.widget(0), "counters": w.counters, "declarations": w.declarations,
+                             "tables": w.tables, "rules": w.rules}.get(tab, w.tabs.widget(0)))
     w.show()
     for _ in range(5):
         app.processEvents()
@@ -1077,7 +1083,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("game", nargs="?", help="a game folder (omit for a new game)")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the window offscreen to OUT.png and exit")
     p.add_argument("--size", default="1600x1000", help="window size for --screenshot (at least 1280x800)")
-    p.add_argument("--tab", default="map", choices=("map", "counters", "tables", "rules"),
+    p.add_argument("--tab", default="map", choices=("map", "counters", "declarations", "tables", "rules"),
                    help="tab shown by --screenshot")
     p.add_argument("--scenario", default="", help="the scenario to show")
     args = p.parse_args(argv)

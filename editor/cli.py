@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("game", nargs="?", help="a game folder; omit it for a new, empty game")
     e.add_argument("--screenshot", metavar="OUT.png", help="render the window offscreen to OUT.png and exit")
     e.add_argument("--size", default="1600x1000", help="window size for --screenshot (at least 1280x800)")
-    e.add_argument("--tab", default="map", choices=("map", "counters", "tables", "rules"), help="the tab --screenshot shows")
+    e.add_argument("--tab", default="map", choices=("map", "counters", "declarations", "tables", "rules"),
+                   help="the tab --screenshot shows")
     e.add_argument("--scenario", default="", help="the scenario whose setup is shown")
     e.set_defaults(func=cmd_edit)
     r = sub.add_parser("render", help="render a game's map and a scenario's counters to PNG, SVG or PDF")

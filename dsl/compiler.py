@@ -16,6 +16,7 @@ from runtime.hexes import HexIdError
 from runtime.vocabulary import ACTIVATION_KINDS, EDGES, PROCEDURES
 
 from .ast import Arg, Statement
+from .art import art_file
 from .checker import (DECLARES, DICE, SYMBOLS, Body, Ctx, TableView, is_dash, read_fraction,
                       read_list, read_range, read_yes_no, title_of, where)
 from .defines import expand_defines
@@ -27,10 +28,15 @@ from . import mapfile
 fm = D.frozen_map
 
 
-def compile_game(path: str | Path, variants: Iterable[str] = ()) -> D.GameDefinition:
+def compile_game(path: str | Path, variants: Iterable[str] = (), art_dir: str | Path | None = None
+                 ) -> D.GameDefinition:
     """Compile the game at ``path`` (a folder holding game.hxr, or a rules
-    file) with the named variants switched on.  Raises DslError."""
+    file) with the named variants switched on.  Raises DslError.
+    ``art_dir``: where the game's art is, when the rules are read from a copy
+    of the texts (the editor's); by default the game folder."""
     loader = Loader(Path(path))
+    if art_dir is not None:
+        loader.art_dir = Path(art_dir)
     entries = loader.load()
     diags = loader.diags
     variants = list(variants)
@@ -45,10 +51,11 @@ def compile_game(path: str | Path, variants: Iterable[str] = ()) -> D.GameDefini
     return game
 
 
-def check_game(path: str | Path) -> tuple[D.GameDefinition | None, Diagnostics, dict[str, str]]:
+def check_game(path: str | Path, art_dir: str | Path | None = None
+               ) -> tuple[D.GameDefinition | None, Diagnostics, dict[str, str]]:
     """Compile the game and each of its variants; collect all diagnostics."""
     try:
-        game = compile_game(path)
+        game = compile_game(path, art_dir=art_dir)
     except DslError as e:
         d = Diagnostics()
         d.items.extend(e.diagnostics)
@@ -57,7 +64,7 @@ def check_game(path: str | Path) -> tuple[D.GameDefinition | None, Diagnostics, 
     sources: dict[str, str] = {}
     for v in game.variants:
         try:
-            compile_game(path, [v])
+            compile_game(path, [v], art_dir=art_dir)
         except DslError as e:
             for item in e.diagnostics:
                 if item not in diags.items:
@@ -379,7 +386,7 @@ class _Compiler:
             self.ctx.error("map-outside", "the map file must be inside the game folder", m.args[0].span)
             self.map_failed = True
             return None
-        result = mapfile.load_map(path, self.loader.src, self.ctx, m.args[0].span)
+        result = mapfile.load_map(path, self.loader.src, self.ctx, m.args[0].span, self.loader.art_dir)
         self.map_failed = result is None
         return result
 
@@ -706,7 +713,8 @@ class _Compiler:
         if view is None:
             return out
         view.require_first("id")
-        cols = ("id", "class", "side", "nationality", "full", "reduced", "formation", "arrives", "name", "tags")
+        cols = ("id", "class", "side", "nationality", "full", "reduced", "formation", "arrives", "name", "tags",
+                "front", "back")
         before = len(ctx.diags.errors)
         view.check_columns(lambda c: c in cols, cols)
         if len(ctx.diags.errors) > before:
@@ -766,9 +774,12 @@ class _Compiler:
             formation = form.text if form is not None and not is_dash(form) else d_form
             name = view.cell(r, "name")
             tags = view.cell(r, "tags")
+            front = art_file(ctx, self.loader.art_dir, view.cell(r, "front"), f"counter {cid}'s front")
+            back = art_file(ctx, self.loader.art_dir, view.cell(r, "back"), f"counter {cid}'s back")
             out[cid] = D.Counter(cid, name.text if name is not None and not is_dash(name) else cid, side,
                                  nat or "", cls, tuple(steps), formation, arrives,
-                                 frozenset(read_list(tags)) if tags is not None else frozenset(), where(r))
+                                 frozenset(read_list(tags)) if tags is not None else frozenset(), where(r),
+                                 front, back)
         return out
 
     # ------------------------------------------------------------ chits

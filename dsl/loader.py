@@ -159,6 +159,7 @@ class Loader:
         game_path = game_path.resolve()
         self.entry_file = find_game_file(game_path)
         self.game_dir = self.entry_file.parent
+        self.art_dir = self.game_dir  # where counter faces and map backgrounds are looked up
         self.library = self.game_dir.parent
         self.src = Source(self.library)
         self.diags = Diagnostics()

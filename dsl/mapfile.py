@@ -39,19 +39,23 @@ from .checker import Body, Ctx, TableView, is_dash
 from .diagnostics import Span, did_you_mean
 from .loader import Source, parse_file
 
-MAP_KEYWORDS = ("map", "grid", "default", "hexes", "hexsides", "path", "supply", "area", "outside")
+MAP_KEYWORDS = ("map", "grid", "default", "hexes", "hexsides", "path", "supply", "area", "outside", "background")
 
 
-def load_map(path: Path, src: Source, ctx: Ctx, at: Span | None) -> D.MapDef | None:
+def load_map(path: Path, src: Source, ctx: Ctx, at: Span | None, art_dir: Path | None = None) -> D.MapDef | None:
+    """``art_dir``: where a ``background`` image must be (the game folder);
+    None reads its path without looking for the file (the editor's map
+    view, which reads a copy of the texts)."""
     f = parse_file(path, src, ctx.diags, at)
     if f is None:
         return None
-    return MapReader(ctx).read([e for e in f.entries if isinstance(e, Statement)], f.entries)
+    return MapReader(ctx, art_dir).read([e for e in f.entries if isinstance(e, Statement)], f.entries)
 
 
 class MapReader:
-    def __init__(self, ctx: Ctx):
+    def __init__(self, ctx: Ctx, art_dir: Path | None = None):
         self.ctx = ctx
+        self.art_dir = art_dir
 
     def read(self, sts: list[Statement], entries) -> D.MapDef | None:
         ctx = self.ctx
@@ -65,7 +69,7 @@ class MapReader:
                           did_you_mean(st.keyword, MAP_KEYWORDS))
                 continue
             by.setdefault(st.keyword, []).append(st)
-        for kw in ("map", "grid", "default", "hexes", "hexsides"):
+        for kw in ("map", "grid", "default", "hexes", "hexsides", "background"):
             for extra in by.get(kw, [])[1:]:
                 ctx.error("duplicate", f"'{kw}' appears twice in the map", extra.span)
         head = by.get("map", [None])[0]
@@ -129,7 +133,17 @@ class MapReader:
             for h in hs:
                 if h not in hexes:
                     ctx.error("hex", f"supply source {grid.format_id(h)} is not in play", head.span if head else None)
+        background = ""
+        for st in by.get("background", [])[:1]:
+            if len(st.args) != 1:
+                ctx.error("arguments", "background takes one image file", st.span, 'write: background "art/map.png"')
+            elif self.art_dir is not None:
+                from .art import art_file
+                background = art_file(ctx, self.art_dir, st.args[0], "the map background")
+            else:
+                background = st.args[0].text
         return D.MapDef(
+            background=background,
             name=name, grid=grid, default_terrain=default, hexes=D.frozen_map(hexes),
             hexsides=D.frozen_map(sides), links=D.frozen_map({k: frozenset(v) for k, v in links.items()}),
             supply=D.frozen_map({k: frozenset(v) for k, v in supply.items()}),
@@ -325,6 +339,8 @@ def write_map(m: D.MapDef, title: str = "") -> str:
              f"  rows {str(g.first_row).zfill(g.row_digits)}-{str(r1).zfill(g.row_digits)}",
              "}",
              f"default {m.default_terrain}"]
+    if m.background:
+        lines.append(f"background {_q(m.background)}")
     out_hexes = [h for h in g.all_hexes() if h not in m.hexes]
     if out_hexes:
         ids = [fmt(h) for h in out_hexes]

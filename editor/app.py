@@ -445,6 +445,7 @@ class MainWindow(QMainWindow):
         self.counters.deleteRequested.connect(self.delete_counter)
         self.rules.locationRequested.connect(self.open_location)
         self.tables.message.connect(lambda m: self.statusBar().showMessage(m, 5000))
+        self.counters.message.connect(lambda m: self.statusBar().showMessage(m, 6000))
         self.declarations.message.connect(lambda m: self.statusBar().showMessage(m, 5000))
         self.tabs.currentChanged.connect(self._tab_changed)
         self.rules.message.connect(lambda m: self.statusBar().showMessage(m, 4000))
@@ -489,6 +490,7 @@ class MainWindow(QMainWindow):
         m = mb.addMenu("&Map")
         self.act(m, "&New map…", self.new_map)
         self.act(m, "&Resize map…", self.resize_map)
+        self.act(m, "&Background image…", self.choose_background)
         v = mb.addMenu("&View")
         self.ids_action = self.act(v, "Hex &IDs", self.toggle_ids, "Ctrl+I")
         self.ids_action.setCheckable(True)
@@ -714,6 +716,26 @@ class MainWindow(QMainWindow):
             self.on_refreshed()
             return
         self.stack.push(MapCommand(self.doc, "new map", [(("state",), fresh.state())]))
+
+    def choose_background(self, path: str | None = None) -> bool:
+        """An image under the map (a scan or the designer's art), copied into
+        the game folder's art/; it covers the grid, hexes drawn over it."""
+        m = self.doc.map
+        if m is None:
+            QMessageBox.warning(self, "Background image", "This game has no map yet.")
+            return False
+        if path is None:
+            path = QFileDialog.getOpenFileName(self, "Map background", "", "Images (*.png *.svg *.jpg *.jpeg)")[0]
+            if not path:
+                return False
+        try:
+            rel = self.doc.import_art(path)
+        except (EditError, OSError) as e:
+            QMessageBox.warning(self, "Background image", str(e))
+            return False
+        self.stack.push(MapCommand(self.doc, f"map background {rel}", [(("meta", "background"), rel)]))
+        self.map_view.item.invalidate() if hasattr(self.map_view.item, "invalidate") else None
+        return True
 
     def resize_map(self) -> None:
         m = self.doc.map

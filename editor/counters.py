@@ -128,6 +128,7 @@ class CountersPane(QWidget):
     duplicateRequested = Signal(str)  # counter id
     deleteRequested = Signal(str)
     selected = Signal(str)
+    message = Signal(str)
 
     def __init__(self, doc, parent=None):
         super().__init__(parent)
@@ -148,7 +149,11 @@ class CountersPane(QWidget):
         self.b_add = QPushButton("Add")
         self.b_dup = QPushButton("Duplicate")
         self.b_del = QPushButton("Delete")
-        for b in (self.b_add, self.b_dup, self.b_del):
+        self.b_front = QPushButton("Front art…")
+        self.b_front.setToolTip("An image for the counter's front (PNG, SVG or JPG), copied into the game's art/ folder")
+        self.b_back = QPushButton("Back art…")
+        self.b_back.setToolTip("An image for the counter's back (its reduced side)")
+        for b in (self.b_add, self.b_dup, self.b_del, self.b_front, self.b_back):
             bar.addWidget(b)
         lay.addLayout(bar)
         split = QSplitter()
@@ -183,6 +188,8 @@ class CountersPane(QWidget):
         self.b_add.clicked.connect(self._add)
         self.b_dup.clicked.connect(lambda: self.current_id() and self.duplicateRequested.emit(self.current_id()))
         self.b_del.clicked.connect(lambda: self.current_id() and self.deleteRequested.emit(self.current_id()))
+        self.b_front.clicked.connect(lambda: self.choose_art("front"))
+        self.b_back.clicked.connect(lambda: self.choose_art("back"))
 
     def reload(self) -> None:
         cur = self.current_id()
@@ -239,6 +246,29 @@ class CountersPane(QWidget):
         if group:
             self.addRequested.emit(group)
 
+    def choose_art(self, face: str, path: str | None = None) -> bool:
+        """Counter art: an image file copied into the game folder's art/ and
+        named in the counter's ``front`` or ``back`` column."""
+        from PySide6.QtWidgets import QFileDialog
+
+        from .document import EditError
+
+        cid = self.current_id()
+        if not cid:
+            self.message.emit("select a counter first")
+            return False
+        if path is None:
+            path = QFileDialog.getOpenFileName(self, f"{cid}: {face} art", "", "Images (*.png *.svg *.jpg *.jpeg)")[0]
+            if not path:
+                return False
+        try:
+            rel = self.doc.import_art(path)
+        except (EditError, OSError) as e:
+            self.message.emit(str(e))
+            return False
+        self.editRequested.emit(cid, face, rel)
+        return True
+
     def show_preview(self, cid: str) -> None:
         from PySide6.QtGui import QPainter, QPixmap
 
@@ -248,13 +278,13 @@ class CountersPane(QWidget):
             self.preview.clear()
             self.about.setText("")
             return
-        full = counter_pixmap(look_for(snap, cid), 128)
+        full = counter_pixmap(look_for(snap, cid, art=self.doc.art_path), 128)
         pm = QPixmap(276, 132)
         pm.fill(Qt.transparent)
         p = QPainter(pm)
         p.drawPixmap(2, 2, full)
-        if c.reduced:
-            p.drawPixmap(142, 2, counter_pixmap(look_for(snap, cid, reduced=True), 128))
+        if c.reduced or c.back:
+            p.drawPixmap(142, 2, counter_pixmap(look_for(snap, cid, reduced=True, art=self.doc.art_path), 128))
         p.end()
         self.preview.setPixmap(pm)
         cls = snap.classes.get(c.unit_class)

@@ -150,6 +150,7 @@ class MapModel:
         self.title = title
         self.header = header
         self.default = default
+        self.background = ""  # an image under the map, relative to the game folder
         self.hexes: dict[Hex, D.MapHex] = {h: D.MapHex(h, default) for h in grid.all_hexes()}
         self.outside: set[Hex] = set()
         self.hexsides: dict[Hexside, frozenset[str]] = {}
@@ -180,6 +181,7 @@ class MapModel:
         mm.supply_edges = dict(m.supply_edges)
         mm.areas = {k: set(v) for k, v in m.areas.items()}
         mm.area_titles = {k: (area_titles or {}).get(k, "") for k in m.areas}
+        mm.background = m.background
         return mm
 
     def to_mapdef(self) -> D.MapDef:
@@ -192,7 +194,8 @@ class MapModel:
             supply=fm({k: frozenset(v) for k, v in self.supply.items() if v}),
             supply_edges=fm({k: v for k, v in self.supply_edges.items() if v}),
             areas=fm({k: frozenset(v) for k, v in self.areas.items()}),
-            labels=fm({h: mh.name for h, mh in self.hexes.items() if mh.name and h not in self.outside}))
+            labels=fm({h: mh.name for h, mh in self.hexes.items() if mh.name and h not in self.outside}),
+            background=self.background)
 
     def text(self) -> str:
         """The map file's text: leading comments, then write_map's canonical form."""
@@ -219,11 +222,11 @@ class MapModel:
                 dict(self.hexsides), {k: frozenset(v) for k, v in self.links.items() if v},
                 {k: frozenset(v) for k, v in self.supply.items() if v},
                 {k: v for k, v in self.supply_edges.items() if v},
-                {k: frozenset(v) for k, v in self.areas.items()}, dict(self.area_titles))
+                {k: frozenset(v) for k, v in self.areas.items()}, dict(self.area_titles), self.background)
 
     def set_state(self, s: tuple) -> None:
         (self.grid, self.name, self.title, self.default, hexes, outside, sides, links, supply, edges, areas,
-         titles) = s
+         titles, self.background) = s
         self.hexes = dict(hexes)
         self.outside = set(outside)
         self.hexsides = dict(sides)
@@ -550,6 +553,51 @@ class GameDocument:
                     self.files[self.map_shown] = FileBuffer.from_bytes(self.map_shown, p.read_bytes())
 
     @property
+    def art_dir(self) -> Path | None:
+        """Where the game's art is: the real game folder (the rules are
+        compiled from a private copy of the texts, which holds no images)."""
+        return self.folder
+
+    def art_path(self, rel: str) -> Path | None:
+        """An art file's path, if it is one inside the game folder."""
+        if not rel or self.folder is None:
+            return None
+        p = (self.folder / rel).resolve()
+        try:
+            p.relative_to(self.folder.resolve())
+        except ValueError:
+            return None
+        return p if p.is_file() else None
+
+    def import_art(self, source: str | Path) -> str:
+        """Copy an image into the game folder's art/ (unless it is already in
+        the game folder); return its path relative to the game folder."""
+        from dsl.art import IMAGE_SUFFIXES
+
+        if self.folder is None:
+            raise EditError("save the game into a folder first: art is kept in the game folder")
+        src = Path(source).resolve()
+        if src.suffix.lower() not in IMAGE_SUFFIXES:
+            raise EditError(f"{src.name} is not an image: use a .png, .svg or .jpg file")
+        if not src.is_file():
+            raise EditError(f"{src} is not a file")
+        base = self.folder.resolve()
+        try:
+            return src.relative_to(base).as_posix()
+        except ValueError:
+            pass
+        dest = base / "art" / src.name
+        dest.parent.mkdir(exist_ok=True)
+        if dest.exists() and dest.read_bytes() != src.read_bytes():
+            stem, n = dest.stem, 2
+            while dest.exists():
+                dest = base / "art" / f"{stem}-{n}{dest.suffix}"
+                n += 1
+        if not dest.exists():
+            shutil.copyfile(src, dest)
+        return dest.relative_to(base).as_posix()
+
+    @property
     def library(self) -> Path | None:
         return self.folder.parent if self.folder else None
 
@@ -660,14 +708,14 @@ class GameDocument:
         self.sync_mirror()
         game_dir = self._mirror_dir / self.game_name
         if variants:
-            game, diags, sources = check_game(game_dir)
+            game, diags, sources = check_game(game_dir, art_dir=self.art_dir)
             self.diagnostics = list(diags.items)
             self.sources = sources
             if game is not None:
                 self.game = game
             return self.diagnostics
         try:
-            self.game = compile_game(game_dir)
+            self.game = compile_game(game_dir, art_dir=self.art_dir)
             self.diagnostics = []
             self.sources = {}
         except DslError as e:
@@ -685,12 +733,13 @@ class GameDocument:
         copy = Path(tempfile.mkdtemp(prefix="hexforge-check-"))
         shutil.copytree(self._mirror_dir, copy, dirs_exist_ok=True)
         game_dir = copy / self.game_name
+        art_dir = self.art_dir
 
         def run() -> tuple:
             from dsl.compiler import compile_game
 
             try:
-                return compile_game(game_dir), [], {}
+                return compile_game(game_dir, art_dir=art_dir), [], {}
             except DslError as e:
                 return None, list(e.diagnostics), e.sources
             finally:

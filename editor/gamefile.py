@@ -20,7 +20,8 @@ from dsl.diagnostics import Diagnostic, Diagnostics, Span
 from dsl.loader import Loader, merge_entries, resolve_extends
 from runtime.definition import MapDef
 
-COUNTER_COLUMNS = ("id", "side", "nationality", "class", "full", "reduced", "formation", "arrives", "name", "tags")
+COUNTER_COLUMNS = ("id", "side", "nationality", "class", "full", "reduced", "formation", "arrives", "name", "tags",
+                   "front", "back")
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,8 @@ class CounterRow:
     arrives: str = ""
     name: str = ""
     tags: str = ""
+    front: str = ""  # art: image paths relative to the game folder
+    back: str = ""
 
     def get(self, column: str) -> str:
         return getattr(self, "unit_class" if column == "class" else column)
@@ -287,7 +290,8 @@ def _counters(snap: Snapshot, st: Statement) -> None:
         cid = r.cells[0].text
         snap.counters[cid] = CounterRow(cid, st.name or "", r.span.file, r.span.line, side, nat, vals.get("class", ""),
                                         vals.get("full", ""), vals.get("reduced", ""), vals.get("formation", ""),
-                                        arrives, vals.get("name", ""), vals.get("tags", ""))
+                                        arrives, vals.get("name", ""), vals.get("tags", ""),
+                                        vals.get("front", ""), vals.get("back", ""))
 
 
 def _scenario(snap: Snapshot, st: Statement) -> None:

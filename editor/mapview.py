@@ -456,7 +456,7 @@ class MapView(ZoomMixin, QGraphicsView):
         md.setData(MIME, cid.encode("utf-8"))
         md.setText(cid)
         drag.setMimeData(md)
-        pm: QPixmap = counter_pixmap(look_for(self.doc.snapshot, cid), 48)
+        pm: QPixmap = counter_pixmap(look_for(self.doc.snapshot, cid, art=self.doc.art_path), 48)
         drag.setPixmap(pm)
         drag.exec(Qt.MoveAction)
 

@@ -11,6 +11,7 @@ centre-to-corner distance is :data:`S`.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -241,16 +242,42 @@ class CounterLook:
     colour: str = "#cccccc"
     text_colour: str = "#000000"
     reduced: bool = False
+    image: str = ""  # art for this face (a file path): drawn instead of the generated face
 
 
-def look_for(snap, cid: str, reduced: bool = False) -> CounterLook:
+def look_for(snap, cid: str, reduced: bool = False, art=None) -> CounterLook:
+    """How a counter's face is drawn; ``art`` turns a path relative to the
+    game folder into a file (GameDocument.art_path), for counters with art."""
     c = snap.counters.get(cid)
     if c is None:
         return CounterLook(cid, "?", colour="#ffffff", text_colour="#c00000")
     bg, fg = snap.look(c)
     cls = snap.classes.get(c.unit_class)
     f = (c.reduced or c.full) if reduced else c.full
-    return CounterLook(c.id, f, cls.symbol if cls else "none", cls.size if cls else "", bg, fg, reduced)
+    rel = (c.back if reduced else c.front) if art is not None else ""
+    p = art(rel) if rel else None
+    return CounterLook(c.id, f, cls.symbol if cls else "none", cls.size if cls else "", bg, fg, reduced,
+                       str(p) if p else "")
+
+
+_images: dict[str, tuple[float, QImage]] = {}
+
+
+def art_image(path: str) -> QImage | None:
+    """An art file as an image (cached until the file changes); None if it
+    does not load."""
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return None
+    hit = _images.get(path)
+    if hit is not None and hit[0] == mtime:
+        return hit[1]
+    img = QImage(path)
+    if img.isNull():
+        return None
+    _images[path] = (mtime, img)
+    return img
 
 
 def draw_nato(p: QPainter, r: QRectF, symbol: str, size: str, fg: QColor) -> None:
@@ -343,6 +370,21 @@ def draw_counter(p: QPainter, r: QRectF, look: CounterLook, selected: bool = Fal
     ``printed``: for a counter sheet: square, edge to edge, no shadow."""
     c = r.width()
     bg, fg = _c(look.colour), _c(look.text_colour, "#000000")
+    img = art_image(look.image) if look.image else None
+    if img is not None:  # the designer's art for this face
+        p.save()
+        if not printed:
+            p.setPen(Qt.NoPen)
+            p.setBrush(QColor(0, 0, 0, 70))
+            p.drawRect(r.translated(c * 0.04, c * 0.05))
+        p.setRenderHint(QPainter.SmoothPixmapTransform)
+        p.drawImage(r, img)
+        if selected:
+            p.setPen(QPen(QColor("#ffcc00"), c * 0.07))
+            p.setBrush(Qt.NoBrush)
+            p.drawRect(r)
+        p.restore()
+        return
     p.save()
     if printed:
         p.fillRect(r, bg)
@@ -498,7 +540,7 @@ class MapPainter:
         m = self.doc.map
         return (m.grid if m else None, tuple((t.id, t.colour, t.pattern) for t in snap.terrain.values()),
                 tuple((s.id, s.colour, s.text_colour, s.title) for s in snap.sides.values()),
-                self.options.show_ids, self.options.vector)
+                self.options.show_ids, self.options.vector, getattr(m, "background", "") if m else "")
 
     def paint_static(self, p: QPainter, rect: QRectF, scale: float = 1.0) -> None:
         """The map itself: terrain, hexsides, links, features, names, supply, IDs."""
@@ -522,6 +564,16 @@ class MapPainter:
                 outs.append(h)
             else:
                 by_terrain.setdefault(mhexes[h].terrain, []).append(h)
+        # the designer's background art, under translucent terrain
+        art = getattr(self.doc, "art_path", None)
+        bg_file = art(m.background) if art is not None and getattr(m, "background", "") else None
+        bg = art_image(str(bg_file)) if bg_file else None
+        if bg is not None:
+            p.save()
+            p.setRenderHint(QPainter.SmoothPixmapTransform)
+            p.drawImage(QRectF(0, 0, geo.width, geo.height), bg)
+            p.restore()
+            p.setOpacity(0.3)
         # fills without antialiasing (neighbours share their edges; the grid
         # lines drawn next cover them), then the grid lines antialiased
         aa = px >= 6
@@ -547,6 +599,7 @@ class MapPainter:
                     _draw_symbol(p, info.pattern, *geo.centre(h), S, base)
                 p.restore()
         p.setRenderHint(QPainter.Antialiasing, aa)
+        p.setOpacity(1.0)
         if px >= 7:
             p.setBrush(Qt.NoBrush)
             p.setPen(out_pen)
@@ -944,12 +997,12 @@ class MapPainter:
                 off = (i - (n - 1) / 2) * S * 0.16
                 r = QRectF(x - c / 2 + off, y - c / 2 - off, c, c)
                 if px < 10:
-                    look = look_for(snap, cid)
+                    look = look_for(snap, cid, art=getattr(self.doc, 'art_path', None))
                     p.setPen(QPen(QColor("#000000"), S * 0.04))
                     p.setBrush(_c(look.colour))
                     p.drawRect(r)
                 else:
-                    draw_counter(p, r, look_for(snap, cid), cid == self.options.selected_counter)
+                    draw_counter(p, r, look_for(snap, cid, art=getattr(self.doc, 'art_path', None)), cid == self.options.selected_counter)
 
     def marker_chips(self) -> dict[Hex, list[str]]:
         """The scenario's markers on the map (``place KIND at HEX|AREA``), by hex:
@@ -1018,7 +1071,7 @@ class MapPainter:
             for i, cid in enumerate(show):
                 off = (i - (len(show) - 1) / 2) * S * 0.12
                 r = QRectF(x - c / 2 + off, y - c / 2 - off, c, c)
-                draw_counter(p, r, look_for(snap, cid), cid == self.options.selected_counter)
+                draw_counter(p, r, look_for(snap, cid, art=getattr(self.doc, 'art_path', None)), cid == self.options.selected_counter)
             badge = QRectF(x + c * 0.25, y + c * 0.25, S * 0.7, S * 0.36)
             p.setPen(QPen(QColor("#000000"), S * 0.03))
             p.setBrush(QColor("#fff8c0"))

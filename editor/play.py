@@ -89,7 +89,7 @@ def compile_for_play(doc, variants=()) -> GameDefinition:
 
     doc.sync_mirror()
     try:
-        return compile_game(doc._mirror_dir / doc.game_name, list(variants))
+        return compile_game(doc._mirror_dir / doc.game_name, list(variants), art_dir=doc.art_dir)
     except DslError as e:
         lines = [d.format(e.sources) for d in e.diagnostics if d.severity == "error"][:12]
         more = len([d for d in e.diagnostics if d.severity == "error"]) - len(lines)

@@ -259,7 +259,7 @@ def render_counter_sheet(doc, out: str | Path, paper: str = "a4", size: str = "5
                     bg, fg = snap.look(c)
                     p.fillRect(r, QColor(bg))
                     continue
-                draw_counter(p, r, look_for(snap, cid, reduced=back), printed=True)
+                draw_counter(p, r, look_for(snap, cid, reduced=back, art=doc.art_path), printed=True)
             # cut lines over the whole grid
             p.setPen(QPen(QColor("#9a9a9a"), 0.12 * DOTS_PER_MM))
             p.setBrush(Qt.NoBrush)

@@ -113,7 +113,7 @@ class ScenarioPane(QWidget):
         self.scenarioChanged.emit(name)
 
     def icon(self, cid: str) -> QIcon:
-        look = look_for(self.doc.snapshot, cid)
+        look = look_for(self.doc.snapshot, cid, art=self.doc.art_path)
         key = (look.label, look.factors, look.symbol, look.size, look.colour, look.text_colour)
         ic = self._icons.get(key)
         if ic is None:

@@ -119,6 +119,8 @@ class Counter:
     arrives: str = ""  # "" (setup), "turn:N", "pool:ID", ...
     tags: frozenset[str] = frozenset()
     where: str = ""
+    front: str = ""  # art for the counter's faces: image paths relative to the game folder (editor, render)
+    back: str = ""
 
     def factor(self, name: str, step: int = 0) -> int:
         return self.steps[step][name]
@@ -687,6 +689,7 @@ class MapDef:
     areas: Mapping[str, frozenset[Hex]]
     labels: Mapping[Hex, str] = field(default_factory=lambda: frozen_map({}))
     where: str = ""
+    background: str = ""  # an image under the map, relative to the game folder (editor, render)
 
     def terrain_at(self, h: Hex) -> str:
         mh = self.hexes.get(h)

@@ -276,7 +276,7 @@ class MapModel:
         areas = {k: frozenset(n for n in (move(h) for h in v) if n is not None) for k, v in self.areas.items()}
         return (grid, self.name, self.title, default, hexes, frozenset(outside), sides,
                 {k: v for k, v in links.items() if v}, {k: v for k, v in supply.items() if v},
-                dict(self.supply_edges), areas, dict(self.area_titles))
+                dict(self.supply_edges), areas, dict(self.area_titles), self.background)
 
     # -- reading and writing one key ----------------------------------------
     def get(self, key: tuple):

@@ -28,12 +28,15 @@ VERBS = {
     "put-chit": "put-chit CHIT cup  or  put-chit CHIT hand SIDE",
     "take-chit": "take-chit CHIT",
     "restore": "restore N|all SELECTORS by SIDE [cost N] = POINTS",
+    "mark": "mark N|all SELECTORS with MARKER [random | by SIDE]",
+    "unmark": "unmark MARKER [SELECTORS]",
     "roll": "roll TABLE",
     "end-game": "end-game SIDE|draw [\"why\"]",
     "choose": "choose SIDE [\"question\"] { option NAME [\"title\"] { effects } ... }",
 }
 # the words after a verb's first arguments that take one value
-KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost"}
+KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with"}
+UNIT_MARKERS = ("out-of-supply", "isolated", "disrupted")  # markers on units (runtime/supply.py reads them)
 BLOCK_KEYWORDS = ("do", "on", "on-draw", "option")  # statements whose body is effects (no global value/condition rules)
 
 
@@ -115,14 +118,14 @@ class EffectCompiler:
         ctx.expr(e.condition)
         if e.value is not None:
             ctx.expr(e.value)
-            if verb not in ("award", "set", "restore", "move", "eliminate"):
+            if verb not in ("award", "set", "restore", "move", "eliminate", "mark"):
                 ctx.error("value-place", f"'{verb}' takes no '= value'", Span.parse(e.value.where) or e.span)
         if e.body is not None and verb != "choose":
             ctx.error("block", f"'{verb}' takes no block", e.span)
-        counted = (verb in ("move", "eliminate") and e.value is None) or verb == "restore"
+        counted = (verb in ("move", "eliminate", "mark") and e.value is None) or verb == "restore"
         npos = {"place": 1, "remove": 1, "flip": 1, "award": 1 + (e.value is None), "set": 1, "move": 1 + counted,
                 "eliminate": 1 + counted, "put-chit": 2, "take-chit": 1, "restore": 1 + counted, "roll": 1,
-                "end-game": 1, "choose": 1}[verb]
+                "end-game": 1, "choose": 1, "mark": 1 + counted, "unmark": max(1, min(2, len(e.args)))}[verb]
         split = self._split(e, npos)
         if split is None:
             return None
@@ -220,6 +223,30 @@ class EffectCompiler:
                 ok = ok and args["by"] is not None
             elif verb == "restore":
                 need("by")
+        elif verb == "mark":
+            refuse("with", "by", "random")
+            if counted:
+                c = pos[0]
+                args["count"] = "all" if c.text == "all" else ctx.int_(c, "how many", 0, 99)
+                ok = ok and args["count"] is not None
+            args["units"] = tuple(self.selectors(pos[-1]))
+            w = need("with")
+            args["marker"] = self.unit_marker(w) if w else None
+            ok = ok and args["marker"] is not None
+            if "by" in named and "random" in flags:
+                ctx.error("arguments", "'mark' is either 'random' or 'by SIDE', not both", named["by"].span)
+                ok = False
+            if "by" in named:
+                args["by"] = ctx.ref("side", named["by"])
+                ok = ok and args["by"] is not None
+        elif verb == "unmark":
+            if len(e.args) > 2:
+                ctx.error("arguments", "unmark takes a unit marker and, optionally, unit selectors", e.args[2].span,
+                          f"write: {VERBS[verb]}")
+                ok = False
+            args["marker"] = self.unit_marker(pos[0])
+            ok = ok and args["marker"] is not None
+            args["units"] = tuple(self.selectors(e.args[1])) if len(e.args) > 1 else ()
         elif verb in ("put-chit", "take-chit"):
             args["chit"] = ctx.ref("chit", pos[0])
             ok = ok and args["chit"] is not None
@@ -267,6 +294,14 @@ class EffectCompiler:
         if not ok:
             return None
         return D.Effect(verb, D.frozen_map(args), e.value, e.condition, options, where(e))
+
+    def unit_marker(self, a: Arg) -> str | None:
+        """A marker a unit carries, that the engine reads (supply halving, recovery, movement bars)."""
+        if a.text in UNIT_MARKERS:
+            return a.text
+        self.ctx.error("unknown-name", f"'{a.text}' is not a unit marker the engine reads", a.span,
+                       did_you_mean(a.text, UNIT_MARKERS) or "unit markers: " + ", ".join(UNIT_MARKERS))
+        return None
 
     def selectors(self, a: Arg) -> list[str]:
         """Unit selectors: sides, classes, flags, nationalities, counters, all."""

@@ -20,6 +20,8 @@ The verbs (docs/dsl.md, "Effects"):
     eliminate N|all SELECTORS from WHERE [random | by SIDE]         units
     put-chit CHIT cup | hand SIDE   take-chit CHIT                  chits
     restore N|all SELECTORS by SIDE points = EXPR [cost N]          steps back from replacement points
+    mark N|all SELECTORS with MARKER [random | by SIDE]             a unit marker (out-of-supply) on units on the map
+    unmark MARKER [SELECTORS]                                       off every unit (that matches)
     roll TABLE                      end-game SIDE|draw "why"
     choose SIDE "question" { option NAME "title" { effects } ... }
 
@@ -82,7 +84,13 @@ class Effects:
         def value(where, kind):
             return sum(m["value"] or 0 for m in self.markers_at(s, str(where), str(kind)))
 
-        return {"marker-at": lambda where, kind: bool(self.markers_at(s, str(where), str(kind))),
+        def track(column):
+            turn = next((t for t in self.game.turn_track.turns if t.number == s.turn), None)
+            v = turn.values.get(str(column)) if turn else None
+            return v if isinstance(v, (int, str)) and not isinstance(v, bool) else 0
+
+        return {"track": track,
+                "marker-at": lambda where, kind: bool(self.markers_at(s, str(where), str(kind))),
                 "markers": lambda where, kind: len(self.markers_at(s, str(where), str(kind))),
                 "marker-value": value}
 
@@ -137,7 +145,7 @@ class Effects:
 
     def _count(self, eff: Effect, names, fns) -> int | None:
         """How many an effect takes: a number, ``all`` (None) or ``= EXPR``."""
-        if eff.amount is not None and eff.verb in ("move", "eliminate"):
+        if eff.amount is not None and eff.verb in ("move", "eliminate", "mark"):
             return max(0, int(E.evaluate(eff.amount, names, fns)))
         n = eff.args.get("count", "all")
         return None if n == "all" else int(n)
@@ -276,6 +284,34 @@ class Effects:
             s.place(uid, hexes[0])
         self._log(s, entry, f"move {uid} to {to}")
 
+    def _effect_mark(self, s, eff, entry, names, fns) -> None:
+        """A unit marker (out-of-supply, disrupted...) on units on the map that
+        match and do not carry it yet: drawn at random, or picked by a side
+        (AVD 4 e: the Soviet player puts the turn's out-of-supply markers on German units)."""
+        a = eff.args
+        units = frozenset(a["units"])
+        pool = sorted(u.id for u in s.units.values() if u.hex is not None and a["marker"] not in u.markers
+                      and (u.id in units or self.game.matches(u.id, units)))
+        n = self._count(eff, names, fns)
+        if a.get("by"):
+            need = len(pool) if n is None else min(n, len(pool))
+            if need:
+                entry["ask"] = {"decision": "take", "side": a["by"], "units": pool, "left": need,
+                                "verb": "mark", "to": a["marker"]}
+            return
+        for uid in self._pick(s, pool, n, f"mark {a['marker']}"):
+            s.units[uid].markers.add(a["marker"])
+            self._log(s, entry, f"mark {uid} {a['marker']}")
+
+    def _effect_unmark(self, s, eff, entry, names, fns) -> None:
+        a = eff.args
+        units = frozenset(a["units"])
+        gone = sorted(u.id for u in s.units.values() if a["marker"] in u.markers
+                      and (not units or u.id in units or self.game.matches(u.id, units)))
+        for uid in gone:
+            s.units[uid].markers.discard(a["marker"])
+        self._log(s, entry, f"unmark {a['marker']}", units=gone)
+
     def _effect_restore(self, s, eff, entry, names, fns) -> None:
         """Replacement points (``points = EXPR``) spent, ``cost`` a step, on
         the side's reduced units that match: ``by SIDE`` picks them."""
@@ -319,6 +355,9 @@ class Effects:
             if ask["verb"] == "restore":
                 s.units[unit].step -= 1
                 self._log(s, entry, f"restore a step to {unit}")
+            elif ask["verb"] == "mark":
+                s.units[unit].markers.add(ask["to"])
+                self._log(s, entry, f"mark {unit} {ask['to']}")
             else:
                 self.move_unit(s, unit, ask["verb"], ask["to"], entry)
             if ask["left"] <= 0 or not ask["units"]:

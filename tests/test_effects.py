@@ -330,3 +330,28 @@ def test_avd_the_minsk_pocket_ends_on_turn_4(avd):
     assert not r.env(s)[1]["marker-at"]("all", "minsk-drm")
     assert s.units["9A"].hex == s.units["31ID"].hex == avd.map.grid.parse_id("3106")  # all Germans released
     assert s.units["24RD"].box == s.units["2RD"].box == "eliminated"  # no escape: the Soviets are lost
+
+
+def test_avd_the_soviet_player_assigns_the_turns_out_of_supply_markers(avd):
+    """4 d-e: the Supply chit lifts the German out-of-supply markers, then the Soviet player
+    puts as many as the turn track prints (turn 3: 2) on German units of his choice."""
+    r = Runner(avd)
+    s = r.new_game(1)
+    s.turn = 3
+    r.run_effects(s, "chit:Supply", "Supply drawn")
+    assert r.to_move(s) == "soviet"
+    germans = sorted(u.id for u in s.on_map("german"))
+    assert [str(a) for a in r.legal_actions(s)] == [f"take {u}" for u in germans]
+    s = r.apply(s, Take("7Pz"))
+    s = r.apply(s, Take("4Pz"))
+    assert r.effect_asks(s) is None
+    assert {u.id for u in s.units.values() if "out-of-supply" in u.markers} == {"7Pz", "4Pz"}
+    assert avd.supply.halves(s.units["7Pz"].markers, "attack") == ["out-of-supply"]
+    s.turn = 1  # turn 1 prints 0: the old markers go, none come
+    r.run_effects(s, "chit:Supply", "Supply drawn")
+    assert not any("out-of-supply" in u.markers for u in s.units.values())
+
+
+def test_a_unit_marker_must_be_one_the_engine_reads(tmp_path):
+    errs = errors_of(tmp_path, "    award blue 1\n", "    award blue 1\n    mark all red with shaken\n")
+    assert any("'shaken' is not a unit marker the engine reads" in e for e in errs), errs

@@ -87,9 +87,26 @@ def editor_repaint_ms(cols: int = 120, rows: int = 60, runs: int = 30, folder: P
     return statistics.median(times)
 
 
+def snapshot_read_ms(folder: Path, runs: int = 3) -> float:
+    """The plain reference for opening: reading the game's texts and map
+    (GameDocument.open without the window), in the same run."""
+    from editor.document import GameDocument
+
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        doc = GameDocument.open(folder, check=False)
+        times.append((time.perf_counter() - t0) * 1000)
+        doc.close()
+    return statistics.median(times)
+
+
 def run(cols: int = 120, rows: int = 60) -> dict[str, float]:
     folder = _game(cols, rows)
-    return {"editor_open_120x60_ms": round(editor_open_ms(cols, rows, folder=folder), 1),
+    smolensk = Path(__file__).resolve().parent.parent / "games" / "smolensk"
+    return {"editor_open_smolensk_ms": round(editor_open_ms(folder=smolensk), 1),
+            "editor_open_smolensk_read_only_ms": round(snapshot_read_ms(smolensk), 1),
+            "editor_open_120x60_ms": round(editor_open_ms(cols, rows, folder=folder), 1),
             "editor_repaint_ms": round(editor_repaint_ms(cols, rows, folder=folder), 2),
             "editor_repaint_cold_ms": round(editor_repaint_ms(cols, rows, 15, folder=folder, cold=True), 2)}
 

@@ -387,7 +387,7 @@ class MainWindow(QMainWindow):
         from .tables import TablesPane
         self.declarations = DeclarationsPane(doc, self.stack)
         self.tables = TablesPane(doc, self.stack)
-        self.stale_tabs: set = set()  # form tabs to re-read when shown
+        self.stale_tabs: set = {self.declarations, self.tables}  # form tabs to re-read when shown
         self.tabs.addTab(self.declarations, "Declarations")
         self.tabs.addTab(self.tables, "Tables")
         self.tabs.addTab(self.rules, "Rules text")

@@ -100,7 +100,7 @@ class DeclarationsPane(QWidget):
         lay.addWidget(split)
         self.fields: dict[str, QLineEdit] = {}
         self.tree.currentItemChanged.connect(self._picked)
-        self.reload()
+        # read when the tab is first shown (MainWindow._tab_changed): opening a game parses nothing more
 
     # -- reading ------------------------------------------------------------------
     def reload(self) -> None:

@@ -135,7 +135,7 @@ class TablesPane(QWidget):
         self.b_add.clicked.connect(self.add_row)
         self.b_del.clicked.connect(self.delete_row)
         self.b_align.clicked.connect(self.align)
-        self.reload()
+        # read when the tab is first shown (MainWindow._tab_changed): opening a game parses nothing more
 
     # -- reading ------------------------------------------------------------------
     def reload(self) -> None:

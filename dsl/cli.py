@@ -120,12 +120,19 @@ def cmd_odds(args: argparse.Namespace) -> int:
         eff = game.chart.effects.get(t)
         if game.terrain[t].kind == "hexside" and eff is not None and eff.left_shifts:
             shifts.append((-eff.left_shifts, f"across {t}: {eff.left_shifts} left"))
+    if args.chit and args.chit not in game.chits:
+        return fail(f"{game.info.id} has no chit '{args.chit}'", did_you_mean(args.chit, game.chits))
+    mod_shifts, drms, not_counted = _odds_modifiers(game, crt, args, side, terrain)
+    notes += not_counted
+    shifts += [(n, f"{title}: {abs(n)} {'left' if n < 0 else 'right'}") for n, title in mod_shifts]
     if shift:
         shifts.append((shift, f"--shift {shift:+d}: {abs(shift)} {'left' if shift < 0 else 'right'}"))
     total = sum(n for n, _ in shifts)
+    drm = sum(n for n, _ in drms)
     col = combat.column_for(crt, attack, defence, total)
     reason = prohibited or col.reason
-    probs = combat.probabilities(game, crt, col.index, die) if col.column is not None and not prohibited else {}
+    probs = combat.probabilities(game, crt, col.index, die, drm) if col.column is not None and not prohibited \
+        else {}
     codes = game.results.get(crt.results, {})
     if args.json:
         out = {
@@ -135,6 +142,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
             "rounded": col.rounded,
             "shifts": [{"columns": n, "reason": r} for n, r in shifts],
             "shift": total,
+            "drms": [{"amount": n, "reason": r} for n, r in drms], "drm": drm,
             "column": None if reason else col.label,
             "no_attack": reason or None,
             "results": {c: float(p) for c, p in probs.items()},
@@ -156,13 +164,66 @@ def cmd_odds(args: argparse.Namespace) -> int:
     if reason:
         print(f"no attack: {reason}")
         return 0
-    print(f"final column: {col.label}")
+    for n, r in drms:
+        print(f"die roll modifier: {n:+d} {r}")
+    print(f"final column: {col.label}" + (f", die {drm:+d}" if drm else ""))
     width = max(len(c) for c in probs)
     for c, p in probs.items():
         title = codes[c].title if c in codes else ""
         pct = f"{float(p) * 100:.1f}%"
         print(f"  {c:<{width}}  {pct:>6}  {str(p):>5}  {title}".rstrip())
     return 0
+
+
+def _odds_modifiers(game, crt, args, side: str, terrain: list[str]):
+    """The CRT's column shift and die roll modifiers (``modifier CRT.shift``,
+    ``modifier CRT``) whose conditions hold for what the command line gives:
+    --side (attacker), --turn, --chit, --terrain.  A modifier that needs
+    anything else (a name no option gives, a function of a game in play) is
+    not counted and is named in a note."""
+    from runtime import expr as E
+
+    names: dict = dict(game.declared_ids())
+    if args.turn is not None:
+        names["turn"] = args.turn
+        weather = game.turn_track.turn(args.turn).values.get("weather") if game.turn_track.turns else None
+        names["weather"] = weather or ""
+    if side:
+        names.update({"attacker": side, "side": side})
+        others = [x for x in game.sides if x != side]
+        if len(others) == 1:
+            names.update({"defender": others[0], "enemy": others[0]})
+    hex_terrain = [t for t in terrain if game.terrain[t].kind == "terrain"]
+    if hex_terrain:
+        names["terrain"] = hex_terrain[0]
+    names["all-attackers-across"] = tuple(t for t in terrain if game.terrain[t].kind == "hexside")
+    names["chit"] = args.chit or ""
+    fns = {"variant": lambda v: v in game.active_variants}
+    option = {"turn": "--turn", "weather": "--turn", "attacker": "--side", "side": "--side", "defender": "--side",
+              "enemy": "--side", "terrain": "--terrain"}
+    out: dict[str, list] = {"shift": [], "drm": []}
+    notes = []
+    for kind, target in (("shift", f"{crt.id}.shift"), ("drm", crt.id)):
+        for m in game.modifiers.get(target, ()):
+            title = m.title or f"modifier {target}"
+            used = [x for x in (m.condition, m.amount) if x is not None]
+            missing = sorted({n for x in used for n in E.free_names(x) if n not in names})
+            calls = sorted({f for x in used for f in E.called_functions(x) if f not in fns and f not in E.BUILTINS})
+            if missing or calls:
+                need = sorted({option.get(n, f"'{n}'") for n in missing}) + [f"{f}()" for f in calls]
+                notes.append(f"not counted: {title} (it needs {', '.join(need)}"
+                             f"{'' if not calls else ': a game in play'})")
+                continue
+            try:
+                if m.condition is not None and E.evaluate(m.condition, names, fns) is not True:
+                    continue
+                v = int(E.evaluate(m.amount, names, fns))
+            except E.ExprError as e:
+                notes.append(f"not counted: {title} ({e})")
+                continue
+            if v:
+                out[kind].append((v, title))
+    return out["shift"], out["drm"], notes
 
 
 def cmd_battle(args: argparse.Namespace) -> int:
@@ -370,7 +431,9 @@ def add_commands(sub) -> None:
     o.add_argument("--shift", default="0", help="extra column shifts: negative left, positive right")
     o.add_argument("--terrain", default="", help="defender's terrain and features, comma separated (light-forest,town)")
     o.add_argument("--crt", default="", help="the CRT to use (default: the game's)")
-    o.add_argument("--side", default="", help="the attacking side (picks its die)")
+    o.add_argument("--side", default="", help="the attacking side (picks its die; binds attacker in modifiers)")
+    o.add_argument("--turn", type=int, default=None, help="the turn (for the CRT's modifiers)")
+    o.add_argument("--chit", default="", help="the chit that activated the attack (for the CRT's modifiers)")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_odds)
     b = sub.add_parser("battle", help="the firepower of one battle in a firepower game (no CRT)")

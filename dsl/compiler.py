@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -208,16 +209,12 @@ class _Compiler:
         chits = self.chits(counters)
         track = self.turn_track(weather, chits, events)
         sequence = self.sequence()
-        modifiers: dict[str, list[D.Modifier]] = {}
-        for st in self.all("modifier"):
-            m = self.modifier(st)
-            if m:
-                modifiers.setdefault(m.target, []).append(m)
         victory = {st.name: self.victory(st) for st in self.all("victory")}
         checkpoints = self.check_checkpoints(victory, sequence)
         triggers = tuple(t for t in (trigger(ctx, st, self.fx, checkpoints) for st in self.all("trigger")) if t)
         stacking = self.stacking()
         mechanisms = self.mechanisms(classes)
+        modifiers = self.modifiers(crts, tables, mechanisms["combat"])
         battle_options = {st.name: self.battle_option(st, classes) for st in self.all("battle-option")}
         outcomes = self.battle_outcomes(mechanisms["combat"])
         rebuilds = {st.name: self.rebuild(st, classes) for st in self.all("rebuild")}
@@ -667,6 +664,42 @@ class _Compiler:
                 self.fx.block(o, f"table:{st.name}:{o.args[0].text}")
         return table
 
+    def modifiers(self, crts: dict[str, D.Crt], tables: dict[str, D.DieTable],
+                  combat: D.CombatRules) -> dict[str, list[D.Modifier]]:
+        """Top-level ``modifier`` statements by target; those on a die table's
+        id join the table's own modifier lines (a ``roll`` reads them).  A
+        target nothing reads is an error: an unknown one, or one of the other
+        combat family (firepower modifiers in a CRT game and back)."""
+        ctx = self.ctx
+        out: dict[str, list[D.Modifier]] = {}
+        known = ("firepower", "disrupt-at", "eliminate-at", "strength.attacker", "strength.defender",
+                 *crts, *(f"{c}.shift" for c in crts))
+        for st in self.all("modifier"):
+            m = self.modifier(st)
+            if m is None:
+                continue
+            span = st.args[0].span if st.args else st.span
+            if m.target in tables:
+                t = tables[m.target]
+                tables[m.target] = dataclasses.replace(t, modifiers=t.modifiers + (m,))
+                continue
+            if m.target not in known:
+                ctx.error("unknown-name", f"unknown modifier target '{m.target}': nothing would read it", span,
+                          did_you_mean(m.target, known + tuple(tables)) or
+                          "a CRT's id (its die roll), CRT.shift, strength.attacker, strength.defender, a die "
+                          "table's id, firepower, disrupt-at or eliminate-at")
+                continue
+            if m.target in ("firepower", "disrupt-at", "eliminate-at") and combat.procedure != "firepower":
+                ctx.error("value", f"modifier {m.target} is not used by any rule: only firepower combat reads it",
+                          span, "write: combat { procedure firepower ... }")
+                continue
+            if m.target.startswith("strength.") and combat.procedure != "odds":
+                ctx.error("value", f"modifier {m.target} is not used by any rule: only combat on a CRT reads it",
+                          span, "write: combat { procedure odds; crt ID }")
+                continue
+            out.setdefault(m.target, []).append(m)
+        return out
+
     def modifier(self, st: Statement, target: str | None = None) -> D.Modifier | None:
         """``modifier TARGET [N | = EXPR] ["title"] [when COND]``."""
         ctx = self.ctx
@@ -677,7 +710,7 @@ class _Compiler:
         if target is None:
             if not args:
                 ctx.error("arguments", "modifier needs what it modifies", st.span,
-                          'write: modifier firepower.defender = 1 "river" when ...')
+                          'write: modifier firepower "river" = 1 when side == defender')
                 return None
             target = args.pop(0).text
         amount = st.value

@@ -39,11 +39,13 @@ def odds_html(game: GameDefinition, board, rep: OddsReport) -> str:
     else:
         out.append("none")
     out.append("<br><b>Column</b><br>" + "<br>".join(rep.column.steps or [rep.column.reason]))
+    if rep.drms:
+        out.append("<br><b>Die roll modifiers</b><br>" + "<br>".join(f"{n:+d}: {why}" for n, why in rep.drms))
     if rep.errors:
         out.append("<p style='color:#b00000'><b>Not allowed:</b><br>" + "<br>".join(rep.errors) + "</p>")
         return "".join(out)
     out.append(f"<p><b>Final column: {rep.column.label}</b> on {rep.crt.title or rep.crt.id}"
-               f"{f' — die {rep.die.name}' if rep.die else ''}</p>")
+               f"{f' — die {rep.die.name}' if rep.die else ''}{f' {rep.drm:+d}' if rep.drm else ''}</p>")
     codes = game.results.get(rep.crt.results, {})
     out.append("<table border='1' cellspacing='0' cellpadding='2'><tr><th>result</th><th>chance</th><th></th></tr>")
     for code, p in rep.probabilities.items():

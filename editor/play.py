@@ -701,7 +701,8 @@ class PlayWindow(BotPlayer, QMainWindow):
         if self.target is None or self.kind() != "combat":
             return None
         try:
-            return combat_odds(self.game, self.board, self.state, list(self.attackers), self.target)
+            return combat_odds(self.game, self.board, self.state, list(self.attackers), self.target,
+                               env=self.runner.env)
         except Exception as e:  # noqa: BLE001
             self.fail(e)
             return None
@@ -885,7 +886,7 @@ class PlayWindow(BotPlayer, QMainWindow):
                 if h in s.attacked_hexes:
                     why = f"{self.hid(h)} has already been attacked this combat segment"
                 elif eligible:
-                    rep = combat_odds(self.game, self.board, s, eligible, h)
+                    rep = combat_odds(self.game, self.board, s, eligible, h, env=self.runner.env)
                     why = rep.errors[0] if rep.errors else rep.column.reason or f"{self.hid(h)} cannot be attacked"
                 else:
                     why = f"none of your units that may attack is next to {self.hid(h)}"

@@ -112,7 +112,8 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
         if "attacks" in e:
             text += f" — attacks {e['attacks']}"
         if "odds" in e:
-            text += f" — odds {e['odds']}, column {e.get('column')}, die {e.get('die')}: {e.get('result')}"
+            drm = f" {e['drm']:+d}" if e.get("drm") else ""
+            text += f" — odds {e['odds']}, column {e.get('column')}, die {e.get('die')}{drm}: {e.get('result')}"
         return text
     if "chits" in e:
         return f"{who(e.get('side'))} puts chits in the cup: {', '.join(e['chits']) or 'none'}"

@@ -86,7 +86,8 @@ class GreedyBot:
         attacks = [a for a in acts if isinstance(a, Attack)]
         best, best_key = None, None
         for a in attacks:
-            rep = combat_odds(runner.game, runner.board, state, list(a.attackers), runner.board.parse(a.target))
+            rep = combat_odds(runner.game, runner.board, state, list(a.attackers), runner.board.parse(a.target),
+                              env=runner.env)
             if not rep.legal:
                 continue
             good = sum(p for code, p in rep.probabilities.items()

@@ -229,7 +229,7 @@ class Engine:
             units = sorted(targets[h])
             options = [tuple(units)] + ([(x,) for x in units] if len(units) > 1 else [])
             for group in options:
-                rep = combat_odds(self.game, self.board, state, list(group), h)
+                rep = combat_odds(self.game, self.board, state, list(group), h, env=self.env)
                 if rep.legal:
                     out.append(Attack(self.board.hex_id(h), group))
         return out
@@ -357,7 +357,7 @@ class Engine:
                 raise IllegalActionError(reason)
         if len(set(a.attackers)) != len(a.attackers):
             raise IllegalActionError("a unit is named twice among the attackers")
-        rep = combat_odds(self.game, self.board, s, list(a.attackers), target)
+        rep = combat_odds(self.game, self.board, s, list(a.attackers), target, env=self.env)
         if rep.errors:
             raise IllegalActionError(rep.errors[0])
         if rep.column.column is None:
@@ -365,10 +365,11 @@ class Engine:
         crt = rep.crt
         defenders = [u.id for u in s.units_at(target)]
         die_total = s.roll(rep.die, f"combat at {a.target}")
-        result = resolve(crt, rep.column.index, die_total, self.game)
+        result = resolve(crt, rep.column.index, die_total + rep.drm, self.game)
         s.attacked.update(a.attackers)
         s.attacked_hexes.add(target)
-        self.record(s, a, odds=f"{rep.attack}-{rep.defence}", column=rep.column.label, die=die_total,
+        drm = {"drm": rep.drm} if rep.drm else {}
+        self.record(s, a, odds=f"{rep.attack}-{rep.defence}", column=rep.column.label, die=die_total, **drm,
                     result=result.code)
         att_side = s.active
         def_side = s.units[defenders[0]].side

@@ -26,6 +26,9 @@ EXPR_NAMES: dict[str, str] = {
     "hex": "the hex concerned",
     "all-attackers-across": "the hexside kinds every attacker crosses, unbridged (a list: river in all-attackers-across)",
     "city-vp": "the VP of the city hex concerned",
+    "chit": "the chit drawn now (in combat: the chit that activated the attack; \"\" without one)",
+    "unit-markers": "the markers on the unit concerned (a list: \"disrupted\" in unit-markers)",
+    "across": "the hexside kinds the unit concerned crosses to attack, unbridged (a list)",
     "first-roll": "true on the first combat of a scenario",
     "attackers": "attacking units in the battle hex (a battle outcome)",
     "defenders": "defending units in the battle hex (a battle outcome)",
@@ -39,7 +42,7 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "round_down": 1, "count": 1, "sum": None,
     "controls": 2,  # controls(side, hex): side controls the hex
     "occupies": 2,  # occupies(side, hex): a unit of side stands in the hex
-    "units-of": 1,  # units-of(selector): in a firepower modifier, the side's units in the battle matching it
+    "units-of": 1,  # units-of(selector): in a combat modifier, the units concerned that match it
     "supplied": 2,  # supplied(side, hex): a supply line from side's sources reaches hex
     "vp": 1,  # vp(side): the side's VP so far
     "eliminated": 2,  # eliminated(side, flag): count of side's eliminated units with flag

@@ -33,12 +33,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..board import Board
 from ..definition import Crt, CrtColumn, Die, GameDefinition, ResultCode, TerrainEffect
 from ..hexes import Hex
 from ..state import GameState
+from .modifiers import Env, combat_names, plain_env, strength_modifiers, whole_modifiers
 
 
 # ------------------------------------------------------------------ numbers
@@ -286,12 +287,14 @@ def die_for(game: GameDefinition, crt: Crt, side: str) -> Die | None:
     return die_named(game, name) if name else None
 
 
-def probabilities(game: GameDefinition | None, crt: Crt, column_index: int, die: Die) -> dict[str, Fraction]:
-    """Probability of each result code on a column, codes in the order of
-    the game's result table (then first appearance)."""
+def probabilities(game: GameDefinition | None, crt: Crt, column_index: int, die: Die,
+                  drm: int = 0) -> dict[str, Fraction]:
+    """Probability of each result code on a column, the die modified by
+    ``drm``, codes in the order of the game's result table (then first
+    appearance)."""
     out: dict[str, Fraction] = {}
     for total, p in sorted(die.distribution().items()):
-        code = code_at(crt, column_index, total)
+        code = code_at(crt, column_index, total + drm)
         out[code] = out.get(code, Fraction(0)) + p
     if game is not None:
         order = list(game.results.get(crt.results, {}))
@@ -439,6 +442,11 @@ class OddsReport:
     die: Die | None
     probabilities: dict[str, Fraction]
     errors: list[str] = field(default_factory=list)
+    drms: list[tuple[int, str]] = field(default_factory=list)  # (amount, reason): die roll modifiers
+
+    @property
+    def drm(self) -> int:
+        return sum(n for n, _ in self.drms)
 
     @property
     def validate(self) -> str:
@@ -449,10 +457,27 @@ class OddsReport:
         return not self.errors and self.column.column is not None
 
 
+def _modified(parts: list[tuple[str, Fraction, str]], mods: dict[str, list[tuple[Fraction, str]]]
+              ) -> list[tuple[str, Fraction, str]]:
+    """Unit factors with the game's strength modifiers added (never below 0),
+    each modifier named in the unit's line."""
+    out = []
+    for uid, v, why in parts:
+        for amount, title in mods.get(uid, ()):
+            v = max(Fraction(0), v + amount)
+            why = f"{why}, {title} {'+' if amount > 0 else ''}{fmt_num(amount)}: {fmt_num(v)}"
+        out.append((uid, v, why))
+    return out
+
+
 def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
-                extra_shift: int = 0, crt: str | None = None) -> OddsReport:
-    """The odds, column, shifts and result probabilities of ``attackers``
-    attacking ``target``, and whether the attack is legal."""
+                extra_shift: int = 0, crt: str | None = None,
+                env: Callable[[GameState], Env] | None = None) -> OddsReport:
+    """The odds, column, shifts, die roll modifiers and result probabilities
+    of ``attackers`` attacking ``target``, and whether the attack is legal.
+    ``env``: gives the names and functions the game's modifiers read (the
+    runner's ``env``; without it, only the turn, weather and ids); it is
+    called only when the game has CRT modifiers."""
     crt_id = crt or game.combat.crt or next(iter(game.crts), "")
     if crt_id not in game.crts:
         raise KeyError(f"{game.info.id} has no CRT '{crt_id}'")
@@ -506,6 +531,15 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
         v, why = attack_strength(game, board, state, u.id, target)
         att_parts.append((u.id, v, why))
     def_parts = [(u.id, *defence_strength(game, board, state, u.id)) for u in defenders]
+    modified = target in board and bool(att_units) and any(
+        k in game.modifiers for k in (table.id, f"{table.id}.shift", "strength.attacker", "strength.defender"))
+    names = combat_names(game, board, state, [u.id for u in att_units if u.hex is not None], target,
+                         env(state) if env else plain_env(game, state)) if modified else ({}, {})
+    if modified:
+        att_parts = _modified(att_parts, {uid: strength_modifiers(game, state, board, "attacker", uid, v, target,
+                                                                  names) for uid, v, _ in att_parts})
+        def_parts = _modified(def_parts, {uid: strength_modifiers(game, state, board, "defender", uid, v, target,
+                                                                  names) for uid, v, _ in def_parts})
     a_exact = sum((v for _, v, _ in att_parts), Fraction(0))
     d_exact = sum((v for _, v, _ in def_parts), Fraction(0))
     rounding = game.info.rounding
@@ -525,6 +559,11 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
             if eff is not None and eff.left_shifts:
                 shifts.append((-eff.left_shifts, f"every attacker attacks across {_name(game, kind)}: "
                                                  f"{eff.left_shifts} left"))
+    drms: list[tuple[int, str]] = []
+    if modified:
+        for n, title in whole_modifiers(game, f"{table.id}.shift", names):
+            shifts.append((n, f"{title}: {abs(n)} {'left' if n < 0 else 'right'}"))
+        drms = [(n, title) for n, title in whole_modifiers(game, table.id, names)]
     if extra_shift:
         shifts.append((extra_shift, f"other: {abs(extra_shift)} {'left' if extra_shift < 0 else 'right'}"))
     total_shift = sum(s for s, _ in shifts)
@@ -532,8 +571,9 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
     die = die_for(game, table, att_side) if att_side else die_for(game, table, "*")
     if die is None and att_side:
         errors.append(f"crt {table.id} names no die for {att_side}")
-    probs = probabilities(game, table, col.index, die) if col.column is not None and die else {}
+    drm = sum(n for n, _ in drms)
+    probs = probabilities(game, table, col.index, die, drm) if col.column is not None and die else {}
     if col.column is None and not errors:
         errors.append(f"cannot attack {tid}: {col.reason}")
     return OddsReport(table, list(attackers), target, a_total, d_total, a_exact, d_exact, att_parts, def_parts,
-                      shifts, total_shift, col, die, probs, errors)
+                      shifts, total_shift, col, die, probs, errors, drms)

@@ -1,0 +1,196 @@
+"""CRT modifiers applied (docs/dsl.md §4.11): die roll modifiers, column
+shifts and strength modifiers, with conditions, in combat_odds, in the
+engine's roll, in `hexforge odds` and in the playtest's odds panel.
+
+The cases are A Victory Denied's (shared/rules/a-victory-denied.zh.txt,
+攻击阶段 3-4): the turn-1 German two shifts right (4.a.i), the Minsk Pocket
++1 DRM for Soviet attacks (3.c.i), Timoshenko's +1 column (4.a.x), the
+German d6 and the Soviet d10 on one CRT (3.c), on the small game
+tests/games/crt-modifiers."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+
+from dsl import cli
+from dsl.compiler import check_game, compile_game
+from runtime.combat.odds import code_at, combat_odds
+from runtime.runner import Runner
+from runtime.state import new_state
+
+from helpers import MINI_GAME, make_game
+
+GAME = Path(__file__).parent / "games" / "crt-modifiers"
+
+
+@pytest.fixture(scope="module")
+def runner():
+    return Runner(compile_game(GAME), "duel")
+
+
+def state(runner, turn=1, active="german", chit="", **at):
+    s = new_state(runner.game, seed=3)
+    s.turn, s.active, s.phase = turn, active, "combat"
+    if chit:
+        s.step = {"chit": chit}
+    for uid, hid in at.items():
+        s.place(uid, runner.board.parse(hid))
+    return s
+
+
+def odds(runner, s, attackers, target):
+    return combat_odds(runner.game, runner.board, s, attackers, runner.board.parse(target), env=runner.env)
+
+
+def test_turn_1_german_attacks_gain_two_shifts_right(runner):
+    # 4Pz (6) from the hill attacks 28RD (3) in the town: 2-1, town 1 left, turn 1 two right: 3-1
+    s = state(runner, turn=1, **{"4Pz": "0303", "28RD": "0403"})
+    rep = odds(runner, s, ["4Pz"], "0403")
+    assert rep.legal, rep.validate
+    assert rep.shifts == [(-1, "town: 1 left"), (2, "turn 1: all German attacks: 2 right")]
+    assert rep.column.label == "3-1"
+    assert rep.die.name == "d6" and rep.drms == []
+    s2 = state(runner, turn=2, **{"4Pz": "0303", "28RD": "0403"})
+    assert odds(runner, s2, ["4Pz"], "0403").column.label == "1.5-1"  # turn 2: the town's shift alone
+
+
+def test_timoshenko_activated_attacks_gain_one_column(runner):
+    # 28RD (3) + 1MRD (4) attack 4Pz (defence 4) on the hill: 7-4 = 1.5-1, hill 1 left: 1-1
+    at = {"4Pz": "0303", "28RD": "0403", "1MRD": "0304"}
+    plain = odds(runner, state(runner, turn=2, active="soviet", **at), ["28RD", "1MRD"], "0303")
+    assert plain.column.label == "1-1" and plain.die.name == "d10"
+    tim = odds(runner, state(runner, turn=2, active="soviet", chit="Tim", **at), ["28RD", "1MRD"], "0303")
+    assert (1, "attack activated by Timoshenko: 1 right") in tim.shifts
+    assert tim.column.label == "1.5-1"
+
+
+def test_minsk_drm_modifies_the_soviet_d10(runner):
+    at = {"4Pz": "0303", "28RD": "0403", "1MRD": "0304"}
+    plain = odds(runner, state(runner, turn=2, active="soviet", **at), ["28RD", "1MRD"], "0303")
+    s = state(runner, turn=2, active="soviet", **at)
+    s.place("minsk-drm", runner.board.parse("0601"))
+    drm = odds(runner, s, ["28RD", "1MRD"], "0303")
+    assert drm.drms == [(1, "Minsk Pocket escapees: Soviet non-artillery attacks")] and drm.drm == 1
+    assert plain.drm == 0
+    # d10 on 1-1: a modified 10 (a 9 or a 10 rolled) is RED: 1/10 becomes 2/10
+    assert plain.probabilities["RED"] == F(1, 10)
+    assert drm.probabilities["RED"] == F(2, 10)
+    # German attacks do not get it
+    s.active = "german"
+    assert odds(runner, s, ["4Pz"], "0403").drms == []
+
+
+def test_the_engine_rolls_with_the_modifier(runner):
+    s = state(runner, turn=2, active="soviet", **{"4Pz": "0303", "28RD": "0403", "1MRD": "0304"})
+    s.place("minsk-drm", runner.board.parse("0601"))
+    after = runner.engine.apply(s, "attack 0303 with 1MRD,28RD")
+    entry = next(e for e in after.log if e.get("action", "").startswith("attack"))
+    rolled = next(e for e in after.log if "roll" in e)["result"]
+    assert entry["die"] == rolled and entry["drm"] == 1
+    assert entry["result"] == code_at(runner.game.crts["avd"], 0, rolled + 1)
+
+
+def test_strength_modifiers_halve_again_and_add_by_class_and_terrain(runner):
+    # 4Pz (6) attacks across the minor river: halved to 3; out of fuel: halved again to 1.5
+    s = state(runner, turn=2, **{"4Pz": "0502", "1MRD": "0503"})
+    s.units["4Pz"].markers.add("no-fuel")
+    rep = odds(runner, s, ["4Pz"], "0503")
+    assert rep.attack_parts[0][1] == F(3, 2)
+    assert rep.attack_parts[0][2] == "4Pz 6, halved across minor river: 3, no fuel: halved -1.5: 1.5"
+    # 1MRD (motorized, defence 3) in the town: +1; 28RD (infantry) is not motorized
+    s = state(runner, turn=2, **{"31ID": "0303", "1MRD": "0403"})
+    rep = odds(runner, s, ["31ID"], "0403")
+    assert rep.defence_parts == [("1MRD", F(4), "1MRD 3, motorized in a town +1: 4")]
+    s = state(runner, turn=2, **{"31ID": "0303", "28RD": "0403"})
+    assert odds(runner, s, ["31ID"], "0403").defence == 3
+
+
+def test_greedy_bot_games_still_finish(runner):
+    from runtime.bots import make_bot, play
+    for seed in (1, 2):
+        end, _ = play(runner, runner.new_game(seed=seed), {"german": make_bot("greedy", 1),
+                                                          "soviet": make_bot("greedy", 2)})
+        assert end.result is not None
+        attacks = [e for e in end.log if "column" in e]
+        # 31ID and 4Pz (4 + 6) on 28RD (3) in clear: 3-1, and on turn 1 two shifts right: 5-1
+        assert {"action": "attack 0304 with 31ID,4Pz", "odds": "10-3", "column": "5-1"}.items() <= attacks[0].items()
+
+
+# ------------------------------------------------------------------ hexforge odds
+
+def run(capsys, *args):
+    code = cli.main(["odds", str(GAME), *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_counts_the_modifiers_its_options_decide(capsys):
+    code, out, err = run(capsys, "--attack", 6, "--defense", 3, "--terrain", "town", "--side", "german",
+                         "--turn", 1)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "shift: turn 1: all German attacks: 2 right" in lines
+    assert "final column: 3-1" in lines
+    code, out, err = run(capsys, "--attack", 7, "--defense", 4, "--terrain", "hill", "--side", "soviet",
+                         "--chit", "Tim", "--json")
+    data = json.loads(out)
+    assert {"columns": 1, "reason": "attack activated by Timoshenko: 1 right"} in data["shifts"]
+    assert data["column"] == "1.5-1" and data["die"] == "d10"
+    assert any("not counted: Minsk Pocket" in n and "on-map()" in n for n in data["notes"])
+
+
+def test_cli_names_what_a_modifier_needs(capsys):
+    code, out, err = run(capsys, "--attack", 6, "--defense", 3, "--side", "german")
+    assert "note: not counted: turn 1: all German attacks (it needs --turn)" in out.splitlines()
+    code, out, err = run(capsys, "--attack", 6, "--defense", 3, "--side", "german", "--chit", "Timo")
+    assert code == 1 and "no chit 'Timo'" in err
+
+
+# ------------------------------------------------------------------ the checker
+
+def errors_of(tmp_path, extra: str, game: str = MINI_GAME) -> list[str]:
+    folder = make_game(tmp_path, game + extra)
+    _, diags, _ = check_game(folder)
+    return [d.format() for d in diags.errors]
+
+
+def test_an_unknown_target_is_a_located_error(tmp_path):
+    errs = errors_of(tmp_path, 'modifier std.shfit +1 "typo"\n')
+    assert len(errs) == 1
+    assert "game.hxr" in errs[0] and "unknown modifier target 'std.shfit': nothing would read it" in errs[0]
+    assert "std.shift" in errs[0]  # did you mean
+
+
+def test_firepower_modifiers_in_a_crt_game_are_refused(tmp_path):
+    errs = errors_of(tmp_path, 'modifier firepower +1 "air"\n')
+    assert len(errs) == 1 and "modifier firepower is not used by any rule" in errs[0]
+
+
+def test_crt_modifiers_compile_by_target(tmp_path):
+    folder = make_game(tmp_path, MINI_GAME + 'modifier std +1 "a"\nmodifier std.shift -1 "b" when turn == 2\n'
+                       'modifier strength.attacker "c" = -strength / 2 when "x" in unit-markers\n')
+    g = compile_game(folder)
+    assert set(g.modifiers) == {"std", "std.shift", "strength.attacker"}
+
+
+def test_a_top_level_die_table_modifier_joins_the_table(tmp_path):
+    extra = ('die-table wx "Weather" { die d6; modifier +1 "inner"; table { die w; 1-6 a } }\n'
+             'modifier wx +2 "outer" when turn == 1\n')
+    g = compile_game(make_game(tmp_path, MINI_GAME + extra))
+    assert [m.title for m in g.die_tables["wx"].modifiers] == ["inner", "outer"]
+    assert "wx" not in g.modifiers
+
+
+def test_odds_panel_lists_the_modifiers(runner):
+    from editor.combatpanel import odds_html
+    s = state(runner, turn=1, **{"4Pz": "0303", "28RD": "0403"})
+    s.place("minsk-drm", runner.board.parse("0601"))
+    html = odds_html(runner.game, runner.board, odds(runner, s, ["4Pz"], "0403"))
+    assert "turn 1: all German attacks: 2 right" in html
+    s = state(runner, turn=2, active="soviet", **{"4Pz": "0303", "28RD": "0403", "1MRD": "0304"})
+    s.place("minsk-drm", runner.board.parse("0601"))
+    html = odds_html(runner.game, runner.board, odds(runner, s, ["28RD", "1MRD"], "0303"))
+    assert "Die roll modifiers" in html and "+1: Minsk Pocket escapees" in html

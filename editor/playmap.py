@@ -8,7 +8,7 @@ firepower battle waiting: each side's stack drawn side by side, arrows from
 the hexes the attackers came from)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
@@ -19,9 +19,9 @@ from runtime.hexes import Hex
 from runtime.state import GameState
 
 from .document import MapModel
-from .gamefile import ClassInfo, NationalityInfo, SideInfo, Snapshot, TerrainInfo
+from .gamefile import ClassInfo, MarkerInfo, NationalityInfo, SideInfo, Snapshot, TerrainInfo
 from .mapview import MapItem, ZoomMixin
-from .paint import FONT, S, CounterLook, MapPainter, _c, draw_counter, draw_outline, draw_selected
+from .paint import FONT, S, CounterLook, MapPainter, _c, draw_counter, draw_marker_chips, draw_outline, draw_selected
 
 MARKS = {"out-of-supply": "OOS", "isolated": "ISO", "disrupted": "DIS"}
 
@@ -35,6 +35,8 @@ def snapshot_of(game: GameDefinition) -> Snapshot:
                           for k, n in game.nationalities.items()}
     snap.classes = {k: ClassInfo(k, c.title, c.symbol, c.factors, c.size, c.flags) for k, c in game.unit_classes.items()}
     snap.terrain = {k: TerrainInfo(k, t.title, t.kind, t.colour, t.pattern) for k, t in game.terrain.items()}
+    snap.markers = {k: MarkerInfo(k, m.title, m.colour, m.text_colour, "" if m.value is None else str(m.value),
+                                  m.hidden) for k, m in game.markers.items()}
     return snap
 
 
@@ -89,6 +91,21 @@ class PlayPainter(MapPainter):
 
     def area_stacks(self) -> dict[str, list[str]]:
         return {}
+
+    def _markers(self, p, geo, vis, snap) -> None:
+        """The state's markers on the map (runtime/effects.py): a face-up
+        marker shows its own value, a face-down one '?'."""
+        by_hex: dict[Hex, list[MarkerInfo]] = {}
+        for m in self.state.markers if self.state is not None else ():
+            info = snap.markers.get(m["kind"])
+            if m["hex"] is None or m["hex"] not in vis or info is None:
+                continue
+            if m["face"] == "up" and m["value"] is not None:
+                info = replace(info, hidden=False, value=str(m["value"]))
+            by_hex.setdefault(m["hex"], []).append(info)
+        for h, infos in by_hex.items():
+            x, y = geo.centre(h)
+            draw_marker_chips(p, x, y, infos)
 
     def look(self, uid: str) -> CounterLook:
         u = self.state.units[uid]
@@ -288,6 +305,7 @@ class PlayPainter(MapPainter):
             self._target(p, poly(ov.target))
         if self.options.show_counters:
             self._counters(p, geo, vis, self.doc.snapshot, px)
+            self._markers(p, geo, vis, self.doc.snapshot)
         if ov.target is not None and ov.target in vis and ov.target not in contested:
             self._target(p, poly(ov.target))
         self._attack_arrows(p)

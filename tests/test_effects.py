@@ -355,3 +355,29 @@ def test_avd_the_soviet_player_assigns_the_turns_out_of_supply_markers(avd):
 def test_a_unit_marker_must_be_one_the_engine_reads(tmp_path):
     errs = errors_of(tmp_path, "    award blue 1\n", "    award blue 1\n    mark all red with shaken\n")
     assert any("'shaken' is not a unit marker the engine reads" in e for e in errs), errs
+
+
+def test_the_playtest_map_draws_the_markers_of_the_state(game, monkeypatch):
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
+    from editor.paint import S
+    from editor.playmap import PlayDoc, PlayPainter
+    app = QGuiApplication.instance() or QGuiApplication([])
+    r = Runner(game)
+    s = r.new_game(1)
+    r.run_effects(s, "table:escape:A", "test")  # the +1 DRM goes on the pocket during play
+    pp = PlayPainter(PlayDoc(game))
+    pp.set_state(s)
+    assert pp.doc.snapshot.markers["drm"].label == "+1"
+    rect, scale = pp.scene_rect(), 50 / S
+    img = QImage(int(rect.width() * scale) + 1, int(rect.height() * scale) + 1, QImage.Format_ARGB32_Premultiplied)
+    img.fill(QColor("#ffffff"))
+    p = QPainter(img)
+    p.scale(scale, scale)
+    p.translate(-rect.left(), -rect.top())
+    pp.paint(p, rect, scale)
+    p.end()
+    x, y = pp.geo.centre(game.map.grid.parse_id("0603"))  # the face-down chit: "?" on its colour
+    cx, cy = (x - rect.left()) * scale, (y + S * 0.86 - S * 0.2 - rect.top()) * scale
+    near = [QColor(img.pixel(int(cx) + dx, int(cy) + dy)).name() for dx in (-4, 4) for dy in (-4, 4)]
+    assert "#d4af37" in near and app is not None

@@ -230,10 +230,10 @@ def test_moves_by_unit_never_enter_marker_hexes_as_enemy(runner):
 
 def test_the_editor_and_render_draw_scenario_markers_as_chips(monkeypatch):
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication
     from editor.document import GameDocument
     from editor.paint import MapPainter, render_image
-    app = QGuiApplication.instance() or QGuiApplication([])
+    app = QApplication.instance() or QApplication([])
     doc = GameDocument.open(GAME)
     assert doc.snapshot.markers["vp-chit"].label == "?" and doc.snapshot.markers["drm"].label == "+1"
     mp = MapPainter(doc)
@@ -359,10 +359,11 @@ def test_a_unit_marker_must_be_one_the_engine_reads(tmp_path):
 
 def test_the_playtest_map_draws_the_markers_of_the_state(game, monkeypatch):
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
+    from PySide6.QtGui import QColor, QImage, QPainter
+    from PySide6.QtWidgets import QApplication
     from editor.paint import S
     from editor.playmap import PlayDoc, PlayPainter
-    app = QGuiApplication.instance() or QGuiApplication([])
+    app = QApplication.instance() or QApplication([])
     r = Runner(game)
     s = r.new_game(1)
     r.run_effects(s, "table:escape:A", "test")  # the +1 DRM goes on the pocket during play

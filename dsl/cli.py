@@ -125,6 +125,23 @@ def cmd_odds(args: argparse.Namespace) -> int:
     mod_shifts, drms, not_counted = _odds_modifiers(game, crt, args, side, terrain)
     notes += not_counted
     shifts += [(n, f"{title}: {abs(n)} {'left' if n < 0 else 'right'}") for n, title in mod_shifts]
+    for use in args.use:
+        oid, _, role = use.partition(":")
+        opt = game.battle_options.get(oid)
+        if opt is None:
+            return fail(f"{game.info.id} has no battle option '{oid}'", did_you_mean(oid, game.battle_options))
+        if role not in ("", "attacker", "defender"):
+            return fail(f"--use {use}: who uses it is 'attacker' or 'defender', not '{role}'",
+                        f"write: --use {oid}:defender")
+        role = role or "attacker"
+        if not opt.shift:
+            return fail(f"battle option {oid} shifts no column")
+        user = side if role == "attacker" else next((x for x in game.sides if side and x != side), "")
+        if opt.side not in ("both", role) and (opt.side != user if user else False):
+            return fail(f"the {role} cannot use {oid}: it is {opt.side}'s" +
+                        (f" (the attacker is {side})" if side else ""))
+        n = opt.shift if role == "attacker" else -opt.shift
+        shifts.append((n, f"{opt.title} ({role}): {abs(n)} {'left' if n < 0 else 'right'}"))
     if shift:
         shifts.append((shift, f"--shift {shift:+d}: {abs(shift)} {'left' if shift < 0 else 'right'}"))
     total = sum(n for n, _ in shifts)
@@ -434,6 +451,9 @@ def add_commands(sub) -> None:
     o.add_argument("--side", default="", help="the attacking side (picks its die; binds attacker in modifiers)")
     o.add_argument("--turn", type=int, default=None, help="the turn (for the CRT's modifiers)")
     o.add_argument("--chit", default="", help="the chit that activated the attack (for the CRT's modifiers)")
+    o.add_argument("--use", action="append", default=[], metavar="OPTION[:defender]",
+                   help="a battle option used before the roll (repeatable): the attacker's, or with :defender "
+                        "the defender's")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_odds)
     b = sub.add_parser("battle", help="the firepower of one battle in a firepower game (no CRT)")

@@ -215,7 +215,8 @@ class _Compiler:
         stacking = self.stacking()
         mechanisms = self.mechanisms(classes)
         modifiers = self.modifiers(crts, tables, mechanisms["combat"])
-        battle_options = {st.name: self.battle_option(st, classes) for st in self.all("battle-option")}
+        battle_options = {st.name: self.battle_option(st, classes, mechanisms["combat"])
+                          for st in self.all("battle-option")}
         outcomes = self.battle_outcomes(mechanisms["combat"])
         rebuilds = {st.name: self.rebuild(st, classes) for st in self.all("rebuild")}
         control_hexes = self.control()
@@ -1596,9 +1597,10 @@ class _Compiler:
         b.finish()
         return D.Withdrawal(st.name, title_of(st) or st.name, side, sel, factor, total, chit, first, last, where(st))
 
-    def battle_option(self, st: Statement, classes) -> D.BattleOption:
+    def battle_option(self, st: Statement, classes, combat: D.CombatRules) -> D.BattleOption:
         """battle-option ID "Title" [when COND] { side S|attacker|defender|both; by SELECTOR...;
-        not MARKER...; within N; adds own|enemy N; roll TABLE; per-game N; uses RESOURCE }"""
+        not MARKER...; within N | from POOL [to POOL]; adds own|enemy N; roll TABLE; shift N; per-game N;
+        uses RESOURCE }: firepower battles read adds and roll, attacks on a CRT shift."""
         ctx = self.ctx
         b = Body(ctx, st, f"battle-option {st.name}")
         side = ctx.ref("side", b.arg("side"), allow=("attacker", "defender", "both")) or "both"
@@ -1619,16 +1621,40 @@ class _Compiler:
         roll = ctx.ref("die-table", b.arg("roll")) or ""
         pg = b.arg("per-game")
         uses = b.text("uses", "")
-        if not roll and not own and not enemy:
+        sh = b.arg("shift")
+        shift = (ctx.int_(sh, "columns", -9, 9) or 0) if sh is not None else 0
+        frm, to = b.arg("from"), b.arg("to")
+        from_pool = ctx.ref("pool", frm) or "" if frm is not None else ""
+        to_pool = ctx.ref("pool", to) or "" if to is not None else ""
+        if not roll and not own and not enemy and not shift:
             ctx.error("missing", f"battle-option {st.name} adds nothing: give 'adds own N', 'adds enemy N' "
-                      "or 'roll TABLE'", st.span)
+                      "or 'roll TABLE' (firepower combat), or 'shift N' (combat on a CRT)", st.span)
+        firepower = combat.procedure == "firepower"
+        if firepower and shift:
+            ctx.error("value", "shift is not used by any rule: a firepower battle reads 'adds' and 'roll'",
+                      sh.span, "write: adds own 1")
+        if not firepower:
+            for kw, span in (("adds", b.all("adds")[0].span if b.all("adds") else None),
+                             ("roll", b.arg("roll").span if roll else None)):
+                if span is not None:
+                    ctx.error("value", f"'{kw}' is not used by any rule: an attack on a CRT reads 'shift' "
+                              "(columns in the user's favour)", span, "write: shift 2")
+        if frm is not None and not by:
+            ctx.error("missing", "'from POOL' takes the providing units from a pool: name them with 'by'",
+                      frm.span, "write: by stuka")
+        if frm is not None and w is not None:
+            ctx.error("value", "'within' is for providers on the map; 'from POOL' takes them from a pool",
+                      w.span)
+        if to is not None and frm is None:
+            ctx.error("missing", "'to POOL' is where a provider from a pool goes: give 'from POOL' too", to.span)
         b.finish()
         ctx.expr(st.condition)
         return D.BattleOption(st.name, title_of(st) or st.name, side, st.condition,
                               self.selectors(by.args, classes) if by else frozenset(),
                               frozenset(a.text for a in (nm.args if nm else ())),
                               (ctx.int_(w, "within", 0, 99) or 0) if w is not None else 0, (own, enemy), roll,
-                              ctx.int_(pg, "per-game", 1, 99) if pg is not None else None, uses, where(st))
+                              ctx.int_(pg, "per-game", 1, 99) if pg is not None else None, uses, shift,
+                              from_pool, to_pool, where(st))
 
     def battle_outcomes(self, combat: D.CombatRules) -> tuple[D.BattleOutcome, ...]:
         """outcome ID "Title" [when COND] { holds attacker|defender; attackers back; defenders retreat }:

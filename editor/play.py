@@ -698,6 +698,13 @@ class PlayWindow(BotPlayer, QMainWindow):
         return {self.hex(a.target) for a in self.legal() if isinstance(a, Attack)}
 
     def odds_report(self) -> OddsReport | None:
+        s = self.state
+        if s.pending and s.pending[0]["kind"] == "declare":  # the odds with the options used so far
+            try:
+                return self.runner.engine.declare.odds(s, s.pending[0])
+            except Exception as e:  # noqa: BLE001
+                self.fail(e)
+                return None
         if self.target is None or self.kind() != "combat":
             return None
         try:
@@ -1514,14 +1521,15 @@ class PlayWindow(BotPlayer, QMainWindow):
             o.clear.setEnabled(self.target is not None)
             o.attackers.blockSignals(False)
             return
-        for uid in self.eligible_attackers(self.target):
+        declaring = self.kind() == "declare"
+        for uid in ([] if declaring else self.eligible_attackers(self.target)):
             it = QListWidgetItem(f"{uid} ({T.factors_text(self.runner, s, uid)}) in {self.hid(s.units[uid].hex)}")
             it.setData(Qt.UserRole, uid)
             it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
             it.setCheckState(Qt.Checked if uid in self.attackers else Qt.Unchecked)
             o.attackers.addItem(it)
         o.report.setHtml(odds_html(self.game, self.board, rep))
-        o.roll.setEnabled(rep.legal)
+        o.roll.setEnabled(rep.legal and not declaring)
         o.roll.setText(f"Roll ({rep.column.label})" if rep.legal else "Roll")
         o.clear.setEnabled(True)
         o.attackers.blockSignals(False)

@@ -81,8 +81,13 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
             e["option"] in runner.game.battle_options else e["option"]
         gives = [f"{'+' if v >= 0 else ''}{v} {whose}" for whose, v in (("own", e.get("own", 0)),
                                                                           ("enemy", e.get("enemy", 0))) if v]
+        if e.get("shift"):
+            n = e["shift"]
+            gives.append(f"{n} column{'s' * (abs(n) != 1)} in its favour")
         return f"{who(e.get('side'))} uses {title}" + (f" with {e['unit']}" if e.get("unit") else "") + \
             f": {', '.join(gives) or 'no effect'}"
+    if "called-off" in e:
+        return f"the attack on {e.get('attack')} is called off: {e['called-off']}"
     if "disrupted" in e:
         return f"{e['disrupted']} is disrupted"
     if "back" in e:
@@ -204,6 +209,10 @@ def prompt(runner: Runner, s: GameState) -> str:
         return f"{who} attacks: click an enemy hex, adjust the attackers, check the odds, Roll. Done ends combat."
     if k == "battle":
         return battle_prompt(runner, s, who)
+    if k == "declare":
+        p = s.pending[0]
+        return f"Before the roll on {p['hex']}: {who} may use battle options (each shifts the column in " \
+               f"{who}'s favour): pick one in the list, or {done_label(s)}."
     if k == "decide":
         return f"{who}: {st.get('question') or st.get('option')} Choose Yes in the list, or press No."
     if k == "deploy":
@@ -273,7 +282,7 @@ def done_label(s: GameState) -> str:
     k = decision_kind(s)
     if k == "battle":
         return "No (more) options" if s.pending[0]["stage"] == "options" else "Done"
-    return {"movement": "End movement", "combat": "End combat", "advance": "No (more) advance",
+    return {"declare": "No (more) options", "movement": "End movement", "combat": "End combat", "advance": "No (more) advance",
             "hold": "Retreat", "choose": "Stop choosing", "interrupt": "Pass", "place": "Stop placing",
             "activate": "Stop activating", "decide": "No", "rebuild": "Stop rebuilding",
             "deploy": "Place the rest"}.get(k, "Done")

@@ -607,8 +607,9 @@ class CombatRules:
 
 @dataclass(frozen=True, slots=True)
 class BattleOption:
-    """Something a side may add to one battle (firepower combat): an air
-    strike, air support, a desperate effort, a once-per-game artillery.
+    """Something a side may add to one battle or attack before the fire or
+    the roll: an air strike, air support, a desperate effort, a once-per-game
+    artillery (firepower), a Stuka (a CRT's column shift).
 
     ``by``: unit selectors that provide it (each unit provides one option per
     combat phase); empty: the side itself.  ``within``: how far the provider
@@ -626,6 +627,9 @@ class BattleOption:
     roll: str = ""
     per_game: int | None = None
     uses: str = ""  # what a provider spends, once per combat phase (air options share "air"); "" = the option id
+    shift: int = 0  # CRT combat: columns in the user's favour (the attacker's right, the defender's left)
+    from_pool: str = ""  # providers are the side's units in this pool (a Stuka in the airfields), not on the map
+    to_pool: str = ""  # where a provider from a pool goes once used ("" stays)
     where: str = ""
 
 

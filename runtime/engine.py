@@ -18,6 +18,7 @@ from typing import Callable
 
 from . import expr as E
 from .combat import firepower as F
+from .combat.declare import CrtDeclarations
 from .actions import (Action, Advance, Attack, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
                       parse_action)
 from .board import Board
@@ -34,6 +35,7 @@ class Engine:
         self.game = game
         self.board = board or Board(game)
         self.battles = F.FirepowerBattles(self)
+        self.declare = CrtDeclarations(self)  # decisions before the roll on a CRT
         self.declared = game.declared_ids()  # ids as expression names: fixed for the game
         self.controllable = frozenset(h for h, mh in game.map.hexes.items()
                                       if game.control_hexes == "all" or mh.features or mh.vp)
@@ -238,6 +240,8 @@ class Engine:
         p = state.pending[0]
         if p["kind"] == "battle":
             return self.battles.actions(state, p)
+        if p["kind"] == "declare":
+            return self.declare.actions(state, p)
         if p["kind"] == "loss":
             return [LoseStep(u) for u in p["units"] if state.units[u].hex is not None]
         if p["kind"] == "retreat":
@@ -362,6 +366,23 @@ class Engine:
             raise IllegalActionError(rep.errors[0])
         if rep.column.column is None:
             raise IllegalActionError(f"no attack on {a.target} at these odds: {rep.column.reason}")
+        if self.declare.start(s, a.target, list(a.attackers), s.units_at(target)[0].side):
+            return  # the sides' decisions before the roll come first
+        self.roll_attack(s, a.target, list(a.attackers), [], rep)
+
+    def roll_attack(self, s: GameState, hex_id: str, attackers: list[str], options: list[tuple[int, str]],
+                    rep=None) -> None:
+        """Roll an attack on the CRT and queue its results; ``options``: the
+        column shifts of the battle options the sides used (title, columns)."""
+        a = Attack(hex_id, tuple(attackers))
+        target = self.hex(hex_id)
+        if rep is None:
+            rep = combat_odds(self.game, self.board, s, attackers, target, env=self.env, options=options)
+        if not rep.legal:  # the defender's options left no attack
+            s.attacked.update(attackers)
+            s.attacked_hexes.add(target)
+            s.log.append({"turn": s.turn, "side": s.active, "attack": hex_id, "called-off": rep.validate})
+            return
         crt = rep.crt
         defenders = [u.id for u in s.units_at(target)]
         die_total = s.roll(rep.die, f"combat at {a.target}")
@@ -394,6 +415,11 @@ class Engine:
             if a not in legal:
                 raise IllegalActionError(self.battles.why(s, p, a, legal))
             self.battles.answer(s, p, a)
+            return
+        if p["kind"] == "declare":
+            if a not in legal:
+                raise IllegalActionError(self.declare.why(s, p, a, legal))
+            self.declare.answer(s, p, a)
             return
         if a not in legal:
             if p["kind"] == "loss":
@@ -452,6 +478,10 @@ class Engine:
             p = s.pending[0]
             if p["kind"] == "battle":
                 if self.battles.settle(s, p):
+                    continue
+                return
+            if p["kind"] == "declare":
+                if self.declare.settle(s, p):
                     continue
                 return
             if p["kind"] == "retreat-all":
@@ -516,6 +546,9 @@ class Engine:
                 good = [a for a in acts if isinstance(a, Use) and self.battles.option_value(a.option) > 0]
                 return good[0] if good else Done()
             return acts[0]
+        if state.pending and state.pending[0]["kind"] == "declare":  # an option where it changes the column
+            p = state.pending[0]
+            return next((a for a in acts if isinstance(a, Use) and self.declare.worth(state, p, a)), Done())
         if state.pending and state.pending[0]["kind"] == "loss":
             def cost(a: LoseStep) -> tuple[int, str]:
                 u = state.units[a.unit]

@@ -87,6 +87,7 @@ def test_the_engine_rolls_with_the_modifier(runner):
     s = state(runner, turn=2, active="soviet", **{"4Pz": "0303", "28RD": "0403", "1MRD": "0304"})
     s.place("minsk-drm", runner.board.parse("0601"))
     after = runner.engine.apply(s, "attack 0303 with 1MRD,28RD")
+    after = runner.engine.apply(after, "done")  # no battle option: the roll
     entry = next(e for e in after.log if e.get("action", "").startswith("attack"))
     rolled = next(e for e in after.log if "roll" in e)["result"]
     assert entry["die"] == rolled and entry["drm"] == 1
@@ -116,7 +117,10 @@ def test_greedy_bot_games_still_finish(runner):
         assert end.result is not None
         attacks = [e for e in end.log if "column" in e]
         # 31ID and 4Pz (4 + 6) on 28RD (3) in clear: 3-1, and on turn 1 two shifts right: 5-1
-        assert {"action": "attack 0304 with 31ID,4Pz", "odds": "10-3", "column": "5-1"}.items() <= attacks[0].items()
+        # (a Stuka may add two more)
+        cols = [c.label for c in runner.game.crts["avd"].columns]
+        assert {"action": "attack 0304 with 31ID,4Pz", "odds": "10-3"}.items() <= attacks[0].items()
+        assert cols.index(attacks[0]["column"]) >= cols.index("5-1")
 
 
 # ------------------------------------------------------------------ hexforge odds
@@ -194,3 +198,84 @@ def test_odds_panel_lists_the_modifiers(runner):
     s.place("minsk-drm", runner.board.parse("0601"))
     html = odds_html(runner.game, runner.board, odds(runner, s, ["28RD", "1MRD"], "0303"))
     assert "Die roll modifiers" in html and "+1: Minsk Pocket escapees" in html
+
+
+# ------------------------------------------------------------------ decisions before the roll
+
+def declare_state(runner, **kw):
+    s = state(runner, **kw)
+    for st in ("Stuka1", "Stuka2"):
+        s.place(st, None, "pool:airfields")
+    return s
+
+
+def test_a_stuka_shifts_the_attackers_column_two_right(runner):
+    e = runner.engine
+    s = declare_state(runner, turn=2, **{"4Pz": "0303", "28RD": "0403"})
+    s = e.apply(s, "attack 0403 with 4Pz")
+    p = s.pending[0]
+    assert p["kind"] == "declare" and runner.to_move(s) == "german"
+    assert [str(a) for a in e.legal_actions(s)] == ["use stuka Stuka1", "use stuka Stuka2", "done"]
+    assert e.declare.odds(s, p).column.label == "1.5-1"  # 6-3 = 2-1, the town 1 left
+    s = e.apply(s, "use stuka Stuka1")
+    assert s.units["Stuka1"].box == "pool:used-air"  # set aside (4.a.ix)
+    # one Stuka per attack, and the Soviet side has no option when it defends: the roll follows
+    assert not s.pending or s.pending[0]["kind"] != "declare"
+    entry = next(x for x in reversed(s.log) if x.get("action") == "attack 0403 with 4Pz")
+    assert entry["column"] == "3-1"
+    assert any(x.get("option") == "stuka" and x.get("shift") == 2 for x in s.log)
+
+
+def test_a_defending_stuka_shifts_left_and_can_call_the_attack_off(runner):
+    e = runner.engine
+    at = {"4Pz": "0303", "28RD": "0403", "1MRD": "0304"}
+    s = declare_state(runner, turn=2, active="soviet", **at)
+    s = e.apply(s, "attack 0303 with 1MRD,28RD")  # 7-4: 1.5-1, the hill 1 left: 1-1
+    assert runner.to_move(s) == "soviet"
+    assert [str(a) for a in e.legal_actions(s)] == ["use reserve-guns", "done"]
+    s = e.apply(s, "use reserve-guns")  # 1.5-1; nothing more for the Soviet side: the German decides
+    assert runner.to_move(s) == "german"
+    assert e.default_action(s) == e.legal_actions(s)[0]  # the bots' rule: it changes the column
+    p = s.pending[0]
+    assert not e.declare.odds(s, p, e.legal_actions(s)[0], "german").legal  # 1.5-1 two left: below 1-1
+    s = e.apply(s, "use stuka Stuka2")  # nothing more to decide: the attack is worked out again
+    assert s.log[-1] == {"turn": 2, "side": "soviet", "attack": "0303",
+                         "called-off": "cannot attack 0303: final odds 1-2 are below 1-1"}
+    assert {"1MRD", "28RD"} <= s.attacked and not s.pending
+    # once per game: the reserve guns are not offered again
+    s.attacked, s.attacked_hexes = set(), set()
+    s = e.apply(s, "attack 0303 with 1MRD,28RD")
+    assert "use reserve-guns" not in [str(a) for a in e.legal_actions(s)]
+
+
+def test_a_stuka_is_not_spent_where_it_changes_nothing(runner):
+    e = runner.engine
+    s = declare_state(runner, turn=2, **{"4Pz": "0303", "31ID": "0203", "28RD": "0304"})
+    s.units["28RD"].step = 1  # 1-4: 10-1 already
+    s = e.apply(s, "attack 0304 with 31ID,4Pz")
+    assert e.declare.odds(s, s.pending[0]).column.label == "10+-1"
+    assert str(e.default_action(s)) == "done"
+
+
+def test_cli_use_shifts_before_the_roll(capsys):
+    code, out, err = run(capsys, "--attack", 6, "--defense", 3, "--terrain", "town", "--side", "german",
+                         "--use", "stuka")
+    assert code == 0, err
+    assert "shift: Stuka (attacker): 2 right" in out.splitlines() and "final column: 3-1" in out.splitlines()
+    code, out, err = run(capsys, "--attack", 6, "--defense", 3, "--side", "soviet", "--use", "stuka:defender",
+                         "--json")
+    assert json.loads(out)["column"] == "1-1"  # 2-1 two left
+    code, out, err = run(capsys, "--attack", 6, "--defense", 3, "--side", "soviet", "--use", "stuka")
+    assert code == 1 and "the attacker cannot use stuka: it is german's" in err
+    code, out, err = run(capsys, "--attack", 6, "--defense", 3, "--side", "german", "--use", "stukka")
+    assert code == 1 and "no battle option 'stukka'" in err and "stuka" in err
+
+
+def test_options_of_the_other_family_are_refused(tmp_path):
+    errs = errors_of(tmp_path, 'battle-option air "Air" { side a; adds own 1 }\n')
+    assert len(errs) == 1 and "'adds' is not used by any rule: an attack on a CRT reads 'shift'" in errs[0]
+    errs = errors_of(tmp_path, 'pool p "P" { side a }\nbattle-option air "Air" { side a; from p; shift 1 }\n')
+    assert len(errs) == 1 and "'from POOL' takes the providing units from a pool: name them with 'by'" in errs[0]
+    errs = errors_of(tmp_path, 'combat { procedure firepower; attack move-in }\n'
+                     'outcome D "d" { holds attacker }\nbattle-option air "Air" { side a; shift 1 }\n')
+    assert any("shift is not used by any rule: a firepower battle reads 'adds' and 'roll'" in e for e in errs)

@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 from .. import expr as E
 from ..actions import Action, Attack, Done, Hit, IllegalActionError, Retreat, Use
 from ..board import Board
-from ..definition import BattleOption, GameDefinition
+from ..definition import GameDefinition
 from ..hexes import Hex
 from ..movement import class_costs
 from ..state import GameState, eliminate
 from ..tables import number, roll_table
+from .options import open_uses, spend
 
 
 @dataclass
@@ -158,35 +159,6 @@ def threshold(game: GameDefinition, state: GameState, uid: str, target: str, env
     return max(1, total)
 
 
-def option_open(game: GameDefinition, opt: BattleOption, side: str, attacker: str, defender: str,
-                env: tuple[dict, dict]) -> bool:
-    """May ``side`` use ``opt`` in a battle between these sides now?"""
-    role = "attacker" if side == attacker else "defender"
-    if opt.side not in ("both", side, role):
-        return False
-    if opt.condition is None:
-        return True
-    names, fns = env
-    local = dict(names)
-    local.update({"side": side, "enemy": defender if side == attacker else attacker, "attacker": attacker,
-                  "defender": defender})
-    return E.evaluate(opt.condition, local, fns) is True
-
-
-def providers(game: GameDefinition, state: GameState, opt: BattleOption, side: str, h: Hex) -> list[str]:
-    """The units of ``side`` that could provide ``opt`` to the battle in ``h``
-    (before the once-per-phase check)."""
-    out = []
-    for u in state.on_map(side):
-        if u.hex.distance(h) > opt.within:
-            continue
-        if opt.not_marked & u.markers:
-            continue
-        if opt.by & game.selectors_of(u.id):
-            out.append(u.id)
-    return sorted(out)
-
-
 class FirepowerBattles:
     """Runs firepower battles for an engine (Barbarossa 7.0).  One pending
     entry of kind "battle" carries the whole battle through its stages:
@@ -246,24 +218,8 @@ class FirepowerBattles:
         return report(self.game, self.board, s, target, s.active, self.e.env(s), [])
 
     def option_actions(self, s: GameState, p: dict) -> list[Action]:
-        g, side, h = self.game, p["side"], self.e.hex(p["hex"])
-        env = self.e.env(s)
-        out: list[Action] = []
-        for opt in g.battle_options.values():
-            if not option_open(g, opt, side, p["attacker"], p["defender"], env):
-                continue
-            if opt.per_game is not None and \
-                    sum(1 for d in s.done if d.startswith(f"used:{opt.id}@")) >= opt.per_game:
-                continue
-            if not opt.by:
-                if not any(x[0] == opt.id and x[2] == side for x in p["used"]):
-                    out.append(Use(opt.id))
-                continue
-            spent = opt.uses or opt.id
-            for uid in providers(g, s, opt, side, h):
-                if f"spent:{spent}:{uid}" not in s.attacked:
-                    out.append(Use(opt.id, uid))
-        return out
+        return open_uses(self.game, s, p["side"], p["attacker"], p["defender"], self.e.hex(p["hex"]), p["used"],
+                         self.e.env(s))
 
     def hit_candidates(self, s: GameState, p: dict) -> list[str]:
         h = self.e.hex(p["hex"])
@@ -338,9 +294,7 @@ class FirepowerBattles:
             env = self.e.env(s)
             _, row = roll_table(g, s, t, (dict(env[0], side=p["side"]), env[1]), f"{opt.title} in {p['hex']}")
             own, enemy = own + number(t, row, "own"), enemy + number(t, row, "enemy")
-        if a.unit:
-            s.attacked.add(f"spent:{opt.uses or opt.id}:{a.unit}")
-        s.done.add(f"used:{opt.id}@{s.turn}:{p['hex']}:{p['side']}:{a.unit}")
+        spend(g, s, opt, p["side"], a.unit, p["hex"])
         p["used"].append([opt.id, a.unit, p["side"], own, enemy])
         s.log.append({"turn": s.turn, "option": opt.id, "unit": a.unit, "side": p["side"], "own": own,
                       "enemy": enemy})

@@ -472,12 +472,14 @@ def _modified(parts: list[tuple[str, Fraction, str]], mods: dict[str, list[tuple
 
 def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
                 extra_shift: int = 0, crt: str | None = None,
-                env: Callable[[GameState], Env] | None = None) -> OddsReport:
+                env: Callable[[GameState], Env] | None = None,
+                options: Iterable[tuple[int, str]] = ()) -> OddsReport:
     """The odds, column, shifts, die roll modifiers and result probabilities
     of ``attackers`` attacking ``target``, and whether the attack is legal.
     ``env``: gives the names and functions the game's modifiers read (the
     runner's ``env``; without it, only the turn, weather and ids); it is
-    called only when the game has CRT modifiers."""
+    called only when the game has CRT modifiers.  ``options``: column
+    shifts of battle options used before the roll, (columns, title)."""
     crt_id = crt or game.combat.crt or next(iter(game.crts), "")
     if crt_id not in game.crts:
         raise KeyError(f"{game.info.id} has no CRT '{crt_id}'")
@@ -564,6 +566,9 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
         for n, title in whole_modifiers(game, f"{table.id}.shift", names):
             shifts.append((n, f"{title}: {abs(n)} {'left' if n < 0 else 'right'}"))
         drms = [(n, title) for n, title in whole_modifiers(game, table.id, names)]
+    for n, title in options:
+        if n:
+            shifts.append((n, f"{title}: {abs(n)} {'left' if n < 0 else 'right'}"))
     if extra_shift:
         shifts.append((extra_shift, f"other: {abs(extra_shift)} {'left' if extra_shift < 0 else 'right'}"))
     total_shift = sum(s for s, _ in shifts)

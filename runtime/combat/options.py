@@ -1,0 +1,90 @@
+"""Battle options (``battle-option``): what a side may add to one battle or
+attack before the fire or the roll: an air strike, a desperate effort, a
+Stuka, a once-per-game barrage.  Both combat families use them: a firepower
+battle adds their firepower (``adds``, ``roll``), an attack on a CRT their
+column shifts (``shift``).
+
+Who provides an option: without ``by``, the side itself; with ``by``, one
+of its units that match, on the map within ``within`` hexes of the battle
+hex or, with ``from POOL``, in that pool (a Stuka in the Luftwaffe's
+airfields).  A unit spends the option's resource (``uses``, by default
+the option's id) once per combat phase; one from a pool goes to the pool
+``to`` names, and comes back only when a rule moves it back.  ``per-game``
+caps the uses in the whole game."""
+from __future__ import annotations
+
+from .. import expr as E
+from ..actions import Use
+from ..definition import BattleOption, GameDefinition
+from ..hexes import Hex
+from ..state import GameState
+
+
+def option_open(game: GameDefinition, opt: BattleOption, side: str, attacker: str, defender: str,
+                env: tuple[dict, dict]) -> bool:
+    """May ``side`` use ``opt`` in a battle between these sides now?"""
+    role = "attacker" if side == attacker else "defender"
+    if opt.side not in ("both", side, role):
+        return False
+    if opt.condition is None:
+        return True
+    names, fns = env
+    local = dict(names)
+    local.update({"side": side, "enemy": defender if side == attacker else attacker, "attacker": attacker,
+                  "defender": defender})
+    return E.evaluate(opt.condition, local, fns) is True
+
+
+def providers(game: GameDefinition, state: GameState, opt: BattleOption, side: str, h: Hex) -> list[str]:
+    """The units of ``side`` that could provide ``opt`` to the battle in ``h``
+    (before the once-per-phase check)."""
+    if opt.from_pool:
+        box = f"pool:{opt.from_pool}"
+        units = [u for u in state.units.values() if u.side == side and u.box == box and u.hex is None]
+    else:
+        units = [u for u in state.on_map(side) if u.hex.distance(h) <= opt.within]
+    out = []
+    for u in units:
+        if opt.not_marked & u.markers:
+            continue
+        if opt.by & game.selectors_of(u.id):
+            out.append(u.id)
+    return sorted(out)
+
+
+def used_in_game(state: GameState, opt: BattleOption) -> int:
+    return sum(1 for d in state.done if d.startswith(f"used:{opt.id}@"))
+
+
+def open_uses(game: GameDefinition, s: GameState, side: str, attacker: str, defender: str, h: Hex,
+              used: list, env: tuple[dict, dict], once: bool = False) -> list[Use]:
+    """The ``use OPTION [UNIT]`` actions open to ``side`` now; ``used``: the
+    uses so far in this battle ([option, unit, side, ...]).  ``once``: each
+    option at most once per side in the battle (an attack on a CRT)."""
+    out: list[Use] = []
+    for opt in game.battle_options.values():
+        if not option_open(game, opt, side, attacker, defender, env):
+            continue
+        if opt.per_game is not None and used_in_game(s, opt) >= opt.per_game:
+            continue
+        if (once or not opt.by) and any(x[0] == opt.id and x[2] == side for x in used):
+            continue
+        if not opt.by:
+            out.append(Use(opt.id))
+            continue
+        spent = opt.uses or opt.id
+        for uid in providers(game, s, opt, side, h):
+            if f"spent:{spent}:{uid}" not in s.attacked:
+                out.append(Use(opt.id, uid))
+    return out
+
+
+def spend(game: GameDefinition, s: GameState, opt: BattleOption, side: str, unit: str, hex_id: str) -> None:
+    """The bookkeeping of one use: the unit's resource is spent for this
+    combat phase, the use counts for ``per-game``, a unit from a pool goes
+    to the ``to`` pool."""
+    if unit:
+        s.attacked.add(f"spent:{opt.uses or opt.id}:{unit}")
+        if opt.to_pool:
+            s.place(unit, None, f"pool:{opt.to_pool}")
+    s.done.add(f"used:{opt.id}@{s.turn}:{hex_id}:{side}:{unit}")

@@ -52,6 +52,7 @@ class Ctx:
     # names declared by a statement that already has an error (a misspelt
     # keyword): references to them stay quiet, so one mistake is one diagnostic
     poisoned: set[str] = field(default_factory=set)
+    track_calls: list = field(default_factory=list)  # track("column") calls, checked once the turn track is read
 
     def error(self, code: str, message: str, span: Span | None, hint: str = "") -> None:
         if any(d.code == code and d.message == message and d.span == span for d in self.diags.items):
@@ -134,6 +135,8 @@ class Ctx:
                            did_you_mean(n.name, known_names) or
                            ("put spaces around '-' to subtract" if "-" in n.name else ""))
             elif isinstance(n, E.Call):
+                if n.func == "track":
+                    self.track_calls.append(n)
                 if n.func not in EXPR_FUNCTIONS:
                     self.error("unknown-function", f"unknown function '{n.func}'", Span.parse(n.where),
                                did_you_mean(n.func, EXPR_FUNCTIONS))

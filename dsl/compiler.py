@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from runtime import definition as D
+from runtime import expr as E
 from runtime.hexes import HexIdError
 from runtime.vocabulary import ACTIVATION_KINDS, EDGES, PROCEDURES
 
@@ -230,6 +231,14 @@ class _Compiler:
         self.class_flags = {k: v.flags for k, v in classes.items()}
         scenarios = {st.name: self.scenario(st, counters, map_def, track, stacking, pools, chart)
                      for st in self.all("scenario")}
+        for call in ctx.track_calls:  # track("column") names a column of the turn track
+            arg = call.args[0] if len(call.args) == 1 else None
+            if not isinstance(arg, E.Str):
+                ctx.error("type", "track() takes a turn-track column in quotes: track(\"german-oos\")",
+                          Span.parse(call.where))
+            elif arg.value not in track.columns:
+                ctx.error("unknown-name", f"the turn track has no column '{arg.value}'", Span.parse(arg.where or call.where),
+                          did_you_mean(arg.value, track.columns))
         if not sides:
             ctx.error("missing", "the game declares no side", None, 'write: side axis "Axis" { colour "#8c8c8c" }')
         if ctx.diags.errors:

@@ -382,3 +382,15 @@ def test_the_playtest_map_draws_the_markers_of_the_state(game, monkeypatch):
     cx, cy = (x - rect.left()) * scale, (y + S * 0.86 - S * 0.2 - rect.top()) * scale
     near = [QColor(img.pixel(int(cx) + dx, int(cy) + dy)).name() for dx in (-4, 4) for dy in (-4, 4)]
     assert "#d4af37" in near and app is not None
+
+
+def test_track_names_a_column_of_the_turn_track(tmp_path):
+    folder = tmp_path / "avd"
+    folder.mkdir()
+    (folder / "map.hxm").write_text((AVD / "map.hxm").read_text())
+    text = (AVD / "game.hxr").read_text()
+    assert 'track("german-oos")' in text
+    (folder / "game.hxr").write_text(text.replace('track("german-oos")', 'track("german-os")'))
+    _, diags, _ = check_game(folder)
+    errs = [(d.span.line, d.message, d.hint) for d in diags.items]
+    assert any(m == "the turn track has no column 'german-os'" and "german-oos" in h for _, m, h in errs), errs

@@ -82,15 +82,15 @@ def bench_game(folder: str, scenario: str | None, seeds: tuple[int, ...] = (1, 2
 
 def bench_smolensk_game() -> dict:
     """A full Smolensk game (turns 1-9), random bot against random bot."""
-    secs, rate = bench_game("smolensk", "full")
-    return {"smolensk_full_random_game_s": secs, "actions_per_s": rate}
+    secs, _ = bench_game("smolensk", "full")
+    return {"smolensk_full_random_game_s": secs}
 
 
 def bench_barbarossa_game() -> dict:
     """A Barbarossa postcard game (4 turns), random and greedy bots."""
-    secs, rate = bench_game("barbarossa-postcard", None)
+    secs, _ = bench_game("barbarossa-postcard", None)
     greedy, _ = bench_game("barbarossa-postcard", None, bot="greedy")
-    return {"barbarossa_random_game_s": secs, "barbarossa_actions_per_s": rate, "barbarossa_greedy_game_s": greedy}
+    return {"barbarossa_random_game_s": secs, "barbarossa_greedy_game_s": greedy}
 
 
 def main() -> int:
@@ -117,6 +117,8 @@ def main() -> int:
     figures.update(bench_supply())
     figures.update(bench_smolensk_game())
     figures.update(bench_barbarossa_game())
+    from bench.bench_playout import bench_playouts  # decisions/s beside the earlier algorithms
+    figures.update(bench_playouts())
     from bench.bench_editor import run as bench_editor  # Qt, offscreen: last, in its own section
     figures.update(bench_editor())
     if args.json:

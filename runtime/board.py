@@ -77,6 +77,7 @@ class Board:
         self.graph = g
         # Plain dict adjacency for the hot loops: hex -> ((neighbour, Edge), ...)
         self.adj: dict[Hex, tuple[tuple[Hex, Edge], ...]] = {h: tuple(v) for h, v in adj.items()}
+        self._ids: dict[Hex, str] = {}  # printed ids, formatted once (legal actions name thousands)
 
     # ---------------------------------------------------------------- lookup
     def __contains__(self, h: Hex) -> bool:
@@ -98,7 +99,11 @@ class Board:
         return f"{hid} ({name})" if name else hid
 
     def hex_id(self, h: Hex) -> str:
-        return self.grid.format_id(h)
+        hid = self._ids.get(h)
+        if hid is None:
+            hid = self.grid.format_id(h)
+            self._ids[h] = hid
+        return hid
 
     def parse(self, text: str) -> Hex:
         return self.grid.parse_id(text)

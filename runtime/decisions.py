@@ -3,6 +3,7 @@ notation (runtime.runner's docstring lists them): choosing, picking and
 playing chits, placing units, activating, withdrawing, transferring."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
 
@@ -74,6 +75,56 @@ class Take:
 
     def __str__(self) -> str:
         return f"take {self.unit}"
+
+
+class Placements(Sequence):
+    """The place decisions ``[Place(u, h) for u in units for h in hexes] + tail``,
+    in that order, without building them: a reinforcement step can offer
+    tens of thousands (every waiting unit times every hex with room).  Reads
+    as that list (length, index, membership, iteration, equality)."""
+
+    __slots__ = ("units", "hexes", "tail", "_units", "_hexes")
+
+    def __init__(self, units: list[str], hexes: list[str], tail: list):
+        self.units, self.hexes, self.tail = list(units), list(hexes), list(tail)
+        self._units, self._hexes = frozenset(self.units), frozenset(self.hexes)
+
+    def __len__(self) -> int:
+        return len(self.units) * len(self.hexes) + len(self.tail)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("action index out of range")
+        k = len(self.units) * len(self.hexes)
+        if i >= k:
+            return self.tail[i - k]
+        u, h = divmod(i, len(self.hexes))
+        return Place(self.units[u], self.hexes[h])
+
+    def __contains__(self, a) -> bool:
+        if isinstance(a, Place):
+            return a.unit in self._units and a.at in self._hexes
+        return a in self.tail
+
+    def __iter__(self):
+        for u in self.units:
+            for h in self.hexes:
+                yield Place(u, h)
+        yield from self.tail
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    def __add__(self, other) -> list:
+        return list(self) + list(other)
+
+    def __repr__(self) -> str:
+        return f"Placements({len(self.units)} units x {len(self.hexes)} hexes + {self.tail!r})"
 
 
 RunnerAction = Union[Action, Choose, Pick, Play, Place, Activate, Withdraw, Transfer, Take]

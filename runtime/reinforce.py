@@ -156,7 +156,9 @@ class Reinforcements:
 
     def _fits(self, s: GameState, h: Hex) -> bool:
         limit = self.game.stacking.get("units")
-        return limit is None or stack_count(self.game, s, h) + 1 <= limit
+        if limit is None or h not in s.occupants:
+            return limit is None or limit >= 1
+        return stack_count(self.game, s, h) + 1 <= limit
 
 
     # ---------------------------------------------------------- rebuild

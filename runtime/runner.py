@@ -21,13 +21,14 @@ Decisions, with their text notation:
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import expr as E
 from .actions import Done, IllegalActionError
 from .board import Board
 from .chitpull import ChitPull
-from .decisions import Activate, Choose, Pick, Place, Play, RunnerAction, Take, Transfer, Withdraw, parse
+from .decisions import Activate, Choose, Pick, Place, Placements, Play, RunnerAction, Take, Transfer, Withdraw, parse
 from .definition import GameDefinition, Phase
 from .effects import Effects
 from .engine import Engine
@@ -203,7 +204,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
             return s.units[unit].side if unit else s.active
         return s.step.get("side") or s.active
 
-    def legal_actions(self, s: GameState) -> list[RunnerAction]:
+    def legal_actions(self, s: GameState) -> Sequence[RunnerAction]:
         if s.result is not None:
             return []
         ask = self.effect_asks(s)
@@ -227,14 +228,11 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
         if d == "hq-transfer":
             return [Transfer(u) for u in self._hq_transferable(s, s.step["hq"])] + [Done()]
         if d == "place":
-            out: list[RunnerAction] = []
             arrival = s.step.get("arrival")
             hexes = self.arrival_hexes(s, self.game.arrivals[arrival]) if arrival else \
                 self.entry_hexes(s, s.step["side"], s.step.get("area", ""))
             room = [self.board.hex_id(h) for h in hexes if self._fits(s, h)]  # the same for every unit
-            for uid in s.step["units"]:
-                out.extend(Place(uid, hid) for hid in room)
-            return out + [Done()]
+            return Placements(s.step["units"], room, [Done()])  # every unit x every hex, built when read
         if d == "activate":
             return [Activate(u) for u in s.step["candidates"] if u not in s.activated] + [Done()]
         if d == "decide":

@@ -184,17 +184,69 @@ def _supply_map(game, board, state, side) -> dict[Hex, int]:
     if hit is not None:
         return hit
     no_enter, no_exit, st = _blocking(game, board, state, side)
-    step, rail_step = _weights(no_enter, no_exit, st, game.supply.rail_link.get(side, RAIL))
-    _, origins = _origins(game, board, side, no_enter, rail_step)
-    if origins:
-        result = nx.multi_source_dijkstra_path_length(board.graph, origins, cutoff=_cutoff(game.supply, side),
-                                                      weight=step)
-    else:
-        result = {}
+    # the map is a function of what blocks lines now: states that differ only
+    # in what does not block (a unit leaving a stack, a move outside every ZOC)
+    # share one search
+    shared = _SHARED.get(board)
+    if shared is None or shared[0] is not game.supply:
+        shared = (game.supply, {})
+        _SHARED[board] = shared
+    content = (side, frozenset(no_enter), frozenset(no_exit))
+    result = shared[1].get(content)
+    if result is None:
+        result = _search(game, board, side, no_enter, no_exit, st)
+        if len(shared[1]) >= 256:
+            shared[1].pop(next(iter(shared[1])))  # the oldest first
+        shared[1][content] = result
     if len(cache) > 64:
         cache.clear()
     cache[key] = result
     return result
+
+
+# board -> (supply rules, {(side, no_enter, no_exit): supply map}): searches shared across states
+_SHARED: "weakref.WeakKeyDictionary[Board, tuple[SupplyRules, dict]]" = weakref.WeakKeyDictionary()
+
+
+def _search(game, board, side, no_enter, no_exit, st: _Static) -> dict[Hex, int]:
+    """The search of ``supply_map``: breadth first (every step costs 1) over
+    ``board.adj``, the board graph's adjacency, with the same step rule as
+    the weight functions of ``_weights``."""
+    rules = game.supply
+    adj = board.adj
+    bad_steps = st.bad_steps
+    special = no_enter | st.bad_targets
+    sources = [h for h in board.supply_sources(side) if h not in no_enter]
+    dist: dict[Hex, int] = dict.fromkeys(sources, 0)
+    if sources and side in rules.rail:  # the rail net first: it counts as sources
+        link = rules.rail_link.get(side, RAIL)
+        todo = deque(sources)
+        while todo:
+            u = todo.popleft()
+            if u in no_exit:
+                continue
+            for v, e in adj[u]:
+                if v in dist or link not in e.links:
+                    continue
+                if v in special and (v in no_enter or (u, v) in bad_steps):
+                    continue
+                dist[v] = 0
+                todo.append(v)
+    cutoff = _cutoff(rules, side)
+    todo = deque(dist)
+    while todo:
+        u = todo.popleft()
+        d = dist[u] + 1
+        if (cutoff is not None and d > cutoff) or u in no_exit:
+            continue
+        for v, e in adj[u]:
+            if v in dist:
+                continue
+            if v in special and (v in no_enter or (u, v) in bad_steps):
+                continue
+            dist[v] = d
+            todo.append(v)
+    return dist
 
 
 def supply_status(game: GameDefinition, board: Board, state: GameState, side: str,

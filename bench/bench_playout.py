@@ -1,0 +1,92 @@
+"""Decisions per second of random playouts (the speed a search bot needs),
+each beside a reference measured in the same run: the same playouts with the
+engine's earlier algorithms put back (a networkx Dijkstra supply search for
+every new state, no searches shared across states, every legal-action list
+built in full).
+
+    smolensk_actions_per_s              Smolensk full game, random vs random
+    smolensk_reference_actions_per_s    the same games, earlier algorithms
+    barbarossa_actions_per_s            Barbarossa postcard, random vs random
+    barbarossa_reference_actions_per_s  the same games, earlier algorithms
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from runtime import supply as S  # noqa: E402
+
+
+def _networkx_search(game, board, side, no_enter, no_exit, st):
+    """The supply search as it was: networkx multi-source Dijkstra with weight functions."""
+    step, rail_step = S._weights(no_enter, no_exit, st, game.supply.rail_link.get(side, S.RAIL))
+    _, origins = S._origins(game, board, side, no_enter, rail_step)
+    if not origins:
+        return {}
+    return nx.multi_source_dijkstra_path_length(board.graph, origins, cutoff=S._cutoff(game.supply, side),
+                                                weight=step)
+
+
+@contextlib.contextmanager
+def earlier_algorithms(runner):
+    search, shared, legal = S._search, S._SHARED, runner.legal_actions
+    S._search = _networkx_search
+    S._SHARED = _NoShareStore()
+    runner.legal_actions = lambda s: list(legal(s))
+    try:
+        yield
+    finally:
+        S._search, S._SHARED = search, shared
+        del runner.legal_actions
+
+
+class _NoShareStore:
+    """Stands for the per-board store of shared searches, and keeps nothing."""
+
+    def get(self, board):
+        return None
+
+    def __setitem__(self, board, value) -> None:
+        pass
+
+
+def playout_rate(folder: str, scenario: str | None, seeds=(1, 2, 3), reference: bool = False) -> float:
+    """Decisions per second over whole random games (all seeds together)."""
+    from dsl.compiler import compile_game
+    from runtime.bots import make_bot, play
+    from runtime.runner import Runner
+
+    game = compile_game(ROOT / "games" / folder)
+    runner = Runner(game, scenario)
+    n_all, t_all = 0, 0.0
+    ctx = earlier_algorithms(runner) if reference else contextlib.nullcontext()
+    with ctx:
+        for seed in seeds:
+            agents = {side: make_bot("random", seed + i) for i, side in enumerate(game.sides)}
+            t0 = time.perf_counter()
+            _, n = play(runner, runner.new_game(seed), agents)
+            t_all += time.perf_counter() - t0
+            n_all += n
+    return round(n_all / t_all, 1)
+
+
+def bench_playouts() -> dict:
+    return {
+        "smolensk_actions_per_s": playout_rate("smolensk", "full"),
+        "smolensk_reference_actions_per_s": playout_rate("smolensk", "full", reference=True),
+        "barbarossa_actions_per_s": playout_rate("barbarossa-postcard", None, seeds=tuple(range(1, 11))),
+        "barbarossa_reference_actions_per_s": playout_rate("barbarossa-postcard", None, seeds=tuple(range(1, 11)),
+                                                           reference=True),
+    }
+
+
+if __name__ == "__main__":
+    for k, v in bench_playouts().items():
+        print(f"{k:36} {v}")

@@ -1,0 +1,93 @@
+"""The engine's caches and lazy lists give what a fresh computation gives:
+supply maps shared across states (runtime/supply.py) after random action
+sequences, the place decisions built on demand (runtime.decisions.Placements),
+and bots that play the same game again for the same seed."""
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dsl.compiler import compile_game
+from runtime import supply as S
+from runtime.actions import Done
+from runtime.bots import make_bot, play
+from runtime.decisions import Place, Placements
+from runtime.runner import Runner
+
+from helpers import GAMES
+
+
+@lru_cache(maxsize=None)
+def runner(folder: str, scenario: str | None) -> Runner:
+    return Runner(compile_game(GAMES / folder), scenario)
+
+
+def fresh_supply(r: Runner, s, side: str) -> dict:
+    """The supply map computed from nothing: an uncached copy of the state,
+    no shared searches."""
+    c = s.copy()
+    c.cache = {}
+    S._SHARED.clear()
+    return S.supply_map(r.game, r.board, c, side)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None)]),
+       steps=st.integers(1, 120))
+def test_property_cached_supply_map_equals_a_fresh_one(seed, game, steps):
+    r = runner(*game)
+    rnd = random.Random(seed)
+    s = r.new_game(seed)
+    for _ in range(steps):
+        if s.result is not None:
+            break
+        acts = r.legal_actions(s)
+        s = r.apply(s, acts[rnd.randrange(len(acts))])
+        for side in r.game.sides:
+            cached = S.supply_map(r.game, r.board, s, side)
+            assert cached == fresh_supply(r, s, side)
+            assert cached == S.supply_map_reference(r.game, r.board, s, side)
+
+
+def test_placements_read_as_the_list_they_stand_for():
+    units, hexes = ["19A", "20A", "21A"], ["0101", "0102"]
+    lazy = Placements(units, hexes, [Done()])
+    full = [Place(u, h) for u in units for h in hexes] + [Done()]
+    assert len(lazy) == len(full) and list(lazy) == full and lazy == full
+    assert [lazy[i] for i in range(-len(full), len(full))] == full + full
+    assert lazy[1:4] == full[1:4]
+    assert all(a in lazy for a in full)
+    assert Place("19A", "0103") not in lazy and Place("22A", "0101") not in lazy
+    assert Placements([], hexes, [Done()]) == [Done()]
+
+
+def test_a_place_decision_lists_every_unit_in_every_hex_with_room():
+    r = runner("smolensk", "short")
+    rnd = random.Random(5)
+    s = r.new_game(5)
+    seen = 0
+    while s.result is None and seen < 3:
+        acts = r.legal_actions(s)
+        if s.step.get("decision") == "place":
+            seen += 1
+            places = [a for a in acts if isinstance(a, Place)]
+            assert {a.unit for a in places} == set(s.step["units"])
+            assert len(places) == len(set(places)) == len(acts) - 1
+        s = r.apply(s, acts[rnd.randrange(len(acts))])
+    assert seen
+
+
+def test_bots_play_the_same_game_for_the_same_seed():
+    for folder, scenario, bot in (("smolensk", "short", "random"), ("barbarossa-postcard", None, "random"),
+                                  ("barbarossa-postcard", None, "greedy")):
+        r = runner(folder, scenario)
+        logs = []
+        for _ in range(2):
+            agents = {side: make_bot(bot, 7 + i) for i, side in enumerate(r.game.sides)}
+            S._SHARED.clear()
+            end, n = play(r, r.new_game(7), agents)
+            logs.append((n, end.log, end.result))
+        assert logs[0] == logs[1], f"{bot} in {folder}"

@@ -1,11 +1,15 @@
 """Bots that play through the same legal_actions/apply as a person.
 
 ``random``: uniform among the legal actions (attacks included).
-``greedy``: takes the best-odds attacks (where attacks are moves into enemy
-hexes, those whose firepower beats the defence), moves toward objectives
-(VP hexes and cities held by the enemy), keeps its units in supply, declines
-risky choices, and answers decisions with the engine's defaults (cheapest
-step loss or hit, first retreat, battle options that help on average).
+``greedy``: one stated rule per decision (``GreedyBot.DECISIONS``, and
+``_pending`` for those owed after a combat): the best-odds attacks that are
+at least even to hurt the defender (without HQs; where attacks are moves
+into enemy hexes, those whose firepower beats the defence), moves toward
+contested objectives (VP hexes and cities the enemy holds, or its own within
+reach of the enemy) staying in supply, HQs following their units, chits
+that activate the most units, reinforcements nearest the objectives,
+retreats toward its own supply, advances that gain ground, no transfers
+off the map, no gambles.  A decision it has no rule for is an error.
 Both are deterministic for a given seed.
 """
 from __future__ import annotations
@@ -13,8 +17,9 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from .actions import Attack, Done, Move
+from .actions import Advance, Attack, Done, Hold, Move
 from .combat.odds import combat_odds
+from .decisions import Activate, Pick, Placements, Withdraw
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
@@ -32,12 +37,17 @@ class RandomBot:
 
 
 class GreedyBot:
+    """Every decision the runner asks for has a rule here (``DECISIONS``), and
+    so has every decision owed after a combat (``_pending``); a decision the
+    bot does not know is an error, never an arbitrary first action."""
+
     name = "greedy"
 
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
         self._targets: dict[str, list] = {}
 
+    # ---------------------------------------------------------- what matters
     def objectives(self, runner: Runner, side: str) -> list:
         """Hexes worth taking: VP hexes and cities."""
         if side not in self._targets:
@@ -45,45 +55,215 @@ class GreedyBot:
             self._targets[side] = [h for h, mh in m.hexes.items() if mh.vp or "city" in mh.features]
         return self._targets[side]
 
+    def goals(self, runner: Runner, state: GameState, side: str) -> list:
+        """The objectives that matter now: those the enemy holds (to take) and
+        the side's own within reach of an enemy unit (to hold); all of them
+        when none is contested."""
+        enemy = self._enemy_hexes(state, side)
+        out = []
+        for t in self.objectives(runner, side):
+            if state.control.get(t) != side:
+                out.append(t)
+            elif any(t.distance(e) <= 6 for e in enemy):
+                out.append(t)
+        return out or self.objectives(runner, side)
+
+    @staticmethod
+    def _enemy_hexes(state: GameState, side: str) -> list:
+        return [h for h, ids in state.occupants.items() if ids and state.units[ids[0]].side != side]
+
+    @staticmethod
+    def _nearest(h, hexes, default: int = 99) -> int:
+        return min((h.distance(t) for t in hexes), default=default)
+
+    @staticmethod
+    def _strength(runner: Runner, state: GameState, uid: str) -> int:
+        c = runner.game.counters[uid]
+        return sum(v for v in c.steps[min(state.units[uid].step, len(c.steps) - 1)].values() if isinstance(v, int))
+
+    def _is_hq(self, runner: Runner, uid: str) -> bool:
+        g = runner.game
+        return "hq" in g.unit_classes[g.counters[uid].unit_class].flags
+
+    def _chit_value(self, runner: Runner, state: GameState, cid: str) -> int:
+        """What a chit is worth now: an HQ chit, the units its HQ would
+        activate (none when the HQ is off the map); any other chit (supply,
+        reinforcements, reserve) one."""
+        chit = runner.game.chits[cid]
+        if chit.kind in ("hq", "interrupt") and chit.hq:
+            hq = state.units.get(chit.hq)
+            return len(runner.command(state, chit.hq)) if hq is not None and hq.hex is not None else 0
+        return 1
+
+    # ---------------------------------------------------------- the decision
     def choose(self, runner: Runner, state: GameState) -> RunnerAction:
         acts = runner.legal_actions(state)
         side = runner.to_move(state)
         if runner.effect_asks(state):  # an effect's choice (runtime.effects): the first answer
             return acts[0]
         if state.pending:
-            return runner.engine.default_action(state) if not any(isinstance(a, Done) for a in acts) or \
-                state.pending[0]["kind"] != "advance" else self._advance(runner, state, acts)
+            return self._pending(runner, state, acts, side)
         d = state.step.get("decision")
-        if d == "choose":
-            chits = [a for a in acts if isinstance(a, Choose)]
-            return self.rng.choice(chits) if chits else acts[-1]
-        if d == "interrupt":
-            plays = [a for a in acts if isinstance(a, Play)]
-            return plays[0] if plays and state.step.get("at-end") else acts[-1]
-        if d == "place":
-            places = [a for a in acts if isinstance(a, Place)]
-            return self._closest(runner, places, side, lambda a: a.at) if places else acts[-1]
-        if d in ("deploy", "decide"):  # the scenario's own set-up; no gamble
-            return Done()
-        if d == "combat":
-            if runner.game.combat.procedure == "firepower":  # every battle is fought, in any order
-                return acts[0]
-            return self._attack(runner, state, acts)
-        if d == "movement":
-            return self._move(runner, state, acts, side)
-        return acts[0]
+        rule = self.DECISIONS.get(d)
+        if rule is None:
+            raise NotImplementedError(f"the greedy bot has no rule for the decision '{d}'")
+        return rule(self, runner, state, acts, side)
 
-    def _closest(self, runner: Runner, acts: list, side: str, hex_of: Callable):
-        targets = self.objectives(runner, side)
+    def _choose_chit(self, runner, state, acts, side):
+        """The chit that activates the most units goes into the cup first."""
+        chits = [a for a in acts if isinstance(a, Choose)]
+        if not chits:
+            return Done()
+        return max(chits, key=lambda a: (self._chit_value(runner, state, a.chit), a.chit))
+
+    def _pick(self, runner, state, acts, side):
+        """A new army chit: the one whose HQ commands the most units now (the first by name on a tie)."""
+        picks = [a for a in acts if isinstance(a, Pick)]
+        if not picks:
+            return Done()
+        return max(picks, key=lambda a: (self._chit_value(runner, state, a.chit), [-ord(c) for c in a.chit]))
+
+    def _interrupt(self, runner, state, acts, side):
+        """A held chit is played to act before an enemy chit just drawn, or at
+        the end of the turn (where it is lost if not played)."""
+        plays = [a for a in acts if isinstance(a, Play)]
+        if not plays:
+            return Done()
+        drawn = state.step.get("chit")
+        if state.step.get("at-end") or (drawn and runner.game.chits[drawn].side not in (side, "both")):
+            return plays[0]
+        return Done()
+
+    def _place(self, runner, state, acts, side):
+        """Reinforcements go to the hex nearest a contested objective (the
+        first waiting unit first: every one is placed in turn)."""
+        if isinstance(acts, Placements):
+            units, hexes = acts.units, acts.hexes
+        else:
+            places = [a for a in acts if isinstance(a, Place)]
+            units = list(dict.fromkeys(a.unit for a in places))
+            hexes = list(dict.fromkeys(a.at for a in places if a.unit == units[0])) if units else []
+        if not units or not hexes:
+            return Done()
+        goals = self.goals(runner, state, side)
+        board = runner.board
+        best = min(hexes, key=lambda h: (self._nearest(board.parse(h), goals), h))
+        return Place(units[0], best)
+
+    def _rebuild(self, runner, state, acts, side):
+        """Rebuilt units come back, the strongest first, nearest a contested objective."""
+        places = [a for a in acts if isinstance(a, Place)]
+        if not places:
+            return Done()
+        goals = self.goals(runner, state, side)
+        board = runner.board
+        return min(places, key=lambda a: (-self._strength(runner, state, a.unit),
+                                          self._nearest(board.parse(a.at), goals), a.unit, a.at))
+
+    def _deploy(self, runner, state, acts, side):
+        """The scenario's own set-up positions: 'done' places every unit there."""
+        return Done()
+
+    def _decide(self, runner, state, acts, side):
+        """Optional gambles (Barbarossa 10.0: Siberians early, a roll of 4-6 loses the game) are declined."""
+        return Done()
+
+    def _withdraw(self, runner, state, acts, side):
+        """A withdrawal takes the units farthest from the enemy (least needed at the front)."""
+        enemy = self._enemy_hexes(state, side)
+        units = [a for a in acts if isinstance(a, Withdraw)]
+        return max(units, key=lambda a: (self._nearest(state.units[a.unit].hex, enemy),
+                                         -self._strength(runner, state, a.unit), a.unit))
+
+    def _transfer(self, runner, state, acts, side):
+        """11.2 / 16.4: a transferred unit or HQ leaves the map for a turn and
+        comes back as a reinforcement; the greedy bot keeps its units in play."""
+        return Done()
+
+    def _activate(self, runner, state, acts, side):
+        """A RESERVE activation takes the units nearest the enemy first (they can fight now)."""
+        units = [a for a in acts if isinstance(a, Activate)]
+        if not units:
+            return Done()
+        enemy = self._enemy_hexes(state, side)
+        return min(units, key=lambda a: (self._nearest(state.units[a.unit].hex, enemy), a.unit))
+
+    def _combat(self, runner, state, acts, side):
+        if runner.game.combat.procedure == "firepower":  # every battle is fought; the order does not matter
+            return acts[0]
+        return self._attack(runner, state, acts)
+
+    def _movement(self, runner, state, acts, side):
+        return self._move(runner, state, acts, side)
+
+    # ---------------------------------------------------------- after combat
+    def _pending(self, runner: Runner, state: GameState, acts, side: str) -> RunnerAction:
+        p = state.pending[0]
+        kind = p["kind"]
+        if kind == "advance":
+            return self._advance(runner, state, acts, side)
+        if kind == "retreat":
+            return self._retreat(runner, state, acts, side)
+        if kind == "hold":
+            return self._hold(runner, state, acts, side, p)
+        if kind == "battle" and p.get("stage") == "retreat":
+            return self._battle_retreat(runner, state, acts, side)
+        # step losses (the cheapest step), firepower hits and battle options: the engine's defaults
+        return runner.engine.default_action(state)
+
+    def _retreat(self, runner, state, acts, side):
+        """Among the retreats the rules allow: ending nearest the side's own
+        supply, then away from enemy units."""
+        from .retreat import distance_to_supply
+        dist = distance_to_supply(runner.game, runner.board, side)
+        enemy = self._enemy_hexes(state, side)
         board = runner.board
 
-        def score(a):
-            h = board.parse(hex_of(a))
-            return min((h.distance(t) for t in targets), default=0), str(a)
-        return min(acts, key=score)
+        def key(a):
+            if not a.path:
+                return (1, 0, 0, "")
+            end = board.parse(a.path[-1])
+            return (0, dist.get(end, 999), -self._nearest(end, enemy), str(a))
+        return min(acts, key=key)
+
+    def _battle_retreat(self, runner, state, acts, side):
+        """A firepower battle's retreat: the hex nearest the side's own supply."""
+        from .retreat import distance_to_supply
+        dist = distance_to_supply(runner.game, runner.board, side)
+        board = runner.board
+        return min(acts, key=lambda a: (dist.get(board.parse(a.path[-1]), 999) if a.path else 1000, str(a)))
+
+    def _hold(self, runner, state, acts, side, p):
+        """Units that may hold instead of retreating hold an objective hex; elsewhere they retreat."""
+        h = state.units[p["units"][0]].hex
+        return Hold() if h in set(self.objectives(runner, side)) else Done()
+
+    def _advance(self, runner: Runner, state: GameState, acts, side: str) -> RunnerAction:
+        """After combat the strongest attacker advances when that brings it
+        nearer a contested objective; the path that ends nearest wins."""
+        advances = [a for a in acts if isinstance(a, Advance)]
+        if not advances:
+            return Done()
+        goals = self.goals(runner, state, side)
+        board = runner.board
+
+        def gain(a):
+            here = state.units[a.unit].hex
+            return self._nearest(here, goals) - self._nearest(board.parse(a.path[-1]), goals)
+        best = max(advances, key=lambda a: (gain(a), self._strength(runner, state, a.unit), a.unit, a.path))
+        return best if gain(best) > 0 else Done()
 
     def _attack(self, runner: Runner, state: GameState, acts: list) -> RunnerAction:
-        attacks = [a for a in acts if isinstance(a, Attack)]
+        """The attack with the best odds column whose chance of a defender
+        loss or retreat is at least even; HQs stay out of attacks (a lost HQ
+        activates nobody), so a group is offered without them."""
+        attacks = []
+        for a in acts:
+            if not isinstance(a, Attack):
+                continue
+            fighters = tuple(u for u in a.attackers if not self._is_hq(runner, u))
+            if fighters and fighters not in {x.attackers for x in attacks if x.target == a.target}:
+                attacks.append(Attack(a.target, fighters))
         best, best_key = None, None
         for a in attacks:
             rep = combat_odds(runner.game, runner.board, state, list(a.attackers), runner.board.parse(a.target),
@@ -104,8 +284,7 @@ class GreedyBot:
         moves = [a for a in acts if isinstance(a, Move)]
         if not moves:
             return acts[-1]
-        targets = self.objectives(runner, side)
-        targets = [t for t in targets if state.control.get(t) != side] or targets
+        targets = self.goals(runner, state, side)
         lines = supply_map(runner.game, runner.board, state, side)
         board = runner.board
         # the unit whose best move gains the most toward an objective, staying in supply
@@ -115,7 +294,10 @@ class GreedyBot:
             by_unit.setdefault(m.unit, []).append(m)
         move_in = runner.game.combat.attack == "move-in"
         follows_control = runner.game.supply.blocked_by_enemy_control
+        hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
         for uid, ms in sorted(by_unit.items()):
+            if uid in hqs:
+                continue  # HQs follow their units (below)
             here = state.units[uid].hex
             d0 = min((here.distance(t) for t in targets), default=0)
             for m in ms:
@@ -124,11 +306,56 @@ class GreedyBot:
                     gain = self._attack_gain(runner, state, m, side)
                 elif h not in lines and not (follows_control and any(n in lines for n, _ in board.adj[h])):
                     continue  # (where lines follow control, a move next to a line takes the hex into it)
+                elif self._exposed(board, state, h, side, uid):
+                    continue  # more enemy than friendly neighbours: a unit there is cut off and lost
                 else:
                     gain = d0 - min((h.distance(t) for t in targets), default=0)
                 if gain > best_gain:
                     best, best_gain = m, gain
+        if best is None and hqs:
+            best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets)
         return best or next(a for a in acts if isinstance(a, Done))
+
+    @staticmethod
+    def _exposed(board, state: GameState, h, side: str, uid: str) -> bool:
+        """A hex with at least two more enemy-held than friendly-held neighbours."""
+        enemy = friends = 0
+        for n, _ in board.adj[h]:
+            ids = [x for x in state.occupants.get(n, ()) if x != uid]
+            if ids:
+                if state.units[ids[0]].side == side:
+                    friends += 1
+                else:
+                    enemy += 1
+        return enemy - friends >= 2
+
+    def _hq_move(self, runner: Runner, state: GameState, by_hq: dict, side: str, lines, targets) -> Move | None:
+        """Once the units have moved, an HQ moves to the hex (in supply, not
+        next to an enemy unit) from which it commands the most of them for
+        the next activation, the nearest an objective on a tie; it stays put
+        unless that commands more."""
+        g, board = runner.game, runner.board
+        enemy = set(self._enemy_hexes(state, side))
+        units = [u.hex for u in state.on_map(side) if not self._is_hq(runner, u.id)]
+        for uid, ms in sorted(by_hq.items()):
+            hq = state.units[uid]
+            c = g.counters[uid]
+            rng = c.steps[min(hq.step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
+
+            def covered(h):
+                return sum(1 for x in units if x.distance(h) <= rng)
+            now = covered(hq.hex)
+            options = []
+            for m in ms:
+                h = board.parse(m.to)
+                if h not in lines or any(n in enemy for n, _ in board.adj[h]):
+                    continue
+                options.append((covered(h), -self._nearest(h, targets), m.to, m))
+            if options:
+                best = max(options, key=lambda o: o[:3])
+                if best[0] > now:
+                    return best[3]
+        return None
 
     def _attack_gain(self, runner: Runner, state: GameState, m: Move, side: str) -> int:
         """An attack by moving in is worth it when the side's firepower there
@@ -140,10 +367,14 @@ class GreedyBot:
         mine = rep.fire[side].total + sum(factor(runner.game, after, u) for u in joining)  # if they all join
         return 5 if mine > rep.fire[rep.defender].total else 0
 
-    def _advance(self, runner: Runner, state: GameState, acts: list) -> RunnerAction:
-        advances = [a for a in acts if not isinstance(a, Done)]
-        return advances[0] if advances else acts[0]
 
+GreedyBot.DECISIONS = {
+    "choose": GreedyBot._choose_chit, "pick": GreedyBot._pick, "interrupt": GreedyBot._interrupt,
+    "place": GreedyBot._place, "rebuild": GreedyBot._rebuild, "deploy": GreedyBot._deploy,
+    "decide": GreedyBot._decide, "withdraw": GreedyBot._withdraw, "transfer": GreedyBot._transfer,
+    "hq-transfer": GreedyBot._transfer, "activate": GreedyBot._activate, "combat": GreedyBot._combat,
+    "movement": GreedyBot._movement,
+}
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot}
 

@@ -5,6 +5,7 @@ and bots that play the same game again for the same seed."""
 from __future__ import annotations
 
 import random
+import re
 from functools import lru_cache
 
 from hypothesis import HealthCheck, given, settings
@@ -91,3 +92,27 @@ def test_bots_play_the_same_game_for_the_same_seed():
             end, n = play(r, r.new_game(7), agents)
             logs.append((n, end.log, end.result))
         assert logs[0] == logs[1], f"{bot} in {folder}"
+
+
+def test_greedy_has_a_rule_for_every_decision_the_runner_asks():
+    import inspect
+
+    from runtime import runner as R
+    from runtime.bots import GreedyBot
+    asked = set(re.findall(r'd == "([a-z-]+)"', inspect.getsource(R.Runner.legal_actions))) | {"movement", "combat"}
+    assert asked <= set(GreedyBot.DECISIONS), asked - set(GreedyBot.DECISIONS)
+
+
+def test_greedy_smolensk_first_turn_keeps_its_units_and_attacks():
+    """11.2: the greedy bot used to send ~140 units (HQs included) to the
+    transfer box on turn 1 and barely attack."""
+    r = runner("smolensk", "short")
+    agents = {side: make_bot("greedy", 3 + i) for i, side in enumerate(r.game.sides)}
+    s = r.new_game(3)
+    while s.result is None and s.turn < 2:
+        s = r.apply(s, agents[r.to_move(s)].choose(r, s))
+    actions = [e["action"] for e in s.log if "action" in e]
+    assert not [a for a in actions if a.startswith("transfer")]
+    assert sum(1 for e in s.log if e.get("side") == "axis" and e.get("action", "").startswith("attack")) >= 3
+    hqs = [u for u in s.on_map("axis") if "hq" in r.game.unit_classes[r.game.counters[u.id].unit_class].flags]
+    assert all(len(r.command(s, u.id)) > 1 for u in hqs)  # every HQ still commands units

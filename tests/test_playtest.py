@@ -101,7 +101,8 @@ def test_a_scripted_first_turn_of_smolensk(qtbot, smolensk_doc):
     w.decision.done.click()                                          # keep Guderian: AOK4 activates
     s = w.state
     assert w.kind() == "movement" and "AOK4" in w.status_panel.command.text()
-    assert "command range 4" in w.status_panel.command.text() and "15 units" in w.status_panel.command.text()
+    assert "command range 4" in w.status_panel.command.text() and "16 units" in w.status_panel.command.text()
+    assert "DR" in s.activated                                       # SS Das Reich is German (8.3)
     ov = w.view.mp.overlay
     assert s.units["AOK4"].hex in ov.command and all(h.distance(s.units["AOK4"].hex) <= 4 for h in ov.command)
     assert "Turn 1" in w.status_panel.header.text() and "Movement" in w.status_panel.header.text()

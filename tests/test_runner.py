@@ -44,8 +44,8 @@ def test_hq_activates_friendly_units_in_range_of_its_nationality(runner):
         s.place(uid, h)
     assert g.parse_id("2620").distance(hq) == 6
     # command range 5 (2PzA prints 2-5-6): 3Pz at 5 and 31ID at 3 are in, 4Pz at 6 is out;
-    # DR is SS, not German (8.3); AOK4 is an HQ (8.1(4))
-    assert runner.command(s, "2PzA") == {"2PzA", "3Pz", "31ID"}
+    # AOK4 is an HQ (8.1(4)); SS Das Reich is German under 8.3 (no SS HQ could ever activate it)
+    assert runner.command(s, "2PzA") == {"2PzA", "3Pz", "31ID", "DR"}
 
 
 def test_a_turn_starts_with_the_chits_the_track_allows(runner):
@@ -413,9 +413,10 @@ def test_recover_phase_lifts_disruption_for_supplied_units_of_the_named_national
     axis = [u for u in s.on_map("axis")][:3]
     for u in axis:
         u.markers.add("disrupted")
-    ss = next(u for u in s.on_map("axis") if smolensk.counters[u.id].nationality == "ss")
-    ss.markers.add("disrupted")
+    ph = Phase("recovery", "Recovery", "phase", "recover", side="axis", params=frozen_map({"only": ("ss",)}))
+    r._proc_recover(s, ph)
+    assert all("disrupted" in u.markers for u in axis)  # no SS unit in Smolensk: the phase names only ss
     ph = Phase("recovery", "Recovery", "phase", "recover", side="axis", params=frozen_map({"only": ("german",)}))
     r._proc_recover(s, ph)
     assert all("disrupted" not in u.markers for u in axis if smolensk.counters[u.id].nationality == "german")
-    assert "disrupted" in ss.markers          # not a German unit: the phase names only german
+

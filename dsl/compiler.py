@@ -1379,10 +1379,11 @@ class _Compiler:
         ov = self.choice(b.arg("overstack"), ("extend", "destroyed"), "over-stacking rule") or "extend"
         hw = b.one("hold-with", (1, 9))
         into = self.choice(b.arg("into"), ("own-control",), "retreat destination") or ""
+        rd = self.choice(b.arg("retreated-defend"), ("yes", "no"), "retreated-defend answer") or "yes"
         result = D.RetreatRules(toward, frozenset(dest), ez,
                                 self.terrain_set(sh.args, ("hexside",)) if sh else frozenset(), ov,
                                 self.selectors(hw.args, classes) if hw else frozenset(), into,
-                                where(st))
+                                where(st), rd == "yes")
         b.finish()
         return result
 

@@ -503,6 +503,9 @@ class RetreatRules:
     hold_with: frozenset[str] = frozenset()
     into: str = ""  # "own-control": one hex, into a hex the side controls (Barbarossa 7.2 C)
     where: str = ""
+    # False: units that retreated into a hex add no defence there for the rest of the combat
+    # segment (Smolensk 10.3(1)2)
+    retreated_defend: bool = True
 
 
 @dataclass(frozen=True, slots=True)

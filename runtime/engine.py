@@ -452,6 +452,7 @@ class Engine:
                 s.log.append({"destroyed": a.unit, "why": f"retreat {chosen.reason}", "to": box})
                 return
             s.place(a.unit, chosen.end)
+            s.attacked.add(f"retreated:{a.unit}")  # for this combat segment (10.3(1)2: no defence there)
             self.pass_through(s, u.side, chosen.hexes)
             for _ in range(chosen.losses):
                 if s.units[a.unit].hex is not None:

@@ -45,7 +45,8 @@ class GameState:
     # units that moved this activation or phase, and "UNIT@MODE" for each way it moved ("normal" for a
     # plain move), "UNIT@attack" after a move into an enemy hex (runtime.engine.mode_bars reads them)
     moved: set[str] = field(default_factory=set)
-    # units that attacked this segment, and "spent:RESOURCE:UNIT" for a battle option a unit provided
+    # units that attacked this segment, "spent:RESOURCE:UNIT" for a battle option a unit provided, and
+    # "retreated:UNIT" for a unit that retreated this segment (10.3(1)2)
     attacked: set[str] = field(default_factory=set)
     attacked_hexes: set[Hex] = field(default_factory=set)  # hexes attacked this segment
     pending: list[dict] = field(default_factory=list)  # decisions owed (losses, retreats, advances)

@@ -420,3 +420,21 @@ def test_recover_phase_lifts_disruption_for_supplied_units_of_the_named_national
     r._proc_recover(s, ph)
     assert all("disrupted" not in u.markers for u in axis if smolensk.counters[u.id].nationality == "german")
 
+
+
+def test_units_that_retreated_into_a_hex_add_no_defence_there(runner):
+    """10.3(1)2: in the same combat segment, units that retreated into a hex
+    from elsewhere do not add their defence (retreat { retreated-defend no })."""
+    from runtime.combat.odds import combat_odds
+    assert runner.game.retreat.retreated_defend is False
+    g = runner.game.map.grid
+    s = empty_state(runner)
+    target = g.parse_id("3020")
+    s.place("27RD", target)
+    s.place("56RD", target)
+    s.place("3Pz", target.neighbour(0))
+    before = combat_odds(runner.game, runner.board, s, ["3Pz"], target)
+    s.attacked.add("retreated:56RD")  # what the engine records when 56RD retreats (runtime.engine)
+    after = combat_odds(runner.game, runner.board, s, ["3Pz"], target)
+    assert after.defence < before.defence
+    assert any(uid == "56RD" and v == 0 and "retreated" in why for uid, v, why in after.defence_parts)

@@ -542,6 +542,9 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
                                                                   names) for uid, v, _ in att_parts})
         def_parts = _modified(def_parts, {uid: strength_modifiers(game, state, board, "defender", uid, v, target,
                                                                   names) for uid, v, _ in def_parts})
+    if not game.retreat.retreated_defend:  # 10.3(1)2: units that retreated here this segment add nothing
+        def_parts = [(uid, Fraction(0), f"{uid} retreated here in this combat segment: no defence")
+                     if f"retreated:{uid}" in state.attacked else (uid, v, why) for uid, v, why in def_parts]
     a_exact = sum((v for _, v, _ in att_parts), Fraction(0))
     d_exact = sum((v for _, v, _ in def_parts), Fraction(0))
     rounding = game.info.rounding

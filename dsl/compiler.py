@@ -1531,7 +1531,7 @@ class _Compiler:
 
     def arrival(self, st: Statement, map_def, chits, track) -> D.Arrival:
         """arrival ID "Title" { side S; units formation F | units from POOL...; on-chit C;
-        turns A B; count all|N|COLUMN; enter HEXES... [traced] }"""
+        turns A B; count all|N|COLUMN; enter HEXES... [traced] [move-on] }"""
         ctx = self.ctx
         b = Body(ctx, st, f"arrival {st.name}")
         side = ctx.ref("side", b.arg("side")) or ""
@@ -1558,7 +1558,7 @@ class _Compiler:
                 ctx.error("value", f"count is all, a number or a turn-track column, not '{cnt.text}'", cnt.span,
                           did_you_mean(cnt.text, track.columns))
         hexes: set = set()
-        traced = False
+        traced = move_on = False
         ent = b.one("enter", (1, 99))
         if ent is not None and map_def is not None:
             from .mapfile import MapReader
@@ -1568,6 +1568,8 @@ class _Compiler:
             for a in ent.args:
                 if a.text == "traced":
                     traced = True
+                elif a.text == "move-on":
+                    move_on = True
                 elif a.text.startswith("edge:"):
                     e = a.text[5:]
                     rows = {}
@@ -1586,7 +1588,7 @@ class _Compiler:
             ctx.error("missing", f"arrival {st.name} needs 'enter' with its entry hexes", st.span)
         b.finish()
         return D.Arrival(st.name, title_of(st) or st.name, side, formation, pools, chit, first, last, count,
-                         frozenset(hexes), traced, where(st))
+                         frozenset(hexes), traced, where(st), move_on)
 
     def withdrawal(self, st: Statement, classes, chits) -> D.Withdrawal:
         """withdrawal ID "Title" { side S; units SELECTOR...; total FACTOR N; on-chit C; turns A B }"""

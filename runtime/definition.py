@@ -564,6 +564,8 @@ class Arrival:
     hexes: frozenset = frozenset()  # entry hexes (Hex)
     traced: bool = False  # an entry hex must trace a line of communication
     where: str = ""
+    # the units move onto the map (15.3(1)): the entry hex's cost comes off their MP for that activation
+    move_on: bool = False
 
 
 @dataclass(frozen=True, slots=True)

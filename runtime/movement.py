@@ -240,7 +240,7 @@ def unit_mp(game: GameDefinition, state: GameState, unit_id: str, mode: Movement
     if not pts.isdigit():
         for _ in game.supply.halves(state.units[unit_id].markers, "move"):
             mp = mp // 2 if game.info.rounding == "down" else -(-mp // 2)  # isolated: MP halved
-    v = scaled(mp)
+    v = scaled(mp) - state.entering.get(unit_id, 0)  # what moving onto the map cost (15.3(1))
     if mode is not None:
         if mode.points is not None:
             return scaled(mode.points)

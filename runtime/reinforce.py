@@ -4,11 +4,13 @@ supply line, an area, units due early) and rebuilding (Barbarossa 10.0).
 A mixin of ``runtime.runner.Runner``."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 from .actions import Done
 from .decisions import Place, RunnerAction
 from .definition import Phase, Placement
 from .hexes import Hex
-from .movement import stack_count
+from .movement import ALL, SCALE, class_costs, stack_count, unit_mp
 from .state import GameState
 from .supply import supply_map
 from .zoc import enemy_zoc
@@ -99,7 +101,14 @@ class Reinforcements:
     def _answer_place(self, s: GameState, a) -> None:
         st = s.step
         if isinstance(a, Place):
-            s.place(a.unit, self.board.parse(a.at))
+            h = self.board.parse(a.at)
+            s.place(a.unit, h)
+            arrival = self.game.arrivals.get(st.get("arrival", ""))
+            if arrival is not None and arrival.move_on:  # it moved onto the map: the entry hex's cost is spent
+                c = self.game.counters[a.unit]
+                cost = class_costs(self.game, self.board, c.unit_class).enter.get(h)
+                s.entering[a.unit] = unit_mp(self.game, s, a.unit) if cost is None or cost == ALL else cost
+                s.log.append({"turn": s.turn, "moves-on": a.unit, "at": a.at, "mp": str(Fraction(s.entering[a.unit], SCALE))})
             st["units"] = [u for u in st["units"] if u != a.unit]
             st["placed"] += 1
         if isinstance(a, Done) or st["placed"] >= st["n"] or not st["units"]:

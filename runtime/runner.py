@@ -408,6 +408,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
             s.active = ph.side
         s.phase = "combat"
         s.attacked, s.attacked_hexes = set(), set()
+        s.entering = {}  # a move onto the map counts for the movement segment just over
         s.step = self._segment_step(s, ph, "combat")
 
     def _proc_supply(self, s: GameState, ph: Phase) -> None:
@@ -427,6 +428,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
 
     def _proc_advance_turn(self, s: GameState, ph: Phase) -> None:
         s.cup, s.activated, s.moved = [], set(), set()
+        s.entering = {}
         s.hands = {k: [] for k in s.hands}
         s.active, s.phase = "", ""
         if not s.step.get("turn-end-checked"):

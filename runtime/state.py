@@ -68,6 +68,8 @@ class GameState:
     variables: dict[str, object] = field(default_factory=dict)  # game counters and flags (``variable``)
     # effects under way, in order: {"key", "i", "why", "bound"} (+ "ask": a decision owed), runtime/effects.py
     effects: list[dict] = field(default_factory=list)
+    # units that moved onto the map this activation (15.3(1)) -> the scaled MP their entry hex cost
+    entering: dict[str, int] = field(default_factory=dict)
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
 
     # ----------------------------------------------------------------- copy
@@ -79,7 +81,8 @@ class GameState:
             self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
             self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
             set(self.done), dict(self.control_since), dict(self.rolled), dict(self.attack_from),
-            [dict(m) for m in self.markers], dict(self.variables), [copy.deepcopy(e) for e in self.effects])
+            [dict(m) for m in self.markers], dict(self.variables), [copy.deepcopy(e) for e in self.effects],
+            dict(self.entering))
         # derived data keyed on the version stays valid until a unit moves; facts
         # fixed at set-up (string keys) always do
         v = self.version

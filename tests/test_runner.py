@@ -438,3 +438,25 @@ def test_units_that_retreated_into_a_hex_add_no_defence_there(runner):
     after = combat_odds(runner.game, runner.board, s, ["3Pz"], target)
     assert after.defence < before.defence
     assert any(uid == "56RD" and v == 0 and "retreated" in why for uid, v, why in after.defence_parts)
+
+
+def test_19A_moves_onto_the_map_paying_for_its_entry_hex(runner):
+    """15.3(1): 19A enters from the east edge "by any movement method": its
+    units move on (the entry hex's cost comes off their MP), they are not
+    placed with their full MP."""
+    from runtime.movement import class_costs, scaled, unit_mp
+    g = runner.game
+    assert g.arrivals["19A-arrival"].move_on
+    s = runner.new_game(1)
+    s.turn = 3
+    for uid in ("19A", "127RD"):
+        s.units[uid].box = "turn:3"
+    s.step = {"chit": "19A", "decision": "place", "side": "soviet", "units": ["19A", "127RD"], "n": 2,
+              "placed": 0, "arrival": "19A-arrival"}
+    place = next(a for a in runner.legal_actions(s) if isinstance(a, Place) and a.unit == "127RD")
+    s2 = runner.apply(s, place)
+    h = runner.board.parse(place.at)
+    cost = class_costs(g, runner.board, g.counters["127RD"].unit_class).enter[h]
+    assert s2.entering["127RD"] == cost > 0
+    assert unit_mp(g, s2, "127RD") == scaled(5) - cost
+    assert any(e.get("moves-on") == "127RD" for e in s2.log)

@@ -31,20 +31,31 @@ def zoc_of(game: GameDefinition, board: Board, state: GameState, side: str) -> f
     rules = game.zoc
     out: set[Hex] = set()
     if rules.exists:
+        reach = _reach(game, board)
         for u in state.units.values():
             if u.hex is None or u.side != side:
                 continue
             if game.matches(u.id, rules.exempt):
                 continue
-            for n, e in board.adj[u.hex]:
-                if board.terrain(n) in rules.not_into:
-                    continue
-                if e.hexside and _prohibited_hexside(game, e.hexside):
-                    continue
-                out.add(n)
+            out.update(reach[u.hex])
     result = frozenset(out)
     cache[key] = result
     return result
+
+
+def _reach(game: GameDefinition, board: Board) -> dict[Hex, tuple[Hex, ...]]:
+    """Hex -> the neighbours a unit there exerts ZOC into (not into ``not-into``
+    terrain, not across a hexside movement may never cross): fixed by the map,
+    computed once per board."""
+    rules = game.zoc
+    kept = board.__dict__.get("_zoc_reach")
+    if kept is not None and kept[0] is rules:
+        return kept[1]
+    reach = {h: tuple(n for n, e in nbrs if board.terrain(n) not in rules.not_into
+                      and not (e.hexside and _prohibited_hexside(game, e.hexside)))
+             for h, nbrs in board.adj.items()}
+    board.__dict__["_zoc_reach"] = (rules, reach)
+    return reach
 
 
 def negated_hexes(game: GameDefinition, state: GameState, side: str) -> frozenset[Hex]:

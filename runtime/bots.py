@@ -19,7 +19,7 @@ from typing import Callable
 
 from .actions import Advance, Attack, Done, Hold, Move
 from .combat.odds import combat_odds
-from .decisions import Activate, Pick, Placements, Withdraw
+from .decisions import Activate, Pick, Placements, Take, Withdraw
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
@@ -99,8 +99,9 @@ class GreedyBot:
     def choose(self, runner: Runner, state: GameState) -> RunnerAction:
         acts = runner.legal_actions(state)
         side = runner.to_move(state)
-        if runner.effect_asks(state):  # an effect's choice (runtime.effects): the first answer
-            return acts[0]
+        ask = runner.effect_asks(state)
+        if ask:
+            return self._effect(runner, state, acts, side, ask)
         if state.pending:
             return self._pending(runner, state, acts, side)
         d = state.step.get("decision")
@@ -108,6 +109,21 @@ class GreedyBot:
         if rule is None:
             raise NotImplementedError(f"the greedy bot has no rule for the decision '{d}'")
         return rule(self, runner, state, acts, side)
+
+    def _effect(self, runner, state, acts, side, ask):
+        """A choice an effect asks for (runtime.effects): of its options, the
+        one after which the side leads by the most VP (the first declared on
+        a tie); of units to take, the strongest (restored, or moved away)."""
+        if ask["decision"] == "choose":
+            def lead(a):
+                after = runner.apply(state, a)
+                mine = after.vp.get(side, 0)
+                return mine - max((v for k, v in after.vp.items() if k != side), default=0)
+            return max(acts, key=lambda a: (lead(a), -acts.index(a)))
+        takes = [a for a in acts if isinstance(a, Take)]
+        if not takes:
+            return Done()
+        return max(takes, key=lambda a: (self._strength(runner, state, a.unit), a.unit))
 
     def _choose_chit(self, runner, state, acts, side):
         """The chit that activates the most units goes into the cup first."""

@@ -10,7 +10,7 @@ from .decisions import Activate, Choose, Pick, Play, Transfer
 from .definition import Chit, Phase
 from .hexes import Hex
 from .state import GameState
-from .supply import supply_map, trace_line
+from .supply import reached, trace_line
 from .tables import roll_table
 
 
@@ -233,7 +233,7 @@ class ChitPull:
         return sorted(out)
 
     def arrival_hexes(self, s: GameState, a) -> list[Hex]:
-        lines = supply_map(self.game, self.board, s, a.side) if a.traced else None
+        lines = reached(self.game, self.board, s, a.side) if a.traced else None
         out = []
         for h in sorted(a.hexes, key=self.game.map.grid.to_colrow):
             if s.side_at(h) not in (None, a.side) or (lines is not None and h not in lines):
@@ -243,7 +243,7 @@ class ChitPull:
 
     def _transferable(self, s: GameState, side: str) -> list[str]:
         """Units of ``side`` that trace a line of communication (11.2)."""
-        lines = supply_map(self.game, self.board, s, side)
+        lines = reached(self.game, self.board, s, side)
         return sorted(u.id for u in s.on_map(side) if u.hex in lines and not self.engine.immobile(u.id))
 
     def _answer_transfer(self, s: GameState, a) -> None:
@@ -265,7 +265,7 @@ class ChitPull:
         hq = s.units[hq_id]
         c = g.counters[hq_id]
         rng = c.steps[min(hq.step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
-        lines = supply_map(g, self.board, s, hq.side)
+        lines = reached(g, self.board, s, hq.side)
         return sorted(u.id for u in s.on_map(hq.side) if u.id != hq_id and u.hex in lines
                       and "hq" in g.unit_classes[g.counters[u.id].unit_class].flags
                       and hq.hex.distance(u.hex) <= rng)

@@ -12,7 +12,7 @@ from .definition import Phase, Placement
 from .hexes import Hex
 from .movement import ALL, SCALE, class_costs, stack_count, unit_mp
 from .state import GameState
-from .supply import supply_map
+from .supply import reached
 from .zoc import enemy_zoc
 
 
@@ -128,7 +128,7 @@ class Reinforcements:
         if key in s.cache:
             return s.cache[key]
         rules = self.game.reinforcements
-        lines = supply_map(self.game, self.board, s, side)
+        lines = reached(self.game, self.board, s, side)
         if rules.enter == "rail":
             hexes = self._rail_from_sources(s, side)
         else:

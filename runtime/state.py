@@ -11,6 +11,9 @@ from .definition import Die, GameDefinition
 from .hexes import Hex
 
 
+_new_unit = object.__new__
+
+
 @dataclass(slots=True)
 class Unit:
     id: str  # the counter id
@@ -21,7 +24,10 @@ class Unit:
     markers: set[str] = field(default_factory=set)  # disrupted, out-of-supply, isolated, ...
 
     def copy(self) -> "Unit":
-        return Unit(self.id, self.side, self.step, self.hex, self.box, set(self.markers))
+        u = _new_unit(Unit)  # not through __init__: a state copy copies every unit
+        u.id, u.side, u.step, u.hex, u.box, u.markers = self.id, self.side, self.step, self.hex, self.box, \
+            set(self.markers)
+        return u
 
 
 @dataclass

@@ -50,7 +50,7 @@ from .hexes import Hex
 from .state import GameState, eliminate
 from .zoc import enemy_zoc
 
-__all__ = ["supply_map", "supply_status", "trace_line", "supply_map_reference", "in_supply"]
+__all__ = ["supply_map", "reached", "supply_status", "trace_line", "supply_map_reference", "in_supply"]
 
 RAIL = "rail"
 
@@ -175,6 +175,12 @@ def supply_map(game: GameDefinition, board: Board, state: GameState, side: str) 
     (off-rail length for rail sides).  Cached on ``state.version``; the
     returned dict is a copy the caller may keep or change."""
     return dict(_supply_map(game, board, state, side))
+
+
+def reached(game: GameDefinition, board: Board, state: GameState, side: str) -> dict[Hex, int]:
+    """``supply_map`` without the copy, for callers that only read it (the
+    map is shared by every state whose lines are blocked alike: never change it)."""
+    return _supply_map(game, board, state, side)
 
 
 def _supply_map(game, board, state, side) -> dict[Hex, int]:

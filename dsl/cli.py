@@ -477,6 +477,8 @@ def add_commands(sub) -> None:
     p.add_argument("--log", default="", help="write every action and die roll as JSON lines to this file")
     p.add_argument("--param", action="append", default=[], help="a number the rules ask for: NAME=N (repeatable)")
     p.set_defaults(func=cmd_play)
+    from .balance_cli import add_balance_command
+    add_balance_command(sub)
 
 
 def run(args: argparse.Namespace) -> int:

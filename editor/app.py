@@ -500,6 +500,7 @@ class MainWindow(QMainWindow):
         g = mb.addMenu("&Game")
         self.act(g, "&Check with every variant", lambda: self.check_now(True), "F7")
         self.act(g, "&Play…", self.play, "F5")
+        self.act(g, "&Balance…", self.balance)
 
     def act(self, menu, text, slot, shortcut=None) -> QAction:
         return add_action(self, menu, text, slot, shortcut)
@@ -1035,6 +1036,12 @@ class MainWindow(QMainWindow):
         """Game > Play…: playtest a scenario of the game as it stands (editor/play.py)."""
         from .play import start_playtest
         return start_playtest(self)
+
+    def balance(self):
+        """Game > Balance…: a batch of bot games in the background (editor/balance.py)."""
+        from .balance import start_balance
+        self.balance_dialog = start_balance(self)
+        return self.balance_dialog
 
     def render_dialog(self) -> None:
         out = QFileDialog.getSaveFileName(self, "Render map", str(Path.cwd() / f"{self.doc.game_name}.png"),

@@ -1,0 +1,531 @@
+"""Balance batches: many bot games of one scenario, and their statistics.
+
+A batch is a ``BatchSpec``: the game as text (every file it compiles from,
+so a worker on another machine rebuilds the same game without unpickling a
+definition), the scenario, variants, parameters, one bot per side, a seed
+and optionally a parameter swept over several values (Smolensk 16.1's VP
+bid).  Game *k* of a batch (for every sweep value) is played with the seed
+``game_seed(seed, k)``, so a batch gives the same games however it is split
+across processes or a Dask cluster, and ``hexforge play --seed S`` replays
+any one of them.
+
+Finished games are appended to ``games.csv`` in the output folder one line
+at a time as they finish, so an interrupted batch resumes where it stopped;
+``batch.json`` records what the batch is, so a folder is never resumed with
+other rules, bots or seed.  ``summarize`` turns the rows into the per-side
+figures (win rate with a Wilson 95% interval, draws, VP quartiles, length).
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+import statistics
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Callable, Iterable
+
+GAMES_CSV = "games.csv"
+BATCH_JSON = "batch.json"
+SUMMARY_JSON = "summary.json"
+FORMAT = 1
+Z95 = 1.959963984540054  # the 97.5% point of the standard normal
+
+
+class BalanceError(Exception):
+    """A batch that cannot start or go on: the message says why."""
+
+
+# ------------------------------------------------------------ statistics
+
+def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95% by default):
+    unlike p ± z·sqrt(p(1-p)/n) it stays inside [0, 1] and is not empty at
+    0 or n wins."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def game_seed(seed: int, k: int) -> int:
+    """The seed of game k of a batch: a stable hash of (seed, k), the same
+    on every machine and Python (never ``hash()``, which is salted)."""
+    digest = hashlib.sha256(f"hexforge-balance:{seed}:{k}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def quartiles(xs: list[float]) -> tuple[float, float, float]:
+    if len(xs) == 1:
+        return (xs[0],) * 3
+    q = statistics.quantiles(xs, n=4, method="inclusive")
+    return q[0], q[1], q[2]
+
+
+# ------------------------------------------------------------ the batch
+
+@dataclass(frozen=True)
+class GameTexts:
+    """A game as the text of its files, by path inside the game library
+    (``smolensk/game.hxr``, ``gekitou/system.hxr``): enough to compile it
+    again anywhere."""
+
+    entry: str
+    files: tuple[tuple[str, str], ...]
+
+    @property
+    def digest(self) -> str:
+        h = hashlib.sha256(self.entry.encode())
+        for name, text in self.files:
+            h.update(b"\0" + name.encode() + b"\0" + text.encode())
+        return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class BatchSpec:
+    """What a batch plays (everything but how many games and where)."""
+
+    game: GameTexts
+    scenario: str
+    agents: tuple[str, ...]  # one bot per side, in the game's side order
+    sides: tuple[str, ...]
+    variants: tuple[str, ...] = ()
+    params: tuple[tuple[str, int], ...] = ()
+    sweep_key: str = ""
+    sweep_values: tuple[int, ...] = ()
+    seed: int = 0
+
+    def identity(self) -> dict:
+        """What must match for a folder's finished games to be reused."""
+        return {"format": FORMAT, "game": self.game.entry.split("/")[0], "rules": self.game.digest,
+                "scenario": self.scenario, "variants": list(self.variants), "params": dict(self.params),
+                "agents": dict(zip(self.sides, self.agents)), "sweep": self.sweep_key, "seed": self.seed}
+
+    def keys(self, games: int) -> list[tuple[str, int]]:
+        """(sweep value, game number) of every game of a batch of ``games``
+        per sweep value; the sweep value is '' without a sweep."""
+        values = [str(v) for v in self.sweep_values] or [""]
+        return [(v, k) for v in values for k in range(games)]
+
+    def csv_columns(self) -> list[str]:
+        cols = ["sweep", "game", "seed", "winner", "why", "turns", "decisions"]
+        cols += [f"vp_{s}" for s in self.sides] + [f"vp_by_turn_{s}" for s in self.sides]
+        return cols
+
+
+def read_game_texts(path: str | Path, variants: Iterable[str] = ()) -> tuple[GameTexts, object]:
+    """Compile the game at ``path`` and read back the files it came from;
+    returns the texts and the game compiled from those very texts (so the
+    driver and every worker play the same rules even if a file is saved
+    meanwhile).  Raises DslError or BalanceError."""
+    from .compiler import compile_game
+
+    path = Path(path).resolve()
+    game = compile_game(path, variants)
+    library = (path if path.is_dir() else path.parent).parent
+    files = []
+    for rel in game.sources:
+        try:
+            files.append((rel, (library / rel).read_text(encoding="utf-8-sig")))
+        except (OSError, UnicodeDecodeError) as e:
+            raise BalanceError(f"cannot read {rel}: {getattr(e, 'strerror', None) or e}") from e
+    entry = game.sources[0] if path.is_dir() else str(PurePosixPath(path.parent.name) / path.name)
+    texts = GameTexts(entry, tuple(files))
+    return texts, compile_texts(texts, tuple(variants))
+
+
+def compile_texts(texts: GameTexts, variants: tuple[str, ...] = ()):
+    """Compile a game from its texts, in a private temporary folder."""
+    from .compiler import compile_game
+
+    with tempfile.TemporaryDirectory(prefix="hexforge-balance-") as tmp:
+        root = Path(tmp)
+        for rel, text in texts.files:
+            p = PurePosixPath(rel)
+            if p.is_absolute() or ".." in p.parts or "\\" in rel or not p.parts:
+                raise BalanceError(f"a game file path leaves the game library: {rel}")
+            target = root.joinpath(*p.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        return compile_game(root.joinpath(*PurePosixPath(texts.entry).parts), variants)
+
+
+# One compiled game and runner per worker process, per batch.
+_RUNNERS: dict[tuple, object] = {}
+
+
+def _runner_for(spec: BatchSpec, sweep: str):
+    from runtime.runner import Runner
+
+    key = (spec.game.digest, spec.variants, spec.scenario, spec.params, spec.sweep_key, sweep)
+    runner = _RUNNERS.get(key)
+    if runner is None:
+        game_key = (spec.game.digest, spec.variants)
+        game = _RUNNERS.get(game_key) or compile_texts(spec.game, spec.variants)
+        _RUNNERS[game_key] = game
+        params = dict(spec.params)
+        if spec.sweep_key:
+            params[spec.sweep_key] = int(sweep)
+        runner = Runner(game, spec.scenario, params=params)
+        if len(_RUNNERS) > 32:
+            _RUNNERS.clear()
+        _RUNNERS[key] = runner
+    return runner
+
+
+def play_game(spec: BatchSpec, sweep: str, k: int) -> dict:
+    """Play game k of the batch (at one sweep value); its CSV row.  The
+    bots get the seeds ``hexforge play --seed`` gives them."""
+    from runtime.bots import make_bot, play
+
+    runner = _runner_for(spec, sweep)
+    seed = game_seed(spec.seed, k)
+    agents = {side: make_bot(name, seed * 1000 + i + 1) for i, (side, name) in enumerate(zip(spec.sides, spec.agents))}
+    state = runner.new_game(seed)
+    by_turn: list[tuple[int, dict]] = []
+    seen = [state.turn]
+
+    def on_action(st, side, action):
+        if st.turn != seen[0]:
+            by_turn.append((seen[0], dict(st.vp)))
+            seen[0] = st.turn
+
+    state, n = play(runner, state, agents, on_action=on_action)
+    if not by_turn or by_turn[-1][0] != state.turn:
+        by_turn.append((state.turn, dict(state.vp)))
+    r = state.result
+    row = {"sweep": sweep, "game": k, "seed": seed, "winner": r["winner"], "why": r["why"],
+           "turns": r["turns"], "decisions": n}
+    for s in spec.sides:
+        row[f"vp_{s}"] = r["vp"].get(s, 0)
+        row[f"vp_by_turn_{s}"] = " ".join(f"{t}:{vp.get(s, 0)}" for t, vp in by_turn)
+    return row
+
+
+def play_games(spec: BatchSpec, keys: list[tuple[str, int]]) -> list[dict]:
+    """A worker's task: play these games; errors become BalanceError with
+    the game that failed (a rules error would fail every game alike)."""
+    from runtime.expr import ExprError
+    from runtime.runner import SequenceError
+
+    rows = []
+    for sweep, k in keys:
+        try:
+            rows.append(play_game(spec, sweep, k))
+        except (ExprError, SequenceError, ValueError, NotImplementedError) as e:
+            at = f"{spec.sweep_key}={sweep}, " if spec.sweep_key else ""
+            raise BalanceError(f"game {k} ({at}seed {game_seed(spec.seed, k)}) stopped: {e}") from e
+    return rows
+
+
+# ------------------------------------------------------------ the output folder
+
+def check_out_dir(out: Path) -> None:
+    """Make sure the batch can write its files before any game is played."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
+            pass
+    except OSError as e:
+        raise BalanceError(f"cannot write {out}: {e.strerror or e}") from e
+
+
+class ResultsFile:
+    """games.csv: one row per finished game, appended and flushed as each
+    game finishes (a batch killed midway keeps every finished game; a line
+    cut short by the kill is dropped when the batch resumes)."""
+
+    def __init__(self, out: Path, spec: BatchSpec):
+        self.path = out / GAMES_CSV
+        self.columns = spec.csv_columns()
+        self.rows: dict[tuple[str, int], dict] = {}
+        self._check_batch(out, spec)
+        if self.path.exists():
+            self._read()
+        self.file = open(self.path, "a", encoding="utf-8", newline="")
+        self.writer = csv.DictWriter(self.file, fieldnames=self.columns, lineterminator="\n")
+        if self.file.tell() == 0:
+            self.writer.writeheader()
+            self.file.flush()
+
+    def _check_batch(self, out: Path, spec: BatchSpec) -> None:
+        meta = out / BATCH_JSON
+        ident = spec.identity()
+        if meta.exists():
+            try:
+                old = json.loads(meta.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise BalanceError(f"{meta} is not a batch description ({e}): use another --out") from e
+            diff = [k for k in ident if old.get(k) != ident[k]]
+            if diff:
+                what = ", ".join(f"{k} {old.get(k)!r} there, {ident[k]!r} now" for k in diff)
+                raise BalanceError(f"{out} holds games of another batch ({what}): use another --out")
+        elif self.path.exists():
+            raise BalanceError(f"{self.path} exists but {meta} does not: use another --out")
+        else:
+            tmp = meta.with_suffix(".tmp")
+            tmp.write_text(json.dumps(ident, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            os.replace(tmp, meta)
+
+    def _read(self) -> None:
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):  # the last line was cut short: it is not a finished game
+            with open(self.path, "r+b") as f:
+                f.truncate(end)
+            data = data[:end]
+        reader = csv.DictReader(io.StringIO(data.decode("utf-8")))
+        if data and reader.fieldnames != self.columns:
+            raise BalanceError(f"{self.path} has other columns than this batch writes: use another --out")
+        for row in reader:
+            try:
+                key = (row["sweep"], int(row["game"]))
+                self.rows[key] = _typed(row)
+            except (KeyError, ValueError, TypeError):
+                raise BalanceError(f"{self.path}:{reader.line_num}: not a game row: use another --out") from None
+
+    def add(self, row: dict) -> None:
+        self.writer.writerow(row)
+        self.file.flush()
+        os.fsync(self.file.fileno())
+        self.rows[(row["sweep"], int(row["game"]))] = _typed({k: str(v) for k, v in row.items()})
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _typed(row: dict) -> dict:
+    out = dict(row)
+    for k in ("game", "seed", "turns", "decisions"):
+        out[k] = int(row[k])
+    for k in row:
+        if k.startswith("vp_") and not k.startswith("vp_by_turn_"):
+            out[k] = int(row[k])
+    return out
+
+
+# ------------------------------------------------------------ running
+
+@dataclass
+class BatchResult:
+    rows: list[dict]  # the batch's games, in (sweep value, game) order
+    played: int  # games played by this run (the others were in the folder)
+    summary: dict = field(default_factory=dict)
+
+
+def run_batch(spec: BatchSpec, games: int, out: Path, jobs: int = 1, cluster: str = "",
+              progress: Callable[[int, int], None] | None = None,
+              stop: threading.Event | None = None) -> BatchResult:
+    """Play the games of the batch not yet in ``out``; ``progress(done,
+    total)`` after each game.  ``stop`` set: finish the games under way and
+    return (what is done stays done).  Raises BalanceError."""
+    check_out_dir(out)
+    results = ResultsFile(out, spec)
+    try:
+        keys = spec.keys(games)
+        todo = [key for key in keys if key not in results.rows]
+        done = len(keys) - len(todo)
+        if progress:
+            progress(done, len(keys))
+
+        def finished(rows: list[dict]) -> None:
+            nonlocal done
+            for row in rows:
+                results.add(row)
+                done += 1
+                if progress:
+                    progress(done, len(keys))
+
+        if todo:
+            if cluster:
+                _run_dask(spec, todo, cluster, finished, stop)
+            elif jobs > 1:
+                _run_processes(spec, todo, jobs, finished, stop)
+            else:
+                for key in todo:
+                    if stop is not None and stop.is_set():
+                        break
+                    finished(play_games(spec, [key]))
+        rows = [results.rows[k] for k in keys if k in results.rows]
+        return BatchResult(rows, len(rows) - (len(keys) - len(todo)))
+    finally:
+        results.close()
+
+
+_WORKER_SPEC: list[BatchSpec] = []
+
+
+def _init_worker(spec: BatchSpec) -> None:
+    """A worker process gets the batch once (not with every game) and
+    ignores Ctrl-C: the driver decides when to stop."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER_SPEC[:] = [spec]
+
+
+def _worker_games(keys: list[tuple[str, int]]) -> list[dict]:
+    return play_games(_WORKER_SPEC[0], keys)
+
+
+def _run_processes(spec, todo, jobs, finished, stop) -> None:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
+                             initargs=(spec,)) as pool:
+        pending = set()
+        queue = list(reversed(todo))
+        try:
+            while queue or pending:
+                # keep a few games per worker in flight, so a stop or a crash wastes little
+                while queue and len(pending) < 4 * jobs and not (stop is not None and stop.is_set()):
+                    pending.add(pool.submit(_worker_games, [queue.pop()]))
+                if not pending:
+                    break
+                ready, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for f in ready:
+                    finished(f.result())
+        except BrokenProcessPool as e:
+            raise BalanceError("a worker process died; the games finished so far are saved: "
+                               "run the same command again to resume") from e
+        finally:
+            for f in pending:
+                f.cancel()
+
+
+def _run_dask(spec, todo, cluster, finished, stop) -> None:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as e:  # pragma: no cover - installed with hexforge
+        raise BalanceError(f"--cluster needs Dask distributed: {e}") from e
+    own = None
+    try:
+        if cluster == "local":
+            own = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, processes=True)
+            client = Client(own)
+        else:
+            client = Client(cluster, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as e:
+        if own is not None:
+            own.close()
+        raise BalanceError(f"cannot reach the Dask scheduler at {cluster}: {e}") from e
+    try:
+        shared = client.scatter(spec, broadcast=True)
+        futures = [client.submit(play_games, shared, [key], pure=False) for key in todo]
+        for f in as_completed(futures):
+            if stop is not None and stop.is_set():
+                client.cancel(futures)
+                break
+            try:
+                rows = f.result()
+            except BalanceError:
+                client.cancel(futures)
+                raise
+            except Exception as e:  # a worker lost for good, a cancelled task
+                client.cancel(futures)
+                raise BalanceError(f"the Dask cluster failed a game ({type(e).__name__}: {e}); the games "
+                                   "finished so far are saved: run the same command again to resume") from e
+            finished(rows)
+    finally:
+        client.close()
+        if own is not None:
+            own.close()
+
+
+# ------------------------------------------------------------ statistics of a batch
+
+def summarize(spec: BatchSpec, rows: list[dict]) -> dict:
+    """Per sweep value and side: win rate with its Wilson 95% interval, VP
+    mean and quartiles; per sweep value: draws and game length."""
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(r["sweep"], []).append(r)
+    out_rows = []
+    for value, rs in groups.items():
+        n = len(rs)
+        entry: dict = {"games": n}
+        if spec.sweep_key:
+            entry[spec.sweep_key] = int(value)
+        draws = sum(1 for r in rs if r["winner"] not in spec.sides)
+        entry["draws"] = draws
+        entry["draw_rate"] = draws / n
+        turns = [r["turns"] for r in rs]
+        decisions = [r["decisions"] for r in rs]
+        entry["turns"] = {"mean": statistics.fmean(turns), "min": min(turns), "max": max(turns)}
+        entry["decisions"] = {"mean": statistics.fmean(decisions), "min": min(decisions), "max": max(decisions)}
+        sides = {}
+        for s in spec.sides:
+            wins = sum(1 for r in rs if r["winner"] == s)
+            lo, hi = wilson(wins, n)
+            vps = [r[f"vp_{s}"] for r in rs]
+            q1, med, q3 = quartiles(vps)
+            sides[s] = {"wins": wins, "win_rate": wins / n, "wilson95": [lo, hi],
+                        "vp": {"mean": statistics.fmean(vps), "q1": q1, "median": med, "q3": q3,
+                               "min": min(vps), "max": max(vps)}}
+        entry["sides"] = sides
+        entry["why"] = dict(sorted(_count(r["why"] for r in rs).items(), key=lambda kv: -kv[1]))
+        out_rows.append(entry)
+    return {"game": spec.game.entry.split("/")[0], "scenario": spec.scenario, "variants": list(spec.variants),
+            "params": dict(spec.params), "agents": dict(zip(spec.sides, spec.agents)), "seed": spec.seed,
+            "sweep": spec.sweep_key or None, "rows": out_rows}
+
+
+def _count(items: Iterable[str]) -> dict[str, int]:
+    c: dict[str, int] = {}
+    for x in items:
+        c[x] = c.get(x, 0) + 1
+    return c
+
+
+def vp_by_turn(spec: BatchSpec, rows: list[dict]) -> dict[str, dict[str, dict[int, float]]]:
+    """Mean VP at the end of each turn, per sweep value and side, over the
+    games that played that turn."""
+    out: dict[str, dict[str, dict[int, float]]] = {}
+    for s in spec.sides:
+        sums: dict[tuple[str, int], list[int]] = {}
+        for r in rows:
+            for item in str(r[f"vp_by_turn_{s}"]).split():
+                t, _, vp = item.partition(":")
+                sums.setdefault((r["sweep"], int(t)), []).append(int(vp))
+        for (value, t), vps in sorted(sums.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+            out.setdefault(value, {}).setdefault(s, {})[t] = statistics.fmean(vps)
+    return out
+
+
+def write_summary(out: Path, summary: dict) -> Path:
+    path = out / SUMMARY_JSON
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def format_summary(summary: dict) -> list[str]:
+    """The summary as text lines, one block per sweep value."""
+    lines = []
+    key = summary["sweep"]
+    for row in summary["rows"]:
+        n = row["games"]
+        head = f"{key}={row[key]}: " if key else ""
+        t = row["turns"]
+        lines.append(f"{head}{n} game{'s' * (n != 1)}, {row['draws']} draw{'s' * (row['draws'] != 1)}, "
+                     f"{t['mean']:.1f} turns ({t['min']}-{t['max']}), "
+                     f"{row['decisions']['mean']:.0f} decisions on average")
+        for s, d in row["sides"].items():
+            lo, hi = d["wilson95"]
+            vp = d["vp"]
+            lines.append(f"  {s:<10} wins {d['wins']:>5}  {d['win_rate'] * 100:5.1f}% "
+                         f"(95% {lo * 100:.1f}-{hi * 100:.1f}%)  VP mean {vp['mean']:.2f}, "
+                         f"quartiles {vp['q1']:g}/{vp['median']:g}/{vp['q3']:g}")
+    return lines
+

@@ -1,0 +1,139 @@
+"""The plots of a balance batch, as PNG files (matplotlib, no display).
+
+    winrate.png     win rate of each side with its Wilson 95% interval,
+                    per sweep value (a designer reads off the fair bid)
+    vp.png          the distribution of each side's final VP
+    vp_by_turn.png  mean VP at the end of each turn
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .balance import BatchSpec, vp_by_turn, wilson
+
+PLOTS = ("winrate.png", "vp.png", "vp_by_turn.png")
+COLOURS = ("#b03a2e", "#2e6fb0", "#3a8f4a", "#8a5cb0", "#c08a1e")
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")  # files only: never a window, works without a display
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def write_plots(out: Path, spec: BatchSpec, summary: dict, rows: list[dict]) -> list[Path]:
+    """Write the three plots into ``out``; returns their paths."""
+    plt = _pyplot()
+    title = f"{summary['game']} {summary['scenario']}: " + " vs ".join(
+        f"{a} ({s})" for s, a in summary["agents"].items())
+    paths = [out / name for name in PLOTS]
+    for path, draw in zip(paths, (_winrate, _vp, _vp_by_turn)):
+        fig, ax = plt.subplots(figsize=(7, 4.2), dpi=100)
+        draw(ax, spec, summary, rows)
+        ax.set_title(title, fontsize=10)
+        fig.tight_layout()
+        fig.savefig(path)
+        plt.close(fig)
+    return paths
+
+
+def _labels(spec: BatchSpec, summary: dict) -> list[str]:
+    key = summary["sweep"]
+    return [f"{key}={r[key]}" if key else f"{r['games']} games" for r in summary["rows"]]
+
+
+def _winrate(ax, spec: BatchSpec, summary: dict, rows: list[dict]) -> None:
+    labels = _labels(spec, summary)
+    series = []  # (label, colour, rates, errors below, errors above)
+    for i, side in enumerate(list(spec.sides) + ["draw"]):
+        rates, lo, hi = [], [], []
+        for r in summary["rows"]:
+            if side == "draw":
+                p, (a, b) = r["draw_rate"], wilson(r["draws"], r["games"])
+            else:
+                d = r["sides"][side]
+                p, (a, b) = d["win_rate"], d["wilson95"]
+            rates.append(p * 100)
+            lo.append(max(0.0, p - a) * 100)  # (rounding: an interval always holds its rate)
+            hi.append(max(0.0, b - p) * 100)
+        if side == "draw" and not any(rates):
+            continue
+        colour = "#999999" if side == "draw" else COLOURS[i % len(COLOURS)]
+        series.append((f"{side} wins" if side != "draw" else "draws", colour, rates, lo, hi))
+    width = 0.8 / len(series)
+    for j, (label, colour, rates, lo, hi) in enumerate(series):
+        pos = [x + (j - (len(series) - 1) / 2) * width for x in range(len(labels))]
+        ax.bar(pos, rates, width * 0.95, yerr=[lo, hi], capsize=4, color=colour, alpha=0.85, label=label)
+        for x, r, h in zip(pos, rates, hi):
+            ax.annotate(f"{r:.1f}%", (x, r + h), xytext=(0, 3), textcoords="offset points", ha="center",
+                        va="bottom", fontsize=8)
+    ax.axhline(50, color="#444444", linewidth=0.8, linestyle="--")
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_xlim(-0.6, len(labels) - 0.4)
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("% of games (bars: Wilson 95% interval)")
+    ax.legend(fontsize=8, loc="upper right", framealpha=0.9)
+
+
+def _scoring(spec: BatchSpec, rows: list[dict]) -> list[str]:
+    """The sides that scored VP in some game (a side that never scores
+    would only flatten the plots)."""
+    return [s for s in spec.sides if any(r[f"vp_{s}"] for r in rows)] or list(spec.sides)
+
+
+def _vp(ax, spec: BatchSpec, summary: dict, rows: list[dict]) -> None:
+    key = summary["sweep"]
+    sides = _scoring(spec, rows)
+    if len(sides) < len(spec.sides):
+        ax.text(0.01, 0.98, "no VP in any game: " + ", ".join(s for s in spec.sides if s not in sides),
+                transform=ax.transAxes, fontsize=8, va="top")
+    if key:  # a box per side and sweep value
+        labels = _labels(spec, summary)
+        values = [str(r[key]) for r in summary["rows"]]
+        n = len(sides)
+        width = 0.8 / n
+        for j, side in enumerate(sides):
+            i = spec.sides.index(side)
+            data = [[r[f"vp_{side}"] for r in rows if r["sweep"] == v] for v in values]
+            pos = [x + (j - (n - 1) / 2) * width for x in range(len(values))]
+            b = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True, manage_ticks=False)
+            for patch in b["boxes"]:
+                patch.set_facecolor(COLOURS[i % len(COLOURS)])
+                patch.set_alpha(0.6)
+            ax.plot([], [], color=COLOURS[i % len(COLOURS)], linewidth=6, alpha=0.6, label=f"{side} VP")
+        ax.set_xticks(range(len(values)), labels)
+        ax.set_ylabel("final VP")
+    else:
+        lo = min(min(r[f"vp_{s}"] for r in rows) for s in sides)
+        hi = max(max(r[f"vp_{s}"] for r in rows) for s in sides)
+        bins = [x - 0.5 for x in range(lo, hi + 2)]
+        for side in sides:
+            i = spec.sides.index(side)
+            ax.hist([r[f"vp_{side}"] for r in rows], bins=bins, alpha=0.55, color=COLOURS[i % len(COLOURS)],
+                    label=f"{side} (mean {summary['rows'][0]['sides'][side]['vp']['mean']:.2f})")
+        ax.set_xlabel("final VP")
+        ax.set_ylabel("games")
+    ax.legend(fontsize=8, loc="upper right")
+
+
+def _vp_by_turn(ax, spec: BatchSpec, summary: dict, rows: list[dict]) -> None:
+    from matplotlib.ticker import MaxNLocator
+    curves = vp_by_turn(spec, rows)
+    key = summary["sweep"]
+    sides = _scoring(spec, rows)
+    values = [str(r[key]) for r in summary["rows"]] if key else [""]
+    styles = ("-", "--", ":", "-.")
+    for j, v in enumerate(values):
+        for side in sides:
+            i = spec.sides.index(side)
+            pts = curves.get(v, {}).get(side, {})
+            if not pts:
+                continue
+            label = side + (f", {key}={v}" if key else "")
+            ax.plot(list(pts), list(pts.values()), styles[j % len(styles)], marker="o", markersize=3,
+                    color=COLOURS[i % len(COLOURS)], label=label)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("turn")
+    ax.set_ylabel("mean VP at the end of the turn\n(games still going)")
+    ax.legend(fontsize=8, loc="upper left", ncol=2 if len(values) > 3 else 1)

@@ -1,0 +1,177 @@
+"""hexforge balance: statistics, seeding, resuming, and the same games on
+one process, two processes or a Dask cluster."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from dsl import balance
+from dsl.balance import BalanceError, BatchSpec, game_seed, read_game_texts, run_batch, summarize, wilson
+from dsl.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+BARBAROSSA = ROOT / "games" / "barbarossa-postcard"
+
+
+def rows_of(out: Path) -> list[dict]:
+    with open(out / "games.csv", encoding="utf-8", newline="") as f:
+        return sorted(csv.DictReader(f), key=lambda r: (r["sweep"], int(r["game"])))
+
+
+def balance_json(capsys, *argv) -> dict:
+    assert main(["balance", *map(str, argv), "--json"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def barbarossa_spec(**kw) -> BatchSpec:
+    texts, game = read_game_texts(BARBAROSSA)
+    return BatchSpec(game=texts, scenario="standard", agents=("greedy", "greedy"), sides=tuple(game.sides), **kw)
+
+
+@pytest.mark.parametrize("wins,n,lo,hi", [  # Newcombe (1998), Statistics in Medicine 17, table I, method 3
+    (81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611), (1, 29, 0.0061, 0.1718)])
+def test_wilson_interval_matches_published_values(wins, n, lo, hi):
+    a, b = wilson(wins, n)
+    assert (round(a, 4), round(b, 4)) == (lo, hi)
+
+
+def test_wilson_interval_narrows_with_games():
+    # FINDINGS: 50% of 40 games is about +-14 points, of 400 about +-5
+    a, b = wilson(20, 40)
+    assert 0.14 < (b - a) / 2 < 0.15
+    a, b = wilson(200, 400)
+    assert 0.045 < (b - a) / 2 < 0.05
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_game_seed_is_a_stable_function_of_seed_and_game():
+    assert game_seed(0, 0) == game_seed(0, 0) == 3410499354  # the same on every machine and run
+    assert len({game_seed(s, k) for s in range(5) for k in range(200)}) == 1000
+
+
+def test_a_batch_game_is_the_game_hexforge_play_plays_with_its_seed(tmp_path, capsys):
+    summary = balance_json(capsys, BARBAROSSA, "--games", 2, "--agents", "greedy,random", "--out", tmp_path)
+    assert summary["rows"][0]["games"] == 2 and summary["played"] == 2
+    row = rows_of(tmp_path)[1]
+    assert main(["play", str(BARBAROSSA), "--agents", "greedy,random", "--seed", row["seed"], "--json"]) == 0
+    played = json.loads(capsys.readouterr().out)
+    assert (played["winner"], played["turns"], played["actions"]) == (row["winner"], int(row["turns"]),
+                                                                        int(row["decisions"]))
+    assert played["vp"] == {"axis": int(row["vp_axis"]), "soviet": int(row["vp_soviet"])}
+    assert row["vp_by_turn_axis"].split()[-1] == f"{row['turns']}:{row['vp_axis']}"
+
+
+def test_one_process_two_processes_and_a_dask_cluster_play_the_same_games(tmp_path, capsys):
+    args = [BARBAROSSA, "--games", 4, "--agents", "greedy,random", "--seed", 7]
+    balance_json(capsys, *args, "--out", tmp_path / "one")
+    balance_json(capsys, *args, "--jobs", 2, "--out", tmp_path / "two")
+    balance_json(capsys, *args, "--cluster", "local", "--out", tmp_path / "dask")
+    one = rows_of(tmp_path / "one")
+    assert len(one) == 4 and len({r["seed"] for r in one}) == 4
+    assert rows_of(tmp_path / "two") == one
+    assert rows_of(tmp_path / "dask") == one
+    for name in ("summary.json", "winrate.png", "vp.png", "vp_by_turn.png"):
+        assert (tmp_path / "dask" / name).stat().st_size > 0
+
+
+def test_an_interrupted_batch_resumes_without_replaying_a_finished_game(tmp_path, monkeypatch):
+    spec = barbarossa_spec(seed=3)
+    played: list[int] = []
+    real = balance.play_game
+
+    def counting(spec, sweep, k):
+        played.append(k)
+        return real(spec, sweep, k)
+
+    monkeypatch.setattr(balance, "play_game", counting)
+    stop = threading.Event()
+    first = run_batch(spec, 6, tmp_path, progress=lambda done, total: done >= 3 and stop.set(), stop=stop)
+    assert first.played == 3 and played == [0, 1, 2]
+    with open(tmp_path / "games.csv", "a", encoding="utf-8") as f:
+        f.write(",3,12345,axis,cut short by the kil")  # the kill came in the middle of a line
+    second = run_batch(spec, 6, tmp_path)
+    assert second.played == 3 and played == [0, 1, 2, 3, 4, 5]
+    assert [r["game"] for r in second.rows] == list(range(6))
+    assert [int(r["game"]) for r in rows_of(tmp_path)] == list(range(6))
+    again = run_batch(spec, 6, tmp_path)  # nothing left to play
+    assert again.played == 0 and len(played) == 6
+    assert summarize(spec, again.rows)["rows"][0]["games"] == 6
+
+
+def test_a_killed_batch_keeps_its_finished_games(tmp_path):
+    out = tmp_path / "bal"
+    cmd = [sys.executable, "-m", "dsl.cli", "balance", str(BARBAROSSA), "--games", "8", "--jobs", "2",
+           "--out", str(out), "--json"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if (out / "games.csv").exists() and len(rows_of(out)) >= 2:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # the driver and its workers, mid-batch
+    proc.wait()
+    kept = len(rows_of(out))
+    assert 2 <= kept < 8
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["resumed"], summary["played"]) == (kept, 8 - kept)
+    assert [int(r["game"]) for r in rows_of(out)] == list(range(8))
+
+
+def test_sweep_gives_one_row_per_value(tmp_path, capsys):
+    lib = tmp_path / "lib" / "barbarossa-target"
+    lib.mkdir(parents=True)
+    for f in ("game.hxr", "map.hxm"):
+        text = (BARBAROSSA / f).read_text(encoding="utf-8")
+        text = text.replace('vp(axis) >= 6', 'vp(axis) >= param("target")').replace(
+            'vp(axis) < 6', 'vp(axis) < param("target")')
+        (lib / f).write_text(text, encoding="utf-8")
+    summary = balance_json(capsys, lib, "--games", 3, "--sweep", "target=0,99", "--out", tmp_path / "out")
+    assert [r["target"] for r in summary["rows"]] == [0, 99]
+    at0, at99 = summary["rows"]
+    assert at0["sides"]["axis"]["wins"] + at0["sides"]["soviet"]["wins"] == 3
+    assert at99["sides"]["axis"]["win_rate"] == 0 and at99["sides"]["soviet"]["wins"] == 3
+    assert at0["sides"]["axis"]["wins"] >= 1  # 0 VP is enough, unless a Soviet unit reaches Königsberg
+    rows = rows_of(tmp_path / "out")
+    assert [(r["sweep"], r["game"]) for r in rows] == [(v, str(k)) for v in ("0", "99") for k in range(3)]
+    # the same seeds at every value: only the rule changed
+    assert [r["seed"] for r in rows[:3]] == [r["seed"] for r in rows[3:]]
+    assert main(["balance", str(lib), "--games", "1", "--out", str(tmp_path / "x")]) == 1
+    assert "--param target=N" in capsys.readouterr().err
+
+
+def test_user_errors_are_messages(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["balance", str(BARBAROSSA), "--games", "1", "--out", str(blocker / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"hexforge: error: cannot write {blocker / 'out'}: ") and "Traceback" not in err
+    assert main(["balance", str(BARBAROSSA), "--agents", "greedy,nobody", "--out", str(tmp_path / "a")]) == 1
+    assert "no bot named 'nobody'" in capsys.readouterr().err
+    assert main(["balance", str(BARBAROSSA), "--sweep", "bid=1,x", "--out", str(tmp_path / "a")]) == 1
+    assert "--sweep takes NAME=N1,N2,..." in capsys.readouterr().err
+    # a folder holding another batch is not mixed with this one
+    assert main(["balance", str(BARBAROSSA), "--games", "1", "--out", str(tmp_path / "b"), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["balance", str(BARBAROSSA), "--games", "1", "--agents", "random,random",
+                 "--out", str(tmp_path / "b")]) == 1
+    assert "holds games of another batch (agents" in capsys.readouterr().err
+
+
+def test_compile_texts_refuses_paths_outside_the_library(tmp_path):
+    spec = barbarossa_spec()
+    bad = balance.GameTexts("x/game.hxr", (("../../evil.hxr", "game x {}"),))
+    with pytest.raises(BalanceError, match="leaves the game library"):
+        balance.compile_texts(bad)
+    assert spec.game.entry == "barbarossa-postcard/game.hxr"

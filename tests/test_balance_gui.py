@@ -1,0 +1,84 @@
+"""Game > Balance… offscreen: the batch runs in the background with a
+progress bar, Stop keeps the finished games, Run resumes, and the summary
+and plots are shown."""
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QTimer  # noqa: E402
+
+from editor.app import MainWindow  # noqa: E402
+from editor.document import GameDocument  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = Path("/tmp/hexforge-editor-shots")
+
+
+@pytest.fixture
+def win(qtbot, tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "games" / "barbarossa-postcard", tmp_path / "games" / "barbarossa-postcard")
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    w = MainWindow(GameDocument.open(tmp_path / "games" / "barbarossa-postcard"), autosave_ms=0)
+    w.ask_on_close = False
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.doc.close()
+
+
+def test_balance_runs_in_the_background_stops_resumes_and_shows_plots(qtbot, win, tmp_path):
+    action = next(a for m in win.menuBar().actions() if m.text() == "&Game"
+                  for a in m.menu().actions() if a.text() == "&Balance…")
+    action.trigger()
+    dlg = win.balance_dialog
+    qtbot.addWidget(dlg)
+    out = tmp_path / "bal"
+    dlg.out.setText(str(out))
+    dlg.games.setValue(40)
+    dlg.jobs.setValue(1)
+    dlg.agents["soviet"].setCurrentText("random")
+    ticks = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(dlg.bar.value()))
+    timer.start(20)
+    dlg.run_button.click()
+    assert dlg.running() and not dlg.run_button.isEnabled()
+    qtbot.waitUntil(lambda: dlg.bar.value() >= 2, timeout=60_000)
+    assert len(ticks) >= 2  # the window's event loop ran while games were played
+    dlg.stop_button.click()
+    qtbot.waitUntil(lambda: not dlg.running() and dlg.run_button.isEnabled(), timeout=60_000)
+    with open(out / "games.csv", encoding="utf-8") as f:
+        kept = len(list(csv.DictReader(f)))
+    assert 2 <= kept < 40
+    assert "stopped early" in dlg.summary.text()
+
+    dlg.games.setValue(kept + 2)  # Run again: only the two new games are played
+    dlg.run_button.click()
+    qtbot.waitUntil(lambda: not dlg.running() and dlg.run_button.isEnabled(), timeout=60_000)
+    timer.stop()
+    text = dlg.summary.text()
+    assert text.startswith(f"2 played, {kept} already in the folder")
+    assert f"{kept + 2} games" in text and "axis" in text and "95%" in text
+    assert dlg.bar.value() == dlg.bar.maximum() == kept + 2
+    for label in dlg.plot_labels.values():
+        assert not label.image.isNull() and label.image.width() > 300
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    dlg.resize(900, 820)
+    assert dlg.grab().save(str(SHOTS / "balance-dialog.png"))
+
+
+def test_balance_refuses_bad_numbers_with_a_message(qtbot, win, monkeypatch):
+    from editor import balance as bal
+    seen = []
+    monkeypatch.setattr(bal.QMessageBox, "warning", lambda parent, title, text: seen.append(text))
+    dlg = win.balance()
+    qtbot.addWidget(dlg)
+    dlg.sweep.setText("bid=1,x")
+    dlg.run_button.click()
+    assert seen == ["Sweep: write NAME=N1,N2,…, not 'bid=1,x'"] and not dlg.running()

@@ -85,9 +85,8 @@ def _scoring(spec: BatchSpec, rows: list[dict]) -> list[str]:
 def _vp(ax, spec: BatchSpec, summary: dict, rows: list[dict]) -> None:
     key = summary["sweep"]
     sides = _scoring(spec, rows)
-    if len(sides) < len(spec.sides):
-        ax.text(0.01, 0.98, "no VP in any game: " + ", ".join(s for s in spec.sides if s not in sides),
-                transform=ax.transAxes, fontsize=8, va="top")
+    if len(sides) < len(spec.sides):  # said in the legend
+        ax.plot([], [], " ", label="no VP in any game: " + ", ".join(s for s in spec.sides if s not in sides))
     if key:  # a box per side and sweep value
         labels = _labels(spec, summary)
         values = [str(r[key]) for r in summary["rows"]]
@@ -114,7 +113,7 @@ def _vp(ax, spec: BatchSpec, summary: dict, rows: list[dict]) -> None:
                     label=f"{side} (mean {summary['rows'][0]['sides'][side]['vp']['mean']:.2f})")
         ax.set_xlabel("final VP")
         ax.set_ylabel("games")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=8, loc="best", framealpha=0.9)
 
 
 def _vp_by_turn(ax, spec: BatchSpec, summary: dict, rows: list[dict]) -> None:

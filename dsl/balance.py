@@ -127,6 +127,7 @@ def read_game_texts(path: str | Path, variants: Iterable[str] = ()) -> tuple[Gam
     driver and every worker play the same rules even if a file is saved
     meanwhile).  Raises DslError or BalanceError."""
     from .compiler import compile_game
+    from .loader import find_game_file
 
     path = Path(path).resolve()
     game = compile_game(path, variants)
@@ -137,7 +138,8 @@ def read_game_texts(path: str | Path, variants: Iterable[str] = ()) -> tuple[Gam
             files.append((rel, (library / rel).read_text(encoding="utf-8-sig")))
         except (OSError, UnicodeDecodeError) as e:
             raise BalanceError(f"cannot read {rel}: {getattr(e, 'strerror', None) or e}") from e
-    entry = game.sources[0] if path.is_dir() else str(PurePosixPath(path.parent.name) / path.name)
+    entry_file = find_game_file(path)
+    entry = str(PurePosixPath(entry_file.parent.name) / entry_file.name)
     texts = GameTexts(entry, tuple(files))
     return texts, compile_texts(texts, tuple(variants))
 
@@ -266,7 +268,8 @@ class ResultsFile:
                 raise BalanceError(f"{meta} is not a batch description ({e}): use another --out") from e
             diff = [k for k in ident if old.get(k) != ident[k]]
             if diff:
-                what = ", ".join(f"{k} {old.get(k)!r} there, {ident[k]!r} now" for k in diff)
+                what = ", ".join("the game's files changed since" if k == "rules" else
+                                 f"{k} {_shown(old.get(k))} there, {_shown(ident[k])} now" for k in diff)
                 raise BalanceError(f"{out} holds games of another batch ({what}): use another --out")
         elif self.path.exists():
             raise BalanceError(f"{self.path} exists but {meta} does not: use another --out")
@@ -300,6 +303,14 @@ class ResultsFile:
 
     def close(self) -> None:
         self.file.close()
+
+
+def _shown(value) -> str:
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items()) or "none"
+    if isinstance(value, list):
+        return ",".join(map(str, value)) or "none"
+    return str(value) if value not in (None, "") else "none"
 
 
 def _typed(row: dict) -> dict:

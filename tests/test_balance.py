@@ -166,7 +166,8 @@ def test_user_errors_are_messages(tmp_path, capsys):
     capsys.readouterr()
     assert main(["balance", str(BARBAROSSA), "--games", "1", "--agents", "random,random",
                  "--out", str(tmp_path / "b")]) == 1
-    assert "holds games of another batch (agents" in capsys.readouterr().err
+    assert "holds games of another batch (agents axis=greedy,soviet=greedy there, " \
+           "axis=random,soviet=random now)" in capsys.readouterr().err
 
 
 def test_compile_texts_refuses_paths_outside_the_library(tmp_path):

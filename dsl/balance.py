@@ -106,6 +106,7 @@ class BatchSpec:
     def identity(self) -> dict:
         """What must match for a folder's finished games to be reused."""
         return {"format": FORMAT, "game": self.game.entry.split("/")[0], "rules": self.game.digest,
+                "engine": engine_digest(),
                 "scenario": self.scenario, "variants": list(self.variants), "params": dict(self.params),
                 "agents": dict(zip(self.sides, self.agents)), "sweep": self.sweep_key, "seed": self.seed}
 
@@ -119,6 +120,18 @@ class BatchSpec:
         cols = ["sweep", "game", "seed", "winner", "why", "turns", "decisions"]
         cols += [f"vp_{s}" for s in self.sides] + [f"vp_by_turn_{s}" for s in self.sides]
         return cols
+
+
+def engine_digest() -> str:
+    """A digest of the engine and bots' source (runtime/): games played by
+    another engine are not mixed into a batch."""
+    import runtime
+
+    h = hashlib.sha256()
+    root = Path(runtime.__file__).parent
+    for p in sorted(root.rglob("*.py")):
+        h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def read_game_texts(path: str | Path, variants: Iterable[str] = ()) -> tuple[GameTexts, object]:
@@ -269,6 +282,7 @@ class ResultsFile:
             diff = [k for k in ident if old.get(k) != ident[k]]
             if diff:
                 what = ", ".join("the game's files changed since" if k == "rules" else
+                                 "the engine or bots changed since" if k == "engine" else
                                  f"{k} {_shown(old.get(k))} there, {_shown(ident[k])} now" for k in diff)
                 raise BalanceError(f"{out} holds games of another batch ({what}): use another --out")
         elif self.path.exists():

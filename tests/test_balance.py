@@ -168,6 +168,10 @@ def test_user_errors_are_messages(tmp_path, capsys):
                  "--out", str(tmp_path / "b")]) == 1
     assert "holds games of another batch (agents axis=greedy,soviet=greedy there, " \
            "axis=random,soviet=random now)" in capsys.readouterr().err
+    meta = tmp_path / "b" / "batch.json"  # games of an older engine or bots are not mixed in either
+    meta.write_text(meta.read_text().replace(balance.engine_digest(), "0123456789abcdef"))
+    assert main(["balance", str(BARBAROSSA), "--games", "1", "--out", str(tmp_path / "b")]) == 1
+    assert "(the engine or bots changed since)" in capsys.readouterr().err
 
 
 def test_compile_texts_refuses_paths_outside_the_library(tmp_path):

@@ -9,9 +9,9 @@ from pathlib import Path
 from .diagnostics import DslError
 
 
-def _print_diagnostics(items, sources, out=sys.stderr) -> None:
+def _print_diagnostics(items, sources, out=None) -> None:
     for d in items:
-        print(d.format(sources), file=out)
+        print(d.format(sources), file=out or sys.stderr)  # the stream now, not the one at import
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -15,7 +15,8 @@ from typing import Iterable
 from runtime import definition as D
 from runtime import expr as E
 from runtime.hexes import HexIdError
-from runtime.vocabulary import ACTIVATION_KINDS, EDGES, PROCEDURES
+from runtime.runner import sequence_problems
+from runtime.vocabulary import ACTIVATION_KINDS, EDGES, PHASE_PROPERTIES, PROCEDURES
 
 from .ast import Arg, Statement
 from .art import art_file
@@ -75,6 +76,7 @@ def check_game(path: str | Path, art_dir: str | Path | None = None
     return game, diags, sources
 
 
+UNRUN_CHIT_KINDS = ("event", "air", "artillery")  # kinds the checker knows but a draw does nothing for
 UNIT_STATES = frozenset({"disrupted", "out-of-supply", "isolated", "reserve"})  # markers a phase may name in only/exclude
 
 
@@ -243,7 +245,7 @@ class _Compiler:
             ctx.error("missing", "the game declares no side", None, 'write: side axis "Axis" { colour "#8c8c8c" }')
         if ctx.diags.errors:
             return None
-        return D.GameDefinition(
+        game = D.GameDefinition(
                                 info=info, dice=fm(dice), sides=fm(sides), nationalities=fm(nats), unit_classes=fm(classes),
                                 counters=fm(counters), terrain=fm(terrain), chart=chart, results=fm(results), crts=fm(crts),
                                 die_tables=fm(tables), turn_track=track, weather=fm(weather), chits=fm(chits), pools=fm(pools),
@@ -258,6 +260,11 @@ class _Compiler:
                                 sources=tuple(self.loader.src.texts),
                                 markers=fm(markers), variables=fm(variables), triggers=triggers,
                                 effects=fm(self.fx.effects))
+        self.check_command_chain(chits, mechanisms["activation"])
+        for at, message in sequence_problems(game):  # check says no where play would refuse
+            ctx.error("cannot-run", message, Span.parse(at + ":1") if at else None,
+                      "docs/dsl.md lists the procedures and combat procedures the engine runs")
+        return None if ctx.diags.errors else game
 
     # ------------------------------------------------------------ game
     def game_info(self) -> D.GameInfo:
@@ -527,6 +534,15 @@ class _Compiler:
             code = r.cells[0].text
             code = "-" if is_dash(code) else code
             sp = view.cell(r, "special")
+            ex = view.cell(r, "exchange")
+            if ex is not None and read_yes_no(ctx, ex, "exchange", False):
+                ctx.error("unused", f"the exchange of {code} is not used by any rule", ex.span,
+                          "the engine applies step losses and retreats: write the steps each side loses "
+                          "in the attacker and defender columns")
+            if sp is not None and not is_dash(sp):
+                ctx.error("unused", f"the special result '{sp.text}' of {code} is not used by any rule", sp.span,
+                          "the engine applies the attacker, defender, retreat and attacker-retreat "
+                          "columns; write '-' (or describe the result in its title)")
             out[code] = D.ResultCode(
                 code, num(r, "attacker"), num(r, "defender"), num(r, "attacker-retreat"), num(r, "retreat"),
                 read_yes_no(ctx, view.cell(r, "exchange"), "exchange", False),
@@ -843,21 +859,31 @@ class _Compiler:
         if view is None:
             return out
         view.require_first("id")
-        cols = ("id", "side", "kind", "hq", "count", "from", "always", "pick", "title")
+        cols = ("id", "side", "kind", "hq", "count", "from", "always", "pick", "command", "needs", "title")
         view.check_columns(lambda c: c in cols, cols)
         for r in view.rows:
             cid = r.cells[0].text
             side = ctx.ref("side", view.cell(r, "side"), allow=("both",)) or ""
             kind = self.choice(view.cell(r, "kind"), ACTIVATION_KINDS, "chit kind") or "hq"
+            if kind in UNRUN_CHIT_KINDS:
+                ctx.error("unused", f"a chit of kind '{kind}' is not used by any rule: drawing it does nothing",
+                          view.cell(r, "kind").span, "the engine runs chits of kind " +
+                          ", ".join(k for k in ACTIVATION_KINDS if k not in UNRUN_CHIT_KINDS))
             hq = ""
             hc = view.cell(r, "hq")
-            if hc is not None and not is_dash(hc):
-                hq = ctx.ref("counter", hc, "HQ counter") or ""
+            any_hq = hc is not None and hc.text == "any"
+            if any_hq:
+                if kind not in ("hq", "interrupt"):
+                    ctx.error("value", f"chit {cid} is a {kind} chit: only hq and interrupt chits activate an HQ",
+                              hc.span)
+            elif hc is not None and not is_dash(hc):
+                hq = ctx.ref("counter", hc, "HQ counter", allow=("any",)) or ""
                 if hq and hq in counters and side not in ("", "both") and counters[hq].side != side:
                     ctx.error("side", f"chit {cid} is {side}'s but activates {hq}, a {counters[hq].side} unit",
                               hc.span)
             elif kind == "hq":
-                ctx.error("missing", f"chit {cid} is an hq chit but names no HQ", r.cells[0].span)
+                ctx.error("missing", f"chit {cid} is an hq chit but names no HQ", r.cells[0].span,
+                          "name its HQ counter, or write any: its side chooses one of its HQs")
             cnt = view.cell(r, "count")
             count = 1 if cnt is None or is_dash(cnt) else ctx.int_(cnt, "count", 1, 99) or 1
             fr = view.cell(r, "from")
@@ -865,8 +891,26 @@ class _Compiler:
             always = read_yes_no(ctx, view.cell(r, "always"), "always", False)
             pick = read_yes_no(ctx, view.cell(r, "pick"), "pick", False)
             title = view.cell(r, "title")
+            command: tuple[str, ...] = ("range",)
+            cc = view.cell(r, "command")
+            if cc is not None and not is_dash(cc):
+                command = tuple(read_list(cc))
+                for x in command:
+                    if x not in ("range", "chain"):
+                        ctx.error("value", f"'{x}' is not a way to command", cc.span,
+                                  did_you_mean(x, ("range", "chain")) or "write range, chain or range,chain")
+                if kind not in ("hq", "interrupt"):
+                    ctx.error("unused", f"chit {cid}'s command is not used by any rule: a {kind} chit activates "
+                              "no HQ", cc.span)
+            nc = view.cell(r, "needs")
+            needs_hq = nc is not None and not is_dash(nc)
+            if needs_hq and nc.text != "hq-on-map":
+                ctx.error("value", f"'{nc.text}' is not a condition a chit can need", nc.span,
+                          "write hq-on-map (the chit's HQ, or with hq any one of its side's HQs, is on the map)")
+            elif needs_hq and not (hq or any_hq):
+                ctx.error("unused", f"chit {cid} needs its HQ on the map but names no HQ", nc.span)
             out[cid] = D.Chit(cid, title.text if title is not None and not is_dash(title) else cid, side, kind,
-                              hq, count, first, always, pick, where(r))
+                              hq, count, first, always, pick, where(r), any_hq, command, needs_hq)
         return out
 
     # ------------------------------------------------------------ turn track
@@ -942,8 +986,15 @@ class _Compiler:
     def sequence(self) -> tuple[D.Phase, ...]:
         st = self.one("sequence")
         if st is None:
+            for sc in self.all("scenario")[:1]:  # something to play, and no way to play it
+                self.ctx.error("missing", f"scenario {sc.name} cannot be played: the game has no sequence of play",
+                               sc.span, "write: sequence { phase ... { procedure move } ... "
+                               "phase end-of-turn \"End of turn\" { procedure advance-turn } }")
             return ()
         out = self.phases(st, "sequence")
+        if not out:
+            self.ctx.error("missing", "the sequence of play has no phase", st.span,
+                           'write its phases: phase movement "Movement" { procedure move } ...')
         stack, ends = list(out), False
         while stack:
             ph = stack.pop()
@@ -962,8 +1013,9 @@ class _Compiler:
         b = Body(ctx, st, what)
         for kw in self.PHASE_KINDS:
             b.all(kw)
-        for kw in self.PHASE_PROPERTIES:
-            b.all(kw)  # a phase's own properties; read in phase()
+        if st.keyword in self.PHASE_KINDS:
+            for kw in self.PHASE_PROPERTIES:
+                b.all(kw)  # a phase's own properties; read (and checked against its procedure) in phase()
         for e in st.body or ():
             if isinstance(e, Statement) and e.keyword in self.PHASE_KINDS:
                 out.append(self.phase(e))
@@ -981,9 +1033,8 @@ class _Compiler:
             out.insert(next(i for i, p in enumerate(out) if p.id == target), ph)
         return tuple(out)
 
-    PHASE_PROPERTIES = ("procedure", "side", "note", "only", "mode", "limit", "die-table", "exclude", "repeat",
-                        "before", "hq-class", "same-tag", "ignore", "outside-command", "hq-transfer", "loc-check",
-                        "option", "at", "due")
+    PHASE_PROPERTIES = ("procedure", "note", "before") + tuple(sorted({p for ps in PHASE_PROPERTIES.values()
+                                                                       for p in ps}))
 
     def phase(self, st: Statement) -> D.Phase:
         ctx = self.ctx
@@ -1006,7 +1057,9 @@ class _Compiler:
                 if procedure not in PROCEDURES:
                     ctx.error("unknown-procedure", f"unknown procedure '{procedure}'", e.args[0].span,
                               did_you_mean(procedure, PROCEDURES))
-                params["args"] = tuple(a.text for a in e.args[1:])
+                for extra in e.args[1:]:
+                    ctx.error("unused", f"'{extra.text}' after the procedure is not used by any rule", extra.span,
+                              "a procedure takes no arguments: its phase's properties tune it")
             elif e.keyword == "side":
                 side = ctx.ref("side", e.arg(0), allow=("both",)) or side
             elif e.keyword == "ignore":  # hexside kinds a combat segment ignores (15.1(3))
@@ -1047,6 +1100,7 @@ class _Compiler:
                     params["option"] = (e.args[0].text, title_of(e) or e.args[0].text)
             else:  # repeated properties accumulate (two 'note' lines keep both)
                 params[e.keyword] = params.get(e.keyword, ()) + tuple(a.text for a in e.args)
+        self.check_phase_properties(st, procedure)
         if procedure in ("move", "strategic-move"):
             modes = set(ctx.symbols.get("movement-mode", {})) | {"normal"}
             for e in st.body or ():
@@ -1063,6 +1117,28 @@ class _Compiler:
         children = self.phases(st, f"{st.keyword} {name}") if st.body else ()
         ctx.expr(st.condition)
         return D.Phase(name, title, st.keyword, procedure, side, fm(params), st.condition, children, where(st))
+
+    def check_phase_properties(self, st: Statement, procedure: str) -> None:
+        """Each property of a phase is one its procedure reads (a player-turn,
+        chit-loop or segment reads none but its notes)."""
+        if st.keyword == "phase" and procedure not in PHASE_PROPERTIES:
+            return  # an unknown procedure: reported already
+        reads = PHASE_PROPERTIES.get(procedure, ()) if st.keyword == "phase" else ()
+        noun = f"{procedure} phase" if st.keyword == "phase" else st.keyword
+        what = ("an " if noun[0] in "aeiou" else "a ") + noun
+        for e in st.body or ():
+            if not isinstance(e, Statement) or e.keyword in self.PHASE_KINDS or e.keyword in ("note", "before"):
+                continue
+            if e.keyword == "procedure" and st.keyword == "phase":
+                continue
+            if e.keyword in reads or e.keyword not in self.PHASE_PROPERTIES:
+                continue
+            users = sorted(p for p, ps in PHASE_PROPERTIES.items() if e.keyword in ps)
+            hint = (f"phases with procedure {', '.join(users)} read it" if users and e.keyword != "procedure"
+                    else "put it on a phase inside this block")
+            if not reads and st.keyword == "phase":
+                hint += f"; {what} takes no property"
+            self.ctx.error("unused", f"'{e.keyword}' is not used by any rule of {what}", e.span, hint)
 
     # ------------------------------------------------------------ victory
     def victory(self, st: Statement) -> tuple[D.VictoryRule, ...]:
@@ -1127,7 +1203,11 @@ class _Compiler:
         out = {}
         for kw in ("units", "hq", "per-class", "equipment"):
             a = b.arg(kw)
-            if a is not None:
+            if a is not None and kw != "units":
+                self.ctx.error("unused", f"the stacking limit '{kw}' is not used by any rule", b.one(kw).span,
+                               "the engine enforces 'units N' (movement, retreat, advance, placement), with "
+                               "'exempt' classes not counted")
+            elif a is not None:
                 v = self.ctx.int_(a, f"stacking {kw}", 0, 99)
                 if v is not None:
                     out[kw] = v
@@ -1366,6 +1446,9 @@ class _Compiler:
             return D.RetreatRules()
         b = Body(ctx, st, "retreat")
         toward = self.choice(b.arg("toward"), ("supply", "own-edge", "away"), "retreat direction") or "supply"
+        if toward != "supply":
+            ctx.error("unused", f"retreat toward {toward} is not used by any rule", b.arg("toward").span,
+                      "the engine retreats units toward supply (toward supply, the default)")
         di = b.one("destroyed-into", (1, 9))
         dest = set()
         for a in (di.args if di else ()):
@@ -1404,6 +1487,9 @@ class _Compiler:
             n = ctx.int_(s.args[1], "advance hexes", 0, 20)
             if sel and n is not None:
                 hexes.append((s.args[0].text, n))
+        if not self.yes(b, "ignores-zoc", True):
+            self.ctx.error("unused", "ignores-zoc no is not used by any rule", b.one("ignores-zoc", (0, 1)).span,
+                           "the engine's advance after combat always ignores ZOC (ignores-zoc yes, the default)")
         result = D.AdvanceRules(tuple(hexes) or (("all", 1),), self.yes(b, "ignores-zoc", True),
                                 where(st))
         b.finish()
@@ -1418,13 +1504,31 @@ class _Compiler:
         b = Body(ctx, st, "activation")
         sn = b.one("same-nationality", (1, 9))
         mm = b.arg("max-mechanized")
+        ch = b.one("command-chain", (2, 9))
+        chain = ctx.int_(ch.arg(0), "command-chain step", 1, 99) or 0 if ch else 0
         result = D.ActivationRules(
                                    b.text("command-range", "command"),
                                    frozenset(a.text for a in (sn.args if sn else ()) if ctx.ref("side", a)),
                                    self.yes(b, "hq-activates-hq", False),
-                                   ctx.int_(mm, "max-mechanized", 0, 999) if mm is not None else None, where(st))
+                                   ctx.int_(mm, "max-mechanized", 0, 999) if mm is not None else None, where(st),
+                                   chain, self.selectors(ch.args[1:], classes) if ch else frozenset())
+        self.activation_chain = ch
         b.finish()
         return result
+
+    def check_command_chain(self, chits: dict[str, D.Chit], rules: D.ActivationRules) -> None:
+        """A chit commanding by chain needs the chain's step; a chain no chit uses is not used."""
+        users = [c for c in chits.values() if "chain" in c.command]
+        for c in users:
+            if not rules.chain:
+                self.ctx.error("missing", f"chit {c.id} commands by chain, but the game gives no command chain",
+                               Span.parse(c.where + ":1"),
+                               "write: activation { command-chain 3 motorized } (steps of at most 3 hexes "
+                               "between motorized units of the HQ's formation)")
+        ch = getattr(self, "activation_chain", None)
+        if ch is not None and not users:
+            self.ctx.error("unused", "the command chain is not used by any rule: no chit commands by chain",
+                           ch.span, "give a chit command chain (or range,chain) in the chits table")
 
     def _reinforcements(self, classes) -> D.ReinforcementRules:
         """Where reinforcements come from and go."""

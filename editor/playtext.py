@@ -234,6 +234,8 @@ def prompt(runner: Runner, s: GameState) -> str:
                "select a unit in the list, click a highlighted hex."
     if k == "activate":
         return f"{who} activates up to {st.get('n')} units with {st.get('chit')}: click units or pick in the list."
+    if k == "command-hq":
+        return f"{who} chooses the HQ {st.get('chit')} activates: {', '.join(st.get('candidates', []))}."
     if k == "withdraw":
         w = runner.game.withdrawals.get(st.get("withdrawal", ""))
         need = f" ({w.factor} {st.get('sum', 0)} of {w.total})" if w else ""

@@ -42,7 +42,7 @@ class ChitPull:
             st.update(decision="choose", side=side, left=avail, count=count, chosen=[])
             return
         for cid, chit in self.game.chits.items():  # SUPPLY always goes in (6.2(3))
-            if chit.always and chit.available <= s.turn:
+            if chit.always and chit.available <= s.turn and self._hq_present(s, chit):
                 s.cup.extend([cid] * chit.count)
         s.step = {}
         s.pc += 1
@@ -51,9 +51,24 @@ class ChitPull:
         out = []
         for cid, c in self.game.chits.items():
             if c.side == side and c.available <= s.turn and not c.always and \
-                    (not c.pick or f"picked:{cid}" in s.done):
+                    (not c.pick or f"picked:{cid}" in s.done) and self._hq_present(s, c):
                 out.extend([cid] * c.count)
         return out
+
+    def _hq_present(self, s: GameState, chit: Chit) -> bool:
+        """A chit that needs its HQ on the map (AVD: Timoshenko; 9th Army: any
+        German HQ) is available only then."""
+        if not chit.needs_hq:
+            return True
+        if chit.any_hq:
+            return bool(self._commanders(s, chit.side))
+        u = s.units.get(chit.hq)
+        return u is not None and u.hex is not None
+
+    def _commanders(self, s: GameState, side: str) -> list[str]:
+        """The HQs on the map a chit of ``hq any`` may activate."""
+        g = self.game
+        return sorted(u.id for u in s.on_map(side) if "hq" in g.unit_classes[g.counters[u.id].unit_class].flags)
 
     def _pickable(self, s: GameState, side: str) -> list[str]:
         return sorted(cid for cid, c in self.game.chits.items()
@@ -159,19 +174,15 @@ class ChitPull:
             return
         chit: Chit = g.chits[cid]
         s.active = chit.side if chit.side != "both" else ""
-        if chit.kind in ("hq", "interrupt"):
-            hq = s.units.get(chit.hq)
-            refused = self._loc_check(s, ph, chit.hq) if hq is not None and hq.hex is not None else ""
-            if hq is None or hq.hex is None:
-                s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": f"{chit.hq} is not on the map"})
-            elif refused:
-                s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": refused})
-            else:
-                s.activated = self.command(s, chit.hq)
-                s.log.append({"turn": s.turn, "activate": cid, "units": sorted(s.activated)})
-                if "hq-transfer" in ph.params and self._hq_transferable(s, chit.hq):
-                    s.step = {"chit": cid, "decision": "hq-transfer", "side": hq.side, "hq": chit.hq}
-                    return
+        if chit.kind in ("hq", "interrupt") and chit.any_hq:
+            cands = self._commanders(s, chit.side)
+            if cands:  # its side chooses the HQ it activates
+                s.step = {"chit": cid, "decision": "command-hq", "side": chit.side, "candidates": cands}
+                return
+            s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": f"no {chit.side} HQ is on the map"})
+        elif chit.kind in ("hq", "interrupt"):
+            if self._activate_hq(s, ph, cid, chit.hq):
+                return
         elif chit.kind == "supply":
             self.supply_phase(s)
             if s.result is None and g.supply.transfer:
@@ -193,6 +204,34 @@ class ChitPull:
                     s.step = {"chit": cid, "decision": "activate", "side": chit.side, "candidates": cands, "n": n}
                     return
         s.step = {"chit": cid}
+        s.pc += 1
+
+    def _activate_hq(self, s: GameState, ph: Phase, cid: str, hq_id: str) -> bool:
+        """The chit's HQ activates its units; True when a decision (an HQ
+        transfer) is due before the segment."""
+        hq = s.units.get(hq_id)
+        refused = self._loc_check(s, ph, hq_id) if hq is not None and hq.hex is not None else ""
+        if hq is None or hq.hex is None:
+            s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": f"{hq_id} is not on the map"})
+        elif refused:
+            s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": refused})
+        else:
+            s.activated = self.command(s, hq_id, self.game.chits[cid].command)
+            entry = {"turn": s.turn, "activate": cid, "units": sorted(s.activated)}
+            if hq_id != self.game.chits[cid].hq:
+                entry["hq"] = hq_id
+            s.log.append(entry)
+            if "hq-transfer" in ph.params and self._hq_transferable(s, hq_id):
+                s.step = {"chit": cid, "decision": "hq-transfer", "side": hq.side, "hq": hq_id}
+                return True
+        return False
+
+    def _answer_command_hq(self, s: GameState, a) -> None:
+        """The HQ a chit of ``hq any`` activates (AVD: the 9th Army chit)."""
+        cid = s.step["chit"]
+        s.step = {"chit": cid}
+        if self._activate_hq(s, self.program[s.pc].phase, cid, a.unit):
+            return
         s.pc += 1
 
     # ---------------------------------------------------------- triggers
@@ -368,16 +407,17 @@ class ChitPull:
             if not in_range:
                 u.markers.add(marker)
 
-    def command(self, s: GameState, hq_id: str) -> set[str]:
+    def command(self, s: GameState, hq_id: str, how: tuple[str, ...] = ("range",)) -> set[str]:
         """The units an HQ activates now: itself, and the friendly combat
         units within its command range (8.2), of its nationality where the
-        game says so (8.3), HQs excepted (8.1(4))."""
+        game says so (8.3), HQs excepted (8.1(4)); by ``chain``, the units
+        its command chain links (``command_chain``)."""
         g = self.game
         rules = g.activation
         hq = s.units[hq_id]
         c = g.counters[hq_id]
-        rng = c.steps[min(hq.step, len(c.steps) - 1)].get(rules.range_factor, 0)
-        out = {hq_id}
+        rng = c.steps[min(hq.step, len(c.steps) - 1)].get(rules.range_factor, 0) if "range" in how else -1
+        out = {hq_id} | (self.command_chain(s, hq_id) if "chain" in how else set())
         for u in s.on_map(hq.side):
             if u.id == hq_id or hq.hex.distance(u.hex) > rng:
                 continue
@@ -395,4 +435,25 @@ class ChitPull:
                       if "mechanized" in g.unit_classes[g.counters[x].unit_class].flags)
         if cap is not None and len(mech) > cap:  # 16.6: the nearest ones
             out -= {x for _, x in mech[cap:]}
+        return out
+
+    def command_chain(self, s: GameState, hq_id: str) -> set[str]:
+        """The units of the HQ's formation matching the game's chain selectors
+        that a chain links to the HQ: each within ``chain`` hexes of the HQ or
+        of a unit already linked (AVD 3.d: a panzer group's motorized units,
+        gaps of at most 3 hexes)."""
+        g = self.game
+        hq = s.units[hq_id]
+        formation = g.counters[hq_id].formation
+        members = [u for u in s.on_map(hq.side) if u.id != hq_id and formation
+                   and g.counters[u.id].formation == formation and g.matches(u.id, g.activation.chain_units)]
+        linked, frontier, out = {hq.hex}, [hq.hex], set()
+        while frontier:
+            here = frontier.pop()
+            for u in members:
+                if u.id not in out and here.distance(u.hex) <= g.activation.chain:
+                    out.add(u.id)
+                    if u.hex not in linked:
+                        linked.add(u.hex)
+                        frontier.append(u.hex)
         return out

@@ -334,7 +334,8 @@ class Weather:
 @dataclass(frozen=True, slots=True)
 class Chit:
     """A command chit.  kind: hq | reserve | reinforcements | supply |
-    interrupt | event.  ``hq`` is the HQ counter (or formation) it activates."""
+    interrupt.  ``hq`` is the HQ counter it activates (``any_hq``: one its
+    side chooses)."""
 
     id: str
     title: str
@@ -346,6 +347,9 @@ class Chit:
     always: bool = False  # always goes in the cup (SUPPLY)
     pick: bool = False  # selectable only once its side has picked it (15.2(2)5), SIDE.new-chits a turn
     where: str = ""
+    any_hq: bool = False  # hq "any": its side chooses which of its HQs on the map activates
+    command: tuple[str, ...] = ("range",)  # whom the HQ activates: "range" (command range), "chain" (command chain)
+    needs_hq: bool = False  # available (chosen for the cup, or put in it) only while its HQ is on the map
 
 
 @dataclass(frozen=True, slots=True)
@@ -531,6 +535,8 @@ class ActivationRules:
     hq_activates_hq: bool = False  # 8.1(4): HQs do not activate HQs
     max_mechanized: int | None = None  # 16.6: at most this many mechanized units per HQ activation
     where: str = ""
+    chain: int = 0  # command chain: units linked to their HQ by steps of at most this many hexes
+    chain_units: frozenset[str] = frozenset()  # unit selectors of the units a command chain links
 
 
 @dataclass(frozen=True, slots=True)

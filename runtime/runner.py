@@ -92,6 +92,41 @@ IMPLEMENTED = {"choose-chits", "draw-chit", "activate", "move", "combat", "suppl
                "victory-check", "roll", "recover", "rebuild", "strategic-move", "decide", "event"}
 
 
+def sequence_problems(game: GameDefinition) -> list[tuple[str, str]]:
+    """Why the engine cannot run this game's sequence of play, as (where,
+    message) pairs: a procedure it lacks, a roll on a two-way table without input, combat
+    phases without a combat procedure it runs.  The checker reports them at
+    their place; the runner refuses to start with the first."""
+    out: list[tuple[str, str]] = []
+    program = flatten(game.sequence)
+    procs = [st.phase for st in program if st.kind == "proc"]
+    for ph in procs:  # a two-way table needs its input (the column's value)
+        if ph.procedure == "roll":
+            for t in ph.params.get("die-table", ()):
+                table = game.die_tables.get(t)
+                if table is not None and table.column_ranges is not None and table.input is None:
+                    out.append((ph.where, f"phase {ph.id} rolls on {t}, a two-way table without "
+                                "'input = EXPRESSION' (the value that picks the column)"))
+    fights = [ph for ph in procs if ph.procedure == "combat"]
+    if fights and (game.combat.procedure == "none" or (game.combat.procedure == "odds" and not game.crts)):
+        out.append((fights[0].where, f"{game.info.id} has combat phases but no combat procedure the engine "
+                    "runs: declare combat { procedure odds; crt NAME } or "
+                    "combat { procedure firepower; attack move-in }"))
+    where = game.combat.where or (fights[0].where if fights else "")
+    if game.combat.procedure not in ("odds", "firepower", "none"):
+        out.append((where, f"{game.info.id} uses the {game.combat.procedure} combat procedure, "
+                    "which the engine does not run yet (odds CRTs and firepower only)"))
+    if game.combat.procedure == "firepower" and game.combat.attack != "move-in":
+        out.append((where, f"{game.info.id}: firepower combat runs with attacks by moving in: "
+                    "declare combat { procedure firepower; attack move-in }"))
+    missing = sorted({ph.procedure for ph in procs} - IMPLEMENTED)
+    if missing:
+        ph = next(p for p in procs if p.procedure in missing)
+        out.append((ph.where, f"{game.info.id}'s sequence of play uses procedure"
+                    f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}, which the engine does not run yet"))
+    return out
+
+
 class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
     """Plays a scenario; the chit-pull, reinforcement, victory and effect
     procedures are in runtime.chitpull, runtime.reinforce, runtime.victory
@@ -117,28 +152,9 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
         for st in self.program:
             if st.kind == "proc" and st.phase.params.get("option"):
                 self.declared_names.setdefault(st.phase.params["option"][0], st.phase.params["option"][0])
-        missing = sorted({s.phase.procedure for s in self.program if s.kind == "proc"} - IMPLEMENTED)
-        for st in self.program:  # a two-way table needs its input (the column's value)
-            if st.kind == "proc" and st.phase.procedure == "roll":
-                for t in st.phase.params.get("die-table", ()):
-                    if game.die_tables[t].column_ranges is not None and game.die_tables[t].input is None:
-                        raise NotImplementedError(f"phase {st.phase.id} rolls on {t}, a two-way table without "
-                                                  "'input = EXPRESSION' (the value that picks the column)")
-        fights = any(st.kind == "proc" and st.phase.procedure == "combat" for st in self.program)
-        if fights and (game.combat.procedure == "none" or (game.combat.procedure == "odds" and not game.crts)):
-            raise NotImplementedError(f"{game.info.id} has combat phases but no combat procedure the engine "
-                                      "runs: declare combat { procedure odds; crt NAME } or "
-                                      "combat { procedure firepower; attack move-in }")
-        if game.combat.procedure not in ("odds", "firepower", "none"):
-            raise NotImplementedError(f"{game.info.id} uses the {game.combat.procedure} combat procedure, "
-                                      "which the engine does not run yet (odds CRTs and firepower only)")
-        if game.combat.procedure == "firepower" and game.combat.attack != "move-in":
-            raise NotImplementedError(f"{game.info.id}: firepower combat runs with attacks by moving in: "
-                                      "declare combat { procedure firepower; attack move-in }")
-        if missing:
-            raise NotImplementedError(f"{game.info.id}'s sequence of play uses procedure"
-                                      f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}, "
-                                      "which the engine does not run yet")
+        problems = sequence_problems(game)
+        if problems:
+            raise NotImplementedError(problems[0][1])
         self.victory = game.victory.get(self.scenario.victory, ())
         self.params = dict(params or {})  # numbers chosen before play (16.1: the Axis VP bid)
         needed = sorted({a.value for r in self.victory for e in (r.condition, r.amount) if e is not None
@@ -235,6 +251,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
             return Placements(s.step["units"], room, [Done()])  # every unit x every hex, built when read
         if d == "activate":
             return [Activate(u) for u in s.step["candidates"] if u not in s.activated] + [Done()]
+        if d == "command-hq":
+            return [Activate(u) for u in s.step["candidates"]]
         if d == "decide":
             return [Choose(s.step["option"]), Done()]
         if d == "deploy":
@@ -275,6 +293,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
             self._answer_place(s2, action)
         elif d == "activate":
             self._answer_activate(s2, action)
+        elif d == "command-hq":
+            self._answer_command_hq(s2, action)
         elif d == "withdraw":
             self._answer_withdraw(s2, action)
         elif d == "transfer":

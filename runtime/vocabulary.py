@@ -80,3 +80,26 @@ PROCEDURES: dict[str, str] = {
 
 ACTIVATION_KINDS = ("hq", "reserve", "reinforcements", "supply", "interrupt", "event", "air", "artillery")
 EDGES = ("north", "south", "east", "west")
+
+# The properties of a phase that each procedure reads (besides `procedure`,
+# `note` and `before`, which every phase may have).  The checker rejects any
+# other property at its place: a property no rule reads would be a promise
+# the engine does not keep.  tests/test_vocabulary.py checks that the runtime
+# reads each of them.
+PHASE_PROPERTIES: dict[str, tuple[str, ...]] = {
+    "choose-chits": (),
+    "draw-chit": (),
+    "activate": ("die-table", "hq-class", "same-tag", "outside-command", "hq-transfer", "loc-check"),
+    "move": ("side", "only", "exclude", "limit", "mode"),
+    "strategic-move": ("side", "only", "exclude", "limit", "mode"),
+    "combat": ("side", "only", "exclude", "limit", "ignore"),
+    "supply": (),
+    "reinforce": ("side", "at", "due"),
+    "rebuild": ("side",),
+    "decide": ("side", "option"),
+    "recover": ("side", "only", "exclude"),
+    "advance-turn": (),
+    "victory-check": (),
+    "roll": ("die-table",),
+    "event": (),
+}

@@ -107,6 +107,10 @@ scenario basic "Basic" {
     }
   }
 }
+sequence {
+  phase movement "Movement" { procedure move; side a }
+  phase end-of-turn "End of turn" { procedure advance-turn }
+}
 """
 
 

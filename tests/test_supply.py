@@ -111,6 +111,7 @@ scenario basic "Basic" {
     }
   }
 }
+sequence { phase end-of-turn "End of turn" { procedure advance-turn } }
 """
 
 N_UNITS = 10

@@ -138,12 +138,12 @@ reinforcements {{
 
 results standard {{
   table {{
-    code  attacker  defender  retreat  exchange  title
-    AE    9         0         0        no        "attacker eliminated"
-    A1    1         0         0        no        "attacker loses 1 step"
-    EX    0         0         0        yes       "exchange"
-    DR    0         0         1        no        "defender retreats 1"
-    D1    0         1         0        no        "defender loses 1 step"
+    code  attacker  defender  retreat  title
+    AE    9         0         0        "attacker eliminated"
+    A1    1         0         0        "attacker loses 1 step"
+    EX    1         1         0        "exchange: each side loses 1 step"
+    DR    0         0         1        "defender retreats 1"
+    D1    0         1         0        "defender loses 1 step"
   }}
 }}
 

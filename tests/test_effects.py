@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from dsl.compiler import check_game, compile_game
+from dsl.diagnostics import DslError
 from runtime.actions import Done, IllegalActionError, Move
 from runtime.bots import RandomBot, play
 from runtime.decisions import Choose, Take
@@ -206,8 +207,10 @@ def test_misused_effects_get_located_errors(tmp_path, old, new, message):
         (folder / "map.hxm").write_text((GAME / "map.hxm").read_text())
         (folder / "game.hxr").write_text((GAME / "game.hxr").read_text().replace(old, new).replace(
             "phase events", "phase roll \"Roll\" { procedure roll; die-table escape }\n  phase events"))
-        with pytest.raises(NotImplementedError, match=message):
-            Runner(compile_game(folder))
+        with pytest.raises(DslError) as e:  # check refuses what play could not run, at the phase
+            compile_game(folder)
+        assert any(message in d.format(e.value.sources) and "pocket/game.hxr:" in d.format(e.value.sources)
+                   for d in e.value.diagnostics)
         return
     errs = errors_of(tmp_path, old, new)
     assert any(message in e for e in errs), errs

@@ -76,7 +76,7 @@ def check_game(path: str | Path, art_dir: str | Path | None = None
     return game, diags, sources
 
 
-UNRUN_CHIT_KINDS = ("event", "air", "artillery")  # kinds the checker knows but a draw does nothing for
+UNRUN_CHIT_KINDS = ("event", "air", "artillery")  # kinds whose draw does nothing but their on-draw effects
 UNIT_STATES = frozenset({"disrupted", "out-of-supply", "isolated", "reserve"})  # markers a phase may name in only/exclude
 
 
@@ -850,6 +850,7 @@ class _Compiler:
         ctx = self.ctx
         b = Body(ctx, st, "chits")
         view = TableView.of(ctx, b.table(), "the chits table", st.span)
+        drawn = {od.args[0].text for od in b.all("on-draw") if od.args}  # chits whose draw runs effects
         for od in b.all("on-draw"):
             if len(od.args) == 1 and ctx.ref("chit", od.args[0]):
                 self.fx.block(od, f"chit:{od.args[0].text}")
@@ -865,10 +866,11 @@ class _Compiler:
             cid = r.cells[0].text
             side = ctx.ref("side", view.cell(r, "side"), allow=("both",)) or ""
             kind = self.choice(view.cell(r, "kind"), ACTIVATION_KINDS, "chit kind") or "hq"
-            if kind in UNRUN_CHIT_KINDS:
+            if kind in UNRUN_CHIT_KINDS and cid not in drawn:
                 ctx.error("unused", f"a chit of kind '{kind}' is not used by any rule: drawing it does nothing",
                           view.cell(r, "kind").span, "the engine runs chits of kind " +
-                          ", ".join(k for k in ACTIVATION_KINDS if k not in UNRUN_CHIT_KINDS))
+                          ", ".join(k for k in ACTIVATION_KINDS if k not in UNRUN_CHIT_KINDS) +
+                          f"; give it effects (on-draw {cid} {{ ... }}) or leave it out")
             hq = ""
             hc = view.cell(r, "hq")
             any_hq = hc is not None and hc.text == "any"

@@ -7,7 +7,7 @@ at least even to hurt the defender (without HQs; where attacks are moves
 into enemy hexes, those whose firepower beats the defence), moves toward
 contested objectives (VP hexes and cities the enemy holds, or its own within
 reach of the enemy) staying in supply, HQs following their units, chits
-that activate the most units, reinforcements nearest the objectives,
+(and, for a chit of ``hq any``, the HQ) that activate the most units, reinforcements nearest the objectives,
 retreats toward its own supply, advances that gain ground, no transfers
 off the map, no gambles.  A decision it has no rule for is an error.
 Both are deterministic for a given seed.
@@ -204,6 +204,14 @@ class GreedyBot:
         enemy = self._enemy_hexes(state, side)
         return min(units, key=lambda a: (self._nearest(state.units[a.unit].hex, enemy), a.unit))
 
+    def _command_hq(self, runner, state, acts, side):
+        """A chit that activates any one HQ: the HQ that activates the most units
+        (then the one nearest the enemy)."""
+        enemy = self._enemy_hexes(state, side)
+        how = runner.game.chits[state.step["chit"]].command
+        return min(acts, key=lambda a: (-len(runner.command(state, a.unit, how)),
+                                        self._nearest(state.units[a.unit].hex, enemy), a.unit))
+
     def _combat(self, runner, state, acts, side):
         if runner.game.combat.procedure == "firepower":  # every battle is fought; the order does not matter
             return acts[0]
@@ -388,7 +396,8 @@ GreedyBot.DECISIONS = {
     "choose": GreedyBot._choose_chit, "pick": GreedyBot._pick, "interrupt": GreedyBot._interrupt,
     "place": GreedyBot._place, "rebuild": GreedyBot._rebuild, "deploy": GreedyBot._deploy,
     "decide": GreedyBot._decide, "withdraw": GreedyBot._withdraw, "transfer": GreedyBot._transfer,
-    "hq-transfer": GreedyBot._transfer, "activate": GreedyBot._activate, "combat": GreedyBot._combat,
+    "hq-transfer": GreedyBot._transfer, "activate": GreedyBot._activate, "command-hq": GreedyBot._command_hq,
+    "combat": GreedyBot._combat,
     "movement": GreedyBot._movement,
 }
 

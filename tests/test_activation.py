@@ -168,3 +168,12 @@ def test_avd_timoshenko_chit_is_available_only_once_he_is_on_the_map(avd):
     for hq in ("2PzG", "3PzG", "9A"):
         s.place(hq, None, "eliminated")
     assert "9A" not in r._available_chits(s, "german")       # no German HQ on the map
+
+
+def test_the_greedy_bot_chooses_the_hq_that_activates_most(avd):
+    from runtime.bots import GreedyBot
+    r = Runner(avd)
+    s = draw(r, r.new_game(1), "9A")
+    choice = GreedyBot(0).choose(r, s)
+    sizes = {a.unit: len(r.command(s, a.unit)) for a in r.legal_actions(s)}
+    assert sizes[choice.unit] == max(sizes.values())

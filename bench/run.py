@@ -96,6 +96,8 @@ def bench_barbarossa_game() -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--search-games", type=int, default=0,
+                    help="also the search bot's strength over this many games per side (slow: see bench_search.py)")
     args = ap.parse_args()
     smolensk = ROOT / "games" / "smolensk"
     cold, imports = fresh_process_compile_ms(smolensk)
@@ -121,6 +123,9 @@ def main() -> int:
     figures.update(bench_playouts())
     from bench.bench_editor import run as bench_editor  # Qt, offscreen: last, in its own section
     figures.update(bench_editor())
+    if args.search_games:
+        from bench.bench_search import bench_search
+        figures.update(bench_search(args.search_games, budget=50, smolensk_budget=10))
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

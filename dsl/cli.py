@@ -357,7 +357,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     """Play a scenario to the end with bots, headless."""
     import json
 
-    from runtime.bots import BOTS, make_bot, play
+    from runtime.bots import make_bot, play
     from runtime.runner import Runner
 
     from .compiler import compile_game
@@ -383,8 +383,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"error: --agents takes one bot per side ({', '.join(sides)}), e.g. random,greedy", file=sys.stderr)
         return 1
     for n in names:
-        if n not in BOTS:
-            print(f"error: no bot named '{n}': choose {', '.join(BOTS)}", file=sys.stderr)
+        try:
+            make_bot(n, 0, args.think)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
             return 1
     params = {}
     for item in args.param or ():
@@ -398,7 +400,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     except (NotImplementedError, ValueError) as e:
         print(f"{args.game}: error: {e}", file=sys.stderr)
         return 1
-    agents = {side: make_bot(n, args.seed * 1000 + i + 1) for i, (side, n) in enumerate(zip(sides, names))}
+    agents = {side: make_bot(n, args.seed * 1000 + i + 1, args.think) for i, (side, n) in enumerate(zip(sides, names))}
     try:
         state = runner.new_game(args.seed)
     except ValueError as e:  # a set-up that does not fit the map
@@ -471,7 +473,11 @@ def add_commands(sub) -> None:
     p.add_argument("game", help="a game folder")
     p.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     p.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")
-    p.add_argument("--agents", default="random,random", help="one bot per side, in side order: random or greedy")
+    p.add_argument("--agents", default="random,random",
+                   help="one bot per side, in side order: random, greedy or search (search:ITERATIONS sets its "
+                        "budget per decision, 100 by default)")
+    p.add_argument("--think", type=float, default=None, metavar="SECONDS",
+                   help="the search bot's budget per decision in seconds instead of iterations (not reproducible)")
     p.add_argument("--seed", type=int, default=0, help="the seed: the same seed gives the same game")
     p.add_argument("--json", action="store_true", help="print one JSON object at the end")
     p.add_argument("--log", default="", help="write every action and die roll as JSON lines to this file")

@@ -401,13 +401,22 @@ GreedyBot.DECISIONS = {
     "movement": GreedyBot._movement,
 }
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
+from .search import SearchBot  # noqa: E402  (it builds on GreedyBot)
+
+BOTS = {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
 
 
-def make_bot(name: str, seed: int):
-    if name not in BOTS:
-        raise ValueError(f"no bot named '{name}': choose {', '.join(BOTS)}")
-    return BOTS[name](seed)
+def make_bot(name: str, seed: int, think: float | None = None):
+    """A bot by its agent name: ``random``, ``greedy``, ``search``, or
+    ``search:ITERATIONS``; ``think``: seconds per decision (search only)."""
+    kind, _, budget = name.partition(":")
+    if kind not in BOTS:
+        raise ValueError(f"no bot named '{kind}': choose {', '.join(BOTS)}")
+    if not getattr(BOTS[kind], "budgeted", False):  # think is for the bots that search
+        if budget:
+            raise ValueError(f"the {kind} bot takes no budget: only search does (search:200)")
+        return BOTS[kind](seed)
+    return BOTS[kind](seed, budget, think)
 
 
 def play(runner: Runner, state: GameState, agents: dict[str, object], max_actions: int = 200_000,

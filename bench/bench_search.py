@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Strength of the search bot: ``search`` against ``greedy`` from each side,
+beside the plain reference of ``greedy`` against ``greedy`` on the same
+seeds, and ``search`` on both sides of Smolensk's short game (Axis VP,
+cities taken).  Win rates carry a Wilson 95% interval.
+
+    python bench/bench_search.py --games 10 --budget 50 --smolensk-budget 10 [--jobs 2] [--json]
+
+``python bench/run.py --search-games N`` prints the same figures.  Game k
+uses seed k, whatever --jobs runs it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+_RUNNERS: dict = {}
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% by default)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _runner(folder: str, scenario: str | None):
+    from dsl.compiler import compile_game
+    from runtime.runner import Runner
+
+    key = (folder, scenario)
+    if key not in _RUNNERS:
+        _RUNNERS[key] = Runner(compile_game(ROOT / "games" / folder), scenario)
+    return _RUNNERS[key]
+
+
+def one_game(folder: str, scenario: str | None, agents: dict[str, str], seed: int) -> dict:
+    """One seeded game; its result, the time it took and the cities each side took."""
+    from runtime.bots import make_bot, play
+
+    runner = _runner(folder, scenario)
+    sides = list(runner.game.sides)
+    bots = {side: make_bot(agents[side], seed * 1000 + i + 1) for i, side in enumerate(sides)}
+    t0 = time.perf_counter()
+    start = runner.new_game(seed)
+    end, n = play(runner, start, bots)
+    cities = [h for h, mh in runner.game.map.hexes.items() if "city" in mh.features or mh.vp]
+    taken = {side: sum(1 for h in cities if end.control.get(h) == side and start.control.get(h) != side)
+             for side in sides}
+    return {"seed": seed, "winner": end.result["winner"], "vp": end.result["vp"], "decisions": n,
+            "seconds": round(time.perf_counter() - t0, 1), "taken": taken}
+
+
+def _play(args):
+    return one_game(*args)
+
+
+def _map(jobs: int, tasks: list) -> list[dict]:
+    if jobs <= 1:
+        return [_play(t) for t in tasks]
+    with ProcessPoolExecutor(jobs) as pool:
+        return list(pool.map(_play, tasks))
+
+
+def _rate(results: list[dict], side: str) -> dict:
+    wins = sum(1 for r in results if r["winner"] == side)
+    lo, hi = wilson(wins, len(results))
+    return {"wins": wins, "games": len(results), "rate": round(wins / max(1, len(results)), 2),
+            "wilson95": [round(lo, 2), round(hi, 2)]}
+
+
+def versus_greedy(folder: str, scenario: str | None, spec: str, games: int, jobs: int = 1) -> dict:
+    """Per side: search on that side against greedy, and greedy against
+    greedy (the reference), over seeds 0..games-1."""
+    runner = _runner(folder, scenario)
+    out = {}
+    for side in runner.game.sides:
+        agents = {s: (spec if s == side else "greedy") for s in runner.game.sides}
+        res = _map(jobs, [(folder, scenario, agents, k) for k in range(games)])
+        ref = _map(jobs, [(folder, scenario, {s: "greedy" for s in runner.game.sides}, k) for k in range(games)])
+        out[side] = {"search": _rate(res, side), "greedy_reference": _rate(ref, side),
+                     "search_s_per_game": round(statistics.median(r["seconds"] for r in res), 1)}
+    return out
+
+
+def search_both_sides(folder: str, scenario: str | None, spec: str, games: int, jobs: int = 1) -> dict:
+    runner = _runner(folder, scenario)
+    sides = list(runner.game.sides)
+    res = _map(jobs, [(folder, scenario, {s: spec for s in sides}, k) for k in range(games)])
+    first = sides[0]
+    return {"games": len(res), "winners": {w: sum(1 for r in res if r["winner"] == w) for w in sides + ["draw"]},
+            f"{first}_vp": [r["vp"].get(first, 0) for r in res],
+            f"{first}_scored_in": sum(1 for r in res if r["vp"].get(first, 0) > 0),
+            f"{first}_cities_taken": [r["taken"][first] for r in res],
+            "s_per_game": round(statistics.median(r["seconds"] for r in res), 1) if res else 0}
+
+
+def bench_search(games: int, budget: int, smolensk_budget: int, jobs: int = 1) -> dict:
+    figures = {"search_budget": f"search:{budget}", "search_games_per_side": games}
+    figures["barbarossa_search_vs_greedy"] = versus_greedy("barbarossa-postcard", None, f"search:{budget}",
+                                                           games, jobs)
+    figures["smolensk_short_budget"] = f"search:{smolensk_budget}"
+    figures["smolensk_short_search_vs_greedy"] = versus_greedy("smolensk", "short", f"search:{smolensk_budget}",
+                                                               games, jobs)
+    figures["smolensk_short_search_vs_search"] = search_both_sides("smolensk", "short",
+                                                                   f"search:{smolensk_budget}", games, jobs)
+    return figures
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=10, help="games per side and pairing")
+    ap.add_argument("--budget", type=int, default=50, help="search iterations per decision (Barbarossa)")
+    ap.add_argument("--smolensk-budget", type=int, default=10, help="search iterations per decision (Smolensk)")
+    ap.add_argument("--only", choices=("barbarossa", "smolensk"), default=None)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    if args.only == "barbarossa":
+        figures = {"barbarossa_search_vs_greedy": versus_greedy("barbarossa-postcard", None, f"search:{args.budget}",
+                                                                args.games, args.jobs)}
+    elif args.only == "smolensk":
+        spec = f"search:{args.smolensk_budget}"
+        figures = {"smolensk_short_search_vs_greedy": versus_greedy("smolensk", "short", spec, args.games, args.jobs),
+                   "smolensk_short_search_vs_search": search_both_sides("smolensk", "short", spec, args.games,
+                                                                        args.jobs)}
+    else:
+        figures = bench_search(args.games, args.budget, args.smolensk_budget, args.jobs)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        for k, v in figures.items():
+            print(f"{k:34} {json.dumps(v)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,427 @@
+"""The ``search`` bot: Monte Carlo tree search over ``legal_actions``/``apply``.
+
+How it decides (one search per decision, nothing kept between decisions):
+
+- **The side's view.**  The search starts from ``observe(runner, state,
+  side)``, the state as the deciding side sees it, and every iteration starts
+  from ``determinise(view, rng)``, one sample of what that side cannot know.
+  Today the engine has no hidden information, so the view is the state
+  itself and the only unknown is the future of the seeded generator (dice,
+  chit draws): the sample re-seeds it.  When the engine hides things (the
+  opponent's chits in hand, face-down units), these two functions are the
+  single place where the opponent's hidden information is sampled, and the
+  search becomes information-set MCTS (Cowling et al. 2012): one
+  determinisation per iteration over a tree of the side's own view.
+- **Chance.**  The search never reads the real generator: a node's action
+  is applied with the iteration's own generator.  A transition that draws
+  nothing from it is deterministic and its child state is kept; one that
+  rolls dice or draws a chit is a chance node, whose children are its
+  outcomes (told apart by the rolls and draws it logged), each sampled as
+  often as it comes up, as OpenSpiel's ``mcts.py`` samples chance outcomes.
+- **Large action lists.**  A Smolensk movement decision offers thousands of
+  moves.  Each node ranks its legal actions with a cheap prior (the greedy
+  bot's own choice first, then moves by their progress toward the side's
+  objectives and staying in supply, attacks by their odds), keeps the best
+  ``width`` of them (at most ``per_unit`` destinations for any one unit, and
+  always "done"), and selects among them with PUCT (AlphaZero's prior-
+  weighted UCB), so a few hundred iterations look at sensible moves.
+- **Evaluation.**  A new node is not played out to the end (a playout step
+  costs as much as an iteration); it is scored by a heuristic read from the
+  game's declarations: the VP the victory rules' ``at end`` awards would give
+  if the game ended now, and who their ``win`` rules would name; material
+  (the printed factors of each side's units on the map); the share of each
+  side's units in supply; and how close each side's units stand to the
+  places its victory expressions name (``controls``/``occupies``/
+  ``supplied``/``held-since``) that it does not hold yet.  A finished game
+  scores its result.
+- **Budget.**  ``iterations`` per decision (``search:200`` as an agent), or
+  ``think`` seconds per decision.  With an iteration budget the bot is
+  deterministic for a seed (the iterations' generators derive from the bot's
+  seed and the decision's number); a time budget is not, since how many
+  iterations fit depends on the machine.  A decision with a single answer is
+  taken at once.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from . import expr as E
+from .actions import Attack, Done, IllegalActionError, Move
+from .hexes import Hex
+from .runner import Runner, RunnerAction, SequenceError
+from .state import GameState
+from .supply import supply_map
+
+# calls in victory expressions whose last argument is a place the side wants
+PLACE_CALLS = ("controls", "occupies", "supplied", "held-since")
+
+
+# ------------------------------------------------------------------ the side's view
+
+def observe(runner: Runner, state: GameState, side: str) -> GameState:
+    """The state as ``side`` sees it.  The engine hides nothing yet; when it
+    does (``observe(state, side)`` in the engine), call it here."""
+    return state
+
+
+def determinise(view: GameState, rng: random.Random) -> GameState:
+    """One sample of what the deciding side cannot know, consistent with its
+    view: today only the generator's future (dice, chit draws)."""
+    s = view.copy()
+    s.rng_state = random.Random(rng.getrandbits(64)).getstate()
+    return s
+
+
+# ------------------------------------------------------------------ what the game values
+
+@dataclass
+class Values:
+    """What the evaluation reads from a game, computed once per runner."""
+
+    sides: tuple[str, ...]
+    objectives: dict[str, tuple[Hex, ...]]  # per side: places its victory expressions name
+    vp_scale: float  # a typical award: VP differences are measured in these
+    diameter: int  # map size, for distances
+
+
+def _places(runner: Runner, e) -> list[Hex]:
+    g = runner.game
+    if isinstance(e, (E.Name, E.Str)):
+        text = e.name if isinstance(e, E.Name) else e.value
+        if text in g.map.areas:
+            return list(g.map.areas[text])
+        try:
+            h = g.map.grid.parse_id(text)
+        except ValueError:
+            return []
+        return [h] if h in g.map.hexes else []
+    return []
+
+
+def game_values(runner: Runner) -> Values:
+    g = runner.game
+    sides = tuple(g.sides)
+    objectives: dict[str, set[Hex]] = {s: set() for s in sides}
+    amounts = []
+    for r in runner.victory:
+        if r.kind == "award" and isinstance(r.amount, E.Num):
+            amounts.append(abs(r.amount.value))
+        if r.kind not in ("award", "win") or r.condition is None or r.side not in objectives:
+            continue
+        if r.kind == "award" and isinstance(r.amount, E.Num) and r.amount.value <= 0:
+            continue
+        for n in E.walk(r.condition):
+            if isinstance(n, E.Call) and n.func in PLACE_CALLS and len(n.args) >= 2:
+                who = n.args[0]
+                if isinstance(who, (E.Name, E.Str)) and (who.name if isinstance(who, E.Name) else who.value) == r.side:
+                    objectives[r.side].update(_places(runner, n.args[-1]))
+    if not any(objectives.values()):  # no places in the victory rules: VP hexes and cities
+        marked = {h for h, mh in g.map.hexes.items() if mh.vp or "city" in mh.features}
+        objectives = {s: set(marked) for s in sides}
+    amounts = sorted(a for a in amounts if a) or [1]
+    qs = [h.q for h in g.map.hexes] or [0]
+    rs = [h.r for h in g.map.hexes] or [0]
+    return Values(sides, {s: tuple(sorted(v)) for s, v in objectives.items()},
+                  float(amounts[len(amounts) // 2]), max(1, max(qs) - min(qs) + max(rs) - min(rs)))
+
+
+def projected(runner: Runner, s: GameState) -> tuple[dict[str, int], str | None]:
+    """The VP each side would have if the game ended now (the ``at end``
+    awards added), and the winner the ``win ... at end`` rules would name."""
+    names, fns = runner.env(s)
+    vp = dict(s.vp)
+    for r in runner.victory:
+        if r.kind == "award" and r.at in ("end", ""):
+            if r.condition is None or E.evaluate(r.condition, names, fns) is True:
+                amount = E.evaluate(r.amount, names, fns)
+                if amount:
+                    vp[r.side] = vp.get(r.side, 0) + int(amount)
+    fns = dict(fns, vp=lambda side: vp.get(side, 0))
+    for r in runner.victory:
+        if r.kind == "win" and r.at in ("end", "") and \
+                (r.condition is None or E.evaluate(r.condition, names, fns) is True):
+            return vp, r.side
+    return vp, None
+
+
+def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
+    """Each side's prospects in ``s``, in [-1, 1]."""
+    g = runner.game
+    sides = values.sides
+    if s.result is not None:
+        vp, winner = s.result.get("vp", {}), s.result.get("winner")
+    else:
+        vp, winner = projected(runner, s)
+    material = {side: 0.0 for side in sides}
+    supplied = {side: 0 for side in sides}
+    count = {side: 0 for side in sides}
+    lines = {side: supply_map(g, runner.board, s, side) for side in sides} if s.result is None else {}
+    for u in s.units.values():
+        if u.hex is None or u.side not in material:
+            continue
+        steps = g.counters[u.id].steps
+        material[u.side] += sum(steps[min(u.step, len(steps) - 1)].values())
+        count[u.side] += 1
+        if s.result is None and u.hex in lines[u.side]:
+            supplied[u.side] += 1
+    total = sum(material.values()) or 1.0
+    out = {}
+    for side in sides:
+        others = [x for x in sides if x != side]
+        lead = vp.get(side, 0) - max((vp.get(x, 0) for x in others), default=0)
+        won = 1.0 if winner == side else (0.0 if winner in (None, "draw") else -1.0)
+        if s.result is not None:
+            out[side] = 0.8 * won + 0.2 * math.tanh(lead / (2 * values.vp_scale))
+            continue
+        share = material[side] / total - 1 / len(sides)
+        in_supply = supplied[side] / count[side] if count[side] else 0.0
+        out[side] = (0.35 * won + 0.35 * math.tanh(lead / (2 * values.vp_scale)) + 0.15 * share
+                     + 0.05 * in_supply + 0.10 * _closeness(values, s, side))
+    return out
+
+
+def _closeness(values: Values, s: GameState, side: str) -> float:
+    """0..1: how near the side's units stand to the objectives it does not hold."""
+    wanted = [h for h in values.objectives.get(side, ()) if s.control.get(h) != side]
+    if not wanted:
+        return 1.0
+    mine = [u.hex for u in s.units.values() if u.side == side and u.hex is not None]
+    if not mine:
+        return 0.0
+    d = sum(min(h.distance(m) for m in mine) for h in wanted) / len(wanted)
+    return 1.0 - min(1.0, d / values.diameter)
+
+
+# ------------------------------------------------------------------ the tree
+
+@dataclass
+class Edge:
+    action: RunnerAction
+    prior: float
+    n: int = 0
+    w: dict[str, float] = field(default_factory=dict)
+    chance: bool | None = None  # None: not tried yet
+    kids: dict = field(default_factory=dict)  # outcome key (None: deterministic) -> Node
+    dead: bool = False  # applying it failed
+
+
+class Node:
+    __slots__ = ("state", "side", "value", "edges", "n")
+
+    def __init__(self, state: GameState, side: str | None, value: dict[str, float]):
+        self.state, self.side, self.value = state, side, value
+        self.edges: list[Edge] | None = None  # ranked when first visited
+        self.n = 0
+
+
+def _outcome(before: int, s: GameState):
+    """What a chance transition drew: the rolls and chit draws it logged."""
+    return tuple((e.get("roll"), e.get("result"), e.get("for"), e.get("draw"), e.get("table"), e.get("total"))
+                 for e in s.log[before:] if "roll" in e or "draw" in e or "table" in e)
+
+
+class SearchBot:
+    """Monte Carlo tree search; see the module's docstring."""
+
+    name = "search"
+    budgeted = True  # takes search:ITERATIONS and --think SECONDS
+
+    def __init__(self, seed: int = 0, budget: str = "", think: float | None = None, *,
+                 width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 1.5):
+        from .bots import GreedyBot  # the prior's first guess (bots imports this module)
+        if budget and not budget.isdigit():
+            raise ValueError(f"search:{budget}: the budget is a number of iterations, e.g. search:200")
+        self.seed = seed
+        self.iterations = int(budget) if budget else (0 if think else 100)
+        self.think = think
+        self.width, self.per_unit, self.c_puct, self.trust = width, per_unit, c_puct, trust
+        self.greedy = GreedyBot(seed)
+        self.decisions = 0
+        self._values: tuple[Runner, Values] | None = None
+        self._dist: dict[tuple[Hex, ...], dict[Hex, int]] = {}
+
+    # -------------------------------------------------------------- the agent interface
+    def choose(self, runner: Runner, state: GameState) -> RunnerAction:
+        acts = runner.legal_actions(state)
+        self.decisions += 1
+        if len(acts) == 1:
+            return acts[0]
+        side = runner.to_move(state)
+        if self._values is None or self._values[0] is not runner:
+            self._values = (runner, game_values(runner))
+            self._dist = {}
+        values = self._values[1]
+        view = observe(runner, state, side)
+        rng = random.Random(f"search:{self.seed}:{self.decisions}")
+        root = Node(view, side, evaluate(runner, values, view))
+        self._lo, self._hi = min(root.value.values()), max(root.value.values())
+        root.edges = self._rank(runner, values, view, side, acts)
+        if len(root.edges) == 1:
+            return root.edges[0].action
+        deadline = time.perf_counter() + self.think if self.think else None
+        i = 0
+        while True:
+            if self.iterations and i >= self.iterations:
+                break
+            if deadline is not None and i > 0 and time.perf_counter() >= deadline:
+                break
+            self._iterate(runner, values, root, rng)
+            i += 1
+            if self.iterations and not deadline and self._settled(root, self.iterations - i):
+                break
+        best = max(range(len(root.edges)), key=lambda k: (root.edges[k].n, root.edges[k].prior, -k))
+        return root.edges[best].action
+
+    @staticmethod
+    def _settled(root: Node, left: int) -> bool:
+        """The most visited answer cannot be overtaken in the iterations left."""
+        ns = sorted((e.n for e in root.edges), reverse=True)
+        return len(ns) > 1 and ns[0] - ns[1] > left
+
+    # -------------------------------------------------------------- one iteration
+    def _iterate(self, runner: Runner, values: Values, root: Node, rng: random.Random) -> None:
+        sample = determinise(root.state, rng)  # this iteration's generator
+        gen = sample.rng_state
+        node, path = root, []
+        while True:
+            if node.state.result is not None:
+                value = node.value
+                break
+            if node.edges is None:
+                node.edges = self._rank(runner, values, node.state, node.side,
+                                        runner.legal_actions(node.state))
+            edge = self._select(node)
+            if edge is None:  # every answer failed: score the node as it stands
+                value = node.value
+                break
+            path.append((node, edge))
+            if edge.chance is False:
+                child = edge.kids[None]
+            else:
+                s = node.state
+                keep = s.rng_state
+                s.rng_state = gen
+                before = len(s.log)
+                try:
+                    after = runner.apply(s, edge.action)
+                except (IllegalActionError, SequenceError, E.ExprError):
+                    edge.dead = True
+                    path.pop()
+                    continue
+                finally:
+                    s.rng_state = keep
+                edge.chance = after.rng_state != gen
+                gen = after.rng_state
+                key = _outcome(before, after) if edge.chance else None
+                child = edge.kids.get(key)
+                if child is None:
+                    child = Node(after, runner.to_move(after), evaluate(runner, values, after))
+                    edge.kids[key] = child
+                    value = child.value
+                    child.n += 1
+                    break
+            node = child
+        for v in value.values():
+            self._lo, self._hi = min(self._lo, v), max(self._hi, v)
+        for n, e in path:
+            n.n += 1
+            e.n += 1
+            for side, v in value.items():
+                e.w[side] = e.w.get(side, 0.0) + v
+        if not path:
+            root.n += 1
+
+    def _select(self, node: Node) -> Edge | None:
+        live = [e for e in node.edges if not e.dead]
+        if not live:
+            return None
+        side = node.side
+        sqrt_n = math.sqrt(node.n + 1)
+        first = node.value.get(side, 0.0)  # an untried answer is worth the position as it stands
+        # values scaled to the range seen in this search (as MuZero does): the
+        # evaluation's differences between answers are small, the prior's are not
+        lo, span = self._lo, max(self._hi - self._lo, 1e-6)
+        best, best_score = None, -math.inf
+        for e in live:
+            q = ((e.w.get(side, 0.0) / e.n if e.n else first) - lo) / span
+            score = q + self.c_puct * e.prior * sqrt_n / (1 + e.n)
+            if score > best_score:
+                best, best_score = e, score
+        return best
+
+    # -------------------------------------------------------------- the prior
+    def _rank(self, runner: Runner, values: Values, s: GameState, side: str | None,
+              acts: list[RunnerAction]) -> list[Edge]:
+        """The answers worth searching, each with a prior probability."""
+        if len(acts) <= 1:
+            return [Edge(a, 1.0) for a in acts]
+        try:
+            pick = self.greedy.choose(runner, s)
+        except (IllegalActionError, SequenceError, E.ExprError, StopIteration, ValueError):
+            pick = None
+        scores: dict[int, float] = {}
+        moves = [(i, a) for i, a in enumerate(acts) if isinstance(a, Move)]
+        if moves:
+            self._score_moves(runner, values, s, side, moves, scores)
+        attacks = [(i, a) for i, a in enumerate(acts) if isinstance(a, Attack)]
+        if attacks:
+            self._score_attacks(runner, s, attacks, scores)
+        ranked = sorted(range(len(acts)), key=lambda i: (-(scores.get(i, 0.0) + (self.trust if acts[i] == pick else 0.0)), i))
+        keep, per = [], {}
+        for i in ranked:
+            a = acts[i]
+            if isinstance(a, Move):
+                if per.get(a.unit, 0) >= self.per_unit:
+                    continue
+                per[a.unit] = per.get(a.unit, 0) + 1
+            keep.append(i)
+            if len(keep) >= self.width:
+                break
+        for i, a in enumerate(acts):  # ending the segment is always an answer worth weighing
+            if isinstance(a, Done) and i not in keep:
+                keep.append(i)
+        raw = [math.exp(scores.get(i, 0.0) + (self.trust if acts[i] == pick else 0.0)) for i in keep]
+        total = sum(raw)
+        return [Edge(acts[i], r / total) for i, r in zip(keep, raw)]
+
+    def _distances(self, runner: Runner, targets: tuple[Hex, ...]) -> dict[Hex, int]:
+        d = self._dist.get(targets)
+        if d is None:
+            d = {h: min((h.distance(t) for t in targets), default=0) for h in runner.game.map.hexes}
+            self._dist[targets] = d
+        return d
+
+    def _score_moves(self, runner: Runner, values: Values, s: GameState, side: str | None, moves, scores) -> None:
+        targets = tuple(h for h in values.objectives.get(side, ()) if s.control.get(h) != side) or \
+            values.objectives.get(side, ())
+        dist = self._distances(runner, targets)
+        lines = supply_map(runner.game, runner.board, s, side) if side else {}
+        board = runner.board
+        move_in = runner.game.combat.attack == "move-in"
+        for i, m in moves:
+            h = board.parse(m.to)
+            here = s.units[m.unit].hex
+            gain = dist.get(here, 0) - dist.get(h, 0) if here is not None else 0
+            score = 0.5 * gain
+            if move_in and any(u.side != side for u in s.units_at(h)):
+                score += 1.0
+            elif lines and h not in lines:
+                score -= 1.0
+            scores[i] = score
+
+    def _score_attacks(self, runner: Runner, s: GameState, attacks, scores) -> None:
+        if runner.game.combat.procedure != "odds":
+            return
+        from .combat import combat_odds
+        for i, a in attacks:
+            rep = combat_odds(runner.game, runner.board, s, list(a.attackers), runner.board.parse(a.target))
+            if not rep.legal:
+                scores[i] = -2.0
+                continue
+            good = sum(p for code, p in rep.probabilities.items()
+                       if (r := runner.game.results[rep.crt.results].get(code)) and
+                       (r.defender_loss or r.defender_retreat))
+            scores[i] = 2.0 * good - 1.0

@@ -1,0 +1,124 @@
+"""The search bot (runtime/search.py): legal, deterministic, and it looks ahead."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dsl.compiler import compile_game
+from helpers import GAMES, ROOT
+from runtime.bots import GreedyBot, make_bot, play
+from runtime.runner import Runner
+from runtime.search import SearchBot, game_values, projected
+
+DECOY = ROOT / "tests" / "games" / "decoy"
+SHOTS = Path("/tmp/hexforge-play-shots")
+
+
+@pytest.fixture(scope="module")
+def barbarossa():
+    return Runner(compile_game(GAMES / "barbarossa-postcard"))
+
+
+def test_search_takes_the_winning_move_that_greedy_misses():
+    """The town is worth VP on the map and draws the greedy bot; holding the
+    bridge at the end wins, as the victory rules say."""
+    runner = Runner(compile_game(DECOY))
+    for bot, winner in ((GreedyBot(1), "b"), (make_bot("search:30", 1), "a")):
+        state, _ = play(runner, runner.new_game(1), {"a": bot, "b": GreedyBot(2)})
+        assert state.result["winner"] == winner, bot.name
+    values = game_values(runner)
+    assert values.objectives["a"] == (runner.board.parse("0105"),)  # read from the win rule, not the map's VP
+
+
+def test_projected_score_reads_the_end_awards(barbarossa):
+    s = barbarossa.new_game(3)
+    vp, winner = projected(barbarossa, s)
+    assert winner == "soviet" and vp["axis"] < 6  # no city held yet: the Soviet would win now
+
+
+def _decisions(runner, seed, budget, n):
+    bots = {side: make_bot(f"search:{budget}", seed * 10 + i) for i, side in enumerate(runner.game.sides)}
+    s, out = runner.new_game(seed), []
+    while s.result is None and len(out) < n:
+        side = runner.to_move(s)
+        a = bots[side].choose(runner, s)
+        out.append(str(a))
+        s = runner.apply(s, a)
+    return out
+
+
+def test_same_seed_and_iterations_give_the_same_decisions(barbarossa):
+    first = _decisions(barbarossa, 4, 6, 40)
+    assert first == _decisions(barbarossa, 4, 6, 40)
+    assert len(first) == 40
+
+
+def test_a_whole_barbarossa_game_with_search_on_one_side_takes_only_legal_actions(barbarossa):
+    runner = barbarossa
+    search, greedy = SearchBot(5, "4"), GreedyBot(6)
+    s, taken = runner.new_game(5), 0
+    while s.result is None:
+        side = runner.to_move(s)
+        bot = search if side == "axis" else greedy
+        a = bot.choose(runner, s)
+        if bot is search:
+            assert a in runner.legal_actions(s)
+            taken += 1
+        s = runner.apply(s, a)
+    assert s.result["winner"] in ("axis", "soviet") and taken > 50
+
+
+def test_agent_names_take_a_budget_only_for_search():
+    assert make_bot("search:250", 1).iterations == 250
+    assert make_bot("search", 1, think=0.5).think == 0.5
+    assert make_bot("greedy", 1, think=0.5).name == "greedy"  # a time budget is for the bots that search
+    with pytest.raises(ValueError, match="takes no budget"):
+        make_bot("greedy:5", 1)
+    with pytest.raises(ValueError, match="number of iterations"):
+        make_bot("search:lots", 1)
+
+
+def test_play_command_takes_search_with_a_budget():
+    cmd = [sys.executable, "-m", "editor.cli", "play", str(DECOY), "--agents", "search:20,greedy", "--seed", "2"]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "winner a" in r.stdout
+    r = subprocess.run(cmd[:5] + ["--agents", "greedy:20,greedy"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "takes no budget" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_playtest_offers_the_search_bot(qtbot, tmp_path, monkeypatch):
+    """Game > Play…: a side set to search plays with a short time budget and wins the decoy."""
+    import shutil
+
+    from editor.document import GameDocument
+    from editor.play import AGENTS, open_playtest
+
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    shutil.copytree(DECOY, tmp_path / "decoy")
+    doc = GameDocument.open(tmp_path / "decoy")
+    try:
+        w = open_playtest(doc, "basic", (), 1, {"a": "human", "b": "human"})
+        w.interactive, w.bot_delay_ms = False, 0
+        qtbot.addWidget(w)
+        w.show()
+        assert "search" in AGENTS and w.agent_boxes["a"].findData("search") >= 0
+        w.set_agent("a", "search")
+        qtbot.waitUntil(lambda: w.timeline.latest.result is not None, timeout=20_000)
+        assert w.timeline.latest.result["winner"] == "a"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "search-playtest.png"))  # to look at
+        w.close()
+    finally:
+        doc.close()
+
+
+def test_wilson_interval_of_the_bench():
+    from bench.bench_search import wilson
+    lo, hi = wilson(20, 40)
+    assert round(lo, 3) == 0.352 and round(hi, 3) == 0.648  # about +-14 points at 50% over 40 games
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0

@@ -19,8 +19,9 @@ How it decides (one search per decision, nothing kept between decisions):
   outcomes (told apart by the rolls and draws it logged), each sampled as
   often as it comes up, as OpenSpiel's ``mcts.py`` samples chance outcomes.
 - **Large action lists.**  A Smolensk movement decision offers thousands of
-  moves.  Each node ranks its legal actions with a cheap prior (the greedy
-  bot's own choice first, then moves by their progress toward the side's
+  moves.  Each node ranks its legal actions with a cheap prior (at the root
+  the greedy bot's own choice first, below it the engine's default answer to
+  a pending decision; then moves by their progress toward the side's
   objectives and staying in supply, attacks by their odds), keeps the best
   ``width`` of them (at most ``per_unit`` destinations for any one unit, and
   always "done"), and selects among them with PUCT (AlphaZero's prior-
@@ -50,6 +51,7 @@ from dataclasses import dataclass, field
 
 from . import expr as E
 from .actions import Attack, Done, IllegalActionError, Move
+from .combat.odds import combat_odds
 from .hexes import Hex
 from .runner import Runner, RunnerAction, SequenceError
 from .state import GameState
@@ -85,6 +87,7 @@ class Values:
     objectives: dict[str, tuple[Hex, ...]]  # per side: places its victory expressions name
     vp_scale: float  # a typical award: VP differences are measured in these
     diameter: int  # map size, for distances
+    distance: dict[Hex, dict[Hex, int]]  # objective -> hex -> hexes between them
 
 
 def _places(runner: Runner, e) -> list[Hex]:
@@ -124,8 +127,10 @@ def game_values(runner: Runner) -> Values:
     amounts = sorted(a for a in amounts if a) or [1]
     qs = [h.q for h in g.map.hexes] or [0]
     rs = [h.r for h in g.map.hexes] or [0]
+    places = set().union(*objectives.values())
+    distance = {o: {h: o.distance(h) for h in g.map.hexes} for o in places}
     return Values(sides, {s: tuple(sorted(v)) for s, v in objectives.items()},
-                  float(amounts[len(amounts) // 2]), max(1, max(qs) - min(qs) + max(rs) - min(rs)))
+                  float(amounts[len(amounts) // 2]), max(1, max(qs) - min(qs) + max(rs) - min(rs)), distance)
 
 
 def projected(runner: Runner, s: GameState) -> tuple[dict[str, int], str | None]:
@@ -188,11 +193,12 @@ def _closeness(values: Values, s: GameState, side: str) -> float:
     wanted = [h for h in values.objectives.get(side, ()) if s.control.get(h) != side]
     if not wanted:
         return 1.0
-    mine = [u.hex for u in s.units.values() if u.side == side and u.hex is not None]
+    mine = {u.hex for u in s.units.values() if u.side == side and u.hex is not None}
     if not mine:
         return 0.0
-    d = sum(min(h.distance(m) for m in mine) for h in wanted) / len(wanted)
-    return 1.0 - min(1.0, d / values.diameter)
+    far = values.diameter
+    d = sum(min(values.distance[h].get(m, far) for m in mine) for h in wanted) / len(wanted)
+    return 1.0 - min(1.0, d / far)
 
 
 # ------------------------------------------------------------------ the tree
@@ -258,7 +264,7 @@ class SearchBot:
         rng = random.Random(f"search:{self.seed}:{self.decisions}")
         root = Node(view, side, evaluate(runner, values, view))
         self._lo, self._hi = min(root.value.values()), max(root.value.values())
-        root.edges = self._rank(runner, values, view, side, acts)
+        root.edges = self._rank(runner, values, view, side, acts, self._greedy_pick(runner, view))
         if len(root.edges) == 1:
             return root.edges[0].action
         deadline = time.perf_counter() + self.think if self.think else None
@@ -291,8 +297,9 @@ class SearchBot:
                 value = node.value
                 break
             if node.edges is None:
-                node.edges = self._rank(runner, values, node.state, node.side,
-                                        runner.legal_actions(node.state))
+                s = node.state  # below the root, the engine's default answer to a pending decision
+                node.edges = self._rank(runner, values, s, node.side, runner.legal_actions(s),
+                                        runner.engine.default_action(s) if s.pending else None)
             edge = self._select(node)
             if edge is None:  # every answer failed: score the node as it stands
                 value = node.value
@@ -353,15 +360,18 @@ class SearchBot:
         return best
 
     # -------------------------------------------------------------- the prior
+    def _greedy_pick(self, runner: Runner, s: GameState) -> RunnerAction | None:
+        try:
+            return self.greedy.choose(runner, s)
+        except (IllegalActionError, SequenceError, E.ExprError, StopIteration, ValueError):
+            return None
+
     def _rank(self, runner: Runner, values: Values, s: GameState, side: str | None,
-              acts: list[RunnerAction]) -> list[Edge]:
-        """The answers worth searching, each with a prior probability."""
+              acts: list[RunnerAction], pick: RunnerAction | None) -> list[Edge]:
+        """The answers worth searching, each with a prior probability;
+        ``pick``: a bot's choice, which the prior trusts."""
         if len(acts) <= 1:
             return [Edge(a, 1.0) for a in acts]
-        try:
-            pick = self.greedy.choose(runner, s)
-        except (IllegalActionError, SequenceError, E.ExprError, StopIteration, ValueError):
-            pick = None
         scores: dict[int, float] = {}
         moves = [(i, a) for i, a in enumerate(acts) if isinstance(a, Move)]
         if moves:
@@ -415,7 +425,6 @@ class SearchBot:
     def _score_attacks(self, runner: Runner, s: GameState, attacks, scores) -> None:
         if runner.game.combat.procedure != "odds":
             return
-        from .combat import combat_odds
         for i, a in attacks:
             rep = combat_odds(runner.game, runner.board, s, list(a.attackers), runner.board.parse(a.target))
             if not rep.legal:

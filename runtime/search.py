@@ -85,7 +85,7 @@ class Values:
 
     sides: tuple[str, ...]
     objectives: dict[str, tuple[Hex, ...]]  # per side: places its victory expressions name
-    vp_scale: float  # a typical award: VP differences are measured in these
+    vp_scale: float  # VP leads are measured in these
     diameter: int  # map size, for distances
     distance: dict[Hex, dict[Hex, int]]  # objective -> hex -> hexes between them
 
@@ -124,13 +124,15 @@ def game_values(runner: Runner) -> Values:
     if not any(objectives.values()):  # no places in the victory rules: VP hexes and cities
         marked = {h for h, mh in g.map.hexes.items() if mh.vp or "city" in mh.features}
         objectives = {s: set(marked) for s in sides}
-    amounts = sorted(a for a in amounts if a) or [1]
+    # a lead is measured against half of all the VP the rules could award per
+    # side, so that it does not saturate where cities are worth 10 each
+    scale = max(1.0, sum(amounts) / (2 * max(1, len(sides))))
     qs = [h.q for h in g.map.hexes] or [0]
     rs = [h.r for h in g.map.hexes] or [0]
     places = set().union(*objectives.values())
     distance = {o: {h: o.distance(h) for h in g.map.hexes} for o in places}
     return Values(sides, {s: tuple(sorted(v)) for s, v in objectives.items()},
-                  float(amounts[len(amounts) // 2]), max(1, max(qs) - min(qs) + max(rs) - min(rs)), distance)
+                  scale, max(1, max(qs) - min(qs) + max(rs) - min(rs)), distance)
 
 
 def projected(runner: Runner, s: GameState) -> tuple[dict[str, int], str | None]:
@@ -179,11 +181,11 @@ def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
         lead = vp.get(side, 0) - max((vp.get(x, 0) for x in others), default=0)
         won = 1.0 if winner == side else (0.0 if winner in (None, "draw") else -1.0)
         if s.result is not None:
-            out[side] = 0.8 * won + 0.2 * math.tanh(lead / (2 * values.vp_scale))
+            out[side] = 0.8 * won + 0.2 * math.tanh(lead / values.vp_scale)
             continue
         share = material[side] / total - 1 / len(sides)
         in_supply = supplied[side] / count[side] if count[side] else 0.0
-        out[side] = (0.35 * won + 0.35 * math.tanh(lead / (2 * values.vp_scale)) + 0.15 * share
+        out[side] = (0.35 * won + 0.35 * math.tanh(lead / values.vp_scale) + 0.15 * share
                      + 0.05 * in_supply + 0.10 * _closeness(values, s, side))
     return out
 

@@ -90,29 +90,42 @@ class SavedGame:
 
     @classmethod
     def from_dict(cls, d: object) -> "SavedGame":
+        """Check every field: a save is untrusted input, and each way it can
+        be wrong gets one sentence (ReplayError), never a raw exception."""
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise ReplayError("not a hexforge saved game (its \"format\" is not \"hexforge-game\")")
-        if d.get("version", VERSION) > VERSION:
-            raise ReplayError(f"saved by a newer hexforge (format version {d.get('version')})")
-        try:
-            actions = d["actions"]
-            if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-                raise ReplayError("\"actions\" must be a list of texts")
-            variants = d.get("variants") or []
-            if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
-                raise ReplayError("\"variants\" must be a list of names")
-            seed = d["seed"]
-            if not isinstance(seed, int) or isinstance(seed, bool):
-                raise ReplayError("\"seed\" must be a whole number")
-            by_bots = d.get("by-bots") or []
-            if not isinstance(by_bots, list) or not all(isinstance(i, int) and not isinstance(i, bool)
-                                                        for i in by_bots):
-                raise ReplayError("\"by-bots\" must be a list of action numbers")
-            return cls(str(d["game"]), str(d["scenario"]), seed, list(actions), list(variants),
-                       str(d.get("digest") or ""), {str(k): str(v) for k, v in (d.get("agents") or {}).items()},
-                       list(by_bots))
-        except KeyError as e:
-            raise ReplayError(f"the saved game has no \"{e.args[0]}\"") from None
+        version = d.get("version", VERSION)
+        if not _whole(version) or version < 1:
+            raise ReplayError(f"\"version\" must be a whole number such as {VERSION}, not {_show(version)}")
+        if version > VERSION:
+            raise ReplayError(f"saved by a newer hexforge (format version {version}; this one reads {VERSION})")
+        for key in ("game", "scenario", "seed", "actions"):
+            if key not in d:
+                raise ReplayError(f"the saved game has no \"{key}\"")
+        game, scenario, seed, actions = d["game"], d["scenario"], d["seed"], d["actions"]
+        if not isinstance(game, str) or not game:
+            raise ReplayError(f"\"game\" must be the game folder's name, not {_show(game)}")
+        if not isinstance(scenario, str) or not scenario:
+            raise ReplayError(f"\"scenario\" must be a scenario's name, not {_show(scenario)}")
+        if not _whole(seed) or not -2 ** 63 <= seed < 2 ** 64:
+            raise ReplayError(f"\"seed\" must be a whole number of at most 19 digits, not {_show(seed)}")
+        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+            raise ReplayError("\"actions\" must be a list of texts")
+        variants = d.get("variants") or []
+        if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+            raise ReplayError("\"variants\" must be a list of names")
+        agents = d.get("agents") or {}
+        if not isinstance(agents, dict) or not all(isinstance(v, str) for v in agents.values()):
+            raise ReplayError("\"agents\" must map each side to human, random or greedy, such as "
+                              "{\"axis\": \"human\", \"soviet\": \"random\"}")
+        by_bots = d.get("by-bots") or []
+        if not isinstance(by_bots, list) or not all(_whole(i) and 0 <= i < len(actions) for i in by_bots):
+            raise ReplayError("\"by-bots\" must be a list of action numbers")
+        dig = d.get("digest") or ""
+        if not isinstance(dig, str):
+            raise ReplayError(f"\"digest\" must be a text, not {_show(dig)}")
+        return cls(game, scenario, seed, list(actions), list(variants), dig,
+                   {str(k): v for k, v in agents.items()}, list(by_bots))
 
     @classmethod
     def loads(cls, text: str) -> "SavedGame":
@@ -120,15 +133,45 @@ class SavedGame:
             d = json.loads(text)
         except json.JSONDecodeError as e:
             raise ReplayError(f"not a saved game: {e}") from None
+        except RecursionError:
+            raise ReplayError("not a saved game: its JSON is nested too deeply") from None
+        except ValueError as e:  # a number of more than 4,300 digits, and the like
+            why = "a number in it is too long" if "digits" in str(e) else str(e)
+            raise ReplayError(f"not a saved game: {why}") from None
         return cls.from_dict(d)
 
     @classmethod
     def load(cls, path: str | Path) -> "SavedGame":
+        p = Path(path)
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            if not p.is_file():
+                raise ReplayError(f"cannot read {path}: " + ("it is a folder" if p.is_dir() else
+                                                             "no such file" if not p.exists() else "not a file"))
+            if p.stat().st_size > MAX_BYTES:
+                raise ReplayError(f"cannot read {path}: larger than {MAX_BYTES // 2 ** 20} MB, not a saved game")
+            text = p.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise ReplayError(f"cannot read {path}: {e}") from None
-        return cls.loads(text)
+        try:
+            return cls.loads(text)
+        except ReplayError as e:
+            raise ReplayError(f"{p.name}: {e}") from None
+
+
+MAX_BYTES = 64 * 2 ** 20  # a saved game is a list of actions: far smaller
+
+
+def _whole(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _show(x: object) -> str:
+    """A JSON value in an error message, cut short."""
+    try:
+        text = json.dumps(x)
+    except (ValueError, RecursionError):
+        text = type(x).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 # ------------------------------------------------------------------ the timeline

@@ -22,7 +22,6 @@ import json
 import re
 import os
 import shutil
-import stat
 import tempfile
 import time
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from runtime.hexes import Grid, Hex, Hexside, hexside
 from runtime.expr import Name, walk as walk_expr
 
 from . import textedit as T
+from .files import atomic_write, atomic_write_all
 from .gamefile import COUNTER_COLUMNS, Snapshot, read_map, read_snapshot
 
 BOM = b"\xef\xbb\xbf"
@@ -71,27 +71,6 @@ class EditError(Exception):
 
 
 # ------------------------------------------------------------------ files
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path`` and rename it over
-    ``path``: a crash leaves either the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if path.exists():
-            os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
 
 @dataclass
 class FileBuffer:
@@ -1173,9 +1152,9 @@ class GameDocument:
                 raise EditError("changed on disk since it was opened: " + ", ".join(clash))
         lib = self.library
         written = []
-        for shown in todo:
-            data = self._content(shown)
-            atomic_write(lib / shown, data)
+        contents = {shown: self._content(shown) for shown in todo}
+        atomic_write_all([(lib / shown, data) for shown, data in contents.items()])  # all or nothing
+        for shown, data in contents.items():
             buf = self.files[shown]
             buf.saved = data
             if shown == self.map_shown and self.map is not None:
@@ -1223,6 +1202,8 @@ class GameDocument:
         key = str(self.folder) if self.folder else "untitled"
         return recovery_root() / (hashlib.sha1(key.encode()).hexdigest()[:16] + ".json")
 
+    recovery_problem = ""  # set when a recovery file was unreadable and set aside
+
     def autosave(self) -> Path | None:
         """Write the unsaved texts to the recovery folder (nothing if clean)."""
         dirty = self.dirty_files()
@@ -1243,14 +1224,43 @@ class GameDocument:
         return p
 
     def pending_recovery(self) -> dict | None:
+        """The unsaved texts a crashed session left for this game, or None.
+        A recovery file that cannot be read is set aside (renamed, kept) and
+        ``recovery_problem`` says so: it never stops the game from opening."""
         p = self.recovery_file()
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
             return None
+        except (OSError, UnicodeDecodeError) as e:
+            return self._set_aside(p, str(e))
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as e:
+            return self._set_aside(p, f"not JSON ({str(e)[:80]})")
+        if not isinstance(data, dict):
+            return self._set_aside(p, "not a recovery file")
         if data.get("game") != (str(self.folder) if self.folder else None):
-            return None
+            return None  # another game's (two folders whose names hash alike): leave it
+        files = data.get("files")
+        if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                  for k, v in files.items()):
+            return self._set_aside(p, "its \"files\" are not texts")
+        when = data.get("time", 0)
+        if not isinstance(when, (int, float)) or isinstance(when, bool) or not 0 <= when < 2 ** 40:
+            return self._set_aside(p, "its \"time\" is not a time")
         return data
+
+    def _set_aside(self, p: Path, why: str) -> None:
+        aside = p.with_name(f"{p.stem}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}{p.suffix}")
+        try:
+            p.replace(aside)
+            self.recovery_problem = (f"The unsaved changes kept after a crash could not be read ({why}); "
+                                     f"the file was set aside as {aside} and the game opened as saved.")
+        except OSError as e:
+            self.recovery_problem = (f"The unsaved changes kept after a crash could not be read ({why}), "
+                                     f"nor set aside ({e}); the game opened as saved.")
+        return None
 
     def recover(self) -> list[str]:
         """Put the recovered texts back (unsaved); return the files recovered."""

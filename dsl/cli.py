@@ -7,11 +7,31 @@ import sys
 from pathlib import Path
 
 from .diagnostics import DslError
+from .outputs import CliError, check_writable, say_error
 
 
-def _print_diagnostics(items, sources, out=None) -> None:
+def _print_diagnostics(items, sources, game: str = "", out=None) -> None:
+    """Located diagnostics as ``file:line:col: error: ...``; those about the
+    whole game in the one CLI format, ``hexforge: GAME: error: ...``."""
+    out = out or sys.stderr
     for d in items:
-        print(d.format(sources), file=out or sys.stderr)  # the stream now, not the one at import
+        if d.span is None:
+            print(f"hexforge: {game + ': ' if game else ''}{d.severity}: {d.message}"
+                  + (f"\n  hint: {d.hint}" if d.hint else ""), file=out)
+        else:
+            print(d.format(sources), file=out)
+
+
+def print_dsl_error(e: DslError, game: str = "") -> None:
+    _print_diagnostics(e.diagnostics, e.sources, game)
+
+
+def game_path(text: str) -> Path:
+    """The game folder (or rules file) named on the command line; CliError if there is none."""
+    path = Path(text)
+    if not path.exists():
+        raise CliError("no such game folder or file", text)
+    return path
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -25,10 +45,10 @@ def check_and_report(path_text: str):
 
     path = Path(path_text)
     if not path.exists():
-        print(f"{path_text}: error: no such game folder or file", file=sys.stderr)
+        say_error("no such game folder or file", path_text)
         return None
     game, diags, sources = check_game(path)
-    _print_diagnostics(diags.items, sources)
+    _print_diagnostics(diags.items, sources, path_text)
     if game is None or diags.errors:
         n = len(diags.errors)
         print(f"{n} error{'s' * (n != 1)}", file=sys.stderr)
@@ -61,9 +81,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
         return value, ""
 
     def fail(msg: str, hint: str = "") -> int:
-        print(f"hexforge odds: error: {msg}", file=sys.stderr)
-        if hint:
-            print(f"  hint: {hint}", file=sys.stderr)
+        say_error(msg, args.game, hint)
         return 1
 
     attack, err = number(args.attack, "--attack")
@@ -76,15 +94,13 @@ def cmd_odds(args: argparse.Namespace) -> int:
         shift = int(args.shift)
     except ValueError:
         return fail(f"--shift must be a whole number of columns (negative: left), not '{args.shift}'")
-    path = Path(args.game)
-    if not path.exists():
-        return fail(f"{args.game}: no such game folder or file")
+    path = game_path(args.game)
     try:
         game = compile_game(path)
     except DslError as e:
-        print(e.format(), file=sys.stderr)
+        print_dsl_error(e, args.game)
         n = len([d for d in e.diagnostics if d.severity == "error"])
-        return fail(f"{args.game} does not compile ({n} error{'s' * (n != 1)})")
+        return fail(f"the game does not compile ({n} error{'s' * (n != 1)})")
     if not game.crts:
         hint = "it fights by firepower: try hexforge battle" if game.combat.procedure == "firepower" else ""
         return fail(f"{game.info.id} has no combat results table", hint)
@@ -255,19 +271,15 @@ def cmd_battle(args: argparse.Namespace) -> int:
     from .diagnostics import did_you_mean
 
     def fail(msg: str, hint: str = "") -> int:
-        print(f"error: {msg}", file=sys.stderr)
-        if hint:
-            print(f"  hint: {hint}", file=sys.stderr)
+        say_error(msg, args.game, hint)
         return 1
 
-    path = Path(args.game)
-    if not path.exists():
-        return fail(f"{args.game}: no such game folder")
+    path = game_path(args.game)
     try:
         game = compile_game(path, args.variant or ())
     except DslError as e:
-        print(e.format(), file=sys.stderr)
-        return fail(f"{args.game} does not compile")
+        print_dsl_error(e, args.game)
+        return fail("the game does not compile")
     if game.combat.procedure != "firepower":
         return fail(f"{game.info.id} fights on a CRT, not by firepower: try hexforge odds")
     try:
@@ -361,51 +373,44 @@ def cmd_play(args: argparse.Namespace) -> int:
     from runtime.runner import Runner
 
     from .compiler import compile_game
+    from .diagnostics import did_you_mean
 
-    path = Path(args.game)
-    if not path.exists():
-        print(f"{args.game}: error: no such game folder", file=sys.stderr)
-        return 1
+    where = args.game
+    path = game_path(where)
+    if args.log:
+        check_writable(args.log)  # before the game is played, not after
     game = compile_game(path, args.variant or ())
     scenario = args.scenario or next(iter(game.scenarios), None)
     if scenario not in game.scenarios:
-        from .diagnostics import did_you_mean
-        print(f"{args.game}: error: no scenario '{scenario}'", file=sys.stderr)
-        hint = did_you_mean(str(scenario), game.scenarios)
-        if hint:
-            print(f"  hint: {hint}", file=sys.stderr)
-        return 1
+        raise CliError(f"no scenario '{scenario}'", where, did_you_mean(str(scenario), game.scenarios))
     names = [a.strip() for a in args.agents.split(",")]
     sides = list(game.sides)
-    if len(names) == 1:
-        names = names * len(sides)
-    if len(names) != len(sides):
-        print(f"error: --agents takes one bot per side ({', '.join(sides)}), e.g. random,greedy", file=sys.stderr)
-        return 1
     for n in names:
         try:
             make_bot(n, 0, args.think)
         except ValueError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 1
+            raise CliError(str(e), where) from None
+    if len(names) == 1 and len(sides) > 1:
+        print(f"note: --agents {names[0]}: {names[0]} plays every side ({', '.join(sides)})", file=sys.stderr)
+        names = names * len(sides)
+    if len(names) != len(sides):
+        raise CliError(f"--agents takes one bot per side, in side order ({', '.join(sides)}): "
+                       f"{len(names)} given", where, "e.g. --agents " + ",".join(["greedy"] + ["random"] * (len(sides) - 1)))
     params = {}
     for item in args.param or ():
         key, eq, val = item.partition("=")
-        if not eq or not val.lstrip("-").isdigit():
-            print(f"error: --param takes NAME=NUMBER, not '{item}'", file=sys.stderr)
-            return 1
+        if not eq or not val.lstrip("-").isdigit() or len(val) > 30:
+            raise CliError(f"--param takes NAME=NUMBER, not '{item}'", where)
         params[key] = int(val)
     try:
         runner = Runner(game, scenario, params=params)
     except (NotImplementedError, ValueError) as e:
-        print(f"{args.game}: error: {e}", file=sys.stderr)
-        return 1
+        raise CliError(str(e), where) from None
     agents = {side: make_bot(n, args.seed * 1000 + i + 1, args.think) for i, (side, n) in enumerate(zip(sides, names))}
     try:
         state = runner.new_game(args.seed)
     except ValueError as e:  # a set-up that does not fit the map
-        print(f"{args.game}: error: the scenario cannot be set up: {e}", file=sys.stderr)
-        return 1
+        raise CliError(f"the scenario cannot be set up: {e}", where) from None
     turn_seen = [state.turn]
     out = sys.stdout
 
@@ -419,20 +424,89 @@ def cmd_play(args: argparse.Namespace) -> int:
     try:
         state, n = play(runner, state, agents, on_action=on_action)
     except (ExprError, SequenceError) as e:
-        print(f"{args.game}: error: {e}", file=sys.stderr)
-        return 1
+        raise CliError(str(e), where) from None
     result = dict(state.result, actions=n, scenario=scenario, seed=args.seed,
                   agents=dict(zip(sides, names)), variants=list(args.variant or ()))
     if args.log:
-        with open(args.log, "w", encoding="utf-8") as f:
-            for e in state.log:
-                f.write(json.dumps(e, sort_keys=True, default=str) + "\n")
+        try:
+            with open(args.log, "w", encoding="utf-8") as f:
+                for e in state.log:
+                    f.write(json.dumps(e, sort_keys=True, default=str) + "\n")
+        except OSError as e:
+            raise CliError(f"cannot write {args.log}: {(e.strerror or str(e)).lower()}") from None
     if args.json:
         print(json.dumps(result, sort_keys=True))
     else:
         print(f"turn {state.turn} done: VP " + ", ".join(f"{k} {v}" for k, v in sorted(state.vp.items())))
-        print(f"game over after turn {state.turn} ({state.result['why']}): winner {state.result['winner']}, "
+        print(f"game over after turn {state.turn} ({state.result['ended']}): winner {state.result['winner']}, "
               f"{n} decisions")
+        print(state.result["why"])
+    if args.log:
+        print(f"wrote {args.log}", file=sys.stderr)  # stdout stays the game's own output
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    """What a game holds: sides, scenarios, variants, parameters, counts."""
+    import json
+
+    from runtime.victory import params_of
+
+    from .compiler import compile_game
+
+    where = args.game
+    game = compile_game(game_path(where))
+    params: dict[str, list[str]] = {}
+    for sc in game.scenarios.values():
+        for name in params_of(game.victory.get(sc.victory, ())):
+            params.setdefault(name, []).append(f"scenario {sc.id}")
+    for v in game.variants:
+        try:
+            g = compile_game(game_path(where), [v])
+        except DslError:
+            continue
+        for sc in g.scenarios.values():
+            for name in params_of(g.victory.get(sc.victory, ())):
+                if f"scenario {sc.id}" not in params.get(name, []):
+                    params.setdefault(name, [])
+                    if f"variant {v}" not in params[name]:
+                        params[name].append(f"variant {v}")
+    counts = {"sides": len(game.sides), "unit classes": len(game.unit_classes), "counters": len(game.counters),
+              "hexes": len(game.map.hexes) if game.map else 0, "turns": len(game.turn_track.turns),
+              "scenarios": len(game.scenarios), "variants": len(game.variants)}
+    info = {
+        "game": game.info.id, "title": game.info.title, "series": game.info.series,
+        "sides": [{"id": s.id, "title": s.title} for s in game.sides.values()],
+        "scenarios": [{"id": s.id, "title": s.title, "turns": [s.first_turn, s.last_turn],
+                       "victory": s.victory} for s in game.scenarios.values()],
+        "variants": [{"id": v.id, "title": v.title, "kind": v.kind} for v in game.variants.values()],
+        "parameters": [{"name": k, "asked by": v} for k, v in params.items()],
+        "counts": counts,
+    }
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{game.info.title} ({game.info.id})" + (f", series {game.info.series}" if game.info.series else ""))
+    print("sides: " + ", ".join(f"{s.id} ({s.title})" for s in game.sides.values()))
+    print("scenarios:")
+    width = max((len(s.id) for s in game.scenarios.values()), default=0)
+    for s in game.scenarios.values():
+        turns = f"turn {s.first_turn}" if s.first_turn == s.last_turn else f"turns {s.first_turn}-{s.last_turn}"
+        print(f"  {s.id:<{width}}  {turns:<11}  {s.title}")
+    if game.variants:
+        print("variants (--variant NAME):")
+        width = max(len(v) for v in game.variants)
+        for v in game.variants.values():
+            print(f"  {v.id:<{width}}  {v.title}" + (f" [{v.kind}]" if v.kind != "optional" else ""))
+    else:
+        print("variants: none")
+    if params:
+        print("parameters (--param NAME=N):")
+        for k, v in params.items():
+            print(f"  {k}  asked by {', '.join(v)}")
+    else:
+        print("parameters: none")
+    print("counts: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
     return 0
 
 
@@ -443,11 +517,15 @@ def add_commands(sub) -> None:
     c.set_defaults(func=cmd_check)
     from .scaffold import add_new_command
     add_new_command(sub)
+    i = sub.add_parser("info", help="a game's sides, scenarios, variants, parameters and counts")
+    i.add_argument("game", help="a game folder")
+    i.add_argument("--json", action="store_true", help="print one JSON object")
+    i.set_defaults(func=cmd_info)
     o = sub.add_parser("odds", help="odds, column shifts and result chances of one attack on a game's CRT")
     o.add_argument("game", help="a game folder")
     o.add_argument("--attack", required=True, help="total attack strength")
     o.add_argument("--defense", "--defence", dest="defense", required=True, help="total defence strength")
-    o.add_argument("--shift", default="0", help="extra column shifts: negative left, positive right")
+    o.add_argument("--shift", default="0", help="extra column shifts: negative left, positive right (default: 0)")
     o.add_argument("--terrain", default="", help="defender's terrain and features, comma separated (light-forest,town)")
     o.add_argument("--crt", default="", help="the CRT to use (default: the game's)")
     o.add_argument("--side", default="", help="the attacking side (picks its die; binds attacker in modifiers)")
@@ -463,36 +541,55 @@ def add_commands(sub) -> None:
     b.add_argument("--hex", required=True, help="the battle hex")
     b.add_argument("--attack", required=True, help="attacking units, each UNIT@HEX-IT-CAME-FROM (1PzG@0104,AGC@0105)")
     b.add_argument("--defend", required=True, help="defending units (WF,2T)")
-    b.add_argument("--turn", type=int, default=1, help="the turn (weather, turn-limited options)")
+    b.add_argument("--turn", type=int, default=1, help="the turn (weather, turn-limited options) (default: 1)")
     b.add_argument("--disrupted", default="", help="units already disrupted")
     b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
-    b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")
+    b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable; default: none)")
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.set_defaults(func=cmd_battle)
     p = sub.add_parser("play", help="play a scenario to the end with bots, headless")
     p.add_argument("game", help="a game folder")
     p.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
-    p.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")
+    p.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable; default: none)")
     p.add_argument("--agents", default="random,random",
                    help="one bot per side, in side order: random, greedy or search (search:ITERATIONS sets its "
-                        "budget per decision, 100 by default)")
+                        "budget per decision, 100 by default); one name plays every side (default: random,random)")
     p.add_argument("--think", type=float, default=None, metavar="SECONDS",
                    help="the search bot's budget per decision in seconds instead of iterations (not reproducible)")
-    p.add_argument("--seed", type=int, default=0, help="the seed: the same seed gives the same game")
+    p.add_argument("--seed", type=int, default=0, help="the seed: the same seed gives the same game (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object at the end")
-    p.add_argument("--log", default="", help="write every action and die roll as JSON lines to this file")
-    p.add_argument("--param", action="append", default=[], help="a number the rules ask for: NAME=N (repeatable)")
+    p.add_argument("--log", default="", help="write every action and die roll as JSON lines to this file "
+                                             "(default: none)")
+    p.add_argument("--param", action="append", default=[],
+                   help="a number the rules ask for: NAME=N (repeatable; hexforge info lists them)")
     p.set_defaults(func=cmd_play)
     from .balance_cli import add_balance_command
     add_balance_command(sub)
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("hexforge")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def add_version(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--version", action="version", version=f"hexforge {version()}")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run a parsed command: user errors become messages, never tracebacks."""
     try:
         return args.func(args)
-    except DslError as e:
+    except CliError as e:
         print(e.format(), file=sys.stderr)
+        return 1
+    except DslError as e:
+        print_dsl_error(e, getattr(args, "game", None) or getattr(args, "path", None) or "")
         return 1
     except KeyboardInterrupt:
         return 130
@@ -506,6 +603,7 @@ def main(argv: list[str] | None = None) -> int:
     """Headless entry point (python -m dsl.cli): the same commands as
     `hexforge` except those that need the editor."""
     p = argparse.ArgumentParser(prog="hexforge", description="Hex wargame rules compiler and engine")
+    add_version(p)
     add_commands(p.add_subparsers(dest="command", required=True))
     return run(p.parse_args(argv))
 

@@ -9,7 +9,6 @@ bottom; clicking one jumps to its line (and to its hex, if it names one).
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 import time
@@ -24,12 +23,14 @@ from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox,
                                QToolButton, QVBoxLayout, QWidget)
 
 from dsl.scaffold import NewGame
+from dsl.outputs import cannot_write, say_error, written
 from runtime.definition import MapHex
 from runtime.hexes import Grid, Hex
 
 from .commands import MapCommand, TextCommand
 from .counters import CountersPane
 from .document import EditError, GameDocument, LoadError, MapModel
+from .headless import headless
 from .mapview import TOOLS, MapView, ToolSettings, add_action
 from .paint import S
 from .rules import RulesPane
@@ -1048,7 +1049,11 @@ class MainWindow(QMainWindow):
                                           "Images (*.png *.svg *.pdf)")[0]
         if out:
             from .render import render_to_file
-            render_to_file(self.doc, out, self.scenario_pane.scenario)
+            try:
+                render_to_file(self.doc, out, self.scenario_pane.scenario)
+            except (OSError, ValueError) as e:
+                QMessageBox.critical(self, "Render map", f"{out} was not written: {e}")
+                return
             self.statusBar().showMessage(f"rendered {out}", 5000)
 
 
@@ -1068,8 +1073,10 @@ def open_window(path, ask_recovery: bool = True, autosave_ms: int = 30000, paren
     except LoadError as e:
         QMessageBox.critical(parent, "Open game", str(e))
         return None
-    if ask_recovery and doc.pending_recovery():
-        data = doc.pending_recovery()
+    data = doc.pending_recovery() if ask_recovery else None
+    if doc.recovery_problem:
+        QMessageBox.warning(parent, "Recover unsaved changes", doc.recovery_problem)
+    if data:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(data.get("time", 0)))
         r = QMessageBox.question(parent, "Recover unsaved changes",
                                  f"hexforge did not close cleanly. Recover the unsaved changes of {when} "
@@ -1079,6 +1086,8 @@ def open_window(path, ask_recovery: bool = True, autosave_ms: int = 30000, paren
         else:
             doc.discard_recovery()
     w = MainWindow(doc, autosave_ms)
+    if doc.recovery_problem:
+        w.statusBar().showMessage(doc.recovery_problem, 15000)
     _windows.append(w)
     return w
 
@@ -1091,7 +1100,8 @@ def ensure_app() -> QApplication:
     return app
 
 
-def screenshot(w: MainWindow, out: str, tab: str = "map") -> None:
+def screenshot(w: MainWindow, out: str, tab: str = "map") -> bool:
+    """Draw the window to ``out``; whether the file was written."""
     app = QApplication.instance()
     w.tabs.setCurrentWidget({"map": w.tabs.widget(0), "counters": w.counters, "declarations": w.declarations,
                              "tables": w.tables, "rules": w.rules}.get(tab, w.tabs.widget(0)))
@@ -1104,7 +1114,7 @@ def screenshot(w: MainWindow, out: str, tab: str = "map") -> None:
         w.counters.select(w.counters.model.rows[min(5, len(w.counters.model.rows) - 1)].id)
     for _ in range(5):
         app.processEvents()
-    w.grab().save(out)
+    return w.grab().save(out) and written(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1116,31 +1126,38 @@ def main(argv: list[str] | None = None) -> int:
                    help="tab shown by --screenshot")
     p.add_argument("--scenario", default="", help="the scenario to show")
     args = p.parse_args(argv)
-    if args.screenshot and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") \
-            and sys.platform not in ("darwin", "win32"):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    game = args.game or ""
+    if args.screenshot:
+        headless()
+        why = cannot_write(args.screenshot)  # before the work, not after it
+        if why:
+            say_error(f"cannot write {args.screenshot}: {why}")
+            return 1
     app = ensure_app()
     if args.game and not Path(args.game).exists():
-        print(f"hexforge edit: error: {args.game}: no such game folder", file=sys.stderr)
+        say_error("no such game folder", game)
         return 1
     if args.screenshot:
         try:
+            wd, ht = (int(x) for x in args.size.lower().split("x"))
+        except ValueError:
+            say_error("--size is WIDTHxHEIGHT, such as 1600x1000", game)
+            return 1
+        try:
             doc = GameDocument.open(args.game) if args.game else GameDocument.new()
         except LoadError as e:
-            print(f"hexforge edit: error: {e}", file=sys.stderr)
+            say_error(str(e), game)
             return 1
         w = MainWindow(doc, autosave_ms=0)
         w.ask_on_close = False
-        try:
-            wd, ht = (int(x) for x in args.size.lower().split("x"))
-        except ValueError:
-            print("hexforge edit: error: --size is WIDTHxHEIGHT, such as 1600x1000", file=sys.stderr)
-            return 1
         w.resize(max(wd, 1280), max(ht, 800))
         if args.scenario:
             w.scenario_pane.combo.setCurrentText(args.scenario)
-        screenshot(w, args.screenshot, args.tab)
+        ok = screenshot(w, args.screenshot, args.tab)
         doc.close()
+        if not ok:
+            say_error(f"cannot write {args.screenshot}: the image was not saved")
+            return 1
         print(f"wrote {args.screenshot}")
         return 0
     w = open_window(args.game)

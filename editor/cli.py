@@ -6,14 +6,32 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
-from dsl.cli import add_commands, check_and_report, run
+from dsl.cli import add_commands, add_version, check_and_report, run
+from dsl.outputs import CliError
+
+from .headless import has_display
 
 
-def has_display() -> bool:
-    if sys.platform in ("darwin", "win32"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+def hexforge_command() -> str:
+    """How to run hexforge from here, as printed in hints: ``hexforge`` when
+    it is on PATH, else the path of the script beside this Python."""
+    import shutil
+
+    exe = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if exe is not None and exe.name == "hexforge" and shutil.which("hexforge") == str(exe.resolve()):
+        return "hexforge"
+    script = Path(sys.executable).parent / "hexforge"
+    if script.exists():
+        if shutil.which("hexforge") == str(script):
+            return "hexforge"
+        try:
+            rel = os.path.relpath(script)
+        except ValueError:  # another drive
+            return str(script)
+        return str(script) if rel.startswith("..") else rel
+    return f"{sys.executable} -m editor.cli"
 
 
 def cmd_start(args: argparse.Namespace) -> int:
@@ -32,24 +50,30 @@ def cmd_start(args: argparse.Namespace) -> int:
         print("No display found, so the editor is not opened. Headless commands:")
     else:
         print("The editor is not part of this build yet. Commands:")
-    print(f"  hexforge check {args.path}                         validate the game files")
+    hx = hexforge_command()
+    lines = [(f"{hx} check {args.path}", "validate the game files"),
+             (f"{hx} info {args.path}", "sides, scenarios, variants, parameters")]
     if game.combat.procedure == "firepower":
-        print(f"  hexforge battle {args.path} --hex H --attack U@FROM --defend U   the firepower of a battle")
+        lines.append((f"{hx} battle {args.path} --hex H --attack U@FROM --defend U", "the firepower of a battle"))
     else:
-        print(f"  hexforge odds {args.path} --attack 12 --defense 4   odds and result chances of an attack")
-    print(f"  hexforge play {args.path} --agents greedy,random --seed 3   a whole game between bots")
-    print(f"  hexforge render {args.path} --out map.png              draw the map and counters (.png .svg .pdf)")
-    print(f"  hexforge edit {args.path} --screenshot shot.png        the editor's window, drawn offscreen")
-    print("  make test                                               run the test suite")
+        lines.append((f"{hx} odds {args.path} --attack 12 --defense 4", "odds and result chances of an attack"))
+    lines += [(f"{hx} play {args.path} --agents greedy,random --seed 3", "a whole game between bots"),
+              ("mkdir -p out", "a folder git ignores, for the files below"),
+              (f"{hx} render {args.path} --out out/map.png", "draw the map and counters (.png .svg .pdf)"),
+              (f"{hx} edit {args.path} --screenshot out/shot.png", "the editor's window, drawn offscreen"),
+              ("make test", "run the test suite")]
+    width = max(len(c) for c, _ in lines)
+    for command, what in lines:
+        print(f"  {command:<{width}}  {what}")
+    if hx != "hexforge":
+        print(f"Or run `source {Path(hx).parent}/activate` once, then type hexforge instead of {hx}.")
     return 0
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
     """Open the editor (or, with --screenshot, render its window offscreen)."""
     if not args.screenshot and not has_display():
-        print("hexforge edit: error: no display found; use --screenshot OUT.png to render the window offscreen",
-              file=sys.stderr)
-        return 1
+        raise CliError("no display found; use --screenshot OUT.png to render the window offscreen", args.game or "")
     from editor import app
 
     argv = [args.game] if args.game else []
@@ -74,6 +98,7 @@ def cmd_counters(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="hexforge", description="Hex wargame rules compiler, engine and editor")
+    add_version(p)
     sub = p.add_subparsers(dest="command", required=True)
     add_commands(sub)
     s = sub.add_parser("start", help="check a game and open it in the editor (or explain headless use)")

@@ -67,8 +67,9 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
         return f"——— turn {e.get('turn')} ———"
     if ev == "game over":
         vp = ", ".join(f"{who(k)} {v}" for k, v in sorted((e.get("vp") or {}).items()))
-        return f"game over after turn {e.get('turns')} ({e.get('why')}): winner {who(e.get('winner'))}" + \
-            (f"; VP {vp}" if vp else "")
+        return f"game over after turn {e.get('turns')} ({e.get('ended', e.get('why'))}): " \
+            f"winner {who(e.get('winner'))}" + (f"; VP {vp}" if vp else "") + \
+            (f" ({e['why']})" if "ended" in e else "")
     if "battle" in e and "outcome" in e:
         return f"battle in {e['battle']}: outcome {e['outcome']}, {e.get('why')} ({who(e.get('winner'))} wins)"
     if "battle" in e:
@@ -180,7 +181,8 @@ def prompt(runner: Runner, s: GameState) -> str:
     st = s.step
     if k == "over":
         r = s.result
-        return f"The game is over: {r.get('why')}. Winner: {side_title(runner, r.get('winner'))}."
+        return f"The game is over: {r.get('ended', r.get('why'))}. Winner: {side_title(runner, r.get('winner'))}" + \
+            (f" ({r['why'].partition(': ')[2]})." if "ended" in r else ".")
     if k == "loss":
         p = s.pending[0]
         alive = [u for u in p["units"] if s.units[u].hex is not None]

@@ -2,12 +2,13 @@
 with a scenario's counters, headless, for print-and-play and docs."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 from PySide6.QtCore import QMarginsF, QRectF, QSize, QSizeF
 from PySide6.QtGui import QColor, QPageLayout, QPageSize, QPainter, QPdfWriter
+
+from dsl.outputs import CliError, check_writable, written
 
 from .paint import S, MapPainter, Options, render_image
 
@@ -33,8 +34,8 @@ def render_to_file(doc, out: str | Path, scenario: str = "", hex_px: float = 36.
     ext = out.suffix.lower()
     if ext == ".png" or ext in (".jpg", ".jpeg"):
         img = render_image(doc, scenario, hex_px, show_ids)
-        if not img.save(str(out)):
-            raise OSError(f"could not write {out}")
+        if not img.save(str(out)) or not written(out):
+            raise OSError(f"cannot write {out}")
         return out
     mp = MapPainter(doc)
     rect = mp.scene_rect()
@@ -49,8 +50,11 @@ def render_to_file(doc, out: str | Path, scenario: str = "", hex_px: float = 36.
         gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
         gen.setTitle(doc.title)
         p = QPainter(gen)
+        if not p.isActive():
+            raise OSError(f"cannot write {out}")
         _paint(doc, p, scenario, scale, show_ids)
-        p.end()
+        if not p.end() or not written(out):
+            raise OSError(f"cannot write {out}")
         return out
     if ext == ".pdf" and paper:
         from .printing import render_tiled_map
@@ -67,81 +71,85 @@ def render_to_file(doc, out: str | Path, scenario: str = "", hex_px: float = 36.
         pdf.setPageLayout(QPageLayout(QPageSize(QSizeF(w_mm, h_mm), QPageSize.Millimeter, "map"),
                                       QPageLayout.Portrait, QMarginsF(0, 0, 0, 0)))
         p = QPainter(pdf)
+        if not p.isActive():
+            raise OSError(f"cannot write {out}")
         dots_per_mm = 300 / 25.4
         _paint(doc, p, scenario, mm_per_unit * dots_per_mm, show_ids)
-        p.end()
+        if not p.end() or not written(out):
+            raise OSError(f"cannot write {out}")
         return out
     raise ValueError(f"cannot render to '{ext or out.name}': use .png, .svg or .pdf")
 
 
 def _headless_app():
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") and sys.platform not in ("darwin",
-                                                                                                       "win32"):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
+    from .headless import headless
+
+    headless()
     if QApplication.instance() is None:
         QApplication(sys.argv[:1])
 
 
-def _open(cmd: str, game: str):
-    """The game's document, or None after saying why on stderr."""
+def _open(game: str):
+    """The game's document; CliError when there is none."""
     from .document import GameDocument, LoadError
 
     if not Path(game).exists():
-        print(f"hexforge {cmd}: error: {game}: no such game folder", file=sys.stderr)
-        return None
+        raise CliError("no such game folder", game)
     try:
         return GameDocument.open(game)
     except LoadError as e:
-        print(f"hexforge {cmd}: error: {e}", file=sys.stderr)
-        return None
+        raise CliError(str(e), game) from None
+
+
+def _written_or_raise(out: Path, write) -> object:
+    """Run ``write()``; CliError unless ``out`` then holds a file."""
+    try:
+        result = write()
+    except OSError as e:
+        why = e.strerror.lower() if e.strerror else "the file was not written"
+        raise CliError(f"cannot write {out}: {why}") from None
+    if not written(out):
+        raise CliError(f"cannot write {out}: the file was not written")
+    return result
 
 
 def cmd_render(args) -> int:
+    """Errors are raised as CliError: the caller (dsl.cli.run) prints them
+    in the one format, ``hexforge: GAME: error: ...``."""
+    from dsl.diagnostics import did_you_mean
+
     _headless_app()
+    game = args.game
     out = Path(args.out)
+    if not Path(game).exists():
+        raise CliError("no such game folder", game)
     if out.suffix.lower() not in (".png", ".svg", ".pdf"):
-        print(f"hexforge render: error: --out must end in .png, .svg or .pdf, not '{out.name}'", file=sys.stderr)
-        return 1
+        raise CliError(f"--out must end in .png, .svg or .pdf, not '{out.name}'", game)
     if args.paper and out.suffix.lower() != ".pdf":
-        print(f"hexforge render: error: --paper tiles a PDF across sheets: write --out {out.stem}.pdf",
-              file=sys.stderr)
-        return 1
-    doc = _open("render", args.game)
-    if doc is None:
-        return 1
+        raise CliError(f"--paper tiles a PDF across sheets: write --out {out.stem}.pdf", game)
+    check_writable(out)  # before the work, not after it
+    doc = _open(game)
     try:
         if doc.map is None:
             for d in (doc.map_problems or doc.diagnostics)[:5]:
                 print(d.format(doc.sources), file=sys.stderr)
-            print(f"hexforge render: error: {args.game} has no map that loads", file=sys.stderr)
-            return 1
+            raise CliError("the game has no map that loads", game)
         snap = doc.snapshot
         scenario = args.scenario
         if scenario and scenario not in snap.scenarios:
-            from dsl.diagnostics import did_you_mean
-            print(f"hexforge render: error: no scenario '{scenario}'", file=sys.stderr)
-            hint = did_you_mean(scenario, snap.scenarios)
-            if hint:
-                print(f"  hint: {hint}", file=sys.stderr)
-            return 1
+            raise CliError(f"no scenario '{scenario}'", game, did_you_mean(scenario, snap.scenarios))
         if not scenario and snap.scenarios:
             scenario = next(iter(snap.scenarios))
         pages = 0
-        try:
-            if args.paper:
-                from .printing import render_tiled_map
+        if args.paper:
+            from .printing import render_tiled_map
 
-                pages = render_tiled_map(doc, out, scenario, args.paper, not args.no_ids)
-            else:
-                render_to_file(doc, out, scenario, args.hex_size, not args.no_ids)
-        except OSError as e:
-            print(f"hexforge render: error: cannot write {out}: {e}", file=sys.stderr)
-            return 1
-        if not out.is_file():
-            print(f"hexforge render: error: cannot write {out}", file=sys.stderr)
-            return 1
+            pages = _written_or_raise(out, lambda: render_tiled_map(doc, out, scenario, args.paper,
+                                                                    not args.no_ids))
+        else:
+            _written_or_raise(out, lambda: render_to_file(doc, out, scenario, args.hex_size, not args.no_ids))
         extra = f" (scenario {scenario})" if scenario else ""
         if pages:
             extra += f", {pages} {args.paper} page{'s' if pages != 1 else ''}"
@@ -156,25 +164,18 @@ def cmd_counters(args) -> int:
     _headless_app()
     from .printing import render_counter_sheet
 
+    game = args.game
     out = Path(args.out)
     if out.suffix.lower() != ".pdf":
-        print(f"hexforge counters: error: the counter sheet is a PDF: write --out {out.stem}.pdf", file=sys.stderr)
-        return 1
-    doc = _open("counters", args.game)
-    if doc is None:
-        return 1
+        raise CliError(f"the counter sheet is a PDF: write --out {out.stem}.pdf", game)
+    if not Path(game).exists():
+        raise CliError("no such game folder", game)
+    check_writable(out)
+    doc = _open(game)
     try:
         if not doc.snapshot.counters:
-            print(f"hexforge counters: error: {args.game} has no counters", file=sys.stderr)
-            return 1
-        try:
-            n, pages = render_counter_sheet(doc, out, args.paper, args.size)
-        except OSError as e:
-            print(f"hexforge counters: error: cannot write {out}: {e}", file=sys.stderr)
-            return 1
-        if not out.is_file():
-            print(f"hexforge counters: error: cannot write {out}", file=sys.stderr)
-            return 1
+            raise CliError("the game has no counters", game)
+        n, pages = _written_or_raise(out, lambda: render_counter_sheet(doc, out, args.paper, args.size))
         print(f"wrote {out}: {n} counters on {pages // 2} sheet{'s' if pages != 2 else ''} "
               f"({pages} pages: fronts, then backs mirrored for double-sided printing)")
         return 0

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import expr as E
 from .actions import Done, IllegalActionError
 from .board import Board
 from .chitpull import ChitPull
@@ -35,7 +34,7 @@ from .engine import Engine
 from .reinforce import Reinforcements
 from .state import GameState, new_state
 from .supply import check_supply, supply_status
-from .victory import VictoryRules
+from .victory import VictoryRules, params_of
 
 
 class SequenceError(RuntimeError):
@@ -157,9 +156,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
             raise NotImplementedError(problems[0][1])
         self.victory = game.victory.get(self.scenario.victory, ())
         self.params = dict(params or {})  # numbers chosen before play (16.1: the Axis VP bid)
-        needed = sorted({a.value for r in self.victory for e in (r.condition, r.amount) if e is not None
-                         for n in E.walk(e) if isinstance(n, E.Call) and n.func == "param"
-                         for a in n.args if isinstance(a, E.Str)} - set(self.params))
+        needed = [n for n in params_of(self.victory) if n not in self.params]
         if needed:
             raise ValueError("this scenario needs " + ", ".join(f"--param {n}=N" for n in needed))
 

@@ -10,6 +10,14 @@ from .state import GameState
 from .supply import supply_map
 
 
+def params_of(rules) -> list[str]:
+    """The names victory rules ask for with ``param("NAME")`` (given with
+    ``hexforge play --param NAME=N``), sorted."""
+    return sorted({a.value for r in rules for e in (r.condition, r.amount) if e is not None
+                   for n in E.walk(e) if isinstance(n, E.Call) and n.func == "param"
+                   for a in n.args if isinstance(a, E.Str)})
+
+
 class VictoryRules:
     def env(self, s: GameState) -> tuple[dict, dict]:
         g = self.game
@@ -93,24 +101,43 @@ class VictoryRules:
                 return
             if r.kind == "win" and r.at == at and at != "end" and \
                     (r.condition is None or E.evaluate(r.condition, names, fns) is True):
-                self.finish(s, r.title or f"{r.side} wins", winner=r.side)
+                self.finish(s, r.title or f"{r.side} wins", decided_by=r)
                 return
         for t in self.game.triggers:  # the game's triggers at this checkpoint (runtime.effects)
             if t.at == at and s.result is None and (t.condition is None or E.evaluate(t.condition, names, fns) is True):
                 self.run_effects(s, t.effects, t.title or t.id, **bound)
 
-    def finish(self, s: GameState, why: str, winner: str | None = None) -> None:
+    def finish(self, s: GameState, ended: str, decided_by=None) -> None:
+        """End the game: ``ended`` says why it ended; the winner is the side
+        of ``decided_by`` (an immediate win) or of the first ``win ... at
+        end`` rule that holds.  ``why`` in the result names that rule."""
         self.checkpoint_end_awards(s)
         names, fns = self.env(s)
+        rule = decided_by
         for r in self.victory:
-            if winner is not None:
+            if rule is not None:
                 break
             if r.kind == "win" and r.at in ("end", "") and \
                     (r.condition is None or E.evaluate(r.condition, names, fns)):
-                winner = r.side
-        winner = winner or "draw"
-        s.result = {"winner": winner, "vp": dict(s.vp), "turns": s.turn, "why": why}
+                rule = r
+        winner = rule.side if rule is not None else "draw"
+        why = f"winner {winner}: " + (self.explain(rule, names, fns) if rule is not None
+                                      else "no victory condition holds")
+        s.result = {"winner": winner, "vp": dict(s.vp), "turns": s.turn, "ended": ended, "why": why}
         s.log.append({"turn": s.turn, "event": "game over", **s.result})
+
+    @staticmethod
+    def explain(rule, names, fns) -> str:
+        """A win rule's title and the values its condition read: VP totals
+        and rolled tables (``the Axis has fewer than 6 VP (4.0); vp(axis) = 3``)."""
+        shown: dict[str, object] = {}
+        if rule.condition is not None:
+            for n in E.walk(rule.condition):
+                if isinstance(n, E.Call) and n.func in ("vp", "param", "rolled"):
+                    shown.setdefault(E.to_text(n), n)
+        parts = [f"{text} = {E.evaluate(n, names, fns)}" for text, n in shown.items()]
+        title = rule.title or f"{rule.side} wins"
+        return title + (f"; {', '.join(parts)}" if parts else "")
 
     def checkpoint_end_awards(self, s: GameState) -> None:
         names, fns = self.env(s)

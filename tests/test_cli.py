@@ -1,0 +1,186 @@
+"""The `hexforge` command as a user meets it: every output path checked
+before the work starts, "wrote" only for a file written, one error format,
+--version, help with defaults, `info`, and the rule that decided a game."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dsl import cli as dsl_cli
+from dsl.outputs import cannot_write
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOLENSK, POSTCARD = "games/smolensk", "games/barbarossa-postcard"
+
+
+def hexforge(*args):
+    e = dict(os.environ)
+    e.pop("DISPLAY", None)
+    e.pop("QT_QPA_PLATFORM", None)
+    return subprocess.run([sys.executable, "-c", "import sys; from editor.cli import main; sys.exit(main())", *args],
+                          cwd=ROOT, env=e, capture_output=True, text=True, timeout=120)
+
+
+def headless(capsys, *args) -> tuple[int, str, str]:
+    """Run a headless command in this process (fast): exit code, stdout, stderr."""
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        rc = dsl_cli.main(list(args))
+    finally:
+        os.chdir(old)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@pytest.mark.parametrize("args", [
+    ("render", POSTCARD, "--out", "{missing}/map.png"),
+    ("render", POSTCARD, "--out", "{missing}/map.svg"),
+    ("render", POSTCARD, "--out", "{missing}/map.pdf"),
+    ("edit", POSTCARD, "--screenshot", "{missing}/shot.png"),
+    ("play", SMOLENSK, "--log", "{missing}/game.jsonl"),
+])
+def test_an_output_that_cannot_be_written_is_refused_before_the_work(tmp_path, args):
+    missing = tmp_path / "no-such-folder"
+    args = [a.format(missing=missing) for a in args]
+    r = hexforge(*args)
+    out = args[-1]
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [f"hexforge: error: cannot write {out}: no such folder {missing}"]
+    assert "wrote" not in r.stdout and not missing.exists()
+    assert "QPainter" not in r.stderr and "propagateSizeHints" not in r.stderr
+
+
+def test_cannot_write_says_why_and_changes_nothing(tmp_path):
+    assert cannot_write(tmp_path / "new.png") == "" and not (tmp_path / "new.png").exists()
+    assert cannot_write(tmp_path) == "it is a folder"
+    (tmp_path / "file").write_text("x")
+    assert cannot_write(tmp_path / "file" / "x.png") == f"{tmp_path / 'file'} is not a folder"
+    assert (tmp_path / "file").read_text() == "x"
+    if os.geteuid() != 0:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        assert cannot_write(ro / "x.png") == "permission denied"
+        ro.chmod(0o700)
+
+
+@pytest.mark.parametrize("ext", ["png", "svg", "pdf"])
+def test_render_that_fails_while_writing_does_not_say_wrote(qapp, tmp_path, monkeypatch, capsys, ext):
+    """The folder is fine, the writer fails anyway (disk full): no "wrote"."""
+    from PySide6.QtGui import QImage, QPainter
+
+    from editor import cli as editor_cli
+    if ext == "png":
+        monkeypatch.setattr(QImage, "save", lambda self, *a, **k: False)
+    else:
+        real_end = QPainter.end
+        monkeypatch.setattr(QPainter, "end", lambda self: real_end(self) and False)
+    out = tmp_path / f"map.{ext}"
+    monkeypatch.chdir(ROOT)
+    assert editor_cli.main(["render", POSTCARD, "--out", str(out)]) == 1
+    o, e = capsys.readouterr()
+    assert "wrote" not in o and e.startswith(f"hexforge: error: cannot write {out}: ")
+
+
+def test_edit_screenshot_that_is_not_saved_does_not_say_wrote(qapp, tmp_path, monkeypatch, capsys):
+    from PySide6.QtGui import QPixmap
+
+    from editor import app
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "rec"))
+    monkeypatch.setattr(QPixmap, "save", lambda self, *a, **k: False)
+    out = tmp_path / "shot.png"
+    assert app.main([str(ROOT / POSTCARD), "--screenshot", str(out), "--size", "1280x800"]) == 1
+    o, e = capsys.readouterr()
+    assert "wrote" not in o and f"hexforge: error: cannot write {out}" in e
+
+
+def test_one_error_format(capsys):
+    rc, out, err = headless(capsys, "play", SMOLENSK, "--variant", "nosuch")
+    assert rc == 1 and err.splitlines()[0] == f"hexforge: {SMOLENSK}: error: no variant named 'nosuch'"
+    assert "<game>" not in err
+    for args in (("play", "games/nope"), ("odds", "games/nope", "--attack", "1", "--defense", "1"),
+                 ("battle", "games/nope", "--hex", "0101", "--attack", "A", "--defend", "B"),
+                 ("info", "games/nope"), ("check", "games/nope")):
+        rc, out, err = headless(capsys, *args)
+        assert rc == 1 and err == "hexforge: games/nope: error: no such game folder or file\n", args
+    rc, out, err = headless(capsys, "play", SMOLENSK, "--scenario", "shortt")
+    assert err == f"hexforge: {SMOLENSK}: error: no scenario 'shortt'\n  hint: did you mean 'short'?\n"
+    rc, out, err = headless(capsys, "odds", SMOLENSK, "--attack", "x", "--defense", "1")
+    assert err.startswith(f"hexforge: {SMOLENSK}: error: --attack must be a number")
+    rc, out, err = headless(capsys, "play", SMOLENSK, "--agents", "greedy,random,random")
+    assert rc == 1 and err.startswith(f"hexforge: {SMOLENSK}: error: --agents takes one bot per side")
+    r = hexforge("render", SMOLENSK, "--out", "x.gif")
+    assert r.returncode == 1 and r.stderr.startswith(f"hexforge: {SMOLENSK}: error: --out must end in")
+
+
+def test_version_and_help_with_defaults(capsys):
+    from editor import cli as editor_cli
+    with pytest.raises(SystemExit) as e:
+        editor_cli.main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("hexforge ")
+    with pytest.raises(SystemExit):
+        editor_cli.main(["play", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for default in ("(default: random,random)", "(default: 0)", "(default: the game's first)"):
+        assert default in text
+
+
+def test_one_agent_plays_every_side_with_a_note(capsys):
+    rc, out, err = headless(capsys, "play", POSTCARD, "--agents", "random", "--seed", "3", "--json")
+    assert rc == 0 and err == "note: --agents random: random plays every side (axis, soviet)\n"
+    assert json.loads(out)["agents"] == {"axis": "random", "soviet": "random"}
+
+
+def test_info(capsys):
+    rc, out, err = headless(capsys, "info", SMOLENSK)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "Gekitou! Smolensk Blitzkrieg (smolensk), series gekitou"
+    assert lines[1] == "sides: axis (Axis), soviet (Soviet)"
+    assert "  short  turns 1-6    Short game: 22 June - 10 August 1941" in lines
+    assert any(x.split() == ["reserve-okh", "16.2", "RESERVE", "/", "OKH", "chits"] for x in lines)
+    assert "  bid  asked by variant vp-bidding" in lines
+    assert lines[-1].startswith("counts: 2 sides, 9 unit classes, 226 counters")
+    rc, out, err = headless(capsys, "info", POSTCARD, "--json")
+    info = json.loads(out)
+    assert [s["id"] for s in info["sides"]] == ["axis", "soviet"]
+    assert info["scenarios"][0]["turns"] == [1, 4] and info["parameters"] == []
+    assert {v["id"] for v in info["variants"]} >= {"hold-order", "oil"}
+    assert info["counts"]["variants"] == len(info["variants"])
+
+
+def test_the_end_says_which_rule_decided_it(capsys, tmp_path):
+    log = tmp_path / "game.jsonl"
+    rc, out, err = headless(capsys, "play", POSTCARD, "--seed", "3", "--log", str(log))
+    assert rc == 0 and err == f"wrote {log}\n"
+    assert out.splitlines()[-1] == "winner axis: the Axis has 6 VP or more (4.0); vp(axis) = 6"
+    assert out.splitlines()[-2].startswith("game over after turn 4 (the last turn is over): winner axis, ")
+    last = json.loads(log.read_text().splitlines()[-1])
+    assert last["event"] == "game over" and last["why"].startswith("winner axis: the Axis has 6 VP or more (4.0)")
+    rc, out, err = headless(capsys, "play", POSTCARD, "--seed", "3", "--json")
+    result = json.loads(out)
+    assert result["why"] == "winner axis: the Axis has 6 VP or more (4.0); vp(axis) = 6"
+    assert result["ended"] == "the last turn is over"
+
+
+def test_start_hints_name_commands_that_work_as_printed(tmp_path):
+    e = dict(os.environ)
+    e.pop("DISPLAY", None)
+    e.pop("WAYLAND_DISPLAY", None)
+    exe = ROOT / ".venv" / "bin" / "hexforge"
+    if not exe.exists():
+        pytest.skip("no .venv/bin/hexforge (run make test)")
+    r = subprocess.run([str(exe), "start", SMOLENSK], cwd=ROOT, env=e, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    hints = [line.split("  ")[1] for line in r.stdout.splitlines() if line.startswith("  .venv/bin/hexforge ")]
+    assert hints and all(h.startswith(".venv/bin/hexforge ") for h in hints)
+    info = hints[1].split()
+    assert info[1] == "info"
+    r = subprocess.run([str(ROOT / info[0]), *info[1:]], cwd=ROOT, env=e, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "sides: axis (Axis), soviet (Soviet)" in r.stdout

@@ -31,6 +31,7 @@ from .commands import MapCommand, TextCommand
 from .counters import CountersPane
 from .document import EditError, GameDocument, LoadError, MapModel
 from .headless import headless
+from .watch import FileWatcher
 from .mapview import TOOLS, MapView, ToolSettings, add_action
 from .paint import S
 from .rules import RulesPane
@@ -463,6 +464,9 @@ class MainWindow(QMainWindow):
         self.autosave_timer.timeout.connect(self.autosave)
         if autosave_ms > 0:
             self.autosave_timer.start(autosave_ms)
+        self.watcher = FileWatcher(self)
+        self.watcher.changed.connect(self.on_changed_on_disk)
+        self.watcher.watch(doc.disk_paths())
         self.on_refreshed()
         self.map_view.set_scenario(self.scenario_pane.scenario)
         self.initial_zoom()
@@ -936,6 +940,7 @@ class MainWindow(QMainWindow):
             QMessageBox.critical(self, "Save", f"could not save: {e}")
             return False
         self.stack.setClean()
+        self.watcher.watch(self.doc.disk_paths())  # a new import's file, too
         self.statusBar().showMessage("saved " + (", ".join(written) if written else "(nothing changed)"), 5000)
         self.update_title()
         return True
@@ -955,6 +960,7 @@ class MainWindow(QMainWindow):
             return False
         self.stack.setClean()
         self.rules.reload_files()
+        self.watcher.watch(self.doc.disk_paths())
         self.update_title()
         return True
 
@@ -985,6 +991,31 @@ class MainWindow(QMainWindow):
             self.stack.push(MapCommand(self.doc, f"rename map {old} to {new}", map_changes))
         self.stack.endMacro()
         self.doc.refresh()
+
+    def on_changed_on_disk(self, names: list[str]) -> None:
+        """Files another program changed: reload those without unsaved edits;
+        ask about those with (keeping them keeps your version, and Save then
+        asks before overwriting)."""
+        changed = set(self.doc.changed_on_disk())
+        dirty = set(self.doc.dirty_files())
+        reloaded = []
+        for shown in names:
+            if shown not in changed:
+                continue  # our own save, or the same bytes again
+            if shown in dirty:
+                r = QMessageBox.question(self, "Changed on disk",
+                                         f"{shown} was changed on disk by another program, and you have "
+                                         "unsaved edits in it.\nReload it from disk and lose your edits?")
+                if r != QMessageBox.Yes:
+                    self.statusBar().showMessage(f"{shown} changed on disk: your version is kept", 8000)
+                    continue
+            if self.doc.reload_from_disk(shown):
+                reloaded.append(shown)
+        if reloaded:
+            self.stack.clear()  # its steps refer to the texts as they were
+            self.rules.reload_files()
+            self.statusBar().showMessage("reloaded from disk: " + ", ".join(reloaded), 8000)
+            self.update_title()
 
     def autosave(self) -> None:
         try:

@@ -1139,6 +1139,40 @@ class GameDocument:
                     out.append(shown)
         return out
 
+    def disk_paths(self) -> dict[Path, str]:
+        """The files on disk this game reads: {path: shown name}."""
+        lib = self.library
+        return {} if lib is None else {lib / shown: shown for shown in self.files}
+
+    def reload_from_disk(self, shown: str) -> bool:
+        """Read ``shown`` again from disk (another program changed it); its
+        unsaved edits are dropped.  False when it cannot be read now."""
+        lib = self.library
+        if lib is None or shown not in self.files:
+            return False
+        try:
+            data = (lib / shown).read_bytes()
+        except OSError:
+            return False
+        buf = FileBuffer.from_bytes(shown, data)
+        self.files[shown] = buf
+        self._mirrored.pop(shown, None)
+        if shown == self.map_shown and self.map is not None:
+            self._write_mirror(shown, data)
+            m, problems = read_map(self._mirror_path(shown), self._mirror_dir, self.snapshot)
+            if m is not None and not [d for d in problems if d.severity == "error"]:
+                header, title, titles = map_header_and_titles(buf.text, shown)
+                self.map.set_state(MapModel.from_mapdef(m, title, header, titles).state())
+                self.map.revision += 1
+                self.map.notify(None)
+                self.map_loaded_state = self.map.state()
+                self.map_text_at_load = buf.text
+            self._mirrored_map_rev = -1
+        for f in list(self.text_listeners):
+            f(shown)
+        self.refresh()
+        return True
+
     def save(self, force: bool = False) -> list[str]:
         """Write every changed file (temp file + rename); return what was
         written.  Refuses (EditError) when a file changed on disk since it

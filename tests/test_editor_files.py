@@ -122,3 +122,75 @@ def test_a_corrupt_recovery_file_is_set_aside_and_the_game_opens(qtbot, lib, mon
     assert str(kept[0]) in warned[0] and "set aside" in w.statusBar().currentMessage()
     assert w.doc.map is not None and w.doc.dirty_files() == []
     w.close()
+
+
+def open_quiet(qtbot, folder):
+    from editor.app import open_window
+    w = open_window(folder, ask_recovery=False, autosave_ms=0)
+    qtbot.addWidget(w)
+    w.ask_on_close = False
+    return w
+
+
+def test_a_file_changed_on_disk_and_not_edited_is_reloaded(qtbot, lib, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: pytest.fail("asked about an unedited file"))
+    w = open_quiet(qtbot, lib / "barbarossa-postcard")
+    path = lib / "barbarossa-postcard" / "game.hxr"
+    text = path.read_text().replace('"Barbarossa (postcard game)"', '"Barbarossa (edited elsewhere)"')
+    tmp = path.with_name("game.hxr.new")
+    tmp.write_text(text)
+    tmp.replace(path)  # saved as most editors save: a new file renamed over the old
+    qtbot.waitUntil(lambda: "edited elsewhere" in w.doc.text("barbarossa-postcard/game.hxr"), timeout=5000)
+    qtbot.waitUntil(lambda: w.doc.title == "Barbarossa (edited elsewhere)", timeout=5000)
+    assert w.doc.dirty_files() == [] and "reloaded from disk" in w.statusBar().currentMessage()
+    # the map too, written in place this time
+    mp = lib / "barbarossa-postcard" / "map.hxm"
+    h = w.doc.map.grid.parse_id("0303")
+    old = w.doc.map.hexes[h].terrain
+    from editor.document import GameDocument
+    other = GameDocument.open(lib / "barbarossa-postcard")
+    from runtime.definition import MapHex
+    new = "mountain" if old != "mountain" else "clear"
+    other.map.apply([(("hex", h), MapHex(h, new))])
+    mp.write_text(other.map.text())
+    other.close()
+    qtbot.waitUntil(lambda: w.doc.map.hexes[h].terrain == new, timeout=5000)
+    assert w.doc.dirty_files() == []
+    w.close()
+
+
+@pytest.mark.parametrize("answer", ["yes", "no"])
+def test_a_file_changed_on_disk_and_edited_asks(qtbot, lib, monkeypatch, answer):
+    from PySide6.QtWidgets import QMessageBox
+    asked = []
+    reply = QMessageBox.Yes if answer == "yes" else QMessageBox.No
+    monkeypatch.setattr(QMessageBox, "question", lambda parent, title, text, *a: asked.append(text) or reply)
+    w = open_quiet(qtbot, lib / "barbarossa-postcard")
+    shown = "barbarossa-postcard/game.hxr"
+    w.doc.set_text(shown, w.doc.text(shown) + "\n# my edit\n")
+    path = lib / shown
+    path.write_text(path.read_text() + "\n# their edit\n")
+    qtbot.waitUntil(lambda: len(asked) == 1, timeout=5000)
+    assert "unsaved edits" in asked[0] and shown in asked[0]
+    if answer == "yes":
+        qtbot.waitUntil(lambda: w.doc.text(shown).endswith("# their edit\n"), timeout=5000)
+        assert w.doc.dirty_files() == []
+    else:
+        qtbot.wait(300)
+        assert w.doc.text(shown).endswith("# my edit\n") and w.doc.dirty_files() == [shown]
+        assert "your version is kept" in w.statusBar().currentMessage()
+    w.close()
+
+
+def test_saving_is_not_taken_for_a_change_on_disk(qtbot, lib, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+    monkeypatch.setattr(QMessageBox, "question", lambda *a: pytest.fail("asked after our own save"))
+    w = open_quiet(qtbot, lib / "barbarossa-postcard")
+    shown = "barbarossa-postcard/game.hxr"
+    w.doc.set_text(shown, w.doc.text(shown) + "\n# saved here\n")
+    assert w.save()
+    qtbot.wait(400)
+    assert "reloaded" not in w.statusBar().currentMessage()
+    assert w.doc.text(shown).endswith("# saved here\n") and w.doc.dirty_files() == []
+    w.close()

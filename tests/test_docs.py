@@ -185,3 +185,152 @@ def test_excerpt_matching():
     assert _is_excerpt("a 1\n# ...\nd 4\n", files)
     assert not _is_excerpt("a 1\n  c 3\n", files)
     assert not _is_excerpt("d 4\n# ...\na 1\n", files)
+
+
+# ------------------------------------------------------------------ shown command output
+# A fenced block whose first line is "$ .venv/bin/hexforge ..." shows commands
+# and what they print: each "$ " line is run from the project folder and the
+# lines after it must be its output (standard output and error, as a terminal
+# shows them); a line "..." stands for any number of lines.  A block that shows
+# a diagnostic of a broken file is reproduced by putting the source line it
+# shows into that file, at that line, in a copy of games/ and docs/examples/.
+# Commands on a game folder the repository does not hold (the tutorial's
+# games/avd, which its reader builds) are not run.
+
+CONSOLE_DOCS = [ROOT / "README.md", *DOC_FILES]
+DIAG = re.compile(r"^(?P<file>[\w./-]+\.hx[rm]):(?P<line>\d+):(?P<col>\d+): (error|warning): ")
+
+
+class Console:
+    def __init__(self, doc: Path, line: int, text: str):
+        self.doc, self.line, self.text = doc, line, text
+
+    @property
+    def id(self) -> str:
+        return f"{self.doc.name}@L{self.line}"
+
+    def commands(self) -> list[tuple[list[str], list[str]]]:
+        out: list[tuple[list[str], list[str]]] = []
+        for line in self.text.splitlines():
+            if line.startswith("$ "):
+                import shlex
+                out.append((shlex.split(line[2:])[1:], []))
+            elif out:
+                out[-1][1].append(line.rstrip())
+        return out
+
+
+def consoles_of(doc: Path) -> list[Console]:
+    found = []
+    lines = doc.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, start, body = m.group("fence"), i, []
+        i += 1
+        while i < len(lines) and not (lines[i].strip().startswith(fence) and set(lines[i].strip()) == {fence[0]}):
+            body.append(lines[i])
+            i += 1
+        i += 1
+        if body and body[0].startswith("$ .venv/bin/hexforge "):
+            found.append(Console(doc, start + 1, "\n".join(body)))
+    return found
+
+
+CONSOLES = [c for d in CONSOLE_DOCS for c in consoles_of(d)]
+
+
+def shown_matches(expected: list[str], actual: list[str]) -> bool:
+    """``expected`` equals ``actual``, where a line "..." stands for any lines."""
+    chunks: list[list[str]] = [[]]
+    for line in expected:
+        if line == "...":
+            chunks.append([])
+        else:
+            chunks[-1].append(line)
+    first, last = chunks[0], chunks[-1]
+    if len(chunks) == 1:
+        return expected == actual
+    if actual[:len(first)] != first or (last and actual[len(actual) - len(last):] != last):
+        return False
+    pos, end = len(first), len(actual) - len(last)
+    for chunk in chunks[1:-1]:
+        n = len(chunk)
+        at = next((k for k in range(pos, end - n + 1) if actual[k:k + n] == chunk), None)
+        if at is None:
+            return False
+        pos = at + n
+    return pos <= end
+
+
+def run_hexforge(args: list[str], cwd: Path) -> list[str]:
+    """Run ``hexforge ARGS`` in this process from ``cwd``: its output lines."""
+    import contextlib
+    import io
+    import os
+
+    from editor.cli import main
+
+    buf = io.StringIO()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            try:
+                main(args)
+            except SystemExit:
+                pass
+    finally:
+        os.chdir(old)
+    return [line.rstrip() for line in buf.getvalue().splitlines()]
+
+
+def _broken_copy(tmp_path: Path, game_arg: str, shown: list[str]) -> Path:
+    """A copy of the project's games and examples with the source line of
+    the first diagnostic shown put at its place; the folder to run from."""
+    import shutil
+
+    shutil.copytree(ROOT / "games", tmp_path / "games")
+    shutil.copytree(EXAMPLES, tmp_path / "docs" / "examples")
+    for k, line in enumerate(shown):
+        m = DIAG.match(line)
+        if m and k + 1 < len(shown) and shown[k + 1].startswith("    "):
+            library = (tmp_path / game_arg).parent
+            target = library / m.group("file")
+            lines = target.read_text(encoding="utf-8").split("\n")
+            lines[int(m.group("line")) - 1] = shown[k + 1][4:]
+            target.write_text("\n".join(lines), encoding="utf-8")
+            break
+    return tmp_path
+
+
+def test_the_docs_show_commands():
+    assert len(CONSOLES) >= 5
+
+
+@pytest.mark.parametrize("console", CONSOLES, ids=[c.id for c in CONSOLES])
+def test_shown_output_is_real(console: Console, tmp_path: Path):
+    ran = 0
+    for args, shown in console.commands():
+        game = next((a for a in args[1:] if not a.startswith("-")), "")
+        if game and not (ROOT / game).exists():
+            continue
+        broken = any(DIAG.match(line) for line in shown)
+        cwd = _broken_copy(tmp_path, game, shown) if broken else ROOT
+        actual = run_hexforge(args, cwd)
+        assert shown_matches(shown, actual), \
+            f"{console.id}: `hexforge {' '.join(args)}` prints:\n" + "\n".join(actual)
+        ran += 1
+    if not ran:
+        pytest.skip("every command here runs on a game folder the reader builds")
+
+
+def test_shown_matches():
+    assert shown_matches(["a", "...", "d"], ["a", "b", "c", "d"])
+    assert shown_matches(["a", "...", "c", "...", "e"], ["a", "b", "c", "d", "e"])
+    assert shown_matches(["...", "z"], ["y", "z"]) and shown_matches(["a", "..."], ["a"])
+    assert not shown_matches(["a", "...", "d"], ["a", "b", "c"])
+    assert not shown_matches(["a", "b"], ["a", "b", "c"])

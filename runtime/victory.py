@@ -107,22 +107,26 @@ class VictoryRules:
             if t.at == at and s.result is None and (t.condition is None or E.evaluate(t.condition, names, fns) is True):
                 self.run_effects(s, t.effects, t.title or t.id, **bound)
 
-    def finish(self, s: GameState, ended: str, decided_by=None) -> None:
+    def finish(self, s: GameState, ended: str, decided_by=None, winner: str | None = None) -> None:
         """End the game: ``ended`` says why it ended; the winner is the side
-        of ``decided_by`` (an immediate win) or of the first ``win ... at
-        end`` rule that holds.  ``why`` in the result names that rule."""
+        of ``decided_by`` (an immediate win), ``winner`` (an effect that
+        ends the game: ``ended`` is its reason), or that of the first ``win
+        ... at end`` rule that holds.  ``why`` in the result names the rule."""
         self.checkpoint_end_awards(s)
         names, fns = self.env(s)
         rule = decided_by
         for r in self.victory:
-            if rule is not None:
+            if rule is not None or winner is not None:
                 break
             if r.kind == "win" and r.at in ("end", "") and \
                     (r.condition is None or E.evaluate(r.condition, names, fns)):
                 rule = r
-        winner = rule.side if rule is not None else "draw"
-        why = f"winner {winner}: " + (self.explain(rule, names, fns) if rule is not None
-                                      else "no victory condition holds")
+        if winner is not None:
+            why = f"winner {winner}: {ended}"
+        else:
+            winner = rule.side if rule is not None else "draw"
+            why = f"winner {winner}: " + (self.explain(rule, names, fns) if rule is not None
+                                          else "no victory condition holds")
         s.result = {"winner": winner, "vp": dict(s.vp), "turns": s.turn, "ended": ended, "why": why}
         s.log.append({"turn": s.turn, "event": "game over", **s.result})
 

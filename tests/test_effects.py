@@ -135,7 +135,8 @@ def test_a_captured_chit_moves_face_down_and_the_last_one_ends_the_game(runner):
     assert runner.env(s)[1]["markers"]("victory-chits", "vp-chit") == 0
     assert s.result is None
     runner.run_effects(s, "table:escape:C", "Escape Table: C")
-    assert s.result["winner"] == "red" and s.result["why"] == "no victory chit left to capture"
+    assert s.result["winner"] == "red" and s.result["ended"] == "no victory chit left to capture" \
+        and s.result["why"] == "winner red: no victory chit left to capture"
 
 
 def test_events_remove_markers_eliminate_units_and_award_vp(runner):

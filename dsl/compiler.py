@@ -25,7 +25,7 @@ from .checker import (DECLARES, DICE, SYMBOLS, Body, Ctx, TableView, is_dash, re
 from .defines import expand_defines
 from .effects import BLOCK_KEYWORDS, EffectCompiler, check_results, marker_kind, placement, trigger, variable
 from .diagnostics import Diagnostics, DslError, Span, did_you_mean
-from .loader import TOP_LEVEL, Loader, apply_variants, merge_entries, resolve_extends
+from .loader import MAP_SUFFIX, TOP_LEVEL, Loader, apply_variants, merge_entries, resolve_extends
 from . import mapfile
 
 fm = D.frozen_map
@@ -398,6 +398,11 @@ class _Compiler:
             path.relative_to(game_dir)
         except ValueError:
             self.ctx.error("map-outside", "the map file must be inside the game folder", m.args[0].span)
+            self.map_failed = True
+            return None
+        if path.suffix != MAP_SUFFIX or not self.loader.game_place(path):  # checked where a link leads, too
+            self.ctx.error("map-kind", f"the map must be a {MAP_SUFFIX} file in the game folder", m.args[0].span,
+                           'write: map "map.hxm"')
             self.map_failed = True
             return None
         result = mapfile.load_map(path, self.loader.src, self.ctx, m.args[0].span, self.loader.art_dir)

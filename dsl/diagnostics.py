@@ -4,7 +4,23 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, NamedTuple
+
+
+def normalise_newlines(text: str) -> str:
+    """``\r\n`` and a lone ``\r`` become ``\n``: the only line break the
+    parser knows, so every line number means the same line everywhere."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+@lru_cache(maxsize=16)
+def source_lines(text: str) -> tuple[str, ...]:
+    """The lines of a game file as the parser counts them: split at ``\n``
+    (after ``normalise_newlines``) and nowhere else (not at U+2028, U+0085 or
+    the other breaks ``str.splitlines`` knows).  Cached: a file with many
+    diagnostics is split once."""
+    return tuple(normalise_newlines(text).split("\n"))
 
 
 class Span(NamedTuple):
@@ -43,9 +59,11 @@ class Diagnostic:
         out = [f"{where}: {self.severity}: {self.message}"]
         text = (sources or {}).get(self.span.file) if self.span else None
         if text is not None and self.span and self.span.line >= 1:
-            lines = text.splitlines()
+            lines = source_lines(text)
             if self.span.line <= len(lines):
-                src = lines[self.span.line - 1].replace("\t", " ")
+                line = lines[self.span.line - 1]
+                # a tab, U+2028 or a control character would break the caret's alignment (or the terminal)
+                src = line if line.isprintable() else "".join(c if c.isprintable() else " " for c in line)
                 out.append(f"    {src}")
                 width = 1
                 if self.span.end_line == self.span.line and self.span.end_col > self.span.col:

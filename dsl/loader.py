@@ -12,6 +12,8 @@ blocks whose bodies are merged the same way when the variant is switched on.
 """
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,6 +23,8 @@ from .parser import parse
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 GAME_FILE = "game.hxr"
+RULES_SUFFIX = ".hxr"
+MAP_SUFFIX = ".hxm"
 
 # Top-level statements and how they are keyed for duplicate checks and
 # overrides: "named" (keyword + name), "single" (one per game), "many"
@@ -100,26 +104,57 @@ def find_game_file(path: Path) -> Path:
     return path
 
 
+def _not_a_file(mode: int) -> str:
+    """What a non-regular file is, in a user's words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
 def read_text(path: Path, src: Source, diags: Diagnostics, at: Span | None) -> str | None:
+    """The text of a game file.  Only regular files are opened (a pipe or a
+    device would block or never end), without blocking and checked again
+    once open, so a file swapped for a pipe in between cannot hang us."""
     shown = src.display(path)
+    fd = -1
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
+        mode = os.stat(path).st_mode
+        if stat.S_ISREG(mode):
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+            mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            diags.error("file", f"{shown} is {_not_a_file(mode)}, not a file", at,
+                        "rules and maps are text files (.hxr, .hxm)")
+            return None
+        if os.fstat(fd).st_size > MAX_FILE_BYTES:
             diags.error("file", f"{shown} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", at)
             return None
-        data = path.read_bytes()
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            data = f.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            diags.error("file", f"{shown} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", at)
+            return None
     except FileNotFoundError:
         diags.error("file", f"no such file: {shown}", at)
-        return None
-    except IsADirectoryError:
-        diags.error("file", f"{shown} is a folder, not a file", at)
         return None
     except OSError as e:
         diags.error("file", f"cannot read {shown}: {e.strerror}", at)
         return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
+        head = data[: e.start]
+        line = head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1  # as the parser counts
         diags.error("file", "the file is not UTF-8 text", Span(shown, line, 1),
                     "save it as UTF-8")
         return None
@@ -165,12 +200,17 @@ class Loader:
         self.diags = Diagnostics()
         self.parsed: dict[Path, File] = {}
 
-    def inside_library(self, p: Path) -> bool:
+    def game_place(self, p: Path) -> bool:
+        """Whether ``p`` (resolved) lies under the game folder or under a
+        series folder beside it: a folder of the library, none of its
+        folders hidden (``../.ssh`` is not a series folder)."""
         try:
-            p.relative_to(self.library)
-            return True
+            parts = p.relative_to(self.library).parts
         except ValueError:
             return False
+        if len(parts) < 2:
+            return False
+        return not any(part.startswith(".") for part in parts if part != self.game_dir.name)
 
     def load_file(self, path: Path, stack: tuple[Path, ...], at: Span | None) -> list[Entry]:
         """Entries of ``path`` with its imports spliced in, imports first."""
@@ -204,14 +244,23 @@ class Loader:
                              st.args[0].span)
             return []
         target = (importer.parent / rel).resolve()
-        if not self.inside_library(target):
+        if not self.game_place(target):
             self.diags.error("import-outside", f"import '{rel}' leaves the game library",
                              st.args[0].span,
-                             f"imports may reach files under {self.library.name}/ only")
+                             f"imports may reach the game folder and series folders beside it "
+                             f"(under {self.library.name}/) only")
+            return []
+        if target.suffix != RULES_SUFFIX:  # checked on the file a link leads to, too
+            self.diags.error("import-kind", f"import '{rel}' is not a rules file: imports read {RULES_SUFFIX} files",
+                             st.args[0].span, "a game's rules are .hxr files; its map is named by 'map' (.hxm)")
             return []
         return self.load_file(target, stack, st.args[0].span)
 
     def load(self) -> list[Entry]:
+        if self.entry_file.suffix != RULES_SUFFIX:
+            self.diags.error("file", f"{self.entry_file.name} is not a rules file ({RULES_SUFFIX})", None,
+                             "give a game folder, or its game.hxr")
+            return []
         if not self.entry_file.exists():
             self.diags.error("file", f"no {GAME_FILE} in {self.src.display(self.game_dir)}"
                              if self.entry_file.name == GAME_FILE else

@@ -3,6 +3,7 @@ DslSyntaxError with a span and a message in the designer's terms."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from fractions import Fraction
 from functools import lru_cache
 
@@ -14,9 +15,11 @@ from .hxr_parser import (LarkError, Lark_StandAlone, Token, Transformer, Unexpec
 from runtime import expr as E
 
 from .ast import Arg, File, Row, Statement, Table
-from .diagnostics import Diagnostic, DslSyntaxError, Span
+from .diagnostics import Diagnostic, DslSyntaxError, Span, normalise_newlines
 
 MAX_DEPTH = 100  # blocks and expressions nested deeper than this are refused
+MAX_LINE_CHARS = 10_000  # a longer line is refused before parsing (a million arguments would take seconds)
+MAX_DIGITS = 30  # a longer number is refused ("number too large"), never handed to int()
 
 _TERMINAL_WORDS = {
     "NAME": "a keyword",
@@ -128,6 +131,9 @@ class _Build(Transformer):
 
     def number(self, c):
         text = str(c[0])
+        if len(text.split(".")[0]) > MAX_DIGITS:
+            raise _TableError(_tok_span(self.file, c[0]), "number too large",
+                              f"numbers have at most {MAX_DIGITS} digits")
         return E.Num(Fraction(text) if "." in text else int(text), where=self._w(c[0]))
 
     def string(self, c):
@@ -214,6 +220,9 @@ def _check_depth(f: File) -> None:
 _CELL = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|\\\r?\n|\r?\n|;|[ \t\f]+|[^\s{}"#;=\\]+|.', re.S)
 
 
+_LONG_NUMBER = re.compile(r"[0-9]{%d}" % (MAX_DIGITS + 1))
+
+
 def split_table(file: str, text: str, line: int, col: int) -> list[Row]:
     """Rows and cells of a table body: a row per line (or ';'), cells split
     on blanks, "strings" kept whole, comments and '\\'-continuations skipped.
@@ -239,6 +248,8 @@ def split_table(file: str, text: str, line: int, col: int) -> list[Row]:
             if c0 == '"':
                 cells.append(Arg(_unquote(tok), sp, True))
             else:
+                if len(tok) > MAX_DIGITS and _LONG_NUMBER.search(tok):
+                    raise _TableError(sp, "number too large", f"numbers have at most {MAX_DIGITS} digits")
                 cells.append(Arg(tok, sp, False))
         nl = tok.count("\n")
         if nl:
@@ -295,6 +306,14 @@ def _unclosed_brace(text: str) -> int | None:
     return stack[-1] if stack else None
 
 
+_ODD_SPACE = "lines end only at a newline, and blanks are spaces or tabs: replace this character"
+
+
+def _char_name(ch: str) -> str:
+    """A character a user cannot see, named: "character U+2028 (LINE SEPARATOR)"."""
+    return f"character U+{ord(ch):04X} ({unicodedata.name(ch, 'a control character')})"
+
+
 def _line_col(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     col = offset - (text.rfind("\n", 0, offset) + 1) + 1
@@ -315,6 +334,8 @@ def _syntax_diagnostic(e: UnexpectedInput, text: str, file: str) -> Diagnostic:
         if ch == "\\":
             return Diagnostic("syntax", "unexpected '\\'", Span(file, line, col),
                               "a '\\' continues a line only when it is the last character on it")
+        if not ch.isprintable() or ch.isspace():
+            return Diagnostic("syntax", f"unexpected {_char_name(ch)}", Span(file, line, col), _ODD_SPACE)
         expected = _words(e.allowed or ())
         hint = ("expected " + " or ".join(expected)) if expected and len(expected) <= 6 else ""
         return Diagnostic("syntax", f"unexpected character {ch!r}", Span(file, line, col), hint)
@@ -339,9 +360,11 @@ def _syntax_diagnostic(e: UnexpectedInput, text: str, file: str) -> Diagnostic:
             if not stripped or stripped[0] in "\r\n;#":
                 tok = Token("_SEP", "\n", tok.start_pos, sp.line, sp.col)
             else:
-                word = stripped.split()[0]
+                word = re.match(r"[^\s{}\"#;=\\]+|.", stripped, re.S).group()
                 tok = Token("ATOM", word, tok.start_pos, sp.line, sp.col + len(value) - len(stripped))
                 sp = Span(file, sp.line, tok.column, sp.line, tok.column + len(word))
+                if len(word) == 1 and (not word.isprintable() or word.isspace()):
+                    return Diagnostic("syntax", f"unexpected {_char_name(word)}", sp, _ODD_SPACE)
             value = str(tok)
         if tok.type == "RBRACE" and "'}'" not in expected:
             return Diagnostic("syntax", "unexpected '}': no block is open here", sp,
@@ -360,14 +383,44 @@ def _syntax_diagnostic(e: UnexpectedInput, text: str, file: str) -> Diagnostic:
 
 _BUILD = _Build()
 
+# What the depth scan looks at: strings and comments (skipped whole) and brackets.
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[()\[\]{}]')
+_OPENS = "([{"
+
+
+def _check_limits(text: str, file: str) -> None:
+    """Refuse, before parsing, what would make parsing slow or deep: a line
+    longer than MAX_LINE_CHARS, or brackets and blocks nested more than
+    MAX_DEPTH deep (``((((...`` builds no node, so the tree check cannot see it)."""
+    if len(text) > MAX_LINE_CHARS:
+        for line_no, line in enumerate(text.split("\n"), 1):
+            if len(line) > MAX_LINE_CHARS:  # not quoted under the message: it would fill the screen
+                raise DslSyntaxError([Diagnostic("syntax", f"this line is {len(line):,} characters long; "
+                                                 f"the limit is {MAX_LINE_CHARS:,}", Span(file, line_no, 1),
+                                                 "split the statement, or its table, over several lines")])
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        ch = m.group()
+        if ch in _OPENS:
+            depth += 1
+            if depth > MAX_DEPTH:
+                l, c = _line_col(text, m.start())
+                raise DslSyntaxError([Diagnostic("syntax", f"nested more than {MAX_DEPTH} levels deep",
+                                                 Span(file, l, c, l, c + 1))], {file: text})
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+
 
 def parse(text: str, file: str = "<text>") -> File:
-    """Parse rules or map text.  Raises DslSyntaxError; never a Lark error."""
+    """Parse rules or map text.  Raises DslSyntaxError; never a Lark error.
+    Line ends may be ``\n``, ``\r\n`` or ``\r`` (see normalise_newlines)."""
+    text = normalise_newlines(text)
     if "\x00" in text:
         off = text.index("\x00")
         l, c = _line_col(text, off)
         raise DslSyntaxError([Diagnostic("syntax", "the file contains a NUL character", Span(file, l, c),
                                          "is this a text file?")], {file: text})
+    _check_limits(text, file)
     source = text if text.endswith("\n") else text + "\n"
     try:
         _BUILD.file = file

@@ -4,10 +4,14 @@ only; broken or hostile input gives a located ``file:line:col: error`` fast,
 never a traceback or a hang."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
-from helpers import ROOT
+import pytest
+
+from helpers import MINI_GAME, ROOT, make_game
 
 
 # ------------------------------------------------------------ the parser ships as code, reads no cache
@@ -39,3 +43,182 @@ def test_compiling_a_game_reads_no_pickle_and_needs_no_lark():
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok"
 
+
+
+# ------------------------------------------------------------ imports and maps read game files only
+
+def _errors(folder):
+    from dsl.compiler import check_game
+
+    _, diags, sources = check_game(folder)
+    return [d for d in diags.items if d.severity == "error"], sources
+
+
+def test_an_import_of_a_file_that_is_not_a_rules_file_is_refused_and_never_quoted(tmp_path):
+    secret = "-----BEGIN OPENSSH PRIVATE KEY----- s3cr3t"
+    (tmp_path / "lib" / ".ssh").mkdir(parents=True)
+    (tmp_path / "lib" / ".ssh" / "id_rsa").write_text(secret + "\n")
+    (tmp_path / "lib" / "notes").mkdir()
+    (tmp_path / "lib" / "notes" / "id_rsa").write_text(secret + "\n")
+    (tmp_path / "lib" / "notes" / "key.hxr").symlink_to(tmp_path / "lib" / "notes" / "id_rsa")
+    for rel, code in (("../.ssh/id_rsa", "import-outside"), ("../notes/id_rsa", "import-kind"),
+                      ("../notes/key.hxr", "import-kind")):
+        folder = make_game(tmp_path, f'import "{rel}"\n' + MINI_GAME)
+        errs, sources = _errors(folder)
+        assert [d.code for d in errs] == [code], rel
+        assert (errs[0].span.file, errs[0].span.line, errs[0].span.col) == ("mini/game.hxr", 1, 8)
+        shown = "\n".join(d.format(sources) for d in errs)
+        assert "s3cr3t" not in shown and "s3cr3t" not in "".join(sources.values())
+
+
+def test_imports_reach_series_folders_beside_the_game_but_not_the_library_root(tmp_path):
+    folder = make_game(tmp_path, 'import "../series/extra.hxr"\n' + MINI_GAME,
+                       extra={"series/extra.hxr": "define two = 2\n"})
+    errs, _ = _errors(folder)
+    assert errs == []
+    (tmp_path / "lib" / "loose.hxr").write_text("define two = 2\n")
+    folder = make_game(tmp_path, 'import "../loose.hxr"\n' + MINI_GAME)
+    errs, _ = _errors(folder)
+    assert [d.code for d in errs] == ["import-outside"]
+
+
+def test_a_map_must_be_a_map_file(tmp_path):
+    folder = make_game(tmp_path, MINI_GAME.replace('map "map.hxm"', 'map "notes.txt"'),
+                       extra={"mini/notes.txt": "secret line\n"})
+    errs, sources = _errors(folder)
+    assert [d.code for d in errs] == ["map-kind"]
+    assert "secret line" not in "\n".join(d.format(sources) for d in errs)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("which", ["import", "map"])
+def test_a_fifo_as_import_or_map_is_refused_without_opening_it(tmp_path, which):
+    """A pipe nobody writes to would block an open() or read() forever."""
+    if which == "import":
+        folder = make_game(tmp_path, 'import "pipe.hxr"\n' + MINI_GAME)
+        os.mkfifo(folder / "pipe.hxr")
+    else:
+        folder = make_game(tmp_path, MINI_GAME, map_text=None)
+        os.mkfifo(folder / "map.hxm")
+    code = ("import sys\nfrom dsl.compiler import check_game\n"
+            "_, d, s = check_game(sys.argv[1])\nprint('\\n'.join(x.format(s) for x in d.items))\n")
+    r = subprocess.run([sys.executable, "-c", code, str(folder)], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    name = "pipe.hxr" if which == "import" else "map.hxm"
+    assert f"error: mini/{name} is a pipe (FIFO), not a file" in r.stdout
+    line = "1:8" if which == "import" else "1:24"
+    assert f"mini/game.hxr:{line}" in r.stdout
+
+
+def test_a_folder_or_device_as_import_is_refused(tmp_path):
+    folder = make_game(tmp_path, 'import "sub.hxr"\nimport "../../../../../../../dev/null"\n' + MINI_GAME)
+    (folder / "sub.hxr").mkdir()
+    errs, _ = _errors(folder)
+    assert [d.code for d in errs] == ["file", "import-outside"]
+    assert "sub.hxr is a folder, not a file" in errs[0].message
+    from dsl.loader import Source, read_text
+    from dsl.diagnostics import Diagnostics
+
+    d = Diagnostics()
+    assert read_text(Path("/dev/zero"), Source(Path("/")), d, None) is None
+    assert "is a device, not a file" in d.items[0].message
+
+
+# ------------------------------------------------------------ malformed text: a located error, fast
+
+def _syntax(text):
+    from dsl.diagnostics import DslError
+    from dsl.parser import parse
+
+    with pytest.raises(DslError) as e:
+        parse(text, "f.hxr")
+    (d,) = e.value.diagnostics
+    return d, e.value
+
+
+@pytest.mark.parametrize("ch", ["\u2028", "\u2029", "\x85", "\x0b", "\x1c", "\x1d", "\x1e"])
+@pytest.mark.parametrize("where", ['side a "A"{}', "side a {}b", "{}x = 1", "side a\n{}"])
+def test_line_separators_str_splitlines_knows_are_located_errors(ch, where):
+    """str.splitlines breaks lines at these; the parser does not: both count
+    lines the same way (dsl.diagnostics.source_lines), so the line quoted is
+    the line the error is on."""
+    text = where.format(ch) + "\nside b\n"
+    d, err = _syntax(text)
+    assert d.message == f"unexpected character U+{ord(ch):04X} ({__import__('unicodedata').name(ch, 'a control character')})"
+    line, col = next((i + 1, row.index(ch) + 1) for i, row in enumerate(text.split("\n")) if ch in row)
+    assert (d.span.line, d.span.col) == (line, col)
+    shown = err.format().split("\n")
+    assert shown[1] == "    " + text.split("\n")[line - 1].replace(ch, " ")
+    assert shown[2] == "    " + " " * (col - 1) + "^"
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"])
+def test_any_line_ending_is_read_and_positions_stay_right(tmp_path, newline):
+    from dsl.compiler import compile_game
+    from dsl.diagnostics import DslError
+
+    game = MINI_GAME.replace("\n", newline)
+    folder = make_game(tmp_path, "")
+    (folder / "game.hxr").write_bytes(game.encode())
+    assert compile_game(folder).sides
+    (folder / "game.hxr").write_bytes(("side x\n\nsidee y\n" + MINI_GAME).replace("\n", newline).encode())
+    with pytest.raises(DslError) as e:
+        compile_game(folder)
+    d = e.value.diagnostics[0]
+    assert (d.span.line, d.span.col) == (3, 1)
+    assert e.value.format().split("\n")[1] == "    sidee y"
+
+
+@pytest.mark.parametrize("text", [
+    "define x = " + "9" * 5000,
+    "define x = 1 + " + "9" * 31 + ".5",
+    "counters c {\n  table {\n    id  attack\n    A1  " + "7" * 4400 + "\n  }\n}",
+    "side a " + "1" * 40,
+])
+def test_a_huge_number_is_a_located_error(text):
+    d, _ = _syntax(text + "\n")
+    assert d.message == "number too large"
+    line = next(i + 1 for i, row in enumerate(text.split("\n")) if "9" * 31 in row or "7" * 31 in row
+                or "1" * 31 in row)
+    assert d.span.line == line and d.span.col == text.split("\n")[line - 1].index(text.split("\n")[line - 1]
+                                                                                 .split()[-1][:1] * 31) + 1
+
+
+def test_thirty_digits_still_read():
+    from dsl.parser import parse
+
+    f = parse("define x = " + "9" * 30 + "\n", "f.hxr")
+    assert f.entries[0].value.value == int("9" * 30)
+
+
+@pytest.mark.parametrize("opener,closer", [("(", ")"), ("[", "]"), ("f(", ")")])
+def test_brackets_count_towards_the_nesting_limit(opener, closer):
+    from dsl.parser import MAX_DEPTH, parse
+
+    ok = "define x = " + opener * (MAX_DEPTH - 5) + "1" + closer * (MAX_DEPTH - 5) + "\n"
+    parse(ok, "f.hxr")
+    deep = "define x = " + opener * (MAX_DEPTH + 1) + "1" + closer * (MAX_DEPTH + 1) + "\n"
+    d, _ = _syntax(deep)
+    assert d.message == f"nested more than {MAX_DEPTH} levels deep"
+    assert d.span.line == 1 and d.span.col == 12 + len(opener) * MAX_DEPTH + len(opener) - 1
+
+
+def test_brackets_in_strings_and_comments_do_not_count():
+    from dsl.parser import MAX_DEPTH, parse
+
+    parse('side a "' + "(" * (MAX_DEPTH + 5) + '"  # ' + "[" * (MAX_DEPTH + 5) + "\n", "f.hxr")
+
+
+@pytest.mark.parametrize("line", [
+    "define x = " + "(" * 100_000 + "1" + ")" * 100_000,
+    "define x = f(" + ", ".join(["1"] * 1_000_000) + ")",
+    "side a " + " ".join(["b"] * 1_000_000),
+])
+def test_a_line_with_a_million_arguments_is_refused_before_parsing(line):
+    from dsl.parser import MAX_LINE_CHARS
+
+    d, err = _syntax("side x\n" + line + "\n")
+    assert (d.span.line, d.span.col) == (2, 1)
+    assert d.message == f"this line is {len(line):,} characters long; the limit is {MAX_LINE_CHARS:,}"
+    assert len(err.format()) < 300  # the line is not quoted

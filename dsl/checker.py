@@ -54,8 +54,16 @@ class Ctx:
     poisoned: set[str] = field(default_factory=set)
     track_calls: list = field(default_factory=list)  # track("column") calls, checked once the turn track is read
 
+    # (code, message, span) of every diagnostic so far, and how many items that covers
+    _seen: set[tuple] = field(default_factory=set)
+    _seen_upto: int = 0
+
     def error(self, code: str, message: str, span: Span | None, hint: str = "") -> None:
-        if any(d.code == code and d.message == message and d.span == span for d in self.diags.items):
+        items = self.diags.items
+        for d in items[self._seen_upto:]:  # a set, not a scan: checking stays linear in the errors found
+            self._seen.add((d.code, d.message, d.span))
+        self._seen_upto = len(items)
+        if (code, message, span) in self._seen:
             return  # the same mistake seen again (a define's body checked where it is used)
         self.diags.error(code, message, span, hint)
 

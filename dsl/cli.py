@@ -12,14 +12,21 @@ from .outputs import CliError, check_writable, say_error
 
 def _print_diagnostics(items, sources, game: str = "", out=None) -> None:
     """Located diagnostics as ``file:line:col: error: ...``; those about the
-    whole game in the one CLI format, ``hexforge: GAME: error: ...``."""
-    out = out or sys.stderr
-    for d in items:
+    whole game in the one CLI format, ``hexforge: GAME: error: ...``; the
+    first 50 in full, then a count (dsl.diagnostics.format_diagnostics)."""
+    from .diagnostics import MAX_SHOWN, format_diagnostics
+
+    out = out or sys.stderr  # the stream now, not the one at import
+    shown = list(items)[:MAX_SHOWN]
+    for d in shown:
         if d.span is None:
             print(f"hexforge: {game + ': ' if game else ''}{d.severity}: {d.message}"
                   + (f"\n  hint: {d.hint}" if d.hint else ""), file=out)
         else:
             print(d.format(sources), file=out)
+    rest = list(items)[MAX_SHOWN:]
+    if rest:
+        print(format_diagnostics(rest, sources, limit=0), file=out)
 
 
 def print_dsl_error(e: DslError, game: str = "") -> None:

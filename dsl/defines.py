@@ -64,51 +64,119 @@ def collect(ctx: Ctx, statements: list[Statement]) -> dict[str, Define]:
     return out
 
 
+MAX_TERMS = 10_000  # nodes in one expression once its defines are expanded (the evaluator's default budget)
+MAX_STEPS = 100_000  # expansion steps for one expression (defines that call defines that call ...)
+
+
+class _TooBig(Exception):
+    def __init__(self, steps: bool = False, define: "Define | None" = None) -> None:
+        self.steps = steps  # too much work (rather than too big a tree): blame the define being checked
+        self.define = define  # the define to blame: the innermost whose tree crossed MAX_TERMS
+
+
 class _Expander:
+    """Expands defines in expressions.  A define without parameters is
+    expanded once and its tree shared by every use (a DAG: the evaluator
+    still counts every node it visits against its step budget).  An
+    expression that would grow past MAX_TERMS nodes, or take more than
+    MAX_STEPS steps to build, is refused with a located error: twenty lines
+    of ``define dN = d(N-1) + d(N-1)`` would otherwise take hours."""
+
     def __init__(self, ctx: Ctx, defines: dict[str, Define]):
         self.ctx = ctx
         self.defines = defines
         self.reported: set[str] = set()
+        self.shared: dict[str, tuple[E.Expr, int]] = {}  # parameterless defines, expanded: (tree, size)
+        self.too_big: set[str] = set()  # defines already found too big (and reported)
+        self.steps = 0
 
-    def expand(self, e: E.Expr, bound: dict[str, E.Expr], stack: tuple[str, ...]) -> E.Expr:
+    def top(self, e: E.Expr, stack: tuple[str, ...] = (), own: Define | None = None) -> E.Expr:
+        """``e`` expanded, or ``false`` after reporting that it grows too big."""
+        self.steps = 0
+        try:
+            return self.expand(e, {}, stack)[0]
+        except _TooBig as big:
+            d = big.define or own
+            if d is not None:
+                self.too_big.add(d.name)
+                if d.name not in self.reported:
+                    self.reported.add(d.name)
+                    self.ctx.error("define-size", f"define {d.name} expands to more than {MAX_TERMS:,} terms",
+                                   d.span, "defines are written out where they are used, so a define "
+                                           "that uses another several times grows fast")
+            else:
+                self.ctx.error("define-size", f"this expression expands to more than {MAX_TERMS:,} terms "
+                                              "once its defines are written out", Span.parse(e.where),
+                               "split it, or use fewer defines inside defines")
+            return E.Bool(False, e.where)
+
+    def expand(self, e: E.Expr, bound: dict[str, tuple[E.Expr, int]],
+               stack: tuple[str, ...]) -> tuple[E.Expr, int]:
+        """``e`` with its defines expanded, and the size of the result (its nodes, counted as a tree)."""
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise _TooBig(steps=True)
         if isinstance(e, E.Name):
             if e.name in bound:
                 return bound[e.name]
             d = self.defines.get(e.name)
             if d is None:
-                return e
+                return e, 1
             if d.params:
                 self.error(e, f"{d.name} takes {len(d.params)} argument{'s' * (len(d.params) != 1)}: "
                               f"write {d.name}({', '.join(d.params)})")
-                return E.Bool(False, e.where)  # reported: no second error for the same spot
+                return E.Bool(False, e.where), 1  # reported: no second error for the same spot
             return self.inline(e, d, {}, stack)
         if isinstance(e, E.Call):
-            args = tuple(self.expand(a, bound, stack) for a in e.args)
+            expanded = [self.expand(a, bound, stack) for a in e.args]
             d = self.defines.get(e.func)
             if d is None:
-                return replace(e, args=args)
-            if len(args) != len(d.params):
+                return self.sized(replace(e, args=tuple(x for x, _ in expanded)), 1 + sum(n for _, n in expanded))
+            if len(expanded) != len(d.params):
                 self.error(e, f"{d.name}() takes {len(d.params)} argument{'s' * (len(d.params) != 1)}, "
-                              f"not {len(args)}")
-                return E.Bool(False, e.where)
-            return self.inline(e, d, dict(zip(d.params, args)), stack)
+                              f"not {len(expanded)}")
+                return E.Bool(False, e.where), 1
+            return self.inline(e, d, dict(zip(d.params, expanded)), stack)
         if isinstance(e, E.ListExpr):
-            return replace(e, items=tuple(self.expand(x, bound, stack) for x in e.items))
+            items = [self.expand(x, bound, stack) for x in e.items]
+            return self.sized(replace(e, items=tuple(x for x, _ in items)), 1 + sum(n for _, n in items))
         if isinstance(e, E.Unary):
-            return replace(e, operand=self.expand(e.operand, bound, stack))
+            operand, n = self.expand(e.operand, bound, stack)
+            return self.sized(replace(e, operand=operand), 1 + n)
         if isinstance(e, E.Binary):
-            return replace(e, left=self.expand(e.left, bound, stack), right=self.expand(e.right, bound, stack))
-        return e
+            (left, a), (right, b) = self.expand(e.left, bound, stack), self.expand(e.right, bound, stack)
+            return self.sized(replace(e, left=left, right=right), 1 + a + b)
+        return e, 1
 
-    def inline(self, at: E.Expr, d: Define, bound: dict[str, E.Expr], stack: tuple[str, ...]) -> E.Expr:
+    @staticmethod
+    def sized(e: E.Expr, n: int) -> tuple[E.Expr, int]:
+        if n > MAX_TERMS:
+            raise _TooBig()
+        return e, n
+
+    def inline(self, at: E.Expr, d: Define, bound: dict[str, tuple[E.Expr, int]],
+               stack: tuple[str, ...]) -> tuple[E.Expr, int]:
         if d.name in stack:
             cycle = stack[stack.index(d.name):] + (d.name,)
             if not self.reported & set(cycle):  # one report per cycle
                 self.reported.update(cycle)
                 first = self.defines[cycle[0]]
                 self.ctx.error("define-cycle", f"define {first.name} uses itself: {' -> '.join(cycle)}", first.span)
-            return E.Bool(False, at.where)
-        return self.expand(d.expr, bound, stack + (d.name,))
+            return E.Bool(False, at.where), 1
+        if not d.params and d.name in self.shared:
+            return self.shared[d.name]
+        if d.name in self.too_big:
+            raise _TooBig(define=d)
+        try:
+            out = self.expand(d.expr, bound, stack + (d.name,))
+        except _TooBig as big:
+            if big.define is None and not big.steps:
+                big.define = d
+                self.too_big.add(d.name)
+            raise
+        if not d.params:
+            self.shared[d.name] = out
+        return out
 
     def error(self, e: E.Expr, message: str) -> None:
         self.ctx.error("arguments", message, Span.parse(e.where))
@@ -123,14 +191,14 @@ def expand_defines(ctx: Ctx, statements: list[Statement]
     if not defines:
         return [st for st in statements if st.keyword != "define"], []
     ex = _Expander(ctx, defines)
-    bodies = [(ex.expand(d.expr, {}, (d.name,)), d.params) for d in defines.values()]
+    bodies = [(ex.top(d.expr, (d.name,), d), d.params) for d in defines.values()]
 
     def statement(st: Statement) -> Statement:
         changes = {}
         if st.condition is not None:
-            changes["condition"] = ex.expand(st.condition, {}, ())
+            changes["condition"] = ex.top(st.condition)
         if st.value is not None:
-            changes["value"] = ex.expand(st.value, {}, ())
+            changes["value"] = ex.top(st.value)
         if st.body:
             changes["body"] = tuple(statement(x) if isinstance(x, Statement) else x for x in st.body)
         return replace(st, **changes) if changes else st

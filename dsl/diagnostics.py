@@ -83,7 +83,24 @@ class DslError(Exception):
         super().__init__(self.format())
 
     def format(self) -> str:
-        return "\n".join(d.format(self.sources) for d in self.diagnostics)
+        return format_diagnostics(self.diagnostics, self.sources)
+
+
+MAX_SHOWN = 50  # diagnostics printed in full; the rest are counted
+
+
+def format_diagnostics(items: "list[Diagnostic]", sources: "dict[str, str] | None" = None,
+                       limit: int = MAX_SHOWN) -> str:
+    """The first ``limit`` diagnostics in full, then one line counting the rest."""
+    out = [d.format(sources) for d in items[:limit]]
+    rest = items[limit:]
+    if rest:
+        errors = sum(1 for d in rest if d.severity == "error")
+        parts = [f"{errors} more error{'s' * (errors != 1)}"] if errors else []
+        if len(rest) - errors:
+            parts.append(f"{len(rest) - errors} more warning{'s' * (len(rest) - errors != 1)}")
+        out.append("... and " + " and ".join(parts))
+    return "\n".join(out)
 
 
 class DslSyntaxError(DslError):

@@ -131,7 +131,7 @@ class _Build(Transformer):
 
     def number(self, c):
         text = str(c[0])
-        if len(text.split(".")[0]) > MAX_DIGITS:
+        if len(text) > MAX_DIGITS + 1 or len(text.replace(".", "")) > MAX_DIGITS:  # whole and decimal digits
             raise _TableError(_tok_span(self.file, c[0]), "number too large",
                               f"numbers have at most {MAX_DIGITS} digits")
         return E.Num(Fraction(text) if "." in text else int(text), where=self._w(c[0]))

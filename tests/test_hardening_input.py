@@ -222,3 +222,197 @@ def test_a_line_with_a_million_arguments_is_refused_before_parsing(line):
     assert (d.span.line, d.span.col) == (2, 1)
     assert d.message == f"this line is {len(line):,} characters long; the limit is {MAX_LINE_CHARS:,}"
     assert len(err.format()) < 300  # the line is not quoted
+
+
+# ------------------------------------------------------------ defines and error storms stay fast
+
+def _define_chain(n, params=False):
+    if params:
+        return "define d0(x) = x + 1\n" + "".join(f"define d{i}(x) = d{i - 1}(x) + d{i - 1}(x)\n"
+                                                   for i in range(1, n + 1))
+    return "define d0 = 1\n" + "".join(f"define d{i} = d{i - 1} + d{i - 1}\n" for i in range(1, n + 1))
+
+
+def test_a_define_used_twice_by_the_next_is_shared_not_copied(tmp_path):
+    """Each define is expanded once; uses share its tree (a DAG).  Twelve
+    doublings stay under the limit and compile."""
+    from dsl.compiler import compile_game
+    from dsl.defines import MAX_TERMS
+    from runtime import expr as E
+
+    n = 12
+    assert 2 ** (n + 1) - 1 <= MAX_TERMS
+    folder = make_game(tmp_path, _define_chain(n) + MINI_GAME)
+    compile_game(folder)
+    from dsl.checker import Ctx
+    from dsl.defines import expand_defines
+    from dsl.diagnostics import Diagnostics
+    from dsl.parser import parse
+
+    f = parse(_define_chain(n) + "x y = d12\n", "f.hxr")
+    sts, _ = expand_defines(Ctx(Diagnostics()), list(f.entries))
+    value = sts[-1].value
+    assert isinstance(value, E.Binary) and value.left is value.right  # shared, not copied
+    assert E.evaluate(value, {}, budget=2 ** (n + 2)) == 2 ** n
+    with pytest.raises(E.ExprError, match="step budget"):  # the evaluator still counts every visit
+        E.evaluate(value, {}, budget=1000)
+
+
+@pytest.mark.parametrize("params", [False, True])
+def test_twenty_four_doubling_defines_give_one_located_error(tmp_path, params):
+    from dsl.defines import MAX_TERMS
+
+    folder = make_game(tmp_path, _define_chain(24, params) + MINI_GAME)
+    errs, sources = _errors(folder)
+    assert len(errs) == 1
+    (d,) = errs
+    assert d.code == "define-size" and d.message.endswith(f"expands to more than {MAX_TERMS:,} terms")
+    name = d.message.split()[1]
+    line = int(name[1:]) + 1
+    assert (d.span.file, d.span.line, d.span.col) == ("mini/game.hxr", line, 8)
+
+
+def test_defines_that_nest_calls_without_growing_are_bounded_too(tmp_path):
+    """f(f(x)) chains build a tiny tree with an exponential amount of work:
+    the expansion's step budget stops them."""
+    text = "define f0(x) = x\n" + "".join(f"define f{i}(x) = f{i - 1}(f{i - 1}(x))\n" for i in range(1, 25))
+    folder = make_game(tmp_path, text + MINI_GAME)
+    errs, _ = _errors(folder)
+    assert [d.code for d in errs] == ["define-size"]
+
+
+def test_an_expression_using_big_defines_twice_is_located_at_the_expression():
+    from dsl.checker import Ctx
+    from dsl.defines import expand_defines
+    from dsl.diagnostics import Diagnostics
+    from dsl.parser import parse
+
+    f = parse(_define_chain(12) + "x y = d12 + d12 + d12\n", "f.hxr")
+    ctx = Ctx(Diagnostics())
+    expand_defines(ctx, list(f.entries))
+    (d,) = ctx.diags.items
+    assert d.code == "define-size" and d.message.startswith("this expression expands")
+    assert (d.span.line, d.span.col) == (14, 7)
+
+
+def test_many_errors_are_listed_fifty_then_counted(tmp_path):
+    from dsl.cli import _print_diagnostics
+    from dsl.diagnostics import MAX_SHOWN
+    import io
+
+    body = "".join(f"sidee s{i}\n" for i in range(400))
+    folder = make_game(tmp_path, MINI_GAME + body)
+    errs, sources = _errors(folder)
+    assert len(errs) == 400
+    out = io.StringIO()
+    _print_diagnostics(errs, sources, out)
+    text = out.getvalue()
+    assert text.count(": error: ") == MAX_SHOWN
+    assert text.rstrip().endswith(f"... and {400 - MAX_SHOWN} more errors")
+    assert f"game.hxr:{MINI_GAME.count(chr(10)) + 1}:1: error:" in text
+
+
+# ------------------------------------------------------------ a bounded, seeded fuzz over these families
+
+FUZZ_SEED = 11
+FUZZ_CASES_PER_FAMILY = 25
+ODD_CHARS = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\r", "\r\n", "\x00", "\ufeff",
+             "\t", "\u00a0", "\u200b", "\x7f"]
+
+
+def _fuzz_text(rng, family: str) -> str:
+    """One hostile variant of the mini game, of the given family."""
+    lines = MINI_GAME.split("\n")
+    i = rng.randrange(len(lines))
+    if family == "odd-characters":
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(lines))
+            k = rng.randint(0, len(lines[i]))
+            lines[i] = lines[i][:k] + rng.choice(ODD_CHARS) + lines[i][k:]
+        return "\n".join(lines)
+    if family == "line-endings":
+        return MINI_GAME.replace("\n", rng.choice(["\r", "\r\n", "\n\r", "\r\r\n"]))
+    if family == "huge-numbers":
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.choice([29, 31, 300, 4301, 5000])))
+        where = rng.choice(["define n = {} + 1", "define n = 1.{}", "x y = {}", "side s{}"])
+        return MINI_GAME + where.format("7" + digits) + "\n"
+    if family == "deep-nesting":
+        depth = rng.choice([95, 101, 1000, 4000])
+        o, c = rng.choice([("(", ")"), ("[", "]"), ("f(", ")"), ("-(", ")"), ("not (", ")")])
+        return MINI_GAME + "define n = " + o * depth + "1" + c * rng.choice([depth, depth - 1, 0]) + "\n"
+    if family == "long-lines":
+        n = rng.choice([100, 5000, 200_000])
+        what = rng.choice(["define n = f({})", "side s {}", "define n = [{}]"])
+        sep = ", " if "(" in what or "[" in what else " "
+        return MINI_GAME + what.format(sep.join(["1"] * n)) + "\n"
+    if family == "defines":
+        n = rng.randint(5, 30)
+        op = rng.choice(["+", "*", "and", "or", ","])
+        if op == ",":
+            body = "".join(f"define d{k} = max(d{k - 1}, d{k - 1}, d{k - 1})\n" for k in range(1, n + 1))
+        else:
+            body = "".join(f"define d{k} = d{k - 1} {op} d{k - 1}\n" for k in range(1, n + 1))
+        return "define d0 = 1\n" + body + MINI_GAME
+    if family == "error-storms":
+        return MINI_GAME + "".join(rng.choice(["sidee x\n", "side\n", "}\n", "x = = 1\n", "define\n"])
+                                   for _ in range(rng.randint(10, 300)))
+    raise AssertionError(family)
+
+
+FUZZ_FAMILIES = ["odd-characters", "line-endings", "huge-numbers", "deep-nesting", "long-lines", "defines",
+                 "error-storms", "imports"]
+
+
+def _fuzz_imports(rng, tmp: Path) -> Path:
+    """A game importing something it may not read: outside the library, not
+    a rules file, hidden, a folder, a link to a secret, a missing file."""
+    lib = tmp / "lib"
+    (lib / ".hidden").mkdir(parents=True, exist_ok=True)
+    (lib / ".hidden" / "x.hxr").write_text("define s = 1\n")
+    (tmp / "secret.hxr").write_text("s3cr3t\n")
+    (lib / "series").mkdir(exist_ok=True)
+    (lib / "series" / "id_rsa").write_text("s3cr3t\n")
+    link = lib / "series" / "link.hxr"
+    if not link.is_symlink():
+        link.symlink_to(lib / "series" / "id_rsa")
+    (lib / "series" / "dir.hxr").mkdir(exist_ok=True)
+    target = rng.choice(["../../secret.hxr", "../series/id_rsa", "../series/link.hxr", "../.hidden/x.hxr",
+                         "../series/dir.hxr", "../series", "../series/none.hxr", "../../../../../../etc/passwd",
+                         "/etc/passwd", "..\\\\x.hxr", "c:x.hxr", "../series/../../secret.hxr", ""])
+    return make_game(tmp, f'import "{target}"\n' + MINI_GAME)
+
+
+def test_seeded_fuzz_of_hostile_inputs_gives_located_errors(tmp_path):
+    """FUZZ_CASES_PER_FAMILY cases of each family in FUZZ_FAMILIES (200 in
+    all, seeded, a few seconds): every one compiles or gives diagnostics
+    that are located in a game file, print without a traceback and never
+    quote a file that is not a game file."""
+    import random
+
+    from dsl.compiler import check_game
+
+    rng = random.Random(FUZZ_SEED)
+    cases = 0
+    for family in FUZZ_FAMILIES:
+        for k in range(FUZZ_CASES_PER_FAMILY):
+            case_dir = tmp_path / f"{family}-{k}"
+            if family == "imports":
+                folder = _fuzz_imports(rng, case_dir)
+            else:
+                folder = make_game(case_dir, "")
+                (folder / "game.hxr").write_bytes(_fuzz_text(rng, family).encode("utf-8"))
+            game, diags, sources = check_game(folder)
+            cases += 1
+            assert all(name.endswith((".hxr", ".hxm")) for name in sources), (family, k, list(sources))
+            if game is not None and not diags.errors:
+                continue
+            assert diags.errors, (family, k)
+            for d in diags.items:
+                assert d.message, (family, k)
+                if d.span is not None:
+                    assert d.span.file.endswith((".hxr", ".hxm")) and d.span.line >= 1 and d.span.col >= 1, \
+                        (family, k, d)
+            from dsl.diagnostics import format_diagnostics
+            shown = format_diagnostics(diags.items, sources)
+            assert "s3cr3t" not in shown and "Traceback" not in shown
+    assert cases == len(FUZZ_FAMILIES) * FUZZ_CASES_PER_FAMILY == 200

@@ -996,6 +996,8 @@ class MainWindow(QMainWindow):
         """Files another program changed: reload those without unsaved edits;
         ask about those with (keeping them keeps your version, and Save then
         asks before overwriting)."""
+        if self._closed or self.doc.closed or not self.isVisible():
+            return  # a window being closed (or closed) asks nothing
         changed = set(self.doc.changed_on_disk())
         dirty = set(self.doc.dirty_files())
         reloaded = []
@@ -1044,6 +1046,7 @@ class MainWindow(QMainWindow):
             self.doc.discard_recovery()
         self.autosave_timer.stop()
         self._closed = True
+        self.watcher.watch({})
         self.doc.close()
         e.accept()
 

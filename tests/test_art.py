@@ -15,7 +15,6 @@ from PySide6.QtGui import QColor, QImage, QPainter  # noqa: E402
 from dsl.compiler import compile_game  # noqa: E402
 from dsl.diagnostics import DslError  # noqa: E402
 from dsl.scaffold import NewGame, write_game  # noqa: E402
-from editor.app import MainWindow  # noqa: E402
 from editor.document import GameDocument  # noqa: E402
 from editor.paint import CounterLook, draw_counter, render_image  # noqa: E402
 
@@ -78,41 +77,31 @@ def test_bad_art_is_a_located_error(game, cell, message):
     assert len(d) == 1 and message in d[0].message and d[0].span.file == "g/game.hxr"
 
 
-def test_map_background_is_checked_and_kept_by_the_editor(game, tmp_path, monkeypatch, qtbot):
+def test_map_background_is_checked_and_kept_by_the_editor(game, tmp_path, monkeypatch):
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "rec"))
     doc = GameDocument.open(game)
-    w = MainWindow(doc, autosave_ms=0)
-    w.ask_on_close = False
-    qtbot.addWidget(w)
     src = png(tmp_path / "scan.png", "#0000ff", 64)
-    assert w.choose_background(src)
-    assert (game / "art" / "scan.png").is_file()  # copied into the game folder
-    assert doc.map.background == "art/scan.png"
-    w.save()
+    rel = doc.import_art(src)  # what Map > Background image… does, then one map change
+    assert rel == "art/scan.png" and (game / "art" / "scan.png").is_file()  # copied into the game folder
+    doc.map.apply([(("meta", "background"), rel)])
+    doc.save()
     assert 'background "art/scan.png"' in (game / "map.hxm").read_text()
     assert compile_game(game).map.background == "art/scan.png"
     # drawn under translucent terrain: the map's clear hexes turn bluish
     img = render_image(doc, "standard", hex_px=10, show_ids=False)
     c = img.pixelColor(img.width() // 2, img.height() // 3)
     assert c.blue() > c.red(), c.name()
-    w.stack.undo()
-    assert doc.map.background == ""
-    w._closed = True
     doc.close()
 
 
-def test_counter_art_is_imported_and_drawn(game, tmp_path, monkeypatch, qtbot):
+def test_counter_art_is_imported_and_drawn(game, tmp_path, monkeypatch):
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "rec"))
     doc = GameDocument.open(game)
-    w = MainWindow(doc, autosave_ms=0)
-    w.ask_on_close = False
-    qtbot.addWidget(w)
-    w.counters.select("B1A")
-    assert w.counters.choose_art("front", png(tmp_path / "face.png", "#ff0000"))
-    w.refresh_now()
+    rel = doc.import_art(png(tmp_path / "face.png", "#ff0000"))  # what Front art… does, then one counter edit
+    doc.apply_edits(doc.counter_edits("B1A", {"front": rel}))
+    doc.refresh()
     assert doc.snapshot.counters["B1A"].front == "art/face.png" and doc.diagnostics == []
-    assert (game / "art" / "face.png").is_file()
-    w.save()
+    doc.save()
     assert compile_game(game).counters["B1A"].front == "art/face.png"
     from editor.paint import look_for
     look = look_for(doc.snapshot, "B1A", art=doc.art_path)
@@ -123,8 +112,5 @@ def test_counter_art_is_imported_and_drawn(game, tmp_path, monkeypatch, qtbot):
     draw_counter(p, QRectF(0, 0, 64, 64), look, printed=True)
     p.end()
     assert img.pixelColor(32, 32).name() == "#ff0000"
-    # the generated face stays for a counter without art
-    plain = CounterLook("X", "1-1")
-    assert plain.image == ""
-    w._closed = True
+    assert CounterLook("X", "1-1").image == ""  # the generated face stays for a counter without art
     doc.close()

@@ -996,7 +996,7 @@ class MainWindow(QMainWindow):
         """Files another program changed: reload those without unsaved edits;
         ask about those with (keeping them keeps your version, and Save then
         asks before overwriting)."""
-        if self._closed or self.doc.closed or not self.isVisible():
+        if self._closed or self.doc.closed:
             return  # a window being closed (or closed) asks nothing
         changed = set(self.doc.changed_on_disk())
         dirty = set(self.doc.dirty_files())

@@ -305,7 +305,7 @@ def test_many_errors_are_listed_fifty_then_counted(tmp_path):
     errs, sources = _errors(folder)
     assert len(errs) == 400
     out = io.StringIO()
-    _print_diagnostics(errs, sources, out)
+    _print_diagnostics(errs, sources, out=out)
     text = out.getvalue()
     assert text.count(": error: ") == MAX_SHOWN
     assert text.rstrip().endswith(f"... and {400 - MAX_SHOWN} more errors")

@@ -1,0 +1,447 @@
+"""The rules blocks: stacking, movement, zones of control, supply, retreat, advance, activation, reinforcements and combat.
+
+Part of the compiler: methods of ``_Compiler`` (see ``core.py``)."""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from runtime import definition as D
+
+from ..checker import Body, read_fraction, read_yes_no, title_of, where
+from ..diagnostics import Span, did_you_mean
+
+fm = D.frozen_map
+
+
+class MechanismsMixin:
+    def stacking(self) -> dict[str, int]:
+        st = self.one("stacking")
+        if st is None:
+            return {}
+        b = Body(self.ctx, st, "stacking")
+        out = {}
+        for kw in ("units", "hq", "per-class", "equipment"):
+            a = b.arg(kw)
+            if a is not None and kw != "units":
+                self.ctx.error("unused", f"the stacking limit '{kw}' is not used by any rule", b.one(kw).span,
+                               "the engine enforces 'units N' (movement, retreat, advance, placement), with "
+                               "'exempt' classes not counted")
+            elif a is not None:
+                v = self.ctx.int_(a, f"stacking {kw}", 0, 99)
+                if v is not None:
+                    out[kw] = v
+        for s in b.all("exempt"):
+            for a in s.args:
+                out[f"exempt:{a.text}"] = 1
+        b.finish()
+        return out
+
+    # ------------------------------------------------------------ mechanisms
+    def selectors(self, args, classes, markers: frozenset[str] = frozenset()) -> frozenset[str]:
+        """Unit selectors: unit classes, class flags, nationalities, sides,
+        ``all``/``other`` (and the markers given, where a state may be named)."""
+        ok = set(classes) | self.ctx.class_flags | {"all", "other"} | set(markers) | \
+            set(self.ctx.symbols.get("nationality", {})) | set(self.ctx.symbols.get("side", {}))
+        out = set()
+        for a in args:
+            if a.text in ok:
+                out.add(a.text)
+            else:
+                self.ctx.error("unknown-name", f"'{a.text}' is not a unit class, class flag, nationality or side",
+                               a.span, did_you_mean(a.text, ok))
+        return frozenset(out)
+
+    def terrain_set(self, args, kinds=("terrain", "feature", "hexside", "link")) -> frozenset[str]:
+        return frozenset(a.text for a in args if self.ctx.terrain_ref(a, kinds))
+
+    def yes(self, b: Body, kw: str, default: bool) -> bool:
+        return read_yes_no(self.ctx, b.arg(kw), kw, default) if b.one(kw, (0, 1)) else default
+
+    def mechanisms(self, classes) -> dict:
+        """The engine's general mechanisms as the game tunes them, one block each."""
+        return {kind: getattr(self, f"_{kind}")(classes) for kind in
+                ("movement", "zoc", "supply", "retreat", "advance", "activation", "reinforcements", "combat")}
+
+    def _movement(self, classes) -> D.MovementRules:
+        """Movement and its modes."""
+        ctx = self.ctx
+        st = self.one("movement")
+        points = "move"
+        if st is not None:
+            b = Body(ctx, st, "movement")
+            points = b.text("points", "move")
+            b.finish()
+        modes = []
+        for m in self.all("movement-mode"):
+            b = Body(ctx, m, f"movement-mode {m.name}")
+            along = self.terrain_set(b.one("along", (1, 9)).args if b.one("along", (1, 9)) else (), ("link",))
+            c = b.arg("cost")
+            cost = read_fraction(c.text) if c else None
+            if c and cost is None:
+                ctx.error("type", f"cost is a number such as 1/2, not '{c.text}'", c.span)
+            mu = b.arg("multiplier")
+            mult = read_fraction(mu.text) if mu else Fraction(1)
+            if mu and mult is None:
+                ctx.error("type", f"multiplier is a number such as 2, not '{mu.text}'", mu.span)
+                mult = Fraction(1)
+            only = b.one("only", (1, 9))
+            barred = b.one("barred", (1, 9))
+            na = b.one("no-attack", (0, 9))
+            no_attack = frozenset() if na is None else (self.selectors(na.args, classes) if na.args
+                                                        else frozenset({"all"}))
+            pts = b.arg("points")
+            allowance = ctx.int_(pts, "points", 0, 999) if pts is not None else None
+            fo = b.arg("follows")
+            if fo is not None and fo.text != "normal":
+                ctx.error("value", f"a movement mode follows 'normal' movement, not '{fo.text}'", fo.span)
+            ex = b.one("except", (1, 9))
+            forbid = []
+            for f in b.all("forbid"):
+                # forbid SELECTOR... ["title"] when CONDITION
+                args = [a for a in f.args if not a.quoted]
+                title = next((a.text for a in f.args if a.quoted), "")
+                if not args or f.condition is None:
+                    ctx.error("arguments", "forbid takes unit selectors and a condition", f.span,
+                              'write: forbid armour "6.4: oil lost" when lost(bucharest)')
+                    continue
+                forbid.append((self.selectors(args, classes), ctx.expr(f.condition), title))
+            marks = []
+            for mk in b.all("marker"):
+                # marker MARKER [SELECTOR...] [when CONDITION]: the unit gets the marker for using the mode
+                if not mk.args:
+                    ctx.error("arguments", "marker takes a marker name and unit selectors", mk.span,
+                              "write: marker disrupted infantry when weather in [mud, snow]")
+                    continue
+                sel = self.selectors(mk.args[1:], classes) if len(mk.args) > 1 else frozenset({"all"})
+                marks.append((mk.args[0].text, sel, ctx.expr(mk.condition)))
+            modes.append(D.MovementMode(m.name, title_of(m) or m.name, along, cost, mult,
+                                        b.flag("no-enemy-zoc"), no_attack,
+                                        self.selectors(only.args, classes) if only else frozenset(),
+                                        frozenset(a.text for a in barred.args) if barred else frozenset(),
+                                        allowance, fo is not None,
+                                        self.selectors(ex.args, classes) if ex else frozenset(),
+                                        tuple(forbid), tuple(marks), b.flag("own-control"), where(m)))
+            b.finish()
+        return D.MovementRules(points, tuple(modes), where(st) if st else "")
+
+    def _zoc(self, classes) -> D.ZocRules:
+        """Zones of control."""
+        ctx = self.ctx
+        st = self.one("zoc")
+        if st is None:
+            return D.ZocRules()
+        b = Body(ctx, st, "zoc")
+        none = b.flag("none")
+
+        def cost(kw):
+            a = b.arg(kw)
+            if a is None:
+                return "0"
+            if a.text == "stop" or re.fullmatch(r"[0-9]+", a.text.lstrip("+")):
+                return a.text.lstrip("+")
+            ctx.error("value", f"{kw} is extra MP (a number) or 'stop', not '{a.text}'", a.span)
+            return "0"
+
+        ex = b.one("exempt", (1, 9))
+        z2z = self.choice(b.arg("zoc-to-zoc"), ("allowed", "adjacent", "no"), "zoc-to-zoc rule") or "allowed"
+        ni = b.one("not-into", (1, 9))
+        nb = b.one("negated-by", (1, 9))
+        result = D.ZocRules(not none, self.selectors(ex.args, classes) if ex else frozenset(),
+                            cost("enter"), cost("leave"), z2z,
+                            self.terrain_set(ni.args) if ni else frozenset(),
+                            self.selectors(nb.args, classes) if nb else frozenset(), where(st))
+        b.finish()
+        return result
+
+    def _supply(self, classes) -> D.SupplyRules:
+        """Lines of communication and what being cut costs."""
+        ctx = self.ctx
+        st = self.one("supply")
+        if st is None:
+            return D.SupplyRules()
+        b = Body(ctx, st, "supply")
+        given = b.all("blocked-by")
+        # without a blocked-by line, lines are blocked by both (the usual rule)
+        blocked = {a.text for s in given for a in s.args} if given else {"enemy-units", "enemy-zoc"}
+        for s in b.all("blocked-by"):
+            for a in s.args:
+                if a.text not in ("enemy-units", "enemy-zoc", "enemy-control"):
+                    ctx.error("value", "supply is blocked-by enemy-units, enemy-zoc or enemy-control, "
+                              f"not '{a.text}'", a.span)
+        imp, unless = set(), {}
+        for s in b.all("impassable"):
+            args = list(s.args)
+            if len(args) == 3 and args[1].text == "unless":
+                t = ctx.terrain_ref(args[0], ("terrain", "feature"))
+                l = ctx.terrain_ref(args[2], ("link",))
+                if t and l:
+                    unless[t] = l
+            else:
+                imp |= self.terrain_set(args, ("terrain", "feature"))
+        bh = b.one("blocking-hexsides", (1, 9))
+        rail, rng = {}, {}
+        rail_link = {}
+        for s in b.all("rail"):
+            # rail SIDE N [along LINK]: lines follow the link unbroken from a source, then N hexes
+            if len(s.args) in (2, 4) and ctx.ref("side", s.args[0]):
+                v = ctx.int_(s.args[1], "hexes beyond the railway", 0, 999)
+                if v is not None:
+                    rail[s.args[0].text] = v
+                if len(s.args) == 4:
+                    if s.args[2].text != "along":
+                        ctx.error("arguments", f"expected 'along', not '{s.args[2].text}'", s.args[2].span,
+                                  "write: rail soviet 12 along road")
+                    elif ctx.terrain_ref(s.args[3], ("link",)):
+                        rail_link[s.args[0].text] = s.args[3].text
+            else:
+                ctx.error("arguments", "rail takes a side and the hexes a line may run beyond the railway",
+                          s.span, "write: rail axis 6   or   rail soviet 12 along road")
+        for s in b.all("range"):
+            if len(s.args) == 2 and ctx.ref("side", s.args[0]):
+                v = ctx.int_(s.args[1], "supply range", 0, 999)
+                if v is not None:
+                    rng[s.args[0].text] = v
+        kinds = ("lose-step", "out-of-supply", "isolated", "disrupt", "eliminate")
+        cons, by_unit = "out-of-supply", []
+        for s in b.all("consequence"):
+            # consequence KIND [for SELECTOR...]: the first one naming a unit's selectors applies
+            if not s.args:
+                ctx.error("arguments", "consequence takes what happens to units out of supply", s.span,
+                          did_you_mean("", kinds))
+                continue
+            kind = self.choice(s.args[0], kinds, "supply consequence") or "out-of-supply"
+            if len(s.args) == 1:
+                cons = kind
+            elif s.args[1].text != "for" or len(s.args) < 3:
+                ctx.error("arguments", f"expected 'for' and unit selectors after '{s.args[0].text}'",
+                          s.args[1].span, "write: consequence disrupt for german")
+            else:
+                by_unit.append((self.selectors(s.args[2:], classes), kind))
+        cs = b.one("city-supply", (1, 9))
+        city = frozenset(a.text for a in (cs.args if cs else ()) if ctx.ref("side", a))
+        ex = b.one("exempt", (1, 9))
+        halves: dict[str, frozenset[str]] = {}
+        for s in b.all("marker"):
+            # marker NAME halve attack defence move
+            if len(s.args) < 3 or s.args[1].text != "halve":
+                ctx.error("arguments", "marker takes a marker name, 'halve' and what it halves", s.span,
+                          "write: marker isolated halve attack defence move")
+                continue
+            what = set()
+            for a in s.args[2:]:
+                if a.text in ("attack", "defence", "move"):
+                    what.add(a.text)
+                else:
+                    ctx.error("value", f"a marker halves attack, defence or move, not '{a.text}'", a.span)
+            halves[s.args[0].text] = frozenset(what)
+        order = tuple(a.text for a in (b.one("order", (1, 9)).args if b.one("order", (1, 9)) else ())
+                      if ctx.ref("side", a))
+        skip = []
+        for s in b.all("skip"):
+            if len(s.args) != 1 or s.condition is None:
+                ctx.error("arguments", "skip takes a side and a condition", s.span,
+                          "write: skip axis when turn <= 3")
+                continue
+            if ctx.ref("side", s.args[0]):
+                skip.append((s.args[0].text, ctx.expr(s.condition)))
+        result = D.SupplyRules(
+                               blocked_by_enemy_units="enemy-units" in blocked, blocked_by_enemy_zoc="enemy-zoc" in blocked,
+                               friendly_negates_zoc=self.yes(b, "friendly-negates-zoc", True), impassable=frozenset(imp),
+                               impassable_unless=fm(unless),
+                               blocking_hexsides=self.terrain_set(bh.args, ("hexside",)) if bh else frozenset(),
+                               rail=fm(rail), rail_link=fm(rail_link), range=fm(rng), consequence=cons,
+                               exempt=self.selectors(ex.args, classes) if ex else frozenset(), marker_halves=fm(halves),
+                               order=order, skip=tuple(skip), transfer=ctx.ref("pool", b.arg("transfer-to")) or "",
+                               blocked_by_enemy_control="enemy-control" in blocked, consequences=tuple(by_unit),
+                               city_supply=city, where=where(st))
+        b.finish()
+        return result
+
+    def _retreat(self, classes) -> D.RetreatRules:
+        """Retreat after combat."""
+        ctx = self.ctx
+        st = self.one("retreat")
+        if st is None:
+            return D.RetreatRules()
+        b = Body(ctx, st, "retreat")
+        toward = self.choice(b.arg("toward"), ("supply", "own-edge", "away"), "retreat direction") or "supply"
+        if toward != "supply":
+            ctx.error("unused", f"retreat toward {toward} is not used by any rule", b.arg("toward").span,
+                      "the engine retreats units toward supply (toward supply, the default)")
+        di = b.one("destroyed-into", (1, 9))
+        dest = set()
+        for a in (di.args if di else ()):
+            if a.text in ("off-map", "prohibited"):
+                dest.add(a.text)
+            elif ctx.terrain_ref(a, ("terrain", "feature")):
+                dest.add(a.text)
+        ez = self.choice(b.arg("enemy-zoc"), ("lose-step", "destroyed", "allowed"), "retreat ZOC rule") \
+            or "lose-step"
+        sh = b.one("second-hex-across", (1, 9))
+        ov = self.choice(b.arg("overstack"), ("extend", "destroyed"), "over-stacking rule") or "extend"
+        hw = b.one("hold-with", (1, 9))
+        into = self.choice(b.arg("into"), ("own-control",), "retreat destination") or ""
+        rd = self.choice(b.arg("retreated-defend"), ("yes", "no"), "retreated-defend answer") or "yes"
+        result = D.RetreatRules(toward, frozenset(dest), ez,
+                                self.terrain_set(sh.args, ("hexside",)) if sh else frozenset(), ov,
+                                self.selectors(hw.args, classes) if hw else frozenset(), into,
+                                where(st), rd == "yes")
+        b.finish()
+        return result
+
+    def _advance(self, classes) -> D.AdvanceRules:
+        """Advance after combat."""
+        ctx = self.ctx
+        st = self.one("advance")
+        if st is None:
+            return D.AdvanceRules()
+        b = Body(ctx, st, "advance")
+        hexes = []
+        for s in b.all("hexes"):
+            if len(s.args) != 2:
+                ctx.error("arguments", "hexes takes a unit selector and a number", s.span,
+                          "write: hexes mechanized 2")
+                continue
+            sel = self.selectors(s.args[:1], classes)
+            n = ctx.int_(s.args[1], "advance hexes", 0, 20)
+            if sel and n is not None:
+                hexes.append((s.args[0].text, n))
+        if not self.yes(b, "ignores-zoc", True):
+            self.ctx.error("unused", "ignores-zoc no is not used by any rule", b.one("ignores-zoc", (0, 1)).span,
+                           "the engine's advance after combat always ignores ZOC (ignores-zoc yes, the default)")
+        result = D.AdvanceRules(tuple(hexes) or (("all", 1),), self.yes(b, "ignores-zoc", True),
+                                where(st))
+        b.finish()
+        return result
+
+    def _activation(self, classes) -> D.ActivationRules:
+        """Chit-pull activation."""
+        ctx = self.ctx
+        st = self.one("activation")
+        if st is None:
+            return D.ActivationRules()
+        b = Body(ctx, st, "activation")
+        sn = b.one("same-nationality", (1, 9))
+        mm = b.arg("max-mechanized")
+        ch = b.one("command-chain", (2, 9))
+        chain = ctx.int_(ch.arg(0), "command-chain step", 1, 99) or 0 if ch else 0
+        result = D.ActivationRules(
+                                   b.text("command-range", "command"),
+                                   frozenset(a.text for a in (sn.args if sn else ()) if ctx.ref("side", a)),
+                                   self.yes(b, "hq-activates-hq", False),
+                                   ctx.int_(mm, "max-mechanized", 0, 999) if mm is not None else None, where(st),
+                                   chain, self.selectors(ch.args[1:], classes) if ch else frozenset())
+        self.activation_chain = ch
+        b.finish()
+        return result
+
+    def check_command_chain(self, chits: dict[str, D.Chit], rules: D.ActivationRules) -> None:
+        """A chit commanding by chain needs the chain's step; a chain no chit uses is not used."""
+        users = [c for c in chits.values() if "chain" in c.command]
+        for c in users:
+            if not rules.chain:
+                self.ctx.error("missing", f"chit {c.id} commands by chain, but the game gives no command chain",
+                               Span.parse(c.where + ":1"),
+                               "write: activation { command-chain 3 motorized } (steps of at most 3 hexes "
+                               "between motorized units of the HQ's formation)")
+        ch = getattr(self, "activation_chain", None)
+        if ch is not None and not users:
+            self.ctx.error("unused", "the command chain is not used by any rule: no chit commands by chain",
+                           ch.span, "give a chit command chain (or range,chain) in the chits table")
+
+    def _reinforcements(self, classes) -> D.ReinforcementRules:
+        """Where reinforcements come from and go."""
+        ctx = self.ctx
+        st = self.one("reinforcements")
+        if st is None:
+            return D.ReinforcementRules()
+        b = Body(ctx, st, "reinforcements")
+        fr = b.one("from", (1, 9))
+        pools = tuple(a.text for a in (fr.args if fr else ()) if ctx.ref("pool", a)) or ("available",)
+        enter = self.choice(b.arg("enter"), ("rail", "supplied"), "reinforcement entry rule") or "supplied"
+        ni = b.one("not-in", (1, 9))
+        not_in = set()
+        for a in (ni.args if ni else ()):
+            if a.text in ("enemy-zoc", "enemy-cities"):
+                not_in.add(a.text)
+            else:
+                ctx.error("value", f"reinforcements are kept out of enemy-zoc or enemy-cities, not '{a.text}'",
+                          a.span)
+        returns = []
+        for r in b.all("returns"):
+            # returns SIDE SELECTOR... to POOL [from combat supply]
+            rargs = list(r.args)
+            losses = {"combat"}
+            if "from" in [a.text for a in rargs]:
+                i = [a.text for a in rargs].index("from")
+                losses = set()
+                for a in rargs[i + 1:]:
+                    if a.text in ("combat", "supply"):
+                        losses.add(a.text)
+                    else:
+                        ctx.error("value", f"units return from combat or supply losses, not '{a.text}'", a.span)
+                rargs = rargs[:i]
+            args = [a.text for a in rargs]
+            if len(args) < 4 or args[-2] != "to":
+                ctx.error("arguments", "returns takes a side, unit selectors, 'to' and a pool", r.span,
+                          "write: returns soviet non-mechanized hq to available")
+                continue
+            side = ctx.ref("side", rargs[0], allow=("all",))
+            pool = ctx.ref("pool", rargs[-1])
+            sel = self.selectors(rargs[1:-2], classes)
+            if side and pool:
+                returns.append((side, sel, pool, frozenset(losses)))
+        result = D.ReinforcementRules(pools, enter, frozenset(not_in), tuple(returns), where(st))
+        b.finish()
+        return result
+
+    def _combat(self, classes) -> D.CombatRules:
+        """The combat procedure."""
+        ctx = self.ctx
+        st = self.one("combat")
+        if st is None:
+            crts = [s.name for s in self.all("crt")]
+            result = D.CombatRules("odds" if crts else "none", crts[0] if crts else "")
+        else:
+            b = Body(ctx, st, "combat")
+            proc = self.choice(b.arg("procedure"), ("odds", "firepower", "dice-pool", "none"),
+                               "combat procedure") or "odds"
+            crt = ctx.ref("crt", b.arg("crt")) or ""
+            if proc == "odds" and not b.arg("crt"):
+                ctx.error("missing", "an odds combat procedure needs 'crt'", st.span)
+            attack = self.choice(b.arg("attack"), ("adjacent", "move-in"), "way of attacking") or "adjacent"
+            limits = []
+            for s in b.all("across-hexside"):
+                # across-hexside SIDE N [SELECTOR M]...  (6.3)
+                args = list(s.args)
+                if len(args) < 2 or len(args) % 2:
+                    ctx.error("arguments", "across-hexside takes a side, a number of units, then pairs of "
+                              "unit selector and number", s.span, "write: across-hexside axis 4 army-group 1")
+                    continue
+                side = ctx.ref("side", args[0])
+                total = ctx.int_(args[1], "units across one hexside", 1, 99)
+                per = []
+                for sa, na in zip(args[2::2], args[3::2]):
+                    sel = self.selectors([sa], classes)
+                    n = ctx.int_(na, f"{sa.text} across one hexside", 0, 99)
+                    if sel and n is not None:
+                        per.append((sa.text, n))
+                if side and total is not None:
+                    if any(x.side == side for x in limits):
+                        ctx.error("duplicate", f"the hexside limits for {side} are given twice", s.span,
+                                  "write one across-hexside line per side")
+                        continue
+                    limits.append(D.HexsideLimit(side, total, tuple(per), where(s)))
+            if limits and attack != "move-in":
+                ctx.error("value", "across-hexside limits need 'attack move-in'", st.span)
+            if attack == "move-in" and proc != "firepower":
+                ctx.error("value", "attacks by moving in are fought by the firepower procedure", st.span,
+                          "write: procedure firepower")
+            factor = b.text("firepower", "strength")
+            db = b.one("disrupted-attackers", (1, 1))
+            if db is not None and db.args and db.args[0].text != "back":
+                ctx.error("value", f"disrupted attackers go 'back', not '{db.args[0].text}'", db.args[0].span)
+            result = D.CombatRules(proc, crt, attack, tuple(limits), factor, db is not None, where(st))
+            b.finish()
+        return result

@@ -1,0 +1,114 @@
+"""Playtest set-up: compile the editor's texts for play, a runner and a timeline, and the
+set-up dialog (scenario, variants, seed, who plays each side)."""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox,
+                               QLabel, QSpinBox, QVBoxLayout)
+
+from runtime.actions import IllegalActionError
+from runtime.definition import GameDefinition
+from runtime.replay import Timeline
+from runtime.runner import Runner
+
+from .playbots import AGENT_TITLES, AGENTS
+
+
+class PlayError(Exception):
+    """The game cannot be played: the message says why (diagnostics, an
+    unsupported procedure, a set-up that does not fit)."""
+
+
+def compile_for_play(doc, variants=()) -> GameDefinition:
+    """The game as the editor's texts stand now (saved or not), compiled by
+    the real compiler from the document's private copy.  Raises PlayError
+    with the diagnostics."""
+    from dsl.compiler import compile_game
+    from dsl.diagnostics import DslError
+
+    doc.sync_mirror()
+    try:
+        return compile_game(doc._mirror_dir / doc.game_name, list(variants), art_dir=doc.art_dir)
+    except DslError as e:
+        lines = [d.format(e.sources) for d in e.diagnostics if d.severity == "error"][:12]
+        more = len([d for d in e.diagnostics if d.severity == "error"]) - len(lines)
+        raise PlayError(f"{doc.title} does not compile" + (f" with {', '.join(variants)}" if variants else "")
+                        + ", so it cannot be played:\n\n" + "\n".join(lines)
+                        + (f"\n… and {more} more" if more > 0 else "")) from None
+
+
+def new_runner(game: GameDefinition, scenario: str) -> Runner:
+    try:
+        return Runner(game, scenario)
+    except (NotImplementedError, ValueError) as e:
+        raise PlayError(f"{game.info.title} cannot be played yet: {e}") from None
+
+
+def new_timeline(runner: Runner, seed: int) -> Timeline:
+    try:
+        return Timeline(runner, seed)
+    except IllegalActionError:
+        raise
+    except Exception as e:  # a set-up that does not fit, an expression error in the rules...
+        raise PlayError(f"the scenario cannot be set up: {type(e).__name__}: {e}") from None
+
+
+class SetupDialog(QDialog):
+    """Scenario, variants, seed, and who plays each side."""
+
+    def __init__(self, parent, game: GameDefinition):
+        super().__init__(parent)
+        self.game = game
+        self.setWindowTitle(f"Play {game.info.title}")
+        f = QFormLayout(self)
+        self.scenario = QComboBox()
+        for sid, sc in game.scenarios.items():
+            self.scenario.addItem(f"{sc.title or sid} (turns {sc.first_turn}-{sc.last_turn})", sid)
+        f.addRow("Scenario", self.scenario)
+        box = QGroupBox("Variants")
+        vl = QVBoxLayout(box)
+        self.variants: dict[str, QCheckBox] = {}
+        for vid, v in game.variants.items():
+            cb = QCheckBox(f"{v.title or vid} ({v.kind})")
+            cb.setToolTip(" ".join(v.notes))
+            self.variants[vid] = cb
+            vl.addWidget(cb)
+        if not self.variants:
+            vl.addWidget(QLabel("This game has no variants."))
+        f.addRow(box)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2_000_000_000)
+        self.seed.setValue(int(time.time()) % 100000)
+        self.seed.setToolTip("The same seed and the same decisions give the same game")
+        f.addRow("Seed", self.seed)
+        self.agents: dict[str, QComboBox] = {}
+        for sid, sd in game.sides.items():
+            cb = QComboBox()
+            for a in AGENTS:
+                cb.addItem(AGENT_TITLES[a], a)
+            self.agents[sid] = cb
+            f.addRow(f"{sd.title}", cb)
+        self.secrets = QCheckBox("Keep each side's chits secret (a hand-over screen between players)")
+        self.secrets.setChecked(True)
+        self.secrets.setToolTip("With several people at one screen: the chits a side chooses and holds are "
+                                "hidden from the others, and the screen is handed over between them")
+        self.secrets.setVisible(bool(game.chits))
+        f.addRow(self.secrets)
+        bb = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        bb.button(QDialogButtonBox.Ok).setText("Play")
+        bb.accepted.connect(self.accept)
+        bb.rejected.connect(self.reject)
+        f.addRow(bb)
+        self.scenario.currentIndexChanged.connect(self._scenario_variants)
+        self._scenario_variants()
+
+    def _scenario_variants(self, *_a) -> None:
+        sc = self.game.scenarios.get(self.scenario.currentData())
+        for vid, cb in self.variants.items():
+            cb.setChecked(bool(sc and vid in sc.variants))
+
+    def values(self) -> tuple[str, list[str], int, dict[str, str], bool]:
+        return (self.scenario.currentData(), [v for v, cb in self.variants.items() if cb.isChecked()],
+                self.seed.value(), {s: cb.currentData() for s, cb in self.agents.items()},
+                self.secrets.isChecked())

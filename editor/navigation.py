@@ -128,7 +128,7 @@ class Overview(QWidget):
             ip.translate(ox, oy)
             ip.scale(s, s)
             ip.translate(-r.left(), -r.top())
-            self.win.map_view.mp.paint_static(ip, r, s)
+            self.win.map_view.mp.paint_static(ip, r, s, names=False)
             ip.end()
             self._image, self._key = img, key
         p.drawImage(0, 0, self._image)

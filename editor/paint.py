@@ -542,8 +542,9 @@ class MapPainter:
                 tuple((s.id, s.colour, s.text_colour, s.title) for s in snap.sides.values()),
                 self.options.show_ids, self.options.vector, getattr(m, "background", "") if m else "")
 
-    def paint_static(self, p: QPainter, rect: QRectF, scale: float = 1.0) -> None:
-        """The map itself: terrain, hexsides, links, features, names, supply, IDs."""
+    def paint_static(self, p: QPainter, rect: QRectF, scale: float = 1.0, names: bool = True) -> None:
+        """The map itself: terrain, hexsides, links, features, names, supply, IDs.
+        ``names=False``: no town names (a thumbnail, where they would only crowd)."""
         m = self.doc.map
         if m is None:
             return
@@ -613,7 +614,7 @@ class MapPainter:
         self._boundary(p, m, geo, hexes)
         self._hexsides(p, m, geo, vis, snap)
         self._links(p, m, geo, vis, snap)
-        self._features(p, m, geo, hexes, snap, px)
+        self._features(p, m, geo, hexes, snap, px, names)
         self._supply(p, m, geo, vis, snap, px)
         if self.options.show_ids or (px >= 70 and not self.options.printed):
             self._ids(p, m, geo, hexes)
@@ -819,7 +820,7 @@ class MapPainter:
         p.setBrush(_c(colour))
         p.drawPath(path)
 
-    def _features(self, p, m, geo, hexes, snap, px) -> None:
+    def _features(self, p, m, geo, hexes, snap, px, names: bool = True) -> None:
         named = []
         for h in hexes:
             mh = m.hexes[h]
@@ -849,7 +850,7 @@ class MapPainter:
                     p.drawEllipse(QPointF(x + 0.42 * S, y - 0.42 * S), 0.13 * S, 0.13 * S)
             if mh.vp:
                 self._vp_disc(p, x, y, mh.vp)
-            if mh.name:
+            if mh.name and names:
                 named.append((h, mh))
         if px < 9:
             named = [(h, mh) for h, mh in named if any("city" in f for f in mh.features)]

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtGui import QImage, QPainter  # noqa: E402
 
 from editor.app import MainWindow  # noqa: E402
 from editor.document import GameDocument  # noqa: E402
@@ -86,6 +87,23 @@ def test_overview_click_moves_the_view(w, qtbot):
     assert after != before
     img = ov.grab().toImage()
     assert img.width() > 0
+
+
+def test_overview_draws_no_town_names(w, monkeypatch):
+    """A thumbnail of the map: town names would only crowd it (the main view
+    draws them)."""
+    named = []
+    monkeypatch.setattr(w.map_view.mp, "_name", lambda p, geo, h, mh, px: named.append(mh.name))
+    ov = w.overview
+    ov.resize(600, 400)  # large enough that the main view's rule would draw names
+    ov.refresh_image()
+    ov.grab()
+    assert named == []
+    img = QImage(400, 300, QImage.Format_ARGB32)
+    p = QPainter(img)
+    w.map_view.mp.paint_static(p, w.map_view.mp.scene_rect(), 1.0)
+    p.end()
+    assert named  # the same painter draws them at full size
 
 
 def test_history_lists_the_undo_steps(w):

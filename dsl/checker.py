@@ -35,6 +35,7 @@ DECLARES = {
     "variant": "variant", "counters": "counter-group", "movement-mode": "movement-mode", "arrival": "arrival",
     "withdrawal": "withdrawal", "battle-option": "battle-option", "rebuild": "rebuild",
     "outcome": "outcome", "marker": "marker", "variable": "variable", "trigger": "trigger",
+    "attachment": "attachment",
 }
 
 

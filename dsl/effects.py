@@ -24,6 +24,7 @@ VERBS = {
     "award": "award SIDE N  or  award SIDE = EXPRESSION",
     "set": "set VARIABLE = EXPRESSION",
     "move": "move N|all SELECTORS from WHERE to WHERE [random | by SIDE]",
+    "attach": "attach N|all SELECTORS from WHERE to UNITS [random]",
     "eliminate": "eliminate N|all SELECTORS from WHERE [random | by SIDE]",
     "put-chit": "put-chit CHIT cup  or  put-chit CHIT hand SIDE",
     "take-chit": "take-chit CHIT",
@@ -46,6 +47,7 @@ class EffectCompiler:
         self.areas = areas
         self.pools = pools
         self.tables = tables
+        self.cups: set[str] = set()  # pools of kind cup: drawn from at random only
         self.effects: dict[str, tuple[D.Effect, ...]] = {}
 
     # ------------------------------------------------------------ places
@@ -118,14 +120,15 @@ class EffectCompiler:
         ctx.expr(e.condition)
         if e.value is not None:
             ctx.expr(e.value)
-            if verb not in ("award", "set", "restore", "move", "eliminate", "mark"):
+            if verb not in ("award", "set", "restore", "move", "eliminate", "mark", "attach"):
                 ctx.error("value-place", f"'{verb}' takes no '= value'", Span.parse(e.value.where) or e.span)
         if e.body is not None and verb != "choose":
             ctx.error("block", f"'{verb}' takes no block", e.span)
-        counted = (verb in ("move", "eliminate", "mark") and e.value is None) or verb == "restore"
+        counted = (verb in ("move", "eliminate", "mark", "attach") and e.value is None) or verb == "restore"
         npos = {"place": 1, "remove": 1, "flip": 1, "award": 1 + (e.value is None), "set": 1, "move": 1 + counted,
                 "eliminate": 1 + counted, "put-chit": 2, "take-chit": 1, "restore": 1 + counted, "roll": 1,
-                "end-game": 1, "choose": 1, "mark": 1 + counted, "unmark": max(1, min(2, len(e.args)))}[verb]
+                "end-game": 1, "choose": 1, "mark": 1 + counted, "unmark": max(1, min(2, len(e.args))),
+                "attach": 1 + counted}[verb]
         split = self._split(e, npos)
         if split is None:
             return None
@@ -223,6 +226,19 @@ class EffectCompiler:
                 ok = ok and args["by"] is not None
             elif verb == "restore":
                 need("by")
+        elif verb == "attach":  # counters drawn (or taken) from a place onto units (runtime/attachments.py)
+            refuse("from", "to", "random")
+            if counted:
+                c = pos[0]
+                args["count"] = "all" if c.text == "all" else ctx.int_(c, "how many", 0, 99)
+                ok = ok and args["count"] is not None
+            args["units"] = tuple(self.selectors(pos[-1]))
+            fr = need("from")
+            args["from"] = self.location(fr) if fr else None
+            to = need("to")
+            args["to"] = tuple(self.selectors(to)) if to else ()
+            args["random"] = "random" in flags
+            ok = ok and args["from"] is not None and bool(args["to"])
         elif verb == "mark":
             refuse("with", "by", "random")
             if counted:
@@ -291,6 +307,15 @@ class EffectCompiler:
                 ok = False
             options = tuple(opts)
             ok = ok and args["side"] is not None
+        if ok and verb in ("move", "eliminate", "attach") and args.get("from") in self.cups:
+            if args.get("by"):
+                ctx.error("value", f"{args['from']} is a cup: counters are drawn from it at random, not chosen",
+                          named["by"].span, "write 'random' instead of 'by SIDE'")
+                ok = False
+            elif "random" not in flags and not (args.get("count") == "all" and e.value is None):
+                ctx.error("value", f"{args['from']} is a cup: counters are drawn from it at random", e.span,
+                          f"add 'random': {VERBS[verb]}")
+                ok = False
         if not ok:
             return None
         return D.Effect(verb, D.frozen_map(args), e.value, e.condition, options, where(e))

@@ -72,6 +72,7 @@ TOP_LEVEL: dict[str, str] = {
     "define": "many",
     "victory": "named",
     "marker": "named",
+    "attachment": "named",
     "variable": "named",
     "trigger": "named",
     "scenario": "named",

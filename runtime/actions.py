@@ -8,6 +8,7 @@
     hold                     (take step losses instead of retreating, where the rules allow)
     use desperate-effort 1PzG  (use a battle option, firepower combat)
     hit WF                   (assign one point of enemy firepower to a unit, firepower combat)
+    detach Det1 0305         (a counter attached to a unit leaves it as a unit and moves: a detachment)
     done                     (end the current segment, or decline an advance or a hold)
 """
 from __future__ import annotations
@@ -97,12 +98,24 @@ class Hit:
 
 
 @dataclass(frozen=True, slots=True)
+class Detach:
+    """A counter under a unit leaves it as a unit of its own and moves from
+    the host's hex (an attachment kind's ``converts``: GJ63's detachment)."""
+
+    unit: str
+    to: str
+
+    def __str__(self) -> str:
+        return f"detach {self.unit} {self.to}"
+
+
+@dataclass(frozen=True, slots=True)
 class Done:
     def __str__(self) -> str:
         return "done"
 
 
-Action = Union[Move, Attack, LoseStep, Retreat, Advance, Hold, Use, Hit, Done]
+Action = Union[Move, Attack, LoseStep, Retreat, Advance, Hold, Use, Hit, Detach, Done]
 
 
 def parse_action(text: str) -> Action:
@@ -130,8 +143,10 @@ def parse_action(text: str) -> Action:
             return Use(rest[0], rest[1] if len(rest) == 2 else "")
         if verb == "hit" and len(rest) == 1:
             return Hit(rest[0])
+        if verb == "detach" and len(rest) == 2:
+            return Detach(rest[0], rest[1])
     except ValueError:
         pass
     raise IllegalActionError(f"cannot read the action '{text}': write e.g. 'move 7Pz 1405', "
                              "'attack 1305 with 4Pz,10Mot', 'lose 4Pz', 'retreat 7Pz 1306', 'advance 4Pz 1305', "
-                             "'use desperate-effort 1PzG', 'hit WF', 'done'")
+                             "'use desperate-effort 1PzG', 'hit WF', 'detach Det1 0305', 'done'")

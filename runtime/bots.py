@@ -19,7 +19,7 @@ from typing import Callable
 
 from .actions import Advance, Attack, Done, Hold, Move
 from .combat.odds import combat_odds
-from .decisions import Activate, Pick, Placements, Take, Withdraw
+from .decisions import Activate, Attach, Pick, Placements, Take, Withdraw
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
@@ -381,6 +381,16 @@ class GreedyBot:
                     return best[3]
         return None
 
+    def _reorganize(self, runner, state, acts, side):
+        """A reorganize phase (runtime/reorganize.py): the strongest counter waiting
+        in a pool goes under the strongest unit with room for it; nothing is
+        transferred or returned."""
+        takes = [a for a in acts if isinstance(a, Attach) and state.units[a.unit].box.startswith("pool:")]
+        if not takes:
+            return Done()
+        return max(takes, key=lambda a: (self._strength(runner, state, a.unit), self._strength(runner, state, a.host),
+                                         a.unit, a.host))
+
     def _attack_gain(self, runner: Runner, state: GameState, m: Move, side: str) -> int:
         """An attack by moving in is worth it when the side's firepower there
         would then beat the defenders' (before battle options)."""
@@ -398,7 +408,7 @@ GreedyBot.DECISIONS = {
     "decide": GreedyBot._decide, "withdraw": GreedyBot._withdraw, "transfer": GreedyBot._transfer,
     "hq-transfer": GreedyBot._transfer, "activate": GreedyBot._activate, "command-hq": GreedyBot._command_hq,
     "combat": GreedyBot._combat,
-    "movement": GreedyBot._movement,
+    "movement": GreedyBot._movement, "reorganize": GreedyBot._reorganize,
 }
 
 from .search import SearchBot  # noqa: E402  (it builds on GreedyBot)

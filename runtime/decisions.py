@@ -1,6 +1,7 @@
 """The runner's decisions that are not unit actions, with their text
 notation (runtime.runner's docstring lists them): choosing, picking and
-playing chits, placing units, activating, withdrawing, transferring."""
+playing chits, placing units, activating, withdrawing, transferring,
+attaching counters to units and returning them to a pool."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -77,6 +78,29 @@ class Take:
         return f"take {self.unit}"
 
 
+@dataclass(frozen=True, slots=True)
+class Attach:
+    """A counter put under a unit (from a pool, or from another unit: a
+    transfer) in a reorganize phase (runtime/reorganize.py)."""
+
+    unit: str
+    host: str
+
+    def __str__(self) -> str:
+        return f"attach {self.unit} {self.host}"
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    """A counter under a unit (or a detachment standing as a unit) sent back to
+    the phase's pool in a reorganize phase."""
+
+    unit: str
+
+    def __str__(self) -> str:
+        return f"return {self.unit}"
+
+
 class Placements(Sequence):
     """The place decisions ``[Place(u, h) for u in units for h in hexes] + tail``,
     in that order, without building them: a reinforcement step can offer
@@ -127,7 +151,7 @@ class Placements(Sequence):
         return f"Placements({len(self.units)} units x {len(self.hexes)} hexes + {self.tail!r})"
 
 
-RunnerAction = Union[Action, Choose, Pick, Play, Place, Activate, Withdraw, Transfer, Take]
+RunnerAction = Union[Action, Choose, Pick, Play, Place, Activate, Withdraw, Transfer, Take, Attach, Return]
 
 
 def parse(text: str) -> RunnerAction:
@@ -148,4 +172,8 @@ def parse(text: str) -> RunnerAction:
         return Transfer(words[1])
     if len(words) == 2 and words[0] == "take":
         return Take(words[1])
+    if len(words) == 3 and words[0] == "attach":
+        return Attach(words[1], words[2])
+    if len(words) == 2 and words[0] == "return":
+        return Return(words[1])
     return parse_action(text)

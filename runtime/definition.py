@@ -355,12 +355,16 @@ class Chit:
 @dataclass(frozen=True, slots=True)
 class Pool:
     """An off-map holding box: reserve pool, available reinforcements,
-    transfer box, eliminated units..."""
+    transfer box, eliminated units...  ``kind``: ``box`` (open: anybody may
+    look and take), ``cup`` (counters are drawn from it at random, never
+    picked; nobody sees what is in it, only how many) or ``hand`` (its side's
+    counters, unseen by the other side: a support pool)."""
 
     id: str
     title: str
     side: str = ""
     where: str = ""
+    kind: str = "box"  # box | cup | hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -677,6 +681,40 @@ class RebuildRule:
     where: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class AttachmentKind:
+    """Counters that sit under a unit instead of standing on a hex
+    (runtime/attachments.py): equipment and support chits (GJ63 2.12, 3.4,
+    3.5).  An attached counter has no hex of its own: it moves, retreats and
+    leaves the map with its host and never counts for stacking, ZOC or
+    control by itself.
+
+    ``counters``: selectors of the counters of this kind; ``hosts``: who may
+    carry them (empty: any unit that is no attachment); ``capacity``:
+    (host selector, a factor of the host or a whole number) tried in order,
+    how many of this kind a host may carry; ``returns``: where one goes when
+    it is removed (its host eliminated, a loss taken on it): ``cup`` (the pool
+    its counter arrives in), a pool, ``eliminated`` or ``removed``; ``loss``:
+    a step loss of the host's side may be taken by removing one instead;
+    ``adds``: (host factor, attachment factor or a number) added to the
+    host's factor while carried; ``zoc``: a host carrying one exerts a ZOC
+    even if its class does not; ``converts``: selectors of the counters that
+    may leave the host as a unit of their own in a movement phase (a
+    detachment)."""
+
+    id: str
+    title: str
+    counters: frozenset[str]
+    hosts: frozenset[str] = frozenset()
+    capacity: tuple[tuple[str, str | int], ...] = ()
+    returns: str = "cup"
+    loss: bool = False
+    adds: tuple[tuple[str, str | int], ...] = ()
+    zoc: bool = False
+    converts: frozenset[str] = frozenset()
+    where: str = ""
+
+
 # ---------------------------------------------------------------- map
 
 @dataclass(frozen=True, slots=True)
@@ -719,7 +757,7 @@ class MapDef:
 @dataclass(frozen=True, slots=True)
 class Placement:
     counter: str
-    kind: str  # hex | area | pool | turn
+    kind: str  # hex | area | pool | turn | under (where_to: the counter id of the unit it goes under)
     where_to: str  # printed hex ID, area id, pool id or turn number
     count: int = 1
     where: str = ""
@@ -872,6 +910,8 @@ class GameDefinition:
     triggers: tuple[Trigger, ...] = ()
     # effect lists by owner: "event:ID", "table:ID:CODE", "trigger:ID", "chit:ID", "option:...": run by runtime/effects.py
     effects: Mapping[str, tuple[Effect, ...]] = field(default_factory=lambda: frozen_map({}))
+    attachments: Mapping[str, AttachmentKind] = field(default_factory=lambda: frozen_map({}))  # by id
+    attachment_of: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))  # counter id -> its kind
 
     def selectors_of(self, counter_id: str) -> frozenset[str]:
         """Everything a unit selector may name that this counter matches: its

@@ -17,6 +17,7 @@ The verbs (docs/dsl.md, "Effects"):
     remove KIND [at WHERE]          flip KIND [at WHERE]            markers
     award SIDE N | = EXPR           set VARIABLE = EXPR
     move N|all SELECTORS from WHERE to WHERE [random | by SIDE]     units
+    attach N|all SELECTORS from WHERE to UNITS [random]             counters onto units (runtime/attachments.py)
     eliminate N|all SELECTORS from WHERE [random | by SIDE]         units
     put-chit CHIT cup | hand SIDE   take-chit CHIT                  chits
     restore N|all SELECTORS by SIDE points = EXPR [cost N]          steps back from replacement points
@@ -29,6 +30,7 @@ Random picks use the game's seeded generator and are logged as draws.
 """
 from __future__ import annotations
 
+from . import attachments as A
 from . import expr as E
 from .definition import Effect
 from .hexes import Hex
@@ -145,7 +147,7 @@ class Effects:
 
     def _count(self, eff: Effect, names, fns) -> int | None:
         """How many an effect takes: a number, ``all`` (None) or ``= EXPR``."""
-        if eff.amount is not None and eff.verb in ("move", "eliminate", "mark"):
+        if eff.amount is not None and eff.verb in ("move", "eliminate", "mark", "attach"):
             return max(0, int(E.evaluate(eff.amount, names, fns)))
         n = eff.args.get("count", "all")
         return None if n == "all" else int(n)
@@ -283,6 +285,26 @@ class Effects:
         else:
             s.place(uid, hexes[0])
         self._log(s, entry, f"move {uid} to {to}")
+
+    def _effect_attach(self, s, eff, entry, names, fns) -> None:
+        """Counters of an attachment kind taken from a place (drawn at random
+        with ``random``, else the first by id) onto units: each onto the first
+        unit (by id) of ``to`` with room for it; one that finds no room stays."""
+        a = eff.args
+        g = self.game
+        pool = [x for x in self.units_in(s, a["from"], frozenset(a["units"])) if x in g.attachment_of]
+        n = self._count(eff, names, fns)
+        taken = self._pick(s, pool, n, f"attach from {a['from']}") if a.get("random") else \
+            (pool if n is None else pool[:n])
+        hosts = frozenset(a["to"])
+        candidates = sorted(u.id for u in s.units.values() if not u.box.startswith(A.UNDER) and
+                            (u.id in hosts or g.matches(u.id, hosts)))
+        for aid in taken:
+            host = next((h for h in candidates if not A.why_not_attach(g, s, aid, h)), None)
+            if host is None:
+                self._log(s, entry, f"{aid}: no unit has room for it")
+                continue
+            A.attach(g, s, aid, host, entry["why"])
 
     def _effect_mark(self, s, eff, entry, names, fns) -> None:
         """A unit marker (out-of-supply, disrupted...) on units on the map that

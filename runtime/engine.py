@@ -16,10 +16,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
+from . import attachments as A
 from . import expr as E
 from .combat import firepower as F
 from .combat.declare import CrtDeclarations
-from .actions import (Action, Advance, Attack, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
+from .actions import (Action, Advance, Attack, Detach, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
                       parse_action)
 from .board import Board
 from .combat.odds import combat_odds, resolve
@@ -162,9 +163,14 @@ class Engine:
 
     def lose_step(self, state: GameState, uid: str) -> None:
         u = state.units[uid]
+        if A.host_of(state, uid) is not None:  # a loss taken on an attachment (GJ63 13.0(2)3)
+            A.remove(self.game, state, uid, "a step loss")
+            return
         steps = len(self.game.counters[uid].steps)
         if u.step + 1 < steps:
             u.step += 1
+            if uid in state.attached:  # a reduced unit may carry fewer
+                A.fit(self.game, state, uid)
         else:
             box = eliminate(self.game, state, uid)
             state.log.append({"eliminated": uid, "to": box})
@@ -190,6 +196,8 @@ class Engine:
                     except MoveError:
                         continue
                     out.extend(Move(uid, self.board.hex_id(h), m.id) for h in sorted(extra))
+            if state.attached:
+                out.extend(self._detach_actions(state))
             out.append(Done())
             return out
         if state.phase == "combat":
@@ -243,7 +251,8 @@ class Engine:
         if p["kind"] == "declare":
             return self.declare.actions(state, p)
         if p["kind"] == "loss":
-            return [LoseStep(u) for u in p["units"] if state.units[u].hex is not None]
+            alive = [u for u in p["units"] if state.units[u].hex is not None]
+            return [LoseStep(u) for u in alive + A.loss_options(self.game, state, alive)]
         if p["kind"] == "retreat":
             return [Retreat(p["unit"], tuple(self.board.hex_id(h) for h in path.hexes) if not path.destroyed else ())
                     for path in self._retreat_options(state, p)]
@@ -281,6 +290,8 @@ class Engine:
             self._apply_pending(s, action)
         elif isinstance(action, Move):
             self._move(s, action)
+        elif isinstance(action, Detach):
+            self._detach(s, action)
         elif isinstance(action, Attack):
             self._attack(s, action)
         elif isinstance(action, Done):
@@ -332,6 +343,43 @@ class Engine:
         m = mode_by_id(self.game, a.mode) if a.mode else None
         if m is not None:
             self._mode_markers(s, a.unit, m)
+
+    # ---------------------------------------------------------- detachments
+    def _detach_actions(self, state: GameState) -> list[Action]:
+        """Counters under units that may act now which may leave them as units
+        (``converts``): every hex each could move to from its host's hex."""
+        out: list[Action] = []
+        for host, ids in sorted(state.attached.items()):
+            if state.units[host].hex is None or not self.can_act(state, host):
+                continue
+            for aid in ids:
+                if not A.converts(self.game, aid) or self.mode_bars(state, aid, ""):
+                    continue
+                t = state.copy()
+                A.convert(self.game, t, aid)
+                if self.phase_bars(t, aid):
+                    continue
+                dests = move_range(self.game, self.board, t, aid).destinations
+                out.extend(Detach(aid, self.board.hex_id(h)) for h in sorted(dests))
+        return out
+
+    def _detach(self, s: GameState, a: Detach) -> None:
+        if s.phase != "movement":
+            raise IllegalActionError(f"{a.unit} cannot leave its unit now: it is not a movement segment")
+        self.unit(s, a.unit)
+        host = A.host_of(s, a.unit)
+        if host is None:
+            raise IllegalActionError(f"{a.unit} is not under a unit")
+        if not A.converts(self.game, a.unit):
+            raise IllegalActionError(f"{a.unit} cannot leave {host} as a unit of its own")
+        if s.units[host].hex is None:
+            raise IllegalActionError(f"{host} is not on the map")
+        if not self.can_act(s, host):
+            raise IllegalActionError(f"{a.unit} cannot leave {host}: {host} cannot act now")
+        A.convert(self.game, s, a.unit)
+        if host in s.activated:
+            s.activated.add(a.unit)
+        self._move(s, Move(a.unit, a.to))
 
     def _mode_markers(self, s: GameState, uid: str, m: MovementMode) -> None:
         """Markers a unit gets for moving in a mode (a strategic move disrupts;
@@ -513,7 +561,7 @@ class Engine:
                 if not alive:
                     s.pending.pop(0)
                     continue
-                if len(alive) == 1:
+                if len(alive) == 1 and not (s.attached and A.loss_options(self.game, s, alive)):
                     self._answer(s, p, LoseStep(alive[0]))
                     continue
                 return
@@ -554,6 +602,8 @@ class Engine:
             def cost(a: LoseStep) -> tuple[int, str]:
                 u = state.units[a.unit]
                 steps = self.game.counters[a.unit].steps
+                if A.host_of(state, a.unit) is not None:  # an attachment: all it gives
+                    return sum(steps[min(u.step, len(steps) - 1)].values()), a.unit
                 now = sum(steps[u.step].values())
                 after = sum(steps[u.step + 1].values()) if u.step + 1 < len(steps) else 0
                 return now - after, a.unit

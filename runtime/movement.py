@@ -24,6 +24,7 @@ import heapq
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .attachments import bonus
 from .board import Board
 from .definition import Cost, GameDefinition, MovementMode
 from .hexes import Hex
@@ -237,6 +238,8 @@ def unit_mp(game: GameDefinition, state: GameState, unit_id: str, mode: Movement
         u = state.units[unit_id]
         c = game.counters[unit_id]
         mp = c.steps[min(u.step, len(c.steps) - 1)].get(pts, 0)
+        if unit_id in state.attached:  # what the counters under it add (an attachment's ``adds move``)
+            mp += bonus(game, state, unit_id, pts)
     if not pts.isdigit():
         for _ in game.supply.halves(state.units[unit_id].markers, "move"):
             mp = mp // 2 if game.info.rounding == "down" else -(-mp // 2)  # isolated: MP halved

@@ -17,6 +17,8 @@ Decisions, with their text notation:
     activate 7Pz         pick a unit for a RESERVE/OKH activation; "done" to stop
     choose escape        answer an effect's ``choose`` (runtime.effects)
     take 31ID            pick a unit for an effect (``move ... by SIDE``, ``restore``; "done" to stop a restore)
+    attach Tiger LAH     put a counter under a unit in a reorganize phase (runtime/reorganize.py); "done" to stop
+    return Tiger         send a counter under a unit back to the reorganize phase's pool
     move / attack / lose / retreat / advance / done   (runtime.engine)
 """
 from __future__ import annotations
@@ -32,6 +34,8 @@ from .definition import GameDefinition, Phase
 from .effects import Effects
 from .engine import Engine
 from .reinforce import Reinforcements
+from .reorganize import Reorganization
+from .attachments import attach
 from .state import GameState, new_state
 from .supply import check_supply, supply_status
 from .victory import VictoryRules, params_of
@@ -88,7 +92,8 @@ def flatten(phases: tuple[Phase, ...]) -> tuple[Step, ...]:
 
 
 IMPLEMENTED = {"choose-chits", "draw-chit", "activate", "move", "combat", "supply", "reinforce", "advance-turn",
-               "victory-check", "roll", "recover", "rebuild", "strategic-move", "decide", "event"}
+               "victory-check", "roll", "recover", "rebuild", "strategic-move", "decide", "event", "effects",
+               "reorganize"}
 
 
 def sequence_problems(game: GameDefinition) -> list[tuple[str, str]]:
@@ -126,7 +131,7 @@ def sequence_problems(game: GameDefinition) -> list[tuple[str, str]]:
     return out
 
 
-class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
+class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
     """Plays a scenario; the chit-pull, reinforcement, victory and effect
     procedures are in runtime.chitpull, runtime.reinforce, runtime.victory
     and runtime.effects."""
@@ -177,6 +182,15 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
                 s.units[p.counter].box = f"pool:{p.where_to}"
             elif p.kind == "turn":
                 s.units[p.counter].box = f"turn:{p.where_to}"
+        for p in self.scenario.setup:  # counters set up under a unit (checked by the compiler)
+            if p.kind == "under":
+                attach(g, s, p.counter, p.where_to, "set-up")
+        cups = {f"pool:{k}" for k, p in g.pools.items() if p.kind == "cup"}
+        if cups:  # a cup starts with the counters that arrive in it, unless the set-up puts them elsewhere
+            placed = {p.counter for p in self.scenario.setup}
+            for cid, c in g.counters.items():
+                if c.arrives in cups and cid not in placed:
+                    s.units[cid].box = c.arrives
         for side, area in self.scenario.control:
             hexes = self.engine.controllable if area == "all" else \
                 self.engine.controllable & g.map.areas.get(area, frozenset())
@@ -256,6 +270,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
             return self._deploy_actions(s) + [Done()]
         if d == "rebuild":
             return self._rebuild_actions(s) + [Done()]
+        if d == "reorganize":
+            return self._reorganize_actions(s)
         return []
 
     # ---------------------------------------------------------- apply
@@ -304,6 +320,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
             self._answer_deploy(s2, action)
         elif d == "rebuild":
             self._answer_rebuild(s2, action)
+        elif d == "reorganize":
+            self._answer_reorganize(s2, action)
         return self._run(s2)
 
     def _answer_effect(self, s: GameState, action: RunnerAction) -> GameState:
@@ -320,6 +338,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects):
 
     def _why(self, s: GameState, action) -> str:
         d = s.step.get("decision")
+        if d == "reorganize":
+            return self._why_reorganize(s, action)
         if d == "choose":
             return f"{s.step['side']} cannot choose {getattr(action, 'chit', action)}: it may choose " \
                    f"{', '.join(sorted(set(s.step['left']))) or 'nothing more'}, or 'done'"

@@ -227,8 +227,13 @@ class Node:
 
 def _outcome(before: int, s: GameState):
     """What a chance transition drew: the rolls and chit draws it logged."""
-    return tuple((e.get("roll"), e.get("result"), e.get("for"), e.get("draw"), e.get("table"), e.get("total"))
-                 for e in s.log[before:] if "roll" in e or "draw" in e or "table" in e)
+    return tuple((e.get("roll"), e.get("result"), e.get("for"), _hashable(e.get("draw")), e.get("table"),
+                  e.get("total")) for e in s.log[before:] if "roll" in e or "draw" in e or "table" in e)
+
+
+def _hashable(x):
+    """A draw of several counters is logged as a list (runtime/effects.py ``_pick``)."""
+    return tuple(x) if isinstance(x, list) else x
 
 
 class SearchBot:

@@ -76,6 +76,9 @@ class GameState:
     effects: list[dict] = field(default_factory=list)
     # units that moved onto the map this activation (15.3(1)) -> the scaled MP their entry hex cost
     entering: dict[str, int] = field(default_factory=dict)
+    # host unit id -> the counters attached under it, in order (runtime/attachments.py); each of them has
+    # no hex and the box "under:HOST".  Tuples, so that a copy copies the dict only
+    attached: dict[str, tuple[str, ...]] = field(default_factory=dict)
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
 
     # ----------------------------------------------------------------- copy
@@ -88,7 +91,7 @@ class GameState:
             self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
             set(self.done), dict(self.control_since), dict(self.rolled), dict(self.attack_from),
             [dict(m) for m in self.markers], dict(self.variables), [copy.deepcopy(e) for e in self.effects],
-            dict(self.entering))
+            dict(self.entering), dict(self.attached))
         # derived data keyed on the version stays valid until a unit moves; facts
         # fixed at set-up (string keys) always do
         v = self.version
@@ -152,6 +155,9 @@ def eliminate(game: GameDefinition, state: GameState, unit_id: str, how: str = "
             break
     u.step = 0 if box.startswith("pool:") else u.step
     u.markers.clear()
+    if unit_id in state.attached:  # what it carried goes where its kind says (GJ63 13.0(3))
+        from .attachments import release
+        release(game, state, unit_id, f"{unit_id} eliminated")
     state.attack_from.pop(unit_id, None)
     state.place(unit_id, None, box)
     state.lost.append(unit_id)

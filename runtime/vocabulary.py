@@ -76,6 +76,8 @@ PROCEDURES: dict[str, str] = {
     "victory-check": "evaluate the victory rules",
     "roll": "roll on a die table",
     "event": "apply the turn's events: the effects in each event's do { } block",
+    "effects": "run the effects in the phase's do { } block (draws from cups each turn)",
+    "reorganize": "a side moves counters between units and pools: attach from a pool, transfer, return",
 }
 
 ACTIVATION_KINDS = ("hq", "reserve", "reinforcements", "supply", "interrupt", "event", "air", "artillery")
@@ -102,4 +104,6 @@ PHASE_PROPERTIES: dict[str, tuple[str, ...]] = {
     "victory-check": (),
     "roll": ("die-table",),
     "event": (),
+    "effects": ("do",),
+    "reorganize": ("side", "from", "limit", "traced", "transfer", "returns"),
 }

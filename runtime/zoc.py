@@ -1,6 +1,7 @@
 """Zones of control: the hexes next to a side's units, as the game declares."""
 from __future__ import annotations
 
+from .attachments import gives_zoc
 from .board import Board
 from .definition import GameDefinition
 from .hexes import Hex
@@ -35,7 +36,7 @@ def zoc_of(game: GameDefinition, board: Board, state: GameState, side: str) -> f
         for u in state.units.values():
             if u.hex is None or u.side != side:
                 continue
-            if game.matches(u.id, rules.exempt):
+            if game.matches(u.id, rules.exempt) and not (u.id in state.attached and gives_zoc(game, state, u.id)):
                 continue
             out.update(reach[u.hex])
     result = frozenset(out)

@@ -28,6 +28,7 @@ from .counters import CountersMixin
 from .sequence import SequenceMixin
 from .mechanisms import MechanismsMixin
 from .scenarios import ScenariosMixin
+from .attachments import AttachmentsMixin
 
 fm = D.frozen_map
 
@@ -79,7 +80,7 @@ def check_game(path: str | Path, art_dir: str | Path | None = None
 
 
 
-class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, ScenariosMixin):
+class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, ScenariosMixin, AttachmentsMixin):
     def __init__(self, ctx: Ctx, statements: list[Statement], loader: Loader, variants: tuple[str, ...]):
         self.ctx = ctx
         # `define` names and functions, expanded where used; their bodies are checked in run()
@@ -89,6 +90,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         self.variants = variants
         self.map_failed = False  # a map was named but did not load: setups stay quiet
         self.phase_areas: list[Arg] = []  # areas named by phases, checked once the map is read
+        self.pool_kinds: dict[str, str] = {}  # pool -> box | cup
         self.by_kw: dict[str, list[Statement]] = {}
         for st in statements:
             if TOP_LEVEL.get(st.keyword) == "named" and not st.name:
@@ -198,6 +200,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         map_def = self.map_(info)
         self.fx = EffectCompiler(ctx, set(map_def.areas) if map_def else set(), set(pools),
                                  set(ctx.symbols.get("die-table", {})))
+        self.fx.cups = {k for k, p in pools.items() if p.kind == "cup"}
         markers = {st.name: marker_kind(ctx, st) for st in self.all("marker")}
         variables = {st.name: variable(ctx, st) for st in self.all("variable")}
         events = {st.name: self.event(st) for st in self.all("event")}
@@ -217,6 +220,8 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         stacking = self.stacking()
         mechanisms = self.mechanisms(classes)
         modifiers = self.modifiers(crts, tables, mechanisms["combat"])
+        self.attachment_kinds, self.attachment_of = self.attachments(classes, counters, pools, mechanisms["movement"],
+                                                                     mechanisms["combat"])
         battle_options = {st.name: self.battle_option(st, classes, mechanisms["combat"])
                           for st in self.all("battle-option")}
         outcomes = self.battle_outcomes(mechanisms["combat"])
@@ -258,7 +263,8 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                                 active_variants=self.variants,
                                 sources=tuple(self.loader.src.texts),
                                 markers=fm(markers), variables=fm(variables), triggers=triggers,
-                                effects=fm(self.fx.effects))
+                                effects=fm(self.fx.effects), attachments=fm(self.attachment_kinds),
+                                attachment_of=fm(self.attachment_of))
         self.check_command_chain(chits, mechanisms["activation"])
         for at, message in sequence_problems(game):  # check says no where play would refuse
             ctx.error("cannot-run", message, Span.parse(at + ":1") if at else None,
@@ -369,8 +375,10 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
     def pool(self, st: Statement) -> D.Pool:
         b = Body(self.ctx, st, f"pool {st.name}")
         side = self.ctx.ref("side", b.arg("side"), allow=("both",)) or ""
+        kind = self.choice(b.arg("kind"), ("box", "cup"), "pool kind (box or cup)") or "box"
         b.finish()
-        return D.Pool(st.name, title_of(st) or st.name, side, where(st))
+        self.pool_kinds[st.name] = kind
+        return D.Pool(st.name, title_of(st) or st.name, side, where(st), kind)
 
     def event(self, st: Statement) -> D.Event:
         b = Body(self.ctx, st, f"event {st.name}")

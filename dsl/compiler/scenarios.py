@@ -325,12 +325,65 @@ class ScenariosMixin:
             return D.Placement(cid, "area", t, 1, where(r))
         if t in pools:
             return D.Placement(cid, "pool", t, 1, where(r))
+        if t in counters:  # under a unit (an attachment: runtime/attachments.py)
+            return D.Placement(cid, "under", t, 1, where(r))
         choices = list(pools) + (list(map_def.areas) if map_def else [])
-        ctx.error("unknown-name", f"'{t}' is not a hex, area, pool or turn:N", at.span, did_you_mean(t, choices))
+        ctx.error("unknown-name", f"'{t}' is not a hex, area, pool, unit or turn:N", at.span,
+                  did_you_mean(t, choices + list(counters)))
         return None
+
+    def check_attachments_setup(self, setup, counters) -> None:
+        """Counters set up under units are of an attachment kind the unit may
+        carry, of its side, within its capacity at full strength; a counter
+        of an attachment kind set up on the map must be one that converts."""
+        ctx = self.ctx
+        kinds, of = self.attachment_kinds, self.attachment_of
+        where_of = {p.counter: p for p in setup}
+        count: dict[tuple[str, str], int] = {}
+        for p in setup:
+            span = Span.parse(p.where + ":1")
+            k = kinds.get(of.get(p.counter, ""))
+            if p.kind in ("hex", "area") and k is not None and not (
+                    p.counter in k.converts or self.class_flags_of(self.classes_seen, counters[p.counter]) & k.converts):
+                ctx.error("attachment", f"{p.counter} is {'an' if k.title[0].lower() in 'aeiou' else 'a'} "
+                          f"{k.title.lower()}: set it up under a unit (at UNIT), or in a pool", span)
+            if p.kind != "under":
+                continue
+            host = p.where_to
+            if k is None:
+                ctx.error("attachment", f"{p.counter} is a unit, not a counter that goes under one", span,
+                          "declare its class in an attachment's 'counters'")
+                continue
+            hp = where_of.get(host)
+            if hp is None or hp.kind == "under":
+                ctx.error("attachment", f"{p.counter} is set up under {host}, which is "
+                          f"{'itself under a unit' if hp else 'not set up'}", span)
+                continue
+            hc, ac = counters[host], counters[p.counter]
+            if hc.side != ac.side:
+                ctx.error("attachment", f"{p.counter} is {ac.side}'s and {host} is {hc.side}'s", span)
+                continue
+            flags = self.class_flags_of(self.classes_seen, hc) | {host}
+            if k.hosts and not flags & k.hosts:
+                ctx.error("attachment", f"{host} cannot carry {k.title.lower()}: only "
+                          f"{', '.join(sorted(k.hosts))} units do", span)
+                continue
+            if host in of and not k.hosts:
+                ctx.error("attachment", f"{host} is itself a counter that goes under a unit", span)
+                continue
+            cap = next((v for sel, v in k.capacity if sel == "all" or sel in flags), None) if k.capacity else None
+            if isinstance(cap, str):
+                cap = hc.steps[0].get(cap, 0)
+            if k.capacity and cap is None:
+                cap = 0
+            n = count[(host, k.id)] = count.get((host, k.id), 0) + 1
+            if cap is not None and n > cap:
+                ctx.error("over-capacity", f"{host} carries {n} {k.title.lower()} at set-up; it may carry {cap}",
+                          span)
 
     def check_setup(self, setup, counters, map_def, stacking, chart, st) -> None:
         ctx = self.ctx
+        self.check_attachments_setup(setup, counters)
         seen: dict[str, D.Placement] = {}
         per_hex: dict[str, list[D.Placement]] = {}
         for p in setup:

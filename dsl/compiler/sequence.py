@@ -8,7 +8,7 @@ from runtime import definition as D
 from runtime.vocabulary import PHASE_PROPERTIES, PROCEDURES
 
 from ..ast import Statement
-from ..checker import Body, title_of, where
+from ..checker import Body, read_yes_no, title_of, where
 from ..diagnostics import Span, did_you_mean
 
 fm = D.frozen_map
@@ -126,6 +126,27 @@ class SequenceMixin:
                     ctx.error("value", "due takes 'next-turn': units due next turn enter now", e.span)
                 else:
                     params["due"] = ("next-turn",)
+            elif e.keyword == "do":  # the effects an effects phase runs
+                key = f"phase:{name}"
+                if key in self.fx.effects:
+                    ctx.error("duplicate", f"two phases named {name} run effects", e.span,
+                              "give each effects phase its own name")
+                params["do"] = (self.fx.block(e, key),)
+            elif e.keyword == "from":  # the pools a reorganize phase takes counters from and returns them to
+                pools = []
+                for a in e.args:
+                    p = ctx.ref("pool", a)
+                    if p and self.pool_kinds.get(p) == "cup":
+                        ctx.error("value", f"{p} is a cup: counters are drawn from it at random, never picked",
+                                  a.span, "draw them into a pool first (move N ... from CUP to POOL random)")
+                    elif p:
+                        pools.append(p)
+                params["from"] = params.get("from", ()) + tuple(pools)
+            elif e.keyword in ("traced", "transfer", "returns"):
+                if read_yes_no(ctx, e.arg(0), e.keyword, True) and len(e.args) <= 1:
+                    params[e.keyword] = ("yes",)
+                elif len(e.args) > 1:
+                    ctx.error("arguments", f"{e.keyword} takes yes or no", e.span)
             elif e.keyword == "option":  # option NAME "question": a yes/no choice, read as chosen(NAME)
                 if not e.args or e.args[0].quoted:
                     ctx.error("arguments", "option takes a name and the question", e.span,
@@ -143,6 +164,12 @@ class SequenceMixin:
                         if a.text not in modes:
                             ctx.error("unknown-name", f"'{a.text}' is not a movement mode", a.span,
                                       did_you_mean(a.text, modes))
+        if procedure == "reorganize" and not any(isinstance(e, Statement) and e.keyword == "from"
+                                                   for e in st.body or ()):
+            ctx.error("missing", f"phase {name} reorganizes from no pool", st.span,
+                      "write: from german-reorganization (the pools counters are taken from and returned to)")
+        if procedure == "effects" and f"phase:{name}" not in self.fx.effects:
+            ctx.error("missing", f"phase {name} runs no effects", st.span, "write: do { effects }")
         if procedure == "decide" and "option" not in params:
             ctx.error("missing", f"phase {name} decides nothing: it needs an option", st.span,
                       'write: option siberian-early "Bring the Siberians in now?"')

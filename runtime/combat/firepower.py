@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from .. import expr as E
 from ..actions import Action, Attack, Done, Hit, IllegalActionError, Retreat, Use
+from ..attachments import bonus
 from ..board import Board
 from ..definition import GameDefinition
 from ..hexes import Hex
@@ -88,7 +89,8 @@ class BattleReport:
 def factor(game: GameDefinition, state: GameState, uid: str) -> int:
     u = state.units[uid]
     c = game.counters[uid]
-    return c.steps[min(u.step, len(c.steps) - 1)].get(game.combat.factor, 0)
+    f = c.steps[min(u.step, len(c.steps) - 1)].get(game.combat.factor, 0)
+    return f + bonus(game, state, uid, game.combat.factor) if uid in state.attached else f
 
 
 def crossed(game: GameDefinition, board: Board, state: GameState, attackers: list[str], h: Hex) -> tuple[str, ...]:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Iterable
 
+from ..attachments import bonus
 from ..board import Board
 from ..definition import Crt, CrtColumn, Die, GameDefinition, ResultCode, TerrainEffect
 from ..hexes import Hex
@@ -361,6 +362,15 @@ def _factor(game: GameDefinition, unit_id: str, step: int, names: tuple[str, ...
     return None
 
 
+def _added(game: GameDefinition, state: GameState, unit_id: str, names: tuple[str, ...]) -> int:
+    """What the counters under the unit add to the first of ``names`` it prints (``adds``)."""
+    if unit_id not in state.attached:
+        return 0
+    factors = game.counters[unit_id].steps[0]
+    name = next((n for n in names if n in factors), names[0])
+    return bonus(game, state, unit_id, name)
+
+
 def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_id: str,
                     target: Hex) -> tuple[Fraction, str]:
     """The unit's attack factor at its current step ("attack", else
@@ -371,7 +381,9 @@ def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_i
     f = _factor(game, unit_id, u.step, ("attack", "strength"))
     if f is None:
         return Fraction(0), f"{unit_id}: no attack factor"
-    value = Fraction(f)
+    added = _added(game, state, unit_id, ("attack", "strength"))
+    value = Fraction(f + added)
+    shown = f"{f}+{added}" if added else str(f)
     chart = game.chart.effects
     halves = []
     ignored = set(state.step.get("ignore", ()))  # a segment that ignores rivers (Smolensk 15.1(3))
@@ -392,8 +404,8 @@ def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_i
         value /= 2
     why = [*halves, *(f"{m}" for m in marked)]
     if why:
-        return value, f"{unit_id} {f}, halved {' and '.join(why)}: {fmt_num(value)}"
-    return value, f"{unit_id} {f}"
+        return value, f"{unit_id} {shown}, halved {' and '.join(why)}: {fmt_num(value)}"
+    return value, f"{unit_id} {shown}"
 
 
 def defence_strength(game: GameDefinition, board: Board, state: GameState, unit_id: str) -> tuple[Fraction, str]:
@@ -404,7 +416,9 @@ def defence_strength(game: GameDefinition, board: Board, state: GameState, unit_
     f = _factor(game, unit_id, u.step, ("defence", "strength"))
     if f is None:
         return Fraction(0), f"{unit_id}: no defence factor"
-    value = Fraction(f)
+    added = _added(game, state, unit_id, ("defence", "strength"))
+    value = Fraction(f + added)
+    shown = f"{f}+{added}" if added else str(f)
     mults = []
     for m in game.supply.halves(u.markers, "defence"):
         value /= 2
@@ -415,8 +429,8 @@ def defence_strength(game: GameDefinition, board: Board, state: GameState, unit_
                 value *= eff.defence
                 mults.append(f"x{fmt_num(eff.defence)} in {_name(game, eff.terrain)}")
     if mults:
-        return value, f"{unit_id} {f}, {', '.join(mults)}: {fmt_num(value)}"
-    return value, f"{unit_id} {f}"
+        return value, f"{unit_id} {shown}, {', '.join(mults)}: {fmt_num(value)}"
+    return value, f"{unit_id} {shown}"
 
 
 # ------------------------------------------------------------------ a whole attack

@@ -52,11 +52,31 @@ turn-track {
     10    1941-09-11
   }
 }
+unit-class panzer "German motorized division" { symbol armour; factors attack defence move; flags motorized }
+unit-class infantry "German infantry or cavalry division" { symbol infantry; factors strength move }
+unit-class hq "Headquarters" { symbol hq; factors command move; flags hq }
+unit-class rifle "Soviet rifle or cavalry division (brown)" { symbol infantry; factors strength move; flags brown }
+unit-class star-rifle "Soviet * division (brown)" { symbol infantry; factors strength move; flags brown star }
+unit-class elite "Soviet elite division (red)" { symbol armour; factors attack defence move; flags motorized elite }
+unit-class pvo "Soviet PVO division" { symbol infantry; factors strength move; flags pvo }
+stacking { units 2; exempt hq }
+marker vp-chit "Victory chit" { colour "#d4af37"; hidden }
+pool reserve "Soviet Reserve Box" { side soviet }
+pool elite-cup "Soviet Elite Division cup" { side soviet }
+pool star-units "Soviet * units" { side soviet }
+pool minsk-pocket "Minsk Pocket" { side both }
+pool victory-chits "Victory Chits Box" { side both }
+victory avd "Victory Points Table" {
+  end at turn-end "the game ends after turn 10" when turn == 10
+}
 sequence { phase end-of-turn "End of turn" { procedure advance-turn } }
 """
 
 
 def harness(tmp_path: Path, with_units: bool) -> Path:
+    """The game folder: the game itself once its rules are there, else the data under HARNESS."""
+    if (AVD / "game.hxr").exists() and (AVD / "units.hxr").exists():
+        return AVD
     folder = tmp_path / "lib" / "a-victory-denied"
     folder.mkdir(parents=True)
     shutil.copy(AVD / "map.hxm", folder / "map.hxm")
@@ -219,3 +239,121 @@ def test_roads_join_the_cities_and_reach_every_town(board):
     for mh in board.hexes.values():
         if mh.terrain in ("town", "city"):
             assert mh.hex in g, mh.name
+
+
+# ---------------------------------------------------------------- the order of battle
+
+@pytest.fixture(scope="module")
+def avd(tmp_path_factory):
+    return compile_game(harness(tmp_path_factory.mktemp("avd-units"), with_units=True))
+
+
+def counters(game, **want):
+    out = []
+    for c in game.counters.values():
+        if all((getattr(c, k) if k != "tags" else set(c.tags)) == v if k != "tags" else v <= set(c.tags)
+               for k, v in want.items()):
+            out.append(c)
+    return out
+
+
+def full(c) -> tuple[int, ...]:
+    """The printed factors of the full-strength side, in the class's order."""
+    return tuple(c.steps[0].values())
+
+
+def setup(game) -> dict[str, str]:
+    return {p.counter: f"turn:{p.where_to}" if p.kind == "turn" else p.where_to
+            for p in game.scenarios["campaign"].setup}
+
+
+def test_the_counters_the_rulebook_describes(avd):
+    c = avd.counters
+    # 图例 3: the 9th Army HQ prints 6-5 (command range 6, 5 MP) and starts in the Minsk Pocket ("M")
+    assert (c["9A"].unit_class, full(c["9A"])) == ("hq", (6, 5))
+    assert setup(avd)["9A"] == "minsk-pocket" and "minsk" in c["9A"].tags
+    # 图例 4: PVO 2-0; the elite 1st Motor Rifle Division 4-3-6 (motorized); the 28th Rifle Division 3-4
+    assert all(full(p) == (2, 0) for p in counters(avd, unit_class="pvo"))
+    assert (c["1MRD"].unit_class, full(c["1MRD"])) == ("elite", (4, 3, 6))
+    assert (c["28RD"].unit_class, full(c["28RD"])) == ("rifle", (3, 4))
+    # 图例 1: 4th Panzer Division (2nd Panzer Group), 900th Lehr Brigade (3rd Panzer Group)
+    assert (c["4Pz"].formation, c["900L"].formation) == ("2PzG", "3PzG")
+    assert c["4Pz"].unit_class == c["900L"].unit_class == "panzer"
+    # 图例 2: the 9th Army's 31st Infantry Division; the cavalry division is non-motorized
+    assert (c["31ID"].unit_class, c["31ID"].formation) == ("infantry", "9A")
+    assert c["1Cav"].unit_class == "infantry"
+    # the afterword: Timoshenko's command range is 6
+    assert full(c["Tim"])[0] == 6
+    # the HQs the rules' chits name
+    for hq in ("2PzG", "3PzG", "9A", "13A", "16A", "19A", "20A", "21A", "22A", "Tim"):
+        assert c[hq].unit_class == "hq" and c[hq].formation == hq
+
+
+def test_the_numbers_the_rulebook_states(avd):
+    s = setup(avd)
+    # turn track: "+1 PVO" on turns 1-9, none on turn 10
+    pvo = counters(avd, unit_class="pvo")
+    assert sorted(s[p.id] for p in pvo) == [f"turn:{t}" for t in range(1, 10)]
+    # "+1 Elite Div." on turns 1-10: the cup holds one for every turn
+    assert len([x for x, at in s.items() if at == "elite-cup"]) >= 10
+    # the Spanish Blue Division ("6") is on the turn track at 6
+    assert s["250ID"] == "turn:6" and "turn6" in avd.counters["250ID"].tags
+    # turn 7: four German motorized units are withdrawn; the Germans have them
+    assert len(counters(avd, side="german", unit_class="panzer")) >= 4
+    # 5 e v: from turn 4, 1d6 "*" units a turn go to the reserve
+    assert len([x for x, at in s.items() if at == "star-units"]) >= 6
+    assert {avd.counters[x].unit_class for x, at in s.items() if at == "star-units"} == {"star-rifle"}
+    # the Minsk Escape Table: the German units' value (infantry 1, HQ 2) reaches every column (13+),
+    # and the pocket holds at least the 3 Soviet units result B lets escape
+    pocket = [avd.counters[x] for x, at in s.items() if at == "minsk-pocket"]
+    value = sum(2 if p.unit_class == "hq" else 1 for p in pocket if p.side == "german")
+    assert value >= 13
+    assert len([p for p in pocket if p.side == "soviet"]) >= 3
+    # every "M" counter is in the pocket, every "R" in the reserve, every "1" enters on turn 1
+    for cid, c in avd.counters.items():
+        mark = {"minsk": "minsk-pocket", "reserve": "reserve", "turn1": "turn:1", "star": "star-units"}
+        for tag, at in mark.items():
+            if tag in c.tags:
+                assert s[cid] == at, cid
+
+
+def test_every_counter_is_set_up_and_the_colours_follow_the_legend(avd):
+    s = setup(avd)
+    assert set(s) == set(avd.counters)
+    for c in avd.counters.values():
+        if c.side == "german" and c.unit_class == "panzer":
+            assert c.nationality == {"2PzG": "pzgr2", "3PzG": "pzgr3"}[c.formation]
+        if c.unit_class in ("rifle", "star-rifle"):
+            assert c.nationality == "soviet-brown"
+        if c.unit_class == "elite":
+            assert c.nationality == "soviet-red"
+        if c.side == "german" and c.unit_class == "infantry" and c.formation == "9A":
+            assert c.nationality == "aok9"
+    # two brown units never start in one hex (stacking 2 b); HQs do not count
+    per_hex: dict[str, int] = {}
+    for cid, at in s.items():
+        if at[0].isdigit() and avd.counters[cid].unit_class in ("rifle", "star-rifle"):
+            per_hex[at] = per_hex.get(at, 0) + 1
+    assert max(per_hex.values()) == 1
+
+
+def test_the_front_of_10_july(avd):
+    """Germans start west of the Dnieper (or north of the Dvina); the 2nd Panzer Group is in
+    contact, so its turn-1 combat segment has something to attack."""
+    board, s = avd.map, setup(avd)
+    parts = banks(board)
+    east = next(p for p in parts if hx(board, "4142") in p)
+    german = {cid: at for cid, at in s.items() if at[0].isdigit() and avd.counters[cid].side == "german"}
+    soviet = {at for cid, at in s.items() if at[0].isdigit() and avd.counters[cid].side == "soviet"}
+    assert german and all(hx(board, at) not in east for at in german.values())
+    for cid in ("3Pz", "10Pz", "17Pz"):
+        h = hx(board, german[cid])
+        assert any(board.grid.format_id(n) in soviet for n in h.neighbours()), cid
+    # the VP chits: one face down on every star hex but Vitebsk's and Bobruysk's, theirs in the box
+    chits = [m for m in avd.scenarios["campaign"].markers if m.kind == "vp-chit"]
+    on_map = sorted(board.grid.format_id(next(iter(board.areas[m.at]))) for m in chits if m.at in board.areas)
+    stars = board.areas["gold-stars"] | board.areas["silver-stars"]
+    returned = {named(board, "Vitebsk"), named(board, "Bobruysk")}
+    assert on_map == sorted(board.grid.format_id(h) for h in stars if board.grid.format_id(h) not in returned)
+    in_box = [m for m in chits if m.at == "victory-chits"]
+    assert len(in_box) >= 3 and all(m.value for m in chits)

@@ -34,6 +34,7 @@ DECLARES = {
     "weather": "weather", "event": "event", "victory": "victory", "scenario": "scenario",
     "variant": "variant", "counters": "counter-group", "movement-mode": "movement-mode", "arrival": "arrival",
     "withdrawal": "withdrawal", "battle-option": "battle-option", "rebuild": "rebuild",
+    "fire-attack": "fire-attack",
     "outcome": "outcome", "marker": "marker", "variable": "variable", "trigger": "trigger",
     "attachment": "attachment",
 }

@@ -91,7 +91,12 @@ def cmd_odds(args: argparse.Namespace) -> int:
         say_error(msg, args.game, hint)
         return 1
 
-    attack, err = number(args.attack, "--attack")
+    fire_id = getattr(args, "fire", "") or ""
+    if args.attack is None and not fire_id:
+        return fail("--attack is required (or --fire KIND, a fire attack on its fixed column)")
+    if args.attack is not None and fire_id:
+        return fail("--fire fires on a fixed column: it takes no --attack")
+    attack, err = number(args.attack or "0", "--attack")
     if err:
         return fail(err)
     defence, err = number(args.defense, "--defense")
@@ -111,14 +116,27 @@ def cmd_odds(args: argparse.Namespace) -> int:
     if not game.crts:
         hint = "it fights by firepower: try hexforge battle" if game.combat.procedure == "firepower" else ""
         return fail(f"{game.info.id} has no combat results table", hint)
-    crt_id = args.crt or game.combat.crt or next(iter(game.crts))
+    fa = None
+    if fire_id:
+        fa = game.fire_attacks.get(fire_id)
+        if fa is None:
+            return fail(f"{game.info.id} has no fire attack '{fire_id}'",
+                        did_you_mean(fire_id, game.fire_attacks) or
+                        ("fire attacks: " + ", ".join(game.fire_attacks) if game.fire_attacks else ""))
+        if args.side and args.side != fa.side:
+            return fail(f"{fa.title} is {fa.side}'s, not {args.side}'s")
+        if args.use:
+            return fail("a fire attack takes no battle options (--use)")
+        if args.crt and args.crt != fa.crt:
+            return fail(f"{fa.title} fires on crt {fa.crt}, not {args.crt}")
+    crt_id = (fa.crt if fa else "") or args.crt or game.combat.crt or next(iter(game.crts))
     if crt_id not in game.crts:
         return fail(f"{game.info.id} has no CRT '{crt_id}'", did_you_mean(crt_id, game.crts))
     crt = game.crts[crt_id]
-    side = args.side or ""
+    side = (fa.side if fa else "") or args.side or ""
     if side and side not in game.sides:
         return fail(f"{game.info.id} has no side '{side}'", did_you_mean(side, game.sides))
-    die = combat.die_for(game, crt, side or "*")
+    die = combat.die_named(game, fa.die) if fa and fa.die else combat.die_for(game, crt, side or "*")
     if die is None:
         return fail(f"crt {crt.id} rolls a different die for each side: give --side",
                     "one of: " + ", ".join(k for k in crt.dice if k != "*"))
@@ -141,7 +159,7 @@ def cmd_odds(args: argparse.Namespace) -> int:
                                                                   if game.terrain[t].kind != "hexside"])]
     for t in terrain:
         eff = game.chart.effects.get(t)
-        if game.terrain[t].kind == "hexside" and eff is not None and eff.left_shifts:
+        if game.terrain[t].kind == "hexside" and eff is not None and eff.left_shifts and fa is None:
             shifts.append((-eff.left_shifts, f"across {t}: {eff.left_shifts} left"))
     if args.chit and args.chit not in game.chits:
         return fail(f"{game.info.id} has no chit '{args.chit}'", did_you_mean(args.chit, game.chits))
@@ -169,14 +187,20 @@ def cmd_odds(args: argparse.Namespace) -> int:
         shifts.append((shift, f"--shift {shift:+d}: {abs(shift)} {'left' if shift < 0 else 'right'}"))
     total = sum(n for n, _ in shifts)
     drm = sum(n for n, _ in drms)
-    col = combat.column_for(crt, attack, defence, total)
+    if fa is not None:
+        col = combat.fixed_column(crt, fa.column, total, f"{fa.title} fires on")
+        if "retreats" in fa.ignore:
+            notes.append(f"{fa.title}: the target's retreats are ignored (losses only)")
+        notes.append("a fire attack: the firer's results never apply")
+    else:
+        col = combat.column_for(crt, attack, defence, total)
     reason = prohibited or col.reason
     probs = combat.probabilities(game, crt, col.index, die, drm) if col.column is not None and not prohibited \
         else {}
     codes = game.results.get(crt.results, {})
     if args.json:
         out = {
-            "game": game.info.id, "crt": crt.id, "method": crt.method, "die": die.name,
+            "game": game.info.id, "crt": crt.id, "method": crt.method, "die": die.name, "fire": fire_id or None,
             "attack": float(attack), "defence": float(defence),
             "ratio": None if col.ratio is None else float(col.ratio),
             "rounded": col.rounded,
@@ -238,6 +262,7 @@ def _odds_modifiers(game, crt, args, side: str, terrain: list[str]):
         names["terrain"] = hex_terrain[0]
     names["all-attackers-across"] = tuple(t for t in terrain if game.terrain[t].kind == "hexside")
     names["chit"] = args.chit or ""
+    names["fire-attack"] = getattr(args, "fire", "") or ""
     fns = {"variant": lambda v: v in game.active_variants}
     option = {"turn": "--turn", "weather": "--turn", "attacker": "--side", "side": "--side", "defender": "--side",
               "enemy": "--side", "terrain": "--terrain"}
@@ -530,7 +555,7 @@ def add_commands(sub) -> None:
     i.set_defaults(func=cmd_info)
     o = sub.add_parser("odds", help="odds, column shifts and result chances of one attack on a game's CRT")
     o.add_argument("game", help="a game folder")
-    o.add_argument("--attack", required=True, help="total attack strength")
+    o.add_argument("--attack", default=None, help="total attack strength (required unless --fire)")
     o.add_argument("--defense", "--defence", dest="defense", required=True, help="total defence strength")
     o.add_argument("--shift", default="0", help="extra column shifts: negative left, positive right (default: 0)")
     o.add_argument("--terrain", default="", help="defender's terrain and features, comma separated (light-forest,town)")
@@ -541,6 +566,8 @@ def add_commands(sub) -> None:
     o.add_argument("--use", action="append", default=[], metavar="OPTION[:defender]",
                    help="a battle option used before the roll (repeatable): the attacker's, or with :defender "
                         "the defender's")
+    o.add_argument("--fire", default="", metavar="KIND",
+                   help="a fire attack of this kind (fire-attack): its side, die and fixed column, no --attack")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_odds)
     b = sub.add_parser("battle", help="the firepower of one battle in a firepower game (no CRT)")

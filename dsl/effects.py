@@ -34,9 +34,10 @@ VERBS = {
     "roll": "roll TABLE",
     "end-game": "end-game SIDE|draw [\"why\"]",
     "choose": "choose SIDE [\"question\"] { option NAME [\"title\"] { effects } ... }",
+    "fire": "fire KIND[,KIND...] N  or  fire KIND = EXPRESSION  or  fire KIND roll TABLE",
 }
 # the words after a verb's first arguments that take one value
-KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with"}
+KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll"}
 UNIT_MARKERS = ("out-of-supply", "isolated", "disrupted")  # markers on units (runtime/supply.py reads them)
 BLOCK_KEYWORDS = ("do", "on", "on-draw", "option")  # statements whose body is effects (no global value/condition rules)
 
@@ -120,7 +121,7 @@ class EffectCompiler:
         ctx.expr(e.condition)
         if e.value is not None:
             ctx.expr(e.value)
-            if verb not in ("award", "set", "restore", "move", "eliminate", "mark", "attach"):
+            if verb not in ("award", "set", "restore", "move", "eliminate", "mark", "attach", "fire"):
                 ctx.error("value-place", f"'{verb}' takes no '= value'", Span.parse(e.value.where) or e.span)
         if e.body is not None and verb != "choose":
             ctx.error("block", f"'{verb}' takes no block", e.span)
@@ -128,7 +129,8 @@ class EffectCompiler:
         npos = {"place": 1, "remove": 1, "flip": 1, "award": 1 + (e.value is None), "set": 1, "move": 1 + counted,
                 "eliminate": 1 + counted, "put-chit": 2, "take-chit": 1, "restore": 1 + counted, "roll": 1,
                 "end-game": 1, "choose": 1, "mark": 1 + counted, "unmark": max(1, min(2, len(e.args))),
-                "attach": 1 + counted}[verb]
+                "attach": 1 + counted,
+                "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:]))}[verb]
         split = self._split(e, npos)
         if split is None:
             return None
@@ -282,6 +284,26 @@ class EffectCompiler:
             refuse()
             args["table"] = ctx.ref("die-table", pos[0])
             ok = ok and args["table"] is not None
+        elif verb == "fire":
+            refuse("roll")
+            kinds = [k for k in pos[0].text.split(",")]
+            for k in kinds:
+                if not ctx.has("fire-attack", k):
+                    ctx.error("unknown-name", f"unknown fire attack '{k}'", pos[0].span,
+                              did_you_mean(k, list(ctx.symbols.get("fire-attack", {}))) or
+                              "declare it: fire-attack NAME \"Title\" { side SIDE; column 3-1 }")
+                    ok = False
+            args["kinds"] = tuple(kinds)
+            if "roll" in named:
+                args["table"] = ctx.ref("die-table", named["roll"])
+                ok = ok and args["table"] is not None
+                if e.value is not None:
+                    ctx.error("arguments", "fire takes a count, '= EXPRESSION' or 'roll TABLE', not two of them",
+                              e.span, f"write: {VERBS[verb]}")
+                    ok = False
+            elif e.value is None:
+                args["count"] = ctx.int_(pos[1], "how many fire attacks", 0, 99)
+                ok = ok and args["count"] is not None
         elif verb == "end-game":
             refuse()
             args["winner"] = ctx.ref("side", pos[0], allow=("draw",))

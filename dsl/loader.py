@@ -65,6 +65,7 @@ TOP_LEVEL: dict[str, str] = {
     "arrival": "named",
     "withdrawal": "named",
     "battle-option": "named",
+    "fire-attack": "named",
     "outcome": "named",
     "rebuild": "named",
     "control": "single",

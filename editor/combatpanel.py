@@ -16,7 +16,12 @@ def odds_html(game: GameDefinition, board, rep: OddsReport) -> str:
     """The odds of an attack before the roll: every factor, every shift with
     its reason, the final column, the chance of every result."""
     tid = board.hex_id(rep.target)
-    out = [f"<h3 style='margin:0'>Attack on {tid}</h3>"]
+    fa = game.fire_attacks.get(rep.fire) if rep.fire else None
+    out = [f"<h3 style='margin:0'>{fa.title} fires on {tid}</h3>" if fa else f"<h3 style='margin:0'>Attack on {tid}</h3>"]
+    if fa is not None:
+        ignored = "; the target's retreats are ignored" if "retreats" in fa.ignore else ""
+        out.append(f"<p style='margin:2px 0'>A fire attack on the fixed column {rep.crt.columns[fa.column].label}: "
+                   f"the firer's results never apply{ignored}.</p>")
     def row(uid, v, why):
         detail = why[len(uid):].strip() if why.startswith(uid) else why
         if detail.endswith(f": {fmt_num(v)}"):
@@ -24,8 +29,10 @@ def odds_html(game: GameDefinition, board, rep: OddsReport) -> str:
         if detail == fmt_num(v):
             detail = ""
         return f"<tr><td>{uid}</td><td style='color:#555'>{detail}</td><td align='right'><b>{fmt_num(v)}</b></td></tr>"
-    for title, parts, total, exact in (("Attack", rep.attack_parts, rep.attack, rep.attack_exact),
-                                       ("Defence", rep.defence_parts, rep.defence, rep.defence_exact)):
+    sides = (("Defence", rep.defence_parts, rep.defence, rep.defence_exact),)
+    if fa is None:
+        sides = (("Attack", rep.attack_parts, rep.attack, rep.attack_exact),) + sides
+    for title, parts, total, exact in sides:
         out.append(f"<b>{title}</b><table width='100%'>")
         for uid, v, why in parts:
             out.append(row(uid, v, why))

@@ -9,6 +9,7 @@
     use desperate-effort 1PzG  (use a battle option, firepower combat)
     hit WF                   (assign one point of enemy firepower to a unit, firepower combat)
     detach Det1 0305         (a counter attached to a unit leaves it as a unit and moves: a detachment)
+    fire artillery 1203      (a fire attack on a hex, where a fire effect grants one)
     done                     (end the current segment, or decline an advance or a hold)
 """
 from __future__ import annotations
@@ -110,12 +111,23 @@ class Detach:
 
 
 @dataclass(frozen=True, slots=True)
+class Fire:
+    """A fire attack of a kind on a hex: ``fire artillery 1203`` (runtime.combat.fire)."""
+
+    kind: str
+    target: str
+
+    def __str__(self) -> str:
+        return f"fire {self.kind} {self.target}"
+
+
+@dataclass(frozen=True, slots=True)
 class Done:
     def __str__(self) -> str:
         return "done"
 
 
-Action = Union[Move, Attack, LoseStep, Retreat, Advance, Hold, Use, Hit, Detach, Done]
+Action = Union[Move, Attack, LoseStep, Retreat, Advance, Hold, Use, Hit, Detach, Fire, Done]
 
 
 def parse_action(text: str) -> Action:
@@ -145,8 +157,11 @@ def parse_action(text: str) -> Action:
             return Hit(rest[0])
         if verb == "detach" and len(rest) == 2:
             return Detach(rest[0], rest[1])
+        if verb == "fire" and len(rest) == 2:
+            return Fire(rest[0], rest[1])
     except ValueError:
         pass
     raise IllegalActionError(f"cannot read the action '{text}': write e.g. 'move 7Pz 1405', "
                              "'attack 1305 with 4Pz,10Mot', 'lose 4Pz', 'retreat 7Pz 1306', 'advance 4Pz 1305', "
-                             "'use desperate-effort 1PzG', 'hit WF', 'detach Det1 0305', 'done'")
+                             "'use desperate-effort 1PzG', 'hit WF', 'detach Det1 0305', 'fire artillery 1203', "
+                             "'done'")

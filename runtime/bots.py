@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from .actions import Advance, Attack, Done, Hold, Move
+from .actions import Advance, Attack, Done, Fire, Hold, Move
 from .combat.odds import combat_odds
 from .decisions import Activate, Attach, Pick, Placements, Take, Withdraw
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
@@ -120,6 +120,11 @@ class GreedyBot:
                 mine = after.vp.get(side, 0)
                 return mine - max((v for k, v in after.vp.items() if k != side), default=0)
             return max(acts, key=lambda a: (lead(a), -acts.index(a)))
+        if ask["decision"] == "fire":  # the target that loses the most, if any loses anything
+            fires = [a for a in acts if isinstance(a, Fire)]
+            harm = {a: runner.engine.fire.expected_harm(state, a) for a in fires}
+            best = max(fires, key=lambda a: (harm[a], a.target, a.kind), default=None)
+            return best if best is not None and harm[best] > 0 else Done()
         takes = [a for a in acts if isinstance(a, Take)]
         if not takes:
             return Done()

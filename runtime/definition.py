@@ -649,6 +649,44 @@ class BattleOption:
 
 
 @dataclass(frozen=True, slots=True)
+class FireRange:
+    """How far a fire attack reaches from a spotting unit: ``hexes``; with
+    ``terrain``, only from a unit whose hex has one of these terrains or
+    features (AVD: 2 hexes from a hill)."""
+
+    hexes: int
+    terrain: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class FireAttack:
+    """An attack by fire on a fixed CRT column (AVD: the Soviet artillery at
+    3-1, the rocket at 7-1, the bomber at 8-1), not by units moving or
+    attacking from adjacent hexes.  A ``fire`` effect grants a side a number
+    of them; each names a target hex holding enemy units (at most one fire
+    attack per hex per grant).  The column is shifted by the target's
+    terrain and the CRT's shift modifiers, the roll by its die modifiers
+    (``fire-attack`` names this id there).  ``ranges``: the hex must be within
+    one of them of a unit of the side matching ``by`` (empty: anywhere).
+    ``ignore``: "attacker" (the firer's losses and retreats), "retreat" (the
+    target's retreats: losses only).  ``per_game``: at most this many in the
+    game."""
+
+    id: str
+    title: str
+    side: str
+    crt: str
+    column: int  # index of a printed column of the CRT
+    die: str = ""  # "" = the CRT's die for the side
+    by: frozenset[str] = frozenset()  # the spotting units (selectors); empty: every unit of the side
+    ranges: tuple[FireRange, ...] = ()
+    ignore: frozenset[str] = frozenset()
+    per_game: int | None = None
+    condition: Expr | None = None  # when it is open, with ``side`` bound
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class BattleOutcome:
     """A row of a firepower battle's outcome table (Barbarossa 7.2 A-D),
     tried in order after the fire: the first whose condition holds applies.
@@ -900,6 +938,7 @@ class GameDefinition:
     map: MapDef | None
     battle_options: Mapping[str, BattleOption] = field(default_factory=lambda: frozen_map({}))
     battle_outcomes: tuple[BattleOutcome, ...] = ()
+    fire_attacks: Mapping[str, FireAttack] = field(default_factory=lambda: frozen_map({}))
     rebuilds: Mapping[str, RebuildRule] = field(default_factory=lambda: frozen_map({}))
     control_hexes: str = "features"  # which hexes change hands: "features" (with a feature or VP) or "all"
     unit_selectors: Mapping[str, frozenset[str]] = field(default_factory=lambda: frozen_map({}))  # see selectors_of
@@ -928,7 +967,7 @@ class GameDefinition:
         names: dict[str, str] = {}
         tables = (self.sides, self.nationalities, self.unit_classes, self.terrain, self.weather, self.events,
                   self.chits, self.counters, self.variants, self.pools, self.die_tables, self.scenarios,
-                  self.map.areas if self.map else {}, self.markers)
+                  self.map.areas if self.map else {}, self.markers, self.fire_attacks)
         for table in tables:
             for k in table:
                 names.setdefault(k, k)

@@ -24,6 +24,7 @@ The verbs (docs/dsl.md, "Effects"):
     mark N|all SELECTORS with MARKER [random | by SIDE]             a unit marker (out-of-supply) on units on the map
     unmark MARKER [SELECTORS]                                       off every unit (that matches)
     roll TABLE                      end-game SIDE|draw "why"
+    fire KIND[,KIND...] N | = EXPR | roll TABLE                     fire attacks a side makes now
     choose SIDE "question" { option NAME "title" { effects } ... }
 
 Random picks use the game's seeded generator and are logged as draws.
@@ -118,7 +119,10 @@ class Effects:
         self.drain_effects(s)
 
     def effect_asks(self, s: GameState) -> dict | None:
-        return s.effects[0].get("ask") if s.effects else None
+        ask = s.effects[0].get("ask") if s.effects else None
+        if ask is not None and ask["decision"] == "fire" and s.pending:
+            return None  # the last fire attack's losses and retreats are decided first
+        return ask
 
     def drain_effects(self, s: GameState) -> None:
         guard = 0
@@ -349,6 +353,48 @@ class Effects:
         if need:
             entry["ask"] = {"decision": "take", "side": a["by"], "units": sorted(reduced), "left": need,
                             "verb": "restore", "to": "", "optional": True}
+
+    # ---------------------------------------------------------- fire attacks
+    def _effect_fire(self, s, eff, entry, names, fns) -> None:
+        """Fire attacks of the kinds named (runtime.combat.fire), as many as
+        the count says (a number, ``= EXPR``, or the first cell of a die
+        table's row, rolled now); the side they belong to names the targets."""
+        a = eff.args
+        if eff.amount is not None:
+            n = int(E.evaluate(eff.amount, names, fns))
+        elif a.get("table"):
+            cell = self.roll_die_table(s, a["table"]).split()
+            n = int(cell[0]) if cell and cell[0].lstrip("-").isdigit() else 0
+        else:
+            n = int(a["count"])
+        kinds = list(a["kinds"])
+        side = self.game.fire_attacks[kinds[0]].side
+        closed = self.engine.fire.closed(s, kinds, side)
+        if n > 0 and len(closed) == len(kinds):
+            self._log(s, entry, f"{side} makes no fire attack: {'; '.join(closed)}")
+            return
+        n = max(n, 0)
+        self._log(s, entry, f"{side} may make {n} fire attack{'s' * (n != 1)} ({', '.join(kinds)})")
+        if n > 0 and self.engine.fire.actions(s, kinds, side, []):
+            entry["ask"] = {"decision": "fire", "side": side, "kinds": kinds, "left": n, "fired": []}
+
+    def fire_actions(self, s: GameState, ask: dict) -> list:
+        return self.engine.fire.actions(s, ask["kinds"], ask["side"], ask["fired"])
+
+    def answer_fire(self, s: GameState, action) -> None:
+        """A fire attack the asked side makes (``fire KIND HEX``), or ``done``."""
+        entry = s.effects[0]
+        ask = entry["ask"]
+        if getattr(action, "kind", None) is None:
+            del entry["ask"]
+            self.drain_effects(s)
+            return
+        self.engine.fire.fire(s, action, ask["side"])
+        ask["fired"] = ask["fired"] + [action.target]
+        ask["left"] -= 1
+        if ask["left"] <= 0 or not self.fire_actions(s, ask):
+            del entry["ask"]
+        self.drain_effects(s)
 
     # ---------------------------------------------------------- decisions
     def _effect_choose(self, s, eff, entry, names, fns) -> None:

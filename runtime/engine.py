@@ -20,6 +20,7 @@ from . import attachments as A
 from . import expr as E
 from .combat import firepower as F
 from .combat.declare import CrtDeclarations
+from .combat.fire import FireAttacks
 from .actions import (Action, Advance, Attack, Detach, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
                       parse_action)
 from .board import Board
@@ -37,6 +38,7 @@ class Engine:
         self.board = board or Board(game)
         self.battles = F.FirepowerBattles(self)
         self.declare = CrtDeclarations(self)  # decisions before the roll on a CRT
+        self.fire = FireAttacks(self)  # attacks by fire on a fixed column, granted by a fire effect
         self.declared = game.declared_ids()  # ids as expression names: fixed for the game
         self.controllable = frozenset(h for h, mh in game.map.hexes.items()
                                       if game.control_hexes == "all" or mh.features or mh.vp)

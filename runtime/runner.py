@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .actions import Done, IllegalActionError
+from .actions import Done, Fire, IllegalActionError
 from .board import Board
 from .chitpull import ChitPull
 from .decisions import Activate, Choose, Pick, Place, Placements, Play, RunnerAction, Take, Transfer, Withdraw, parse
@@ -238,6 +238,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         if ask:
             if ask["decision"] == "choose":
                 return [Choose(o) for o in ask["options"]]
+            if ask["decision"] == "fire":
+                return [*self.fire_actions(s, ask), Done()]
             return [Take(u) for u in ask["units"]] + ([Done()] if ask.get("optional") else [])
         d = s.step.get("decision")
         if s.pending or d in ("movement", "combat"):
@@ -326,6 +328,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
 
     def _answer_effect(self, s: GameState, action: RunnerAction) -> GameState:
         ask = self.effect_asks(s)
+        if ask["decision"] == "fire":
+            return self._answer_fire(s, ask, action)
         if action not in self.legal_actions(s):
             what = "options " + ", ".join(ask["options"]) if ask["decision"] == "choose" else \
                 "units " + ", ".join(ask["units"])
@@ -334,6 +338,23 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         s2 = s.copy()
         s2.log.append({"turn": s2.turn, "side": ask["side"], "action": str(action)})
         self.answer_effect(s2, getattr(action, "chit", None), getattr(action, "unit", None))
+        return self._run(s2)
+
+    def _answer_fire(self, s: GameState, ask: dict, action: RunnerAction) -> GameState:
+        """A fire attack (``fire KIND HEX``) or ``done`` where a fire effect asks."""
+        if not isinstance(action, (Fire, Done)):
+            raise IllegalActionError(f"'{action}' is not an answer to {s.effects[0]['why']}: {ask['side']} names "
+                                     f"a fire attack (fire {ask['kinds'][0]} HEX) or 'done'")
+        if isinstance(action, Fire):
+            if action.kind not in ask["kinds"]:
+                raise IllegalActionError(f"{action.kind} is not one of the fire attacks {s.effects[0]['why']} "
+                                         f"grants: {', '.join(ask['kinds'])}")
+            if action.target in ask["fired"]:
+                raise IllegalActionError(f"{action.target} has already been fired on: one fire attack per hex")
+        s2 = s.copy()
+        if isinstance(action, Done):
+            s2.log.append({"turn": s2.turn, "side": ask["side"], "action": "done"})
+        self.answer_fire(s2, action)
         return self._run(s2)
 
     def _why(self, s: GameState, action) -> str:

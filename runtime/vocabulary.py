@@ -27,6 +27,7 @@ EXPR_NAMES: dict[str, str] = {
     "all-attackers-across": "the hexside kinds every attacker crosses, unbridged (a list: river in all-attackers-across)",
     "city-vp": "the VP of the city hex concerned",
     "chit": "the chit drawn now (in combat: the chit that activated the attack; \"\" without one)",
+    "fire-attack": "in a CRT modifier: the fire attack's id when the attack is by fire (\"\" for an attack by units)",
     "unit-markers": "the markers on the unit concerned (a list: \"disrupted\" in unit-markers)",
     "across": "the hexside kinds the unit concerned crosses to attack, unbridged (a list)",
     "first-roll": "true on the first combat of a scenario",

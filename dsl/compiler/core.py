@@ -29,6 +29,7 @@ from .sequence import SequenceMixin
 from .mechanisms import MechanismsMixin
 from .scenarios import ScenariosMixin
 from .attachments import AttachmentsMixin
+from .fire import FireMixin
 
 fm = D.frozen_map
 
@@ -80,7 +81,8 @@ def check_game(path: str | Path, art_dir: str | Path | None = None
 
 
 
-class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, ScenariosMixin, AttachmentsMixin):
+class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, ScenariosMixin, AttachmentsMixin,
+                FireMixin):
     def __init__(self, ctx: Ctx, statements: list[Statement], loader: Loader, variants: tuple[str, ...]):
         self.ctx = ctx
         # `define` names and functions, expanded where used; their bodies are checked in run()
@@ -162,7 +164,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
     # statements whose `= value` / `when condition` the compiler reads
     TAKES_VALUE = {"modifier", "award", "define", "variable", "input"}
     TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment", "skip",
-                       "battle-option", "forbid", "marker", "outcome", "trigger"}
+                       "battle-option", "forbid", "marker", "outcome", "trigger", "fire-attack"}
 
     def check_expression_places(self) -> None:
         stack = list(self.sts)
@@ -225,6 +227,8 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         battle_options = {st.name: self.battle_option(st, classes, mechanisms["combat"])
                           for st in self.all("battle-option")}
         outcomes = self.battle_outcomes(mechanisms["combat"])
+        fire_attacks = {st.name: fa for st in self.all("fire-attack")
+                        if (fa := self.fire_attack(st, classes, crts, mechanisms["combat"])) is not None}
         rebuilds = {st.name: self.rebuild(st, classes) for st in self.all("rebuild")}
         control_hexes = self.control()
         if map_def is not None:
@@ -245,6 +249,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
             elif arg.value not in track.columns:
                 ctx.error("unknown-name", f"the turn track has no column '{arg.value}'", Span.parse(arg.where or call.where),
                           did_you_mean(arg.value, track.columns))
+        self.check_fire_grants(fire_attacks, tables)
         if not sides:
             ctx.error("missing", "the game declares no side", None, 'write: side axis "Axis" { colour "#8c8c8c" }')
         if ctx.diags.errors:
@@ -257,6 +262,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                                 victory=fm(victory), modifiers=fm({k: tuple(v) for k, v in modifiers.items()}),
                                 stacking=fm(stacking), map=map_def, arrivals=fm(arrivals), withdrawals=fm(withdrawals), **mechanisms,
                                 battle_options=fm(battle_options), battle_outcomes=outcomes, rebuilds=fm(rebuilds),
+                                fire_attacks=fm(fire_attacks),
                                 control_hexes=control_hexes,
                                 unit_selectors=fm({cid: classes[c.unit_class].flags | {c.unit_class, c.nationality, c.side, "all", "other"}
                                                    for cid, c in counters.items() if c.unit_class in classes}),

@@ -49,7 +49,8 @@ def combat_names(game: GameDefinition, board: Board, state: GameState, attackers
     ``defender``, ``side`` (the attacker), ``enemy``, ``terrain`` and ``hex``
     (the target's), ``units`` (attackers), ``units-of(SELECTOR)`` (attackers
     that match), ``all-attackers-across``, ``chit`` (the chit drawn when
-    the attack is made, "" without one)."""
+    the attack is made, "" without one), ``fire-attack`` ("": an attack by
+    units; a fire attack binds its id)."""
     names, fns = env
     att = [state.units[a] for a in attackers if a in state.units]
     defenders = state.units_at(target) if target in board else []
@@ -64,7 +65,7 @@ def combat_names(game: GameDefinition, board: Board, state: GameState, attackers
                   "terrain": board.terrain(target) if target in board else "",
                   "hex": board.hex_id(target) if target in board else str(target),
                   "units": len(att), "all-attackers-across": tuple(sorted(common or ())),
-                  "chit": str(state.step.get("chit", "") or "")})
+                  "chit": str(state.step.get("chit", "") or ""), "fire-attack": ""})
     ids = [u.id for u in att]
     local_fns = dict(fns, **{"units-of": lambda sel: sum(1 for x in ids if str(sel) in game.selectors_of(x))})
     return local, local_fns

@@ -233,6 +233,21 @@ def column_for(crt: Crt, attack: Fraction | int, defence: Fraction | int, shift:
             return ColumnResult(None, None, ratio, rounded, steps, reason, shift)
         steps.append(f"use the lowest column {lad.label(0)}")
         return ColumnResult(crt.columns[0], 0, ratio, rounded, steps, "", shift)
+    return _shifted(crt, lad, pos, shift, steps, ratio)
+
+
+def fixed_column(crt: Crt, index: int, shift: int = 0, why: str = "") -> ColumnResult:
+    """A fire attack's column: the printed column ``index`` (``why`` names
+    it, "artillery fires on 3-1") moved by ``shift`` columns."""
+    lad = _Ladder(crt)
+    steps = [f"{why}: {lad.label(index)}" if why else f"fixed column {lad.label(index)}"]
+    return _shifted(crt, lad, index, shift, steps, None)
+
+
+def _shifted(crt: Crt, lad: _Ladder, pos: int, shift: int, steps: list[str], ratio: Fraction | None) -> ColumnResult:
+    """The column at ladder position ``pos`` after ``shift`` columns, clamped
+    to the table (below the lowest: no attack or the lowest)."""
+    odds, n = lad.odds, lad.n
     rounded = lad.label(pos)
     final = pos + shift
     if shift:
@@ -457,6 +472,7 @@ class OddsReport:
     probabilities: dict[str, Fraction]
     errors: list[str] = field(default_factory=list)
     drms: list[tuple[int, str]] = field(default_factory=list)  # (amount, reason): die roll modifiers
+    fire: str = ""  # the fire attack's id (runtime.combat.fire), "" for an attack by units
 
     @property
     def drm(self) -> int:

@@ -35,9 +35,12 @@ VERBS = {
     "end-game": "end-game SIDE|draw [\"why\"]",
     "choose": "choose SIDE [\"question\"] { option NAME [\"title\"] { effects } ... }",
     "fire": "fire KIND[,KIND...] N  or  fire KIND = EXPRESSION  or  fire KIND roll TABLE",
+    "join": "join N|all SELECTORS from WHERE [random] [else-row N]",
+    "reroll": "reroll",
 }
+RESULT_VERBS = ("join", "reroll")  # a CRT result's own effects: only in results { on CODE { ... } }
 # the words after a verb's first arguments that take one value
-KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll"}
+KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", "else-row"}
 UNIT_MARKERS = ("out-of-supply", "isolated", "disrupted")  # markers on units (runtime/supply.py reads them)
 BLOCK_KEYWORDS = ("do", "on", "on-draw", "option")  # statements whose body is effects (no global value/condition rules)
 
@@ -119,6 +122,10 @@ class EffectCompiler:
                       did_you_mean(verb, VERBS) or "effects: " + ", ".join(VERBS))
             return None
         ctx.expr(e.condition)
+        if verb in RESULT_VERBS and not key.startswith("result:"):
+            ctx.error("value", f"'{verb}' is a combat result's effect: it stands only in a results block's "
+                      "on CODE { ... }", e.span, "write: results NAME { table { ... }; on CODE { " + VERBS[verb] + " } }")
+            return None
         if e.value is not None:
             ctx.expr(e.value)
             if verb not in ("award", "set", "restore", "move", "eliminate", "mark", "attach", "fire"):
@@ -130,7 +137,8 @@ class EffectCompiler:
                 "eliminate": 1 + counted, "put-chit": 2, "take-chit": 1, "restore": 1 + counted, "roll": 1,
                 "end-game": 1, "choose": 1, "mark": 1 + counted, "unmark": max(1, min(2, len(e.args))),
                 "attach": 1 + counted,
-                "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:]))}[verb]
+                "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:])),
+                "join": 2, "reroll": 0}[verb]
         split = self._split(e, npos)
         if split is None:
             return None
@@ -304,6 +312,23 @@ class EffectCompiler:
             elif e.value is None:
                 args["count"] = ctx.int_(pos[1], "how many fire attacks", 0, 99)
                 ok = ok and args["count"] is not None
+        elif verb == "join":
+            refuse("from", "random", "else-row")
+            c = pos[0]
+            args["count"] = "all" if c.text == "all" else ctx.int_(c, "how many", 1, 99)
+            args["units"] = tuple(self.selectors(pos[1]))
+            fr = need("from")
+            args["from"] = self.location(fr) if fr else None
+            args["random"] = "random" in flags
+            if "else-row" in named:
+                args["else-row"] = ctx.int_(named["else-row"], "a CRT row", 0, 999)
+                ok = ok and args["else-row"] is not None
+            ok = ok and args["count"] is not None and args["from"] is not None
+        elif verb == "reroll":
+            refuse()
+            if e.args:
+                ctx.error("arguments", "reroll takes no arguments", e.args[0].span, "write: reroll")
+                ok = False
         elif verb == "end-game":
             refuse()
             args["winner"] = ctx.ref("side", pos[0], allow=("draw",))

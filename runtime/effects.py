@@ -25,6 +25,8 @@ The verbs (docs/dsl.md, "Effects"):
     unmark MARKER [SELECTORS]                                       off every unit (that matches)
     roll TABLE                      end-game SIDE|draw "why"
     fire KIND[,KIND...] N | = EXPR | roll TABLE                     fire attacks a side makes now
+    join N|all SELECTORS from WHERE [random] [else-row N]          (a CRT result) units join the attack
+    reroll                                                          (a CRT result) work the odds out, roll again
     choose SIDE "question" { option NAME "title" { effects } ... }
 
 Random picks use the game's seeded generator and are logged as draws.
@@ -35,6 +37,7 @@ from . import attachments as A
 from . import expr as E
 from .definition import Effect
 from .hexes import Hex
+from .stacking import stacking_bars
 from .state import GameState, eliminate
 from .tables import roll_table
 
@@ -395,6 +398,49 @@ class Effects:
         if ask["left"] <= 0 or not self.fire_actions(s, ask):
             del entry["ask"]
         self.drain_effects(s)
+
+    # ---------------------------------------------------------- CRT results
+    @staticmethod
+    def _attack_result(s: GameState) -> dict:
+        """The attack whose result runs these effects (runtime.engine: a
+        pending entry of kind "result")."""
+        return next(p for p in s.pending if p["kind"] == "result")
+
+    def _effect_join(self, s, eff, entry, names, fns) -> None:
+        """Units from a pool or hex join the attack: each is placed in an
+        attacking unit's hex where the stacking limits allow (the first such
+        hex in map order) and attacks with the others.  When none can be
+        placed, ``else-row N``: the result printed in row N of the same
+        column applies instead, and the rest of the block is skipped."""
+        a = eff.args
+        p = self._attack_result(s)
+        pool = self.units_in(s, a["from"], frozenset(a["units"]))
+        picked = self._pick(s, pool, self._count(eff, names, fns), f"join from {a['from']}") if a.get("random") \
+            else pool[:len(pool) if self._count(eff, names, fns) is None else self._count(eff, names, fns)]
+        placed = 0
+        for uid in picked:
+            hexes = sorted({s.units[x].hex for x in p["attackers"] if s.units[x].hex is not None},
+                           key=self.game.map.grid.to_colrow)
+            room = [h for h in hexes if not stacking_bars(self.game, s, h, uid)]
+            if not room:
+                continue
+            s.place(uid, room[0])
+            if s.activated:  # it acts in this attack (and has attacked, like the others)
+                s.activated.add(uid)
+            p["attackers"] = p["attackers"] + [uid]
+            placed += 1
+            self._log(s, entry, f"{uid} joins the attack on {p['hex']} in {self.board.hex_id(room[0])}")
+        if not placed and a.get("else-row") is not None:
+            p["then"], p["row"] = "row", int(a["else-row"])
+            entry["i"] = len(self.game.effects[entry["key"]])  # the rest of the block does not apply
+            self._log(s, entry, f"no unit can join the attack on {p['hex']}: row {p['row']} applies")
+
+    def _effect_reroll(self, s, eff, entry, names, fns) -> None:
+        """The attack's odds are worked out again (with any unit that joined)
+        and the die is rolled again; the new result applies instead."""
+        p = self._attack_result(s)
+        p["then"] = "reroll"
+        self._log(s, entry, f"the attack on {p['hex']} is rolled again")
 
     # ---------------------------------------------------------- decisions
     def _effect_choose(self, s, eff, entry, names, fns) -> None:

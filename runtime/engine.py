@@ -24,8 +24,8 @@ from .combat.fire import FireAttacks
 from .actions import (Action, Advance, Attack, Detach, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
                       parse_action)
 from .board import Board
-from .combat.odds import combat_odds, resolve
-from .definition import GameDefinition, MovementMode
+from .combat.odds import code_at, combat_odds, resolve
+from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
 from .movement import MoveError, mode_by_id, move_range, why_not
 from .retreat import advance_paths, retreat_paths
@@ -46,6 +46,8 @@ class Engine:
         self.env: Callable[[GameState], tuple[dict, dict]] = self._plain_env
         # called after each firepower battle with (state, outcome, attacker, defender, winner): 11.1's failed attacks
         self.on_battle: Callable[[GameState, str, str, str, str], None] | None = None
+        # runs a CRT result's effects (``results { on CODE { ... } }``) with (state, effects key, why)
+        self.on_result: Callable[[GameState, str, str], None] | None = None
 
     def _plain_env(self, s: GameState) -> tuple[dict, dict]:
         g = self.game
@@ -421,11 +423,15 @@ class Engine:
         self.roll_attack(s, a.target, list(a.attackers), [], rep)
 
     def roll_attack(self, s: GameState, hex_id: str, attackers: list[str], options: list[tuple[int, str]],
-                    rep=None) -> None:
+                    rep=None, rolls: int = 0) -> None:
         """Roll an attack on the CRT and queue its results; ``options``: the
-        column shifts of the battle options the sides used (title, columns)."""
+        column shifts of the battle options the sides used (title, columns).
+        ``rolls``: how many times a result's ``reroll`` rolled it already."""
         a = Attack(hex_id, tuple(attackers))
         target = self.hex(hex_id)
+        if rolls:  # the same attack again: its units and hex have attacked only once
+            s.attacked.difference_update(attackers)
+            s.attacked_hexes.discard(target)
         if rep is None:
             rep = combat_odds(self.game, self.board, s, attackers, target, env=self.env, options=options)
         if not rep.legal:  # the defender's options left no attack
@@ -434,14 +440,34 @@ class Engine:
             s.log.append({"turn": s.turn, "side": s.active, "attack": hex_id, "called-off": rep.validate})
             return
         crt = rep.crt
-        defenders = [u.id for u in s.units_at(target)]
         die_total = s.roll(rep.die, f"combat at {a.target}")
         result = resolve(crt, rep.column.index, die_total + rep.drm, self.game)
         s.attacked.update(a.attackers)
         s.attacked_hexes.add(target)
         drm = {"drm": rep.drm} if rep.drm else {}
-        self.record(s, a, odds=f"{rep.attack}-{rep.defence}", column=rep.column.label, die=die_total, **drm,
-                    result=result.code)
+        if rolls:  # the same attack rolled again (a result's reroll): not a new action
+            s.log.append({"turn": s.turn, "side": s.active, "reroll": hex_id, "attackers": list(attackers),
+                          "odds": f"{rep.attack}-{rep.defence}", "column": rep.column.label, "die": die_total,
+                          **drm, "result": result.code})
+        else:
+            self.record(s, a, odds=f"{rep.attack}-{rep.defence}", column=rep.column.label, die=die_total, **drm,
+                        result=result.code)
+        key = f"result:{crt.results}:{result.code}"
+        if self.on_result is not None and self.game.effects.get(key) and rolls < 20:
+            s.pending.insert(0, {"kind": "result", "hex": hex_id, "attackers": list(attackers),
+                                 "options": [list(o) for o in options], "column": rep.column.index,
+                                 "crt": crt.id, "code": result.code, "rolls": rolls, "then": "", "row": 0})
+            self.on_result(s, key, f"{result.title or result.code} ({result.code}) at {hex_id}")
+            return
+        self.queue_result(s, hex_id, list(attackers), result)
+
+    def queue_result(self, s: GameState, hex_id: str, attackers: list[str], result) -> None:
+        """The decisions a CRT result brings: the sides' step losses, the
+        retreats, then the attackers' advance into a vacated hex."""
+        a = Attack(hex_id, tuple(attackers))
+        defenders = [u.id for u in s.units_at(self.hex(hex_id))]
+        if not defenders:
+            return
         att_side = s.active
         def_side = s.units[defenders[0]].side
         if result.attacker_loss:
@@ -549,6 +575,21 @@ class Engine:
                 units = [u for u in units if not self.immobile(u)]
                 s.pending[0:0] = [{"kind": "retreat", "unit": u, "hexes": p["hexes"], "enemy": p["enemy"]}
                                   for u in units]
+                continue
+            if p["kind"] == "result":  # a result with effects: they run first, then the result applies
+                if s.effects:
+                    return
+                s.pending.pop(0)
+                if p["then"] == "reroll":
+                    self.roll_attack(s, p["hex"], p["attackers"], [tuple(o) for o in p["options"]],
+                                     rolls=p["rolls"] + 1)
+                    continue
+                crt = self.game.crts[p["crt"]]
+                code = code_at(crt, p["column"], p["row"]) if p["then"] == "row" else p["code"]
+                result = self.game.results.get(crt.results, {}).get(code) or ResultCode(code)
+                if p["then"] == "row":
+                    s.log.append({"turn": s.turn, "attack": p["hex"], "row": p["row"], "result": code})
+                self.queue_result(s, p["hex"], p["attackers"], result)
                 continue
             if p["kind"] == "advance-check":
                 s.pending.pop(0)

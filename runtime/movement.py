@@ -28,6 +28,7 @@ from .attachments import bonus
 from .board import Board
 from .definition import Cost, GameDefinition, MovementMode
 from .hexes import Hex
+from .stacking import extra_bars, extra_limits
 from .state import GameState
 from .zoc import enemy_zoc
 
@@ -251,6 +252,13 @@ def unit_mp(game: GameDefinition, state: GameState, unit_id: str, mode: Movement
     return v
 
 
+def stack_weight(game: GameDefinition, uid: str) -> int:
+    """1 for a unit that counts toward the ``units`` limit, 0 for an exempt one."""
+    exempt = {k[7:] for k in game.stacking if k.startswith("exempt:")}
+    c = game.counters[uid]
+    return 0 if c.unit_class in exempt or exempt & game.unit_classes[c.unit_class].flags else 1
+
+
 def stack_count(game: GameDefinition, state: GameState, h: Hex, ignore: str = "") -> int:
     exempt = {k[7:] for k in game.stacking if k.startswith("exempt:")}
     n = 0
@@ -387,6 +395,7 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
         else:
             del stop_prev[h]
     limit_units = game.stacking.get("units")
+    extra = bool(extra_limits(game.stacking))  # hq and per-selector limits (runtime.stacking)
     dests = set()
     for h in cost:
         if h == start:
@@ -395,7 +404,9 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
             if hexside_limit_reason(game, board, state, unit_id, stop_prev[h], h):
                 continue
         elif limit_units is not None and h in occupants and \
-                stack_count(game, state, h, unit_id) + 1 > limit_units:
+                stack_count(game, state, h, unit_id) + stack_weight(game, unit_id) > limit_units:
+            continue
+        elif extra and h in occupants and extra_bars(game, state, h, unit_id):
             continue
         dests.add(h)
     return MoveRange(unit_id, start, mp, cost, prev, stop_prev, frozenset(dests), m.id if m else "")
@@ -466,7 +477,9 @@ def why_not(game: GameDefinition, board: Board, state: GameState, unit_id: str, 
                f"{board.hex_id(u.hex)} to {where}" + (f" by {m.title}" if m is not None else "")
     if dest in r.cost:
         limit = game.stacking.get("units")
-        return f"{unit_id} cannot end its move in {where}: it would hold {stack_count(game, state, dest, unit_id) + 1} " \
+        if limit is None or stack_count(game, state, dest, unit_id) + stack_weight(game, unit_id) <= limit:
+            return f"{unit_id} cannot end its move in {where}: {extra_bars(game, state, dest, unit_id)}"
+        return f"{unit_id} cannot end its move in {where}: it would hold {stack_count(game, state, dest, unit_id) + stack_weight(game, unit_id)} " \
                f"units; the stacking limit is {limit}"
     far = move_range(game, board, state, unit_id, mode, limit=max(r.mp, scaled(1)) * 4 + scaled(20))
     if dest in far.cost:

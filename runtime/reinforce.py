@@ -11,6 +11,7 @@ from .decisions import Place, RunnerAction
 from .definition import Phase, Placement
 from .hexes import Hex
 from .movement import ALL, SCALE, class_costs, stack_count, unit_mp
+from .stacking import extra_bars
 from .state import GameState
 from .supply import reached
 from .zoc import enemy_zoc
@@ -28,7 +29,7 @@ class Reinforcements:
         area = s.units[uid].box.split(":", 1)[1]
         side = s.units[uid].side
         return [h for h in sorted(g.map.areas[area], key=g.map.grid.to_colrow)
-                if s.side_at(h) in (None, side) and self._fits(s, h)]
+                if s.side_at(h) in (None, side) and self._fits(s, h) and not extra_bars(g, s, h, uid)]
 
     def _deploy_actions(self, s: GameState) -> list[RunnerAction]:
         return [Place(uid, self.board.hex_id(h)) for uid in self._deploying(s, s.step["side"])
@@ -60,7 +61,7 @@ class Reinforcements:
             if s.side_at(h) not in (None, side):
                 continue
             n = stack_count(g, s, h)
-            if n + 1 > limit:
+            if n + 1 > limit or extra_bars(g, s, h, p.counter):
                 continue
             if best is None or n < best[0]:
                 best = (n, h)
@@ -209,7 +210,8 @@ class Reinforcements:
             if not units:
                 continue
             hexes = [self.board.hex_id(h) for h in self.rebuild_hexes(s, rule)]
-            out.extend(Place(uid, hid) for uid in units for hid in hexes)
+            out.extend(Place(uid, hid) for uid in units for hid in hexes
+                       if not extra_bars(self.game, s, self.board.parse(hid), uid))
         return out
 
     def _answer_rebuild(self, s: GameState, a) -> None:

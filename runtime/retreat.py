@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from .board import Board
 from .definition import GameDefinition
 from .hexes import Hex
-from .movement import class_costs, stack_count
+from .movement import class_costs, stack_count, stack_weight
+from .stacking import extra_bars, extra_limits
 from .state import GameState
 from .zoc import zoc_of
 
@@ -91,18 +92,23 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
     dist = distance_to_supply(game, board, u.side)
     ezoc = zoc_of(game, board, state, enemy)
     limit = game.stacking.get("units")
+    if limit is None and extra_limits(game.stacking):
+        limit = 99  # only the hq and per-selector limits apply
+
+    def over(h: Hex) -> bool:
+        return stack_count(game, state, h, unit_id) + stack_weight(game, unit_id) > limit or bool(extra_bars(game, state, h, unit_id))
     big = 1 << 30
 
     def extend(path: tuple[Hex, ...], losses: int, remaining: int, extended: int) -> list[RetreatPath]:
         here = path[-1] if path else start
         if remaining == 0:
             if limit is not None and rules.overstack == "extend" and path and \
-                    stack_count(game, state, here, unit_id) + 1 > limit:
+                    over(here):
                 if extended > 12:
                     return [RetreatPath(path, losses, True, "no hex to stop in")]
                 return extend(path, losses, 1, extended + 1)
             if limit is not None and rules.overstack == "destroyed" and path and \
-                    stack_count(game, state, here, unit_id) + 1 > limit:
+                    over(here):
                 return [RetreatPath(path, losses, True, "over-stacked at the end of its retreat")]
             return [RetreatPath(path, losses, False)]
         options: list[RetreatPath] = []
@@ -184,7 +190,8 @@ def advance_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
         return _advance_cap(game, board, a, b) >= k
 
     def fits(h: Hex) -> bool:
-        return limit is None or stack_count(game, state, h, unit_id) + 1 <= limit
+        return (limit is None or stack_count(game, state, h, unit_id) + stack_weight(game, unit_id) <= limit) and \
+            not extra_bars(game, state, h, unit_id)
 
     out: list[tuple[Hex, ...]] = []
     if n_max < 1 or not enterable(u.hex, vacated, 1):

@@ -36,6 +36,7 @@ from .engine import Engine
 from .reinforce import Reinforcements
 from .reorganize import Reorganization
 from .attachments import attach
+from .stacking import extra_bars, extra_limits
 from .state import GameState, new_state
 from .supply import check_supply, supply_status
 from .victory import VictoryRules, params_of
@@ -149,6 +150,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         self.engine = Engine(game, board)
         self.engine.env = self.env
         self.engine.on_battle = self._after_battle
+        self.engine.on_result = self.run_effects
         self.board = self.engine.board
         self.program = flatten(game.sequence)
         # ids, flags and the options of decide phases (read by chosen(...)) as expression names
@@ -260,7 +262,10 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
             arrival = s.step.get("arrival")
             hexes = self.arrival_hexes(s, self.game.arrivals[arrival]) if arrival else \
                 self.entry_hexes(s, s.step["side"], s.step.get("area", ""))
-            room = [self.board.hex_id(h) for h in hexes if self._fits(s, h)]  # the same for every unit
+            room = [self.board.hex_id(h) for h in hexes if self._fits(s, h)]  # the same for every unit...
+            if extra_limits(self.game.stacking):  # ...unless an hq or per-selector limit tells units apart
+                return [Place(u, hid) for u in s.step["units"] for hid in room
+                        if not extra_bars(self.game, s, self.board.parse(hid), u)] + [Done()]
             return Placements(s.step["units"], room, [Done()])  # every unit x every hex, built when read
         if d == "activate":
             return [Activate(u) for u in s.step["candidates"] if u not in s.activated] + [Done()]
@@ -338,6 +343,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         s2 = s.copy()
         s2.log.append({"turn": s2.turn, "side": ask["side"], "action": str(action)})
         self.answer_effect(s2, getattr(action, "chit", None), getattr(action, "unit", None))
+        if s2.pending and not s2.effects:  # a CRT result's effects are over: its attack goes on
+            self.engine._settle(s2)
         return self._run(s2)
 
     def _answer_fire(self, s: GameState, ask: dict, action: RunnerAction) -> GameState:

@@ -108,10 +108,17 @@ def test_a_special_result_and_an_exchange_are_refused(tmp_path):
     assert any("the special result 'surrender' of DS is not used by any rule" in e for e in errs), errs
 
 
-@pytest.mark.parametrize("limit", ["hq", "per-class", "equipment"])
+@pytest.mark.parametrize("limit", ["per-class", "equipment"])
 def test_stacking_limits_the_engine_does_not_enforce_are_refused(tmp_path, limit):
     errs = errors(tmp_path, "scenario basic", f"stacking {{\n  units 2\n  {limit} 1\n}}\nscenario basic")
     assert any(f"the stacking limit '{limit}' is not used by any rule" in e for e in errs), errs
+
+
+def test_an_hq_limit_without_hq_classes_is_refused(tmp_path):
+    # hq N is enforced (tests/test_results_and_stacking.py); it counts classes with the flag hq
+    errs = errors(tmp_path, "scenario basic", "stacking {\n  units 2\n  hq 1\n}\nscenario basic")
+    assert any("the stacking limit 'hq' counts units whose class has the flag hq, and no class has it" in e
+               for e in errs), errs
 
 
 def test_chit_kinds_that_do_nothing_are_refused(tmp_path):

@@ -209,6 +209,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         chart = self.terrain_effects(classes)
         results = {st.name: self.results(st) for st in self.all("results")}
         crts = {st.name: self.crt(st, results) for st in self.all("crt")}
+        self.check_result_rows(crts)
         tables = {st.name: self.die_table(st) for st in self.all("die-table")}
         counters: dict[str, D.Counter] = {}
         for st in self.all("counters"):
@@ -219,7 +220,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         victory = {st.name: self.victory(st) for st in self.all("victory")}
         checkpoints = self.check_checkpoints(victory, sequence)
         triggers = tuple(t for t in (trigger(ctx, st, self.fx, checkpoints) for st in self.all("trigger")) if t)
-        stacking = self.stacking()
+        stacking = self.stacking(counters)
         mechanisms = self.mechanisms(classes)
         modifiers = self.modifiers(crts, tables, mechanisms["combat"])
         self.attachment_kinds, self.attachment_of = self.attachments(classes, counters, pools, mechanisms["movement"],

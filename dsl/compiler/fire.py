@@ -81,6 +81,15 @@ class FireMixin:
             if missing:
                 ctx.error("crt-rows", f"crt {crt.id} has no row for {die} roll{'s' * (len(missing) > 1)} "
                           f"{', '.join(map(str, missing))}", die_arg.span)
+        dname = die or crt.dice.get(side or "") or crt.dice.get("*") or ""
+        d = self._dice().get(dname)
+        if d is not None and side is not None:  # a fire attack runs no result effects: none may be rolled
+            reached = {code for t in range(d.low, d.high + 1) if t in crt.rows for code in crt.rows[t]}
+            ran = sorted(c for c in reached if f"result:{crt.results}:{c}" in self.fx.effects)
+            if ran:
+                ctx.error("value", f"fire-attack {st.name} can roll {ran[0]} on crt {crt.id}, a result with effects, "
+                          "which a fire attack does not run", st.span,
+                          "give the fire attack a die that does not reach it (die d6), or drop the result's effects")
         if side is None or column is None:
             return None
         return D.FireAttack(st.name, title_of(st) or st.name, side, crt.id, column, die,

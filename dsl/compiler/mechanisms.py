@@ -15,7 +15,7 @@ fm = D.frozen_map
 
 
 class MechanismsMixin:
-    def stacking(self) -> dict[str, int]:
+    def stacking(self, counters: dict[str, D.Counter]) -> dict[str, int]:
         st = self.one("stacking")
         if st is None:
             return {}
@@ -23,14 +23,36 @@ class MechanismsMixin:
         out = {}
         for kw in ("units", "hq", "per-class", "equipment"):
             a = b.arg(kw)
-            if a is not None and kw != "units":
+            if a is not None and kw not in ("units", "hq"):
                 self.ctx.error("unused", f"the stacking limit '{kw}' is not used by any rule", b.one(kw).span,
-                               "the engine enforces 'units N' (movement, retreat, advance, placement), with "
-                               "'exempt' classes not counted")
+                               "the engine enforces 'units N', 'hq N' and 'limit N SELECTOR...' (movement, "
+                               "retreat, advance, placement, set-up), with 'exempt' classes not counted in units")
             elif a is not None:
                 v = self.ctx.int_(a, f"stacking {kw}", 0, 99)
                 if v is not None:
                     out[kw] = v
+        tags = {t for c in counters.values() for t in c.tags}
+        known = set(self.ctx.symbols.get("unit-class", {})) | self.ctx.class_flags | tags | \
+            set(self.ctx.symbols.get("nationality", {})) | set(self.ctx.symbols.get("side", {}))
+        for lim in b.all("limit"):  # limit N SELECTOR...: at most N units that match one of them
+            if len(lim.args) < 2:
+                self.ctx.error("arguments", "limit takes a number and unit selectors", lim.span,
+                               "write: limit 1 brown   (at most one unit with the tag, class, flag, "
+                               "nationality or side brown)")
+                continue
+            n = self.ctx.int_(lim.args[0], "stacking limit", 0, 99)
+            sel = []
+            for a in lim.args[1:]:
+                if a.text in known:
+                    sel.append(a.text)
+                else:
+                    self.ctx.error("unknown-name", f"'{a.text}' is not a unit class, class flag, nationality, "
+                                   "side or counter tag", a.span, did_you_mean(a.text, known))
+            if n is not None and sel:
+                out[f"limit:{','.join(sorted(sel))}"] = n
+        if "hq" in out and "hq" not in self.ctx.class_flags:
+            self.ctx.error("unused", "the stacking limit 'hq' counts units whose class has the flag hq, and no "
+                           "class has it", b.one("hq").span, "write: unit-class hq \"HQ\" { ...; flags hq }")
         for s in b.all("exempt"):
             for a in s.args:
                 out[f"exempt:{a.text}"] = 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from runtime import definition as D
 from runtime.hexes import HexIdError
+from runtime.stacking import extra_limits, over_extra_limits
 
 from ..ast import Arg, Statement
 from ..checker import Body, TableView, title_of, where
@@ -401,6 +402,14 @@ class ScenariosMixin:
             if limit is not None and len(units) > limit:
                 ctx.error("over-stacked", f"hex {hx} holds {len(units)} units at setup; the limit is {limit}",
                           Span.parse(ps[-1].where + ":1"), ", ".join(p.counter for p in ps))
+            elif extra_limits(stacking):  # hq N, limit N SELECTOR...
+                def names(c: D.Counter) -> frozenset[str]:
+                    return self.class_flags.get(c.unit_class, frozenset()) | c.tags | \
+                        {c.unit_class, c.nationality, c.side}
+                why = over_extra_limits(stacking, [names(counters[p.counter]) for p in ps if p.counter in counters])
+                if why:
+                    ctx.error("over-stacked", f"hex {hx} holds {why.split(';')[0]} at setup;{why.split(';', 1)[1]}",
+                              Span.parse(ps[-1].where + ":1"), ", ".join(p.counter for p in ps))
             sides = {counters[p.counter].side for p in ps if p.counter in counters}
             if len(sides) > 1:
                 ctx.error("mixed-stack", f"hex {hx} holds units of both sides at setup", Span.parse(ps[-1].where + ":1"))

@@ -12,7 +12,7 @@ from runtime import definition as D
 from ..ast import Arg, Statement
 from ..checker import Body, TableView, is_dash, read_fraction, read_range, read_yes_no, title_of, where
 from ..effects import check_results
-from ..diagnostics import did_you_mean
+from ..diagnostics import Span, did_you_mean
 
 fm = D.frozen_map
 
@@ -130,6 +130,7 @@ class TablesMixin:
         ctx = self.ctx
         b = Body(ctx, st, f"results {st.name}")
         view = TableView.of(ctx, b.table(), f"results {st.name}", st.span)
+        ons = b.all("on")
         b.finish()
         out: dict[str, D.ResultCode] = {}
         if view is None:
@@ -163,7 +164,29 @@ class TablesMixin:
                 "" if sp is None or is_dash(sp) else sp.text,
                 (view.cell(r, "title").text if view.cell(r, "title") is not None else ""), where(r))
         out.setdefault("-", D.ResultCode("-", title="no effect"))
+        for o in ons:  # effects a result runs before it applies (a CRT result: join, reroll)
+            if len(o.args) != 1:
+                ctx.error("arguments", "on takes one result code", o.span, "write: on RED { effects }")
+            elif o.args[0].text not in out:
+                ctx.error("unknown-name", f"results {st.name} has no code '{o.args[0].text}'", o.args[0].span,
+                          did_you_mean(o.args[0].text, out))
+            else:
+                self.fx.block(o, f"result:{st.name}:{o.args[0].text}")
         return out
+
+    def check_result_rows(self, crts: dict[str, D.Crt]) -> None:
+        """A result's ``join ... else-row N`` reads row N of every CRT that
+        prints the result's set: the row must be there."""
+        for crt in crts.values():
+            for key, effects in self.fx.effects.items():
+                if not key.startswith(f"result:{crt.results}:"):
+                    continue
+                for eff in effects:
+                    row = eff.args.get("else-row") if eff.verb == "join" else None
+                    if row is not None and row not in crt.rows:
+                        self.ctx.error("crt-rows", f"else-row {row}: crt {crt.id} has no row {row}",
+                                       Span.parse(eff.where + ":1"), f"its rows: {min(crt.rows)}-{max(crt.rows)}"
+                                       if crt.rows else None)
 
     COLUMN = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:[-:]([0-9]+(?:\.[0-9]+)?))?(\+)?(?:-1)?$")
     DIFF = re.compile(r"([+-]?[0-9]+)(\+)?$")

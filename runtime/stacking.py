@@ -1,0 +1,83 @@
+"""Stacking limits (docs/dsl.md §4.19): how many units may end a move, a
+retreat or an advance in a hex, join an attack there, be set up or placed
+there.
+
+``stacking { units N; hq N; limit N SELECTOR...; exempt NAME... }``:
+
+* ``units N``: units that are not ``exempt`` (by class, class flag or
+  counter tag) count toward N;
+* ``hq N``: units whose class has the flag ``hq`` count toward N (A Victory
+  Denied: 2 units and 1 HQ, ``units 2; hq 1; exempt hq``);
+* ``limit N SELECTOR...``: units that match one of the selectors (a class,
+  class flag, nationality, side or counter tag) count toward N (AVD: two
+  Soviet brown units may not stack, ``limit 1 brown``).
+
+Markers are not units and never count.  Nothing here names a game.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .definition import GameDefinition
+from .hexes import Hex
+from .state import GameState
+
+
+def names_of(game: GameDefinition, uid: str) -> frozenset[str]:
+    """What a stacking rule may name that the counter matches: its class,
+    the class's flags, nationality, side and tags."""
+    return game.selectors_of(uid) | game.counters[uid].tags
+
+
+def extra_limits(stacking: Mapping[str, int]) -> list[tuple[int, frozenset[str], str]]:
+    """The limits beside ``units``: (most, selectors, what is counted)."""
+    out = []
+    if "hq" in stacking:
+        out.append((stacking["hq"], frozenset({"hq"}), "HQ"))
+    for k, most in stacking.items():
+        if k.startswith("limit:"):
+            sel = frozenset(k[6:].split(","))
+            out.append((most, sel, "/".join(sorted(sel))))
+    return out
+
+
+def over_extra_limits(stacking: Mapping[str, int], stack: list[frozenset[str]]) -> str:
+    """The first ``hq`` or ``limit`` rule a whole stack breaks, in words
+    ("2 HQ units; the stacking limit is 1"), or "".  ``stack``: what each
+    unit in the hex matches (``names_of``)."""
+    for most, sel, what in extra_limits(stacking):
+        n = sum(1 for names in stack if sel & names)
+        if n > most:
+            return f"{n} {what} units; the stacking limit is {most}"
+    return ""
+
+
+def extra_bars(game: GameDefinition, state: GameState, h: Hex, uid: str, ignore: str = "") -> str:
+    """Why the ``hq`` and ``limit`` rules keep ``uid`` out of ``h`` ("" when
+    they allow it, or the game has none): the movement, retreat, advance
+    and placement checks add this to their ``units`` count."""
+    if not game.stacking or not extra_limits(game.stacking):
+        return ""
+    stack = [names_of(game, u.id) for u in state.units_at(h) if u.id not in (uid, ignore)]
+    why = over_extra_limits(game.stacking, stack + [names_of(game, uid)])
+    return _said(game, h, uid, why)
+
+
+def stacking_bars(game: GameDefinition, state: GameState, h: Hex, uid: str, ignore: str = "") -> str:
+    """Why ``uid`` may not end in ``h`` with the units there (besides itself
+    and ``ignore``): "UID would make 3 units in 0403; the stacking limit is
+    2"; "" when every limit allows it."""
+    from .movement import stack_count, stack_weight
+    limit = game.stacking.get("units")
+    n = stack_count(game, state, h, uid) + stack_weight(game, uid) if limit is not None else 0
+    if limit is not None and n > limit:
+        return _said(game, h, uid, f"{n} units; the stacking limit is {limit}")
+    return extra_bars(game, state, h, uid, ignore)
+
+
+def _said(game: GameDefinition, h: Hex, uid: str, why: str) -> str:
+    if not why:
+        return ""
+    where = game.map.grid.format_id(h) if game.map is not None else str(h)
+    what, rest = why.split(";", 1)
+    return f"{uid} would make {what} in {where};{rest}"

@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDockWidget, QFile
 
 from runtime.actions import Advance, Attack, Done, Hit, IllegalActionError, Move, Retreat, Use
 from runtime.combat.odds import OddsReport, combat_odds
+from runtime.combat.fire import fire_odds
 from runtime.definition import GameDefinition
 from runtime.combat.firepower import BattleReport
 from runtime.hexes import Hex
@@ -104,6 +105,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         # selection
         self.sel_unit = ""
         self.target: Hex | None = None
+        self.fire_kind = ""  # the fire attack shown in the odds panel (a fire effect's ask)
         self.attackers: list[str] = []
         self.hover: Hex | None = None
         self._ranges: tuple[GameState | None, dict[str, dict[str, MoveRange]]] = (None, {})
@@ -398,8 +400,23 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
     def attack_targets(self) -> set[Hex]:
         return {self.hex(a.target) for a in self.legal() if isinstance(a, Attack)}
 
+    def fire_ask(self) -> dict | None:
+        """The fire attacks a fire effect offers now (runtime.combat.fire), if any."""
+        ask = self.runner.effect_asks(self.state)
+        return ask if ask is not None and ask["decision"] == "fire" else None
+
     def odds_report(self) -> OddsReport | None:
         s = self.state
+        ask = self.fire_ask()
+        if ask is not None:  # a fire attack on the target chosen: its fixed column, shifts and chances
+            if self.target is None:
+                return None
+            kind = self.fire_kind if self.fire_kind in ask["kinds"] else ask["kinds"][0]
+            try:
+                return fire_odds(self.game, self.board, s, kind, self.target, self.runner.env)
+            except Exception as e:  # noqa: BLE001
+                self.fail(e)
+                return None
         if s.pending and s.pending[0]["kind"] == "declare":  # the odds with the options used so far
             try:
                 return self.runner.engine.declare.odds(s, s.pending[0])
@@ -847,7 +864,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             o.attackers.blockSignals(False)
             return
         declaring = self.kind() == "declare"
-        for uid in ([] if declaring else self.eligible_attackers(self.target)):
+        for uid in ([] if declaring or rep.fire else self.eligible_attackers(self.target)):
             it = QListWidgetItem(f"{uid} ({T.factors_text(self.runner, s, uid)}) in {self.hid(s.units[uid].hex)}")
             it.setData(Qt.UserRole, uid)
             it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
@@ -855,7 +872,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             o.attackers.addItem(it)
         o.report.setHtml(odds_html(self.game, self.board, rep))
         o.roll.setEnabled(rep.legal and not declaring)
-        o.roll.setText(f"Roll ({rep.column.label})" if rep.legal else "Roll")
+        o.roll.setText(("Fire" if rep.fire else "Roll") + (f" ({rep.column.label})" if rep.legal else ""))
         o.clear.setEnabled(True)
         o.attackers.blockSignals(False)
 

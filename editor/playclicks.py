@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QListWidgetItem
 
-from runtime.actions import Advance, Attack, Done, Hit, Move, Retreat
+from runtime.actions import Advance, Attack, Done, Fire, Hit, Move, Retreat
 from runtime.combat.odds import combat_odds, fmt_num
 from runtime.hexes import Hex
 from runtime.movement import show_mp, why_not
@@ -43,7 +43,7 @@ class PlayClicks:
             self.say(f"It is {T.side_title(self.runner, side)}'s decision, played by the "
                      f"{AGENT_TITLES[self.agents[side]].lower()}.", error=True)
             return
-        k = self.kind()
+        k = "fire" if self.fire_ask() is not None and not s.pending else self.kind()
         handler = getattr(self, f"_click_{k}", None)
         if handler is None:
             units = ", ".join(u.id for u in s.units_at(h))
@@ -51,6 +51,20 @@ class PlayClicks:
             self.refresh()
             return
         handler(h, unit)
+
+    def _click_fire(self, h: Hex, unit: str = "") -> None:
+        """A fire effect asks: an enemy hex it may fire on becomes the target (the odds panel shows the
+        fire attack; Roll fires)."""
+        kinds = [a.kind for a in self.legal() if isinstance(a, Fire) and a.target == self.hid(h)]
+        if not kinds:
+            self.say(f"no fire attack can reach {self.hid(h)} now", error=True)
+            self.refresh()
+            return
+        self.target = h
+        self.fire_kind = self.fire_kind if self.fire_kind in kinds else kinds[0]
+        self.say(f"{self.hid(h)}: {self.game.fire_attacks[self.fire_kind].title}. Fire fires; the Decision list "
+                 "offers the other kinds.")
+        self.refresh()
 
     def _click_movement(self, h: Hex, unit: str = "") -> None:
         s = self.state
@@ -326,6 +340,10 @@ class PlayClicks:
             self.select_unit(value)
         elif kind == "action" and isinstance(value, Attack):  # a battle (firepower): shown before it is fought
             self._click_battle_hex(self.hex(value.target))
+        elif kind == "action" and isinstance(value, Fire):  # a fire attack: its odds in the Combat panel
+            self.target = self.hex(value.target)
+            self.fire_kind = value.kind
+            self.refresh()
         elif kind == "attack":
             self.target = self.hex(value.target)
             self.attackers = list(value.attackers)
@@ -372,6 +390,9 @@ class PlayClicks:
             return
         if not rep.legal:
             self.say(rep.validate, error=True)
+            return
+        if rep.fire:
+            self.act(Fire(rep.fire, self.hid(self.target)))
             return
         self.act(Attack(self.hid(self.target), tuple(self.attackers)))
 

@@ -179,6 +179,15 @@ def prompt(runner: Runner, s: GameState) -> str:
     k = decision_kind(s)
     who = side_title(runner, runner.to_move(s))
     st = s.step
+    ask = runner.effect_asks(s)
+    if ask is not None and s.result is None:  # an effect asks (runtime.effects)
+        if ask["decision"] == "fire":
+            kinds = ", ".join(runner.game.fire_attacks[k].title for k in ask["kinds"])
+            return f"{who} may make {ask['left']} fire attack{'s' * (ask['left'] != 1)} ({kinds}): click an enemy " \
+                   "hex in reach to see the odds, then Fire (or pick one in the list); Done stops."
+        if ask["decision"] == "choose":
+            return f"{who}: {ask.get('question') or 'choose an option'} Pick one in the list."
+        return f"{who} picks a unit in the list ({ask.get('verb', '')})."
     if k == "over":
         r = s.result
         return f"The game is over: {r.get('ended', r.get('why'))}. Winner: {side_title(runner, r.get('winner'))}" + \

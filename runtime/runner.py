@@ -187,12 +187,10 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         for p in self.scenario.setup:  # counters set up under a unit (checked by the compiler)
             if p.kind == "under":
                 attach(g, s, p.counter, p.where_to, "set-up")
-        cups = {f"pool:{k}" for k, p in g.pools.items() if p.kind == "cup"}
-        if cups:  # a cup starts with the counters that arrive in it, unless the set-up puts them elsewhere
-            placed = {p.counter for p in self.scenario.setup}
-            for cid, c in g.counters.items():
-                if c.arrives in cups and cid not in placed:
-                    s.units[cid].box = c.arrives
+        placed = {p.counter for p in self.scenario.setup}
+        for cid, c in g.counters.items():  # a counter the set-up does not place starts where it arrives:
+            if c.arrives and cid not in placed:  # a pool or cup, or the turn it enters (as turn N would put it)
+                s.units[cid].box = c.arrives
         for side, area in self.scenario.control:
             hexes = self.engine.controllable if area == "all" else \
                 self.engine.controllable & g.map.areas.get(area, frozenset())

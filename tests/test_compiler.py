@@ -242,7 +242,9 @@ die-table escape "Escape" {
     2-3  A    B     C
     4+   -    A     B
   }
+  input = turn
 }
+event rolls "Rolls" { do { roll act; roll escape } }
 '''
     g = compile_game(make_game(tmp_path, game))
     act = g.die_tables["act"]

@@ -182,7 +182,8 @@ def test_crt_modifiers_compile_by_target(tmp_path):
 
 def test_a_top_level_die_table_modifier_joins_the_table(tmp_path):
     extra = ('die-table wx "Weather" { die d6; modifier +1 "inner"; table { die w; 1-6 a } }\n'
-             'modifier wx +2 "outer" when turn == 1\n')
+             'modifier wx +2 "outer" when turn == 1\n'
+             'event e "E" { do { roll wx } }\n')
     g = compile_game(make_game(tmp_path, MINI_GAME + extra))
     assert [m.title for m in g.die_tables["wx"].modifiers] == ["inner", "outer"]
     assert "wx" not in g.modifiers

@@ -281,13 +281,13 @@ def test_avd_an_escape_places_the_plus1_drm_marker_and_the_next_reinforcements_r
     names, fns = r.env(s)
     drm = next(m for m in avd.modifiers["avd"] if "Minsk" in m.title)
     from runtime import expr as E
-    assert E.evaluate(drm.condition, dict(names, attacker="soviet"), fns) is False
+    assert E.evaluate(drm.condition, dict(names, attacker="soviet", **{"fire-attack": ""}), fns) is False
     r.run_effects(s, "table:minsk-escape:A", "Minsk Escape Table: A")
     # 2 Soviet units escape (to the reserve, drawn at random), the +1 DRM marker goes on the pocket
     assert sorted(u for u in ("24RD", "2RD") if s.units[u].box == "pool:reserve") == ["24RD", "2RD"]
     names, fns = r.env(s)
-    assert E.evaluate(drm.condition, dict(names, attacker="soviet"), fns) is True
-    assert E.evaluate(drm.condition, dict(names, attacker="german"), fns) is False
+    assert E.evaluate(drm.condition, dict(names, attacker="soviet", **{"fire-attack": ""}), fns) is True
+    assert E.evaluate(drm.condition, dict(names, attacker="german", **{"fire-attack": ""}), fns) is False
     assert s.side_at(avd.map.grid.parse_id("0110")) != "soviet"  # the marker is nobody's unit
     r.run_effects(s, "table:minsk-escape:B", "Minsk Escape Table: B")
     assert fns["markers"]("minsk-pocket", "minsk-drm") == 1  # one marker, not two

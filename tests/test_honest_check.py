@@ -140,3 +140,53 @@ def test_a_scenario_without_a_sequence_of_play_is_refused(tmp_path):
         compile_game(folder)
     msgs = [d.format(e.value.sources) for d in e.value.diagnostics]
     assert any("error: scenario basic cannot be played: the game has no sequence of play" in m for m in msgs), msgs
+
+
+# ------------------------------------------------------------------ audit: what no rule reads
+
+def test_a_die_table_nothing_rolls_is_refused(tmp_path):
+    errs = errors(tmp_path, "scenario basic", 'die-table wx "Weather" { table { die w; 1-6 dry } }\nscenario basic')
+    assert any(re.search(r"game.hxr:\d+:11: error: die-table wx is not used by any rule: nothing rolls it", e)
+               for e in errs), errs
+
+
+def test_a_die_table_rolled_by_a_phase_or_an_effect_is_accepted(tmp_path):
+    game = MINI_GAME.replace("scenario basic", 'die-table wx "Weather" { table { die w; 1-6 dry } }\n'
+                             'die-table ev "Events" { table { die e; 1-6 x } }\n'
+                             'event e "E" { do { roll ev } }\nscenario basic', 1)
+    game = game.replace(SEQ, SEQ + '\n  phase wx "Weather" { procedure roll; die-table wx }', 1)
+    compile_game(make_game(tmp_path, game, MINI_MAP))
+
+
+def test_a_turn_track_column_nothing_reads_is_refused(tmp_path):
+    old = "turn-track {\n  table {\n    turn  date      a.chits\n    1     \"June 1\"  2\n    2     \"June 8\"  2"
+    new = ("turn-track {\n  column elite number\n  column pvo number\n  table {\n    turn  date      a.chits  elite  pvo\n"
+           "    1     \"June 1\"  2        1      1\n    2     \"June 8\"  2        1      1")
+    game = MINI_GAME.replace(old, new, 1) + 'trigger t "T" at turn-end when track("pvo") > 0 { award a 1 }\n'
+    folder = make_game(tmp_path / "b", game, MINI_MAP)
+    with pytest.raises(DslError) as e:
+        compile_game(folder)
+    errs = [d.format(e.value.sources) for d in e.value.diagnostics]
+    assert any("the turn-track column 'elite' is not used by any rule" in x and "track(\"elite\")" in x
+               for x in errs), errs
+    assert not any("'pvo'" in x for x in errs), errs
+
+
+def test_system_properties_are_the_games_defaults(tmp_path):
+    game = 'system ser "Series" { note "series note"; rounding up; designer "D" }\n' + \
+        MINI_GAME.replace('game mini "Mini" { map "map.hxm" }', 'game mini "Mini" { map "map.hxm"; note "game note" }')
+    g = compile_game(make_game(tmp_path, game, MINI_MAP))
+    assert (g.info.series, g.info.rounding, g.info.designer, g.info.notes) == \
+        ("ser", "up", "D", ("series note", "game note"))
+    errs = errors(tmp_path / "c", 'game mini', 'system ser "Series" { rounding sideways }\ngame mini')
+    assert any("rounding" in e and "sideways" in e for e in errs), errs
+
+
+def test_a_counter_the_setup_leaves_out_starts_where_it_arrives(tmp_path):
+    from runtime.runner import Runner
+    game = MINI_GAME.replace("    B1   inf    2-4\n", "    B1   inf    2-4\n    B2   inf    2-4    -        2\n", 1)
+    game = game.replace("    id   class  full\n    B1", "    id   class  full   reduced  arrives\n    B1", 1)
+    game = game.replace("    B1   inf    2-4\n", "    B1   inf    2-4    -        -\n", 1)
+    g = compile_game(make_game(tmp_path, game, MINI_MAP))
+    s = Runner(g, "basic").new_game(1)
+    assert g.counters["B2"].arrives == "turn:2" and (s.units["B2"].hex, s.units["B2"].box) == (None, "turn:2")

@@ -30,6 +30,7 @@ from .mechanisms import MechanismsMixin
 from .scenarios import ScenariosMixin
 from .attachments import AttachmentsMixin
 from .fire import FireMixin
+from .audit import AuditMixin
 
 fm = D.frozen_map
 
@@ -82,7 +83,7 @@ def check_game(path: str | Path, art_dir: str | Path | None = None
 
 
 class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, ScenariosMixin, AttachmentsMixin,
-                FireMixin):
+                FireMixin, AuditMixin):
     def __init__(self, ctx: Ctx, statements: list[Statement], loader: Loader, variants: tuple[str, ...]):
         self.ctx = ctx
         # `define` names and functions, expanded where used; their bodies are checked in run()
@@ -251,6 +252,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                 ctx.error("unknown-name", f"the turn track has no column '{arg.value}'", Span.parse(arg.where or call.where),
                           did_you_mean(arg.value, track.columns))
         self.check_fire_grants(fire_attacks, tables)
+        self.check_unread(tables, sequence, battle_options, arrivals)
         if not sides:
             ctx.error("missing", "the game declares no side", None, 'write: side axis "Axis" { colour "#8c8c8c" }')
         if ctx.diags.errors:
@@ -289,13 +291,17 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         series = b.text("series")
         sys_st = self.one("system")
         inherited: dict[str, str] = {}
+        sys_notes: tuple[str, ...] = ()
         if sys_st is not None:  # the series system's properties are the game's defaults
             sb = Body(self.ctx, sys_st, "system")
-            for kw in ("designer", "publisher", "year", "scale", "rounding"):
+            for kw in ("designer", "publisher", "year", "scale"):
                 a = sb.arg(kw)
                 if a is not None:
                     inherited[kw] = a.text
-            sb.all("note")
+            rounding = self.choice(sb.arg("rounding"), ("down", "up", "nearest"), "rounding")
+            if rounding:
+                inherited["rounding"] = rounding
+            sys_notes = tuple(s.args[0].text for s in sb.all("note") if s.args)  # the series' notes come first
             sb.finish()
             series = series or (sys_st.name or "")
         info = D.GameInfo(
@@ -303,7 +309,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
             designer=b.text("designer", inherited.get("designer", "")),
             publisher=b.text("publisher", inherited.get("publisher", "")),
             year=b.text("year", inherited.get("year", "")), scale=b.text("scale", inherited.get("scale", "")),
-            notes=tuple(s.args[0].text for s in b.all("note") if s.args),
+            notes=sys_notes + tuple(s.args[0].text for s in b.all("note") if s.args),
             rounding=self.choice(b.arg("rounding"), ("down", "up", "nearest"), "rounding")
             or inherited.get("rounding", "down"),
             where=where(st))

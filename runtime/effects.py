@@ -380,6 +380,8 @@ class Effects:
         self._log(s, entry, f"{side} may make {n} fire attack{'s' * (n != 1)} ({', '.join(kinds)})")
         if n > 0 and self.engine.fire.actions(s, kinds, side, []):
             entry["ask"] = {"decision": "fire", "side": side, "kinds": kinds, "left": n, "fired": []}
+        elif n > 0:
+            self._log(s, entry, f"{side} has no target in reach")
 
     def fire_actions(self, s: GameState, ask: dict) -> list:
         return self.engine.fire.actions(s, ask["kinds"], ask["side"], ask["fired"])

@@ -409,9 +409,15 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     where = args.game
     path = game_path(where)
+    if args.log_side and not args.log:
+        raise CliError(f"--log-side {args.log_side} says whose view the log holds: give the file with --log FILE",
+                       where, f"e.g. --log {args.log_side}.jsonl --log-side {args.log_side}")
     if args.log:
         check_writable(args.log)  # before the game is played, not after
     game = compile_game(path, args.variant or ())
+    if args.log_side and args.log_side not in game.sides:
+        raise CliError(f"--log-side: no side '{args.log_side}' (the sides: {', '.join(game.sides)})", where,
+                       did_you_mean(args.log_side, game.sides))
     scenario = args.scenario or next(iter(game.scenarios), None)
     if scenario not in game.scenarios:
         raise CliError(f"no scenario '{scenario}'", where, did_you_mean(str(scenario), game.scenarios))
@@ -460,9 +466,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     result = dict(state.result, actions=n, scenario=scenario, seed=args.seed,
                   agents=dict(zip(sides, names)), variants=list(args.variant or ()))
     if args.log:
+        from runtime.observe import observe_log
+        entries = observe_log(game, state.log, args.log_side) if args.log_side else state.log
         try:
             with open(args.log, "w", encoding="utf-8") as f:
-                for e in state.log:
+                for e in entries:
                     f.write(json.dumps(e, sort_keys=True, default=str) + "\n")
         except OSError as e:
             raise CliError(f"cannot write {args.log}: {(e.strerror or str(e)).lower()}") from None
@@ -592,8 +600,11 @@ def add_commands(sub) -> None:
                    help="the search bot's budget per decision in seconds instead of iterations (not reproducible)")
     p.add_argument("--seed", type=int, default=0, help="the seed: the same seed gives the same game (default: 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object at the end")
-    p.add_argument("--log", default="", help="write every action and die roll as JSON lines to this file "
-                                             "(default: none)")
+    p.add_argument("--log", default="", help="write every action and die roll as JSON lines to this file, "
+                                             "secrets included (default: none)")
+    p.add_argument("--log-side", default="", metavar="SIDE",
+                   help="the --log file holds what SIDE saw: the other sides' chits and hidden values left out "
+                        "(default: everything)")
     p.add_argument("--param", action="append", default=[],
                    help="a number the rules ask for: NAME=N (repeatable; hexforge info lists them)")
     p.set_defaults(func=cmd_play)

@@ -21,6 +21,7 @@ VERBS = {
     "place": "place KIND at WHERE [value N] [count N] [from WHERE [random]]",
     "remove": "remove KIND [at WHERE]",
     "flip": "flip KIND [at WHERE]",
+    "reveal": "reveal KIND [at WHERE] [to SIDE]",
     "award": "award SIDE N  or  award SIDE = EXPRESSION",
     "set": "set VARIABLE = EXPRESSION",
     "move": "move N|all SELECTORS from WHERE to WHERE [random | by SIDE]",
@@ -53,12 +54,13 @@ class EffectCompiler:
         self.tables = tables
         self.cups: set[str] = set()  # pools of kind cup: drawn from at random only
         self.effects: dict[str, tuple[D.Effect, ...]] = {}
+        self.bound_places: tuple[str, ...] = ()  # names a trigger binds that stand for a place (``hex`` at enter)
 
     # ------------------------------------------------------------ places
     def location(self, a: Arg, boxes: bool = True) -> str | None:
         """A hex id, an area or (``boxes``) a pool, ``eliminated`` or ``removed``."""
         t = a.text
-        if t in self.areas or (boxes and (t in self.pools or t in ("eliminated", "removed"))):
+        if t in self.areas or t in self.bound_places or (boxes and (t in self.pools or t in ("eliminated", "removed"))):
             return t
         if self.ctx.grid is not None:
             try:
@@ -133,9 +135,9 @@ class EffectCompiler:
         if e.body is not None and verb != "choose":
             ctx.error("block", f"'{verb}' takes no block", e.span)
         counted = (verb in ("move", "eliminate", "mark", "attach") and e.value is None) or verb == "restore"
-        npos = {"place": 1, "remove": 1, "flip": 1, "award": 1 + (e.value is None), "set": 1, "move": 1 + counted,
-                "eliminate": 1 + counted, "put-chit": 2, "take-chit": 1, "restore": 1 + counted, "roll": 1,
-                "end-game": 1, "choose": 1, "mark": 1 + counted, "unmark": max(1, min(2, len(e.args))),
+        npos = {"place": 1, "remove": 1, "flip": 1, "reveal": 1, "award": 1 + (e.value is None), "set": 1,
+                "move": 1 + counted, "eliminate": 1 + counted, "put-chit": 2, "take-chit": 1, "restore": 1 + counted,
+                "roll": 1, "end-game": 1, "choose": 1, "mark": 1 + counted, "unmark": max(1, min(2, len(e.args))),
                 "attach": 1 + counted,
                 "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:])),
                 "join": 2, "reroll": 0}[verb]
@@ -163,7 +165,7 @@ class EffectCompiler:
                               f"write: {VERBS[verb]}")
                     ok = False
 
-        if verb in ("place", "remove", "flip"):
+        if verb in ("place", "remove", "flip", "reveal"):
             args["kind"] = ctx.ref("marker", pos[0], "marker kind")
             ok = ok and args["kind"] is not None
             if verb == "place":
@@ -183,9 +185,13 @@ class EffectCompiler:
                 elif "random" in flags:
                     ctx.error("arguments", "'random' picks among markers taken 'from' somewhere", e.span)
             else:
-                refuse("at")
+                refuse("at", "to") if verb == "reveal" else refuse("at")
                 if "at" in named:
                     args["at"] = self.location(named["at"])
+                if verb == "reveal" and "to" in named:
+                    to = ctx.ref("side", named["to"], allow=("both",))
+                    args["to"] = "" if to == "both" else to
+                    ok = ok and to is not None
         elif verb == "award":
             args["side"] = ctx.ref("side", pos[0])
             refuse()
@@ -393,18 +399,58 @@ class EffectCompiler:
 # ------------------------------------------------------------ markers, variables, triggers
 
 def marker_kind(ctx: Ctx, st: Statement) -> D.MarkerKind:
-    """``marker NAME "title" { colour; text-colour; value N; hidden; side SIDE }``."""
+    """``marker NAME "title" { colour; text-colour; value N; hidden [from all|enemy]; side SIDE }``."""
     b = Body(ctx, st, f"marker {st.name}")
     colour = ctx.colour(b.arg("colour")) or "#f0d040"
     text = ctx.colour(b.arg("text-colour")) or "#000000"
     value = ctx.int_(b.arg("value"), "a marker's value", -99, 99)
-    hidden = b.flag("hidden")
+    hid = b.one("hidden", (0, 2))
+    hidden = hid is not None
     side = ctx.ref("side", b.arg("side")) or "" if b.arg("side") else ""
+    hidden_from = "all"
+    if hid is not None and hid.args:
+        words = [a.text for a in hid.args]
+        if words in (["from", "all"], ["from", "enemy"]):
+            hidden_from = words[1]
+        else:
+            ctx.error("arguments", f"'hidden' takes nothing, 'from all' or 'from enemy', not '{' '.join(words)}'",
+                      hid.args[0].span, "write: hidden from enemy (its side sees the values, the others do not)")
+        if hidden_from == "enemy" and not b.arg("side"):
+            ctx.error("arguments", f"marker {st.name} is hidden from the enemy: say whose it is with 'side SIDE'",
+                      hid.span, "write: side german")
     b.finish()
     if st.condition is not None:
         ctx.error("condition-place", "a marker declaration takes no 'when'", Span.parse(st.condition.where) or st.span,
                   "say when a marker is placed or removed with the effects that do it")
-    return D.MarkerKind(st.name, title_of(st) or st.name, colour, text, side, value, hidden, where(st))
+    return D.MarkerKind(st.name, title_of(st) or st.name, colour, text, side, value, hidden, where(st),
+                        hidden_from=hidden_from)
+
+
+def hidden_rules(ctx: Ctx, st: Statement | None) -> D.HiddenRules:
+    """``hidden { unit-marker NAME from enemy|all }``: what the game hides
+    besides the engine's own secrets (runtime/observe.py)."""
+    if st is None:
+        return D.HiddenRules()
+    b = Body(ctx, st, "hidden")
+    units: dict[str, str] = {}
+    form = "write: unit-marker NAME from enemy (or from all)"
+    for s in b.all("unit-marker"):
+        words = [a.text for a in s.args]
+        if len(words) != 3 or words[1] != "from" or words[2] not in ("enemy", "all"):
+            ctx.error("arguments", "unit-marker takes a unit marker and whom it is hidden from", s.span, form)
+            continue
+        if words[0] not in UNIT_MARKERS:
+            ctx.error("unknown-name", f"'{words[0]}' is not a unit marker the engine reads", s.args[0].span,
+                      did_you_mean(words[0], UNIT_MARKERS) or "unit markers: " + ", ".join(UNIT_MARKERS))
+            continue
+        if words[0] in units:
+            ctx.error("duplicate", f"unit-marker {words[0]} is declared hidden twice", s.span)
+        units[words[0]] = words[2]
+    b.finish()
+    if st.condition is not None:
+        ctx.error("condition-place", "'hidden' takes no 'when'", Span.parse(st.condition.where) or st.span,
+                  "reveal markers with the effects 'flip' and 'reveal'")
+    return D.HiddenRules(D.frozen_map(units), where(st))
 
 
 def variable(ctx: Ctx, st: Statement) -> D.Variable:
@@ -439,7 +485,9 @@ def trigger(ctx: Ctx, st: Statement, fx: EffectCompiler, checkpoints: set[str]) 
                   did_you_mean(at.text, sorted(checkpoints)))
         return None
     ctx.expr(st.condition)
+    fx.bound_places = ("hex",) if at.text == "enter" else ()  # the hex entered
     key = fx.block(st, f"trigger:{st.name}")
+    fx.bound_places = ()
     return D.Trigger(st.name, title_of(st) or st.name, at.text, st.condition, key, where(st))
 
 

@@ -74,6 +74,7 @@ TOP_LEVEL: dict[str, str] = {
     "victory": "named",
     "marker": "named",
     "attachment": "named",
+    "hidden": "single",
     "variable": "named",
     "trigger": "named",
     "scenario": "named",

@@ -10,7 +10,10 @@ reach of the enemy) staying in supply, HQs following their units, chits
 (and, for a chit of ``hq any``, the HQ) that activate the most units, reinforcements nearest the objectives,
 retreats toward its own supply, advances that gain ground, no transfers
 off the map, no gambles.  A decision it has no rule for is an error.
-Both are deterministic for a given seed.
+Both are deterministic for a given seed.  Both decide from what their side
+sees (runtime/observe.py): ``random`` reads only the side's legal actions,
+``greedy`` the side's view with its secrets filled by one sample drawn from
+the view alone (``seen``), so that no decision depends on a hidden value.
 """
 from __future__ import annotations
 
@@ -20,12 +23,27 @@ from typing import Callable
 from .actions import Advance, Attack, Done, Fire, Hold, Move
 from .combat.odds import combat_odds
 from .decisions import Activate, Attach, Pick, Placements, Take, Withdraw
+from .observe import determinise, observe
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
 
 
+def seen(runner: Runner, state: GameState, side: str | None) -> GameState:
+    """The state a bot decides from: ``side``'s view (runtime/observe.py),
+    its secrets filled with one sample drawn from the view alone, so that
+    the decision never depends on what the side cannot see.  The state
+    itself when the game hides nothing from the side."""
+    view = observe(runner.game, state, side, log=False)
+    if view is state:
+        return state
+    return determinise(runner.game, view, random.Random(0))
+
+
 class RandomBot:
+    """Uniform among the legal actions: the side's own options, which it
+    always knows; it reads nothing else of the state."""
+
     name = "random"
 
     def __init__(self, seed: int = 0):
@@ -97,8 +115,9 @@ class GreedyBot:
 
     # ---------------------------------------------------------- the decision
     def choose(self, runner: Runner, state: GameState) -> RunnerAction:
-        acts = runner.legal_actions(state)
+        acts = runner.legal_actions(state)  # the side's own options: it knows them
         side = runner.to_move(state)
+        state = seen(runner, state, side)  # everything else from what the side sees
         ask = runner.effect_asks(state)
         if ask:
             return self._effect(runner, state, acts, side, ask)

@@ -838,7 +838,9 @@ class MarkerKind:
     handle it) and never blocks movement, exerts a ZOC or counts for stacking
     or control; rules ask for it with ``marker-at(WHERE, KIND)``.  ``value``:
     the printed value; ``hidden``: the value is printed on the back (each
-    marker placed carries its own value, face down until flipped)."""
+    marker placed carries its own value, face down until flipped or
+    revealed); ``hidden_from``: whom a face-down value is hidden from, "all"
+    or "enemy" (the sides other than ``side``: runtime/observe.py)."""
 
     id: str
     title: str
@@ -847,6 +849,19 @@ class MarkerKind:
     side: str = ""
     value: int | None = None
     hidden: bool = False
+    where: str = ""
+    hidden_from: str = "all"
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenRules:
+    """What a game hides besides the engine's own secrets (the chits in the
+    other sides' hands and in the cup, face-down markers' values): ``hidden {
+    unit-marker NAME from enemy|all }``.  ``unit_markers``: a unit marker ->
+    whom it is hidden from ("enemy": the sides other than the unit's).
+    runtime/observe.py reads it."""
+
+    unit_markers: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))
     where: str = ""
 
 
@@ -951,6 +966,7 @@ class GameDefinition:
     effects: Mapping[str, tuple[Effect, ...]] = field(default_factory=lambda: frozen_map({}))
     attachments: Mapping[str, AttachmentKind] = field(default_factory=lambda: frozen_map({}))  # by id
     attachment_of: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))  # counter id -> its kind
+    hidden: HiddenRules = field(default_factory=HiddenRules)  # what each side cannot see (runtime/observe.py)
 
     def selectors_of(self, counter_id: str) -> frozenset[str]:
         """Everything a unit selector may name that this counter matches: its

@@ -15,6 +15,7 @@ The verbs (docs/dsl.md, "Effects"):
 
     place KIND at WHERE [value N] [count N] [from WHERE [random]]   a marker
     remove KIND [at WHERE]          flip KIND [at WHERE]            markers
+    reveal KIND [at WHERE] [to SIDE]                                face down markers shown to every side (or one)
     award SIDE N | = EXPR           set VARIABLE = EXPR
     move N|all SELECTORS from WHERE to WHERE [random | by SIDE]     units
     attach N|all SELECTORS from WHERE to UNITS [random]             counters onto units (runtime/attachments.py)
@@ -33,6 +34,8 @@ Random picks use the game's seeded generator and are logged as draws.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import attachments as A
 from . import expr as E
 from .definition import Effect
@@ -40,6 +43,9 @@ from .hexes import Hex
 from .stacking import stacking_bars
 from .state import GameState, eliminate
 from .tables import roll_table
+
+
+PLACES = ("at", "from", "to")  # the arguments that name a location (a trigger's bound ``hex`` may stand there)
 
 
 class EffectError(RuntimeError):
@@ -142,7 +148,10 @@ class Effects:
             eff = effects[entry["i"]]
             entry["i"] += 1
             names, fns = self.env(s)
-            names.update(entry["bound"])
+            bound = entry["bound"]
+            names.update(bound)
+            if bound and any(k in PLACES and v in bound for k, v in eff.args.items()):  # ``at hex`` at enter
+                eff = replace(eff, args={k: bound[v] if k in PLACES and v in bound else v for k, v in eff.args.items()})
             if eff.condition is not None and E.evaluate(eff.condition, names, fns) is not True:
                 continue
             getattr(self, "_effect_" + eff.verb.replace("-", "_"))(s, eff, entry, names, fns)
@@ -164,8 +173,12 @@ class Effects:
         if n is None or n >= len(pool):
             return list(pool)
         r = s.rng()
-        picked = sorted(r.sample(pool, n))
+        picked = r.sample(pool, n)
         s.rng_state = r.getstate()
+        if picked and isinstance(picked[0], dict):  # markers: the log keeps them as they were drawn
+            s.log.append({"turn": s.turn, "draw": [dict(m) for m in picked], "for": why})
+            return picked
+        picked = sorted(picked)
         s.log.append({"turn": s.turn, "draw": picked, "for": why})
         return picked
 
@@ -198,6 +211,22 @@ class Effects:
         for m in self.markers_at(s, a.get("at") or "all", a["kind"]):
             m["face"] = "up" if m["face"] == "down" else "down"
         self._log(s, entry, f"flip {a['kind']}" + (f" at {a['at']}" if a.get("at") else ""))
+
+    def _effect_reveal(self, s, eff, entry, names, fns) -> None:
+        """Face-down markers shown: to every side (face up for good), or
+        ``to SIDE``, to that side alone (runtime/observe.py reads ``seen``)."""
+        a = eff.args
+        to = a.get("to") or ""
+        found = self.markers_at(s, a.get("at") or "all", a["kind"])
+        for m in found:
+            if not to:
+                m["face"] = "up"
+            elif to not in m.get("seen", ()):
+                m["seen"] = sorted({*m.get("seen", ()), to})
+        # the values shown go into the log: for every side, or (``to``) for that side alone (runtime/observe.py)
+        self._log(s, entry, f"reveal {a['kind']}" + (f" at {a['at']}" if a.get("at") else "")
+                  + (f" to {to}" if to else ""), count=len(found), values=sorted(m["value"] or 0 for m in found),
+                  **({"to": to} if to else {}))
 
     # ---------------------------------------------------------- VP, variables, chits, the end
     def _effect_award(self, s, eff, entry, names, fns) -> None:

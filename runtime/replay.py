@@ -4,13 +4,18 @@ The game is deterministic: a seed and the list of actions (in their text
 notation) give back every state.  A saved game is therefore a small JSON
 file::
 
-    {"format": "hexforge-game", "version": 1, "game": "games/smolensk",
+    {"format": "hexforge-game", "version": 2, "game": "games/smolensk",
      "scenario": "short", "variants": [], "seed": 3,
      "actions": ["done", "done", "move 3Pz 0626", ...],
-     "digest": "…"}            # of the final log: tells when the rules changed
+     "digest": "…",            # of the final log: tells when the rules changed
+     "state": {...}}           # the final state in full (``snapshot``)
 
 and loading one is compile + ``Runner.new_game(seed)`` + re-applying the
-actions.  :class:`Timeline` keeps the states (every state near the end, one
+actions.  A save holds the whole game, secrets included (the chits in every
+hand and in the cup, face-down markers' values): never one side's view
+(runtime/observe.py), which could not be played on.  Version 2 added the
+``state``, which the replay must reach; version 1 saves (without it) still
+load, and a newer version is refused with a sentence saying so.  :class:`Timeline` keeps the states (every state near the end, one
 in ``every`` further back; the others are recomputed from the nearest kept
 one), so that a game can be stepped through forward and back.
 
@@ -32,7 +37,7 @@ from .runner import Runner, RunnerAction
 from .state import GameState
 
 FORMAT = "hexforge-game"
-VERSION = 1
+VERSION = 2  # 2: the final state in full ("state")
 
 
 class ReplayError(Exception):
@@ -55,6 +60,28 @@ def digest(state: GameState) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
+def snapshot(runner: Runner, state: GameState) -> dict:
+    """The state in full as plain JSON data, secrets included: the turn,
+    phase and side to act, VP and variables, every unit (side, step, hex or
+    box, markers), every marker (where, value, face, who has seen it), the cup
+    and the hands, and the result."""
+    def where(h):
+        return runner.board.hex_id(h) if h is not None else None
+
+    return {
+        "turn": state.turn, "phase": state.phase, "active": state.active, "to-move": runner.to_move(state),
+        "vp": dict(sorted(state.vp.items())),
+        "variables": {k: v for k, v in sorted(state.variables.items())},
+        "units": {u.id: [u.side, u.step, where(u.hex), u.box, sorted(u.markers)]
+                  for u in sorted(state.units.values(), key=lambda u: u.id)},
+        "markers": [{"kind": m["kind"], "hex": where(m["hex"]), "box": m["box"], "value": m["value"],
+                     "face": m["face"], **({"seen": list(m["seen"])} if m.get("seen") else {})}
+                    for m in state.markers],
+        "cup": list(state.cup), "hands": {k: list(v) for k, v in sorted(state.hands.items())},
+        "result": dict(state.result) if state.result else None,
+    }
+
+
 # ------------------------------------------------------------------ saved games
 
 @dataclass
@@ -67,19 +94,25 @@ class SavedGame:
     digest: str = ""  # of the final state's log; "" when unknown
     agents: dict[str, str] = field(default_factory=dict)  # side -> human | random | greedy (informative)
     by_bots: list[int] = field(default_factory=list)  # indices of the actions a bot took
+    state: dict | None = None  # the final state in full (``snapshot``); None in a version 1 save
 
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "version": VERSION, "game": self.game, "scenario": self.scenario,
-                "variants": list(self.variants), "seed": self.seed, "agents": dict(self.agents),
-                "by-bots": list(self.by_bots), "actions": list(self.actions), "digest": self.digest}
+        d = {"format": FORMAT, "version": VERSION, "game": self.game, "scenario": self.scenario,
+             "variants": list(self.variants), "seed": self.seed, "agents": dict(self.agents),
+             "by-bots": list(self.by_bots), "actions": list(self.actions), "digest": self.digest}
+        if self.state is not None:
+            d["state"] = self.state
+        return d
 
     def dumps(self) -> str:
         d = self.to_dict()
         actions = d.pop("actions")
-        # one action a line: diffable, and readable by a person
+        state = d.pop("state", None)
+        # one action a line: diffable, and readable by a person; the state on one line at the end
         head = json.dumps(d, indent=1, sort_keys=True)[:-2]
         body = ",\n".join("  " + json.dumps(a) for a in actions)
-        return head + ',\n "actions": [\n' + body + ("\n " if actions else "") + "]\n}\n"
+        tail = (',\n "state": ' + json.dumps(state, sort_keys=True)) if state is not None else ""
+        return head + ',\n "actions": [\n' + body + ("\n " if actions else "") + "]" + tail + "\n}\n"
 
     def save(self, path: str | Path) -> Path:
         p = Path(path)
@@ -124,8 +157,11 @@ class SavedGame:
         dig = d.get("digest") or ""
         if not isinstance(dig, str):
             raise ReplayError(f"\"digest\" must be a text, not {_show(dig)}")
+        state = d.get("state") if version >= 2 else None  # version 1 had none: replaying gives it
+        if state is not None and not isinstance(state, dict):
+            raise ReplayError(f"\"state\" must be the saved game's state (a JSON object), not {_show(state)}")
         return cls(game, scenario, seed, list(actions), list(variants), dig,
-                   {str(k): v for k, v in agents.items()}, list(by_bots))
+                   {str(k): v for k, v in agents.items()}, list(by_bots), state)
 
     @classmethod
     def loads(cls, text: str) -> "SavedGame":
@@ -339,7 +375,8 @@ class Timeline:
     def saved(self, game: str, scenario: str, variants: list[str] | tuple[str, ...] = (),
               agents: dict[str, str] | None = None) -> SavedGame:
         return SavedGame(game, scenario, self.seed, self.actions, list(variants), digest(self.latest),
-                         dict(agents or {}), [i for i, st in enumerate(self.steps) if st.bot])
+                         dict(agents or {}), [i for i, st in enumerate(self.steps) if st.bot],
+                         snapshot(self.runner, self.latest))
 
     @classmethod
     def replay(cls, runner: Runner, saved: SavedGame, bots: Callable[[int], bool] | None = None,
@@ -359,6 +396,8 @@ class Timeline:
                 return t, f"action {i + 1} of {len(saved.actions)}, '{a}', does not replay: {e}"
         if saved.digest and digest(t.latest) != saved.digest:
             return t, "the game replays, but not as it was saved: the rules have changed since"
+        if saved.state is not None and json.loads(json.dumps(snapshot(runner, t.latest))) != saved.state:
+            return t, "the game replays, but its state is not the one saved: the rules have changed since"
         return t, ""
 
 

@@ -26,13 +26,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .actions import Done, Fire, IllegalActionError
+from .actions import Done, Fire, IllegalActionError, Move
 from .board import Board
 from .chitpull import ChitPull
 from .decisions import Activate, Choose, Pick, Place, Placements, Play, RunnerAction, Take, Transfer, Withdraw, parse
 from .definition import GameDefinition, Phase
 from .effects import Effects
 from .engine import Engine
+from .observe import observe
 from .reinforce import Reinforcements
 from .reorganize import Reorganization
 from .attachments import attach
@@ -166,6 +167,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         needed = [n for n in params_of(self.victory) if n not in self.params]
         if needed:
             raise ValueError("this scenario needs " + ", ".join(f"--param {n}=N" for n in needed))
+        # the ``enter`` checkpoint (a unit moved into a hex) is run only for games that use it
+        self._enter = any(t.at == "enter" for t in game.triggers) or any(r.at == "enter" for r in self.victory)
 
     # ---------------------------------------------------------- set-up
     def new_game(self, seed: int = 0) -> GameState:
@@ -216,6 +219,10 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
     # ---------------------------------------------------------- queries
     def over(self, s: GameState) -> bool:
         return s.result is not None
+
+    def observe(self, s: GameState, side: str | None) -> GameState:
+        """The state as ``side`` sees it (runtime/observe.py; None: everything)."""
+        return observe(self.game, s, side)
 
     def to_move(self, s: GameState) -> str | None:
         """The side whose decision it is (None when the game is over)."""
@@ -290,6 +297,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         d = s.step.get("decision")
         if s.pending or d in ("movement", "combat"):
             s2 = self.engine.apply(s, action)
+            if self._enter and isinstance(action, Move) and s2.result is None:
+                self.checkpoint(s2, "enter", hex=action.to, side=s2.units[action.unit].side)
             if not s2.pending and s2.phase != s.phase and d in ("movement", "combat"):
                 s2.step = dict(s2.step, decision=None)
                 s2.phase = ""  # the segment is over; the next step sets its own

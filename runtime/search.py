@@ -3,15 +3,15 @@
 How it decides (one search per decision, nothing kept between decisions):
 
 - **The side's view.**  The search starts from ``observe(runner, state,
-  side)``, the state as the deciding side sees it, and every iteration starts
-  from ``determinise(view, rng)``, one sample of what that side cannot know.
-  Today the engine has no hidden information, so the view is the state
-  itself and the only unknown is the future of the seeded generator (dice,
-  chit draws): the sample re-seeds it.  When the engine hides things (the
-  opponent's chits in hand, face-down units), these two functions are the
-  single place where the opponent's hidden information is sampled, and the
-  search becomes information-set MCTS (Cowling et al. 2012): one
-  determinisation per iteration over a tree of the side's own view.
+  side)``, the state as the deciding side sees it (runtime/observe.py), and
+  every iteration re-seeds the generator (``determinise(view, rng)``): the
+  future of the dice and chit draws is unknown.  Where the view hides
+  something (the other side's chits in hand or in the cup, face-down
+  markers' values), the search is determinised (PIMC, as in Long et al.
+  2010): ``samples`` states are drawn that agree with the view, the
+  iteration budget is shared among trees rooted at each, and the answers'
+  visits are added up; so the decision depends on the view alone.  A view
+  that hides nothing is searched as one tree, as before.
 - **Chance.**  The search never reads the real generator: a node's action
   is applied with the iteration's own generator.  A transition that draws
   nothing from it is deterministic and its child state is kept; one that
@@ -53,6 +53,9 @@ from . import expr as E
 from .actions import Attack, Done, IllegalActionError, Move
 from .combat.odds import combat_odds
 from .hexes import Hex
+from .observe import determinise as fill
+from .observe import needs_sample
+from .observe import observe as _observe
 from .runner import Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
@@ -64,15 +67,15 @@ PLACE_CALLS = ("controls", "occupies", "supplied", "held-since")
 # ------------------------------------------------------------------ the side's view
 
 def observe(runner: Runner, state: GameState, side: str) -> GameState:
-    """The state as ``side`` sees it.  The engine hides nothing yet; when it
-    does (``observe(state, side)`` in the engine), call it here."""
-    return state
+    """The state as ``side`` sees it (runtime/observe.py), without its log."""
+    return _observe(runner.game, state, side, log=False)
 
 
-def determinise(view: GameState, rng: random.Random) -> GameState:
+def determinise(view: GameState, rng: random.Random, game=None) -> GameState:
     """One sample of what the deciding side cannot know, consistent with its
-    view: today only the generator's future (dice, chit draws)."""
-    s = view.copy()
+    view: the generator's future (dice, chit draws) and, given the ``game``,
+    the secrets the view hides (runtime/observe.py)."""
+    s = fill(game, view, rng).copy() if game is not None else view.copy()
     s.rng_state = random.Random(rng.getrandbits(64)).getstate()
     return s
 
@@ -243,7 +246,7 @@ class SearchBot:
     budgeted = True  # takes search:ITERATIONS and --think SECONDS
 
     def __init__(self, seed: int = 0, budget: str = "", think: float | None = None, *,
-                 width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 1.5):
+                 width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 1.5, samples: int = 4):
         from .bots import GreedyBot  # the prior's first guess (bots imports this module)
         if budget and not budget.isdigit():
             raise ValueError(f"search:{budget}: the budget is a number of iterations, e.g. search:200")
@@ -251,6 +254,7 @@ class SearchBot:
         self.iterations = int(budget) if budget else (0 if think else 100)
         self.think = think
         self.width, self.per_unit, self.c_puct, self.trust = width, per_unit, c_puct, trust
+        self.samples = max(1, samples)  # determinisations of a view that hides something
         self.greedy = GreedyBot(seed)
         self.decisions = 0
         self._values: tuple[Runner, Values] | None = None
@@ -269,24 +273,44 @@ class SearchBot:
         values = self._values[1]
         view = observe(runner, state, side)
         rng = random.Random(f"search:{self.seed}:{self.decisions}")
+        if not needs_sample(view):
+            root = self._search(runner, values, view, side, acts, rng, self.iterations, self.think)
+            best = max(range(len(root.edges)), key=lambda k: (root.edges[k].n, root.edges[k].prior, -k))
+            return root.edges[best].action
+        # the view hides something: one tree per sample of it, the answers' visits added up
+        k = self.samples
+        visits: dict = {}
+        for _ in range(k):
+            sample = fill(runner.game, view, rng)
+            root = self._search(runner, values, sample, side, acts, rng,
+                                max(1, self.iterations // k) if self.iterations else 0,
+                                self.think / k if self.think else None)
+            for e in root.edges:
+                n, prior = visits.get(e.action, (0, 0.0))
+                visits[e.action] = (n + e.n, max(prior, e.prior))
+        order = {a: i for i, a in enumerate(acts)}
+        return max(visits, key=lambda a: (visits[a][0], visits[a][1], -order.get(a, 0)))
+
+    def _search(self, runner: Runner, values: Values, view: GameState, side: str, acts, rng: random.Random,
+                iterations: int, think: float | None) -> Node:
+        """One tree from ``view``; its root's answers carry their visits."""
         root = Node(view, side, evaluate(runner, values, view))
         self._lo, self._hi = min(root.value.values()), max(root.value.values())
         root.edges = self._rank(runner, values, view, side, acts, self._greedy_pick(runner, view))
         if len(root.edges) == 1:
-            return root.edges[0].action
-        deadline = time.perf_counter() + self.think if self.think else None
+            return root
+        deadline = time.perf_counter() + think if think else None
         i = 0
         while True:
-            if self.iterations and i >= self.iterations:
+            if iterations and i >= iterations:
                 break
             if deadline is not None and i > 0 and time.perf_counter() >= deadline:
                 break
             self._iterate(runner, values, root, rng)
             i += 1
-            if self.iterations and not deadline and self._settled(root, self.iterations - i):
+            if iterations and not deadline and self._settled(root, iterations - i):
                 break
-        best = max(range(len(root.edges)), key=lambda k: (root.edges[k].n, root.edges[k].prior, -k))
-        return root.edges[best].action
+        return root
 
     @staticmethod
     def _settled(root: Node, left: int) -> bool:

@@ -80,6 +80,8 @@ class GameState:
     # no hex and the box "under:HOST".  Tuples, so that a copy copies the dict only
     attached: dict[str, tuple[str, ...]] = field(default_factory=dict)
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
+    # set on a side's view of a state (runtime/observe.py): {"side", "unseen"}; None on a state, and on copies
+    observed: dict | None = field(default=None, repr=False, compare=False)
 
     # ----------------------------------------------------------------- copy
     def copy(self) -> "GameState":

@@ -21,7 +21,8 @@ GOOD = {"format": "hexforge-game", "version": 1, "game": "games/barbarossa-postc
 MALFORMED = {
     "version text": json.dumps(dict(GOOD, version="2")),
     "version null": json.dumps(dict(GOOD, version=None)),
-    "version newer": json.dumps(dict(GOOD, version=2)),
+    "version newer": json.dumps(dict(GOOD, version=3)),
+    "state list": json.dumps(dict(GOOD, version=2, state=[1, 2])),
     "agents list": json.dumps(dict(GOOD, agents=[1, 2])),
     "agents numbers": json.dumps(dict(GOOD, agents={"axis": 1})),
     "seed 5000 digits": json.dumps(GOOD).replace('"seed": 3', '"seed": ' + "7" * 5000),
@@ -68,8 +69,9 @@ def test_the_messages_say_what_is_wrong(tmp_path):
         with pytest.raises(ReplayError) as e:
             SavedGame.loads(MALFORMED[name])
         return str(e.value)
-    assert why("version text") == '"version" must be a whole number such as 1, not "2"'
-    assert why("version newer") == "saved by a newer hexforge (format version 2; this one reads 1)"
+    assert why("version text") == '"version" must be a whole number such as 2, not "2"'
+    assert why("version newer") == "saved by a newer hexforge (format version 3; this one reads 2)"
+    assert why("state list") == '"state" must be the saved game\'s state (a JSON object), not [1, 2]'
     assert why("agents list").startswith('"agents" must map each side to human, random or greedy')
     assert why("seed 5000 digits") == "not a saved game: a number in it is too long"
     assert why("seed 4000 digits").startswith('"seed" must be a whole number of at most 19 digits')

@@ -18,7 +18,7 @@ from runtime.vocabulary import EDGES
 from ..ast import Arg, Statement
 from ..checker import DECLARES, DICE, SYMBOLS, Body, Ctx, title_of, where
 from ..defines import expand_defines
-from ..effects import BLOCK_KEYWORDS, EffectCompiler, marker_kind, trigger, variable
+from ..effects import BLOCK_KEYWORDS, EffectCompiler, hidden_rules, marker_kind, trigger, variable
 from ..diagnostics import Diagnostics, DslError, Span, did_you_mean
 from ..loader import MAP_SUFFIX, TOP_LEVEL, Loader, apply_variants, merge_entries, resolve_extends
 from .. import mapfile
@@ -205,6 +205,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                                  set(ctx.symbols.get("die-table", {})))
         self.fx.cups = {k for k, p in pools.items() if p.kind == "cup"}
         markers = {st.name: marker_kind(ctx, st) for st in self.all("marker")}
+        hidden = hidden_rules(ctx, self.one("hidden"))
         variables = {st.name: variable(ctx, st) for st in self.all("variable")}
         events = {st.name: self.event(st) for st in self.all("event")}
         chart = self.terrain_effects(classes)
@@ -273,7 +274,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                                 sources=tuple(self.loader.src.texts),
                                 markers=fm(markers), variables=fm(variables), triggers=triggers,
                                 effects=fm(self.fx.effects), attachments=fm(self.attachment_kinds),
-                                attachment_of=fm(self.attachment_of))
+                                attachment_of=fm(self.attachment_of), hidden=hidden)
         self.check_command_chain(chits, mechanisms["activation"])
         for at, message in sequence_problems(game):  # check says no where play would refuse
             ctx.error("cannot-run", message, Span.parse(at + ":1") if at else None,

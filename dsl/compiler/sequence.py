@@ -237,7 +237,7 @@ class SequenceMixin:
         b.finish()
         return tuple(rules)
 
-    CHECKPOINTS = ("end", "turn-end", "supply", "roll", "failed-attack")
+    CHECKPOINTS = ("end", "turn-end", "supply", "roll", "failed-attack", "enter")
 
     def check_checkpoints(self, victory: dict, sequence: tuple[D.Phase, ...]) -> set[str]:
         """Every ``at CHECKPOINT`` names one the engine reaches: a fixed one or a victory-check phase."""

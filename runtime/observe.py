@@ -1,0 +1,261 @@
+"""What one side sees: the state with the other sides' secrets taken out, as
+OpenSpiel's information states do.
+
+``observe(game, state, side)`` returns a *view*: a ``GameState`` in which
+
+- the chits in the other sides' hands and the other sides' chits in the cup
+  are placeholders (``"?"``): their number shows, not which they are;
+- a face-down marker of a ``hidden`` kind has no value (``None``) unless the
+  side may see it: a kind hidden ``from enemy`` shows its value to the side
+  that handles it (``marker ... { side SIDE }``), and a ``reveal ... to SIDE``
+  shows one marker's value to that side;
+- unit markers the game declares hidden from the enemy (``hidden {
+  unit-marker NAME from enemy }``) are missing from the enemy's units;
+- the other sides' secret decisions (the chits they chose and picked: their
+  ``step`` entries and the ``picked:`` records) are left out;
+- the log is the side's own (``observe_log``): the other sides' chit choices
+  and the values of face-down markers drawn are left out.
+
+Everything else (units, control, VP, turn, phase, pending decisions) is
+public.  A game that hides nothing (no chits, no hidden marker kinds, no
+``hidden`` declarations) is observed as the state itself, at no cost.
+
+Views are read, never changed: they share the units with the state.  To
+simulate from a view (a bot's look-ahead, a search), fill its placeholders
+with ``determinise(game, view, rng)``, one sample of what the side cannot
+know that agrees with what it sees; a sample depends on the view and the
+generator only, so that no decision made from it depends on a secret.
+
+Reveal happens through effects (runtime/effects.py): ``flip`` and
+``reveal KIND [at WHERE]`` turn markers face up for every side, ``reveal ...
+to SIDE`` shows them to one side; a chit drawn from the cup or played from a
+hand is public from then on.  No Qt, no Lark.
+"""
+from __future__ import annotations
+
+import copy
+import random
+
+from .definition import GameDefinition
+from .state import GameState
+
+UNKNOWN = "?"  # a chit the side cannot see
+SECRET_DECISIONS = ("choose", "pick", "interrupt")  # steps whose details belong to the deciding side
+SECRET_KEYS = ("left", "chosen", "playable")  # ... and the details
+SECRET_ACTIONS = ("choose ", "pick ")  # the actions that choose chits: secret until the chit is drawn
+
+
+# ------------------------------------------------------------------ what is hidden
+
+def hides_anything(game: GameDefinition) -> bool:
+    """Whether the game can ever hide anything from a side (else every view is the state)."""
+    hit = _facts(game)
+    return hit["any"]
+
+
+def _facts(game: GameDefinition) -> dict:
+    """What the game hides, worked out once per game (definitions are immutable)."""
+    key = id(game)
+    hit = _FACTS.get(key)
+    if hit is not None and hit[0] is game:
+        return hit[1]
+    hidden = getattr(game, "hidden", None)
+    markers = {k: m.hidden_from for k, m in game.markers.items() if m.hidden}
+    unit_markers = dict(hidden.unit_markers) if hidden is not None else {}
+    facts = {"markers": markers, "unit-markers": unit_markers, "chits": bool(game.chits),
+             "picks": any(c.pick for c in game.chits.values()),
+             "any": bool(markers or unit_markers or game.chits)}
+    if len(_FACTS) > 64:
+        _FACTS.clear()
+    _FACTS[key] = (game, facts)
+    return facts
+
+
+_FACTS: dict[int, tuple[GameDefinition, dict]] = {}
+
+
+def marker_hidden_from(game: GameDefinition, m: dict, side: str | None) -> bool:
+    """Whether ``side`` cannot see this marker's value (``None``: a designer, who sees everything)."""
+    if side is None or m.get("face") != "down":
+        return False
+    whom = _facts(game)["markers"].get(m["kind"])
+    if whom is None:
+        return False
+    if side in m.get("seen", ()):
+        return False
+    return not (whom == "enemy" and game.markers[m["kind"]].side == side)
+
+
+def chit_seen_by(game: GameDefinition, cid: str, side: str) -> bool:
+    """A chit in the cup is seen by the side it belongs to (which put it there)."""
+    c = game.chits.get(cid)
+    return c is not None and c.side == side
+
+
+# ------------------------------------------------------------------ the view
+
+def observe(game: GameDefinition, state: GameState, side: str | None, log: bool = True) -> GameState:
+    """The state as ``side`` sees it (module docstring).  ``side`` None: the
+    designer's view, the state itself.  ``log`` False leaves the view's log
+    empty (bots never read it; filtering a long log costs time)."""
+    if side is None:
+        return state
+    facts = _facts(game)
+    if not facts["any"]:
+        return state
+    view = copy.copy(state)  # shallow: units, control, derived data and the rest are shared (a view is only read)
+    unseen: dict[str, list] = {}
+    if facts["chits"]:
+        view.hands = {k: (list(v) if k == side else [UNKNOWN] * len(v)) for k, v in state.hands.items()}
+        mine = sorted(c for c in state.cup if chit_seen_by(game, c, side))
+        view.cup = mine + [UNKNOWN] * (len(state.cup) - len(mine))
+        st = state.step
+        if st.get("decision") in SECRET_DECISIONS and st.get("side") != side:
+            view.step = {k: ([UNKNOWN] * len(v) if isinstance(v, list) else v) if k in SECRET_KEYS else v
+                         for k, v in st.items()}
+        if facts["picks"]:
+            view.done = {d for d in state.done if not (d.startswith("picked:") and d[7:] in game.chits
+                                                       and not chit_seen_by(game, d[7:], side))}
+    if facts["markers"] and any(marker_hidden_from(game, m, side) for m in state.markers):
+        out = []
+        for m in state.markers:
+            if marker_hidden_from(game, m, side):
+                unseen.setdefault(m["kind"], []).append(m["value"])
+                m = dict(m, value=None)
+            out.append(m)
+        view.markers = out
+        unseen = {k: sorted(v, key=lambda x: (x is None, x or 0)) for k, v in unseen.items()}
+    if facts["unit-markers"]:
+        units = None
+        for uid, u in state.units.items():
+            if u.side == side or not u.markers:
+                continue
+            gone = {mk for mk in u.markers if mk in facts["unit-markers"]}
+            if gone:
+                if units is None:
+                    units = dict(state.units)
+                v = u.copy()
+                v.markers -= gone
+                units[uid] = v
+        if units is not None:  # derived data may read the markers taken off: the view's own
+            view.units = units
+            view.cache = {k: v for k, v in state.cache.items() if isinstance(k, str)}
+    view.log = observe_log(game, state.log, side) if log else []
+    # the values of a kind's face-down markers, as a sorted multiset, are known to every side (the
+    # counter mix is printed in the rules); which marker carries which is not
+    view.observed = {"side": side, "unseen": unseen}
+    return view
+
+
+def observe_log(game: GameDefinition, entries: list[dict], side: str | None) -> list[dict]:
+    """The log as ``side`` saw it: the other sides' chit choices and the values
+    of face-down markers drawn are left out (``side`` None: all of it)."""
+    if side is None or not _facts(game)["any"]:
+        return list(entries)
+    return [seen_entry(game, e, side) for e in entries]
+
+
+def seen_entry(game: GameDefinition, e: dict, side: str) -> dict:
+    """One log entry as ``side`` saw it."""
+    who = e.get("side")
+    if who is not None and who != side and game.chits:
+        action = str(e.get("action", ""))
+        if action.startswith(SECRET_ACTIONS):
+            return dict(e, action=action.split(" ", 1)[0] + " " + UNKNOWN)
+        if "chits" in e:
+            return dict(e, chits=[UNKNOWN] * len(e["chits"]))
+    if e.get("to") and e["to"] != side and "values" in e:  # a reveal to another side
+        return {k: v for k, v in e.items() if k != "values"}
+    draw = e.get("draw")
+    if isinstance(draw, list) and any(isinstance(x, dict) for x in draw):
+        return dict(e, draw=[dict(x, value=None) if isinstance(x, dict) and marker_hidden_from(game, x, side)
+                             else x for x in draw])
+    return e
+
+
+def unseen_values(view: GameState) -> dict[str, list]:
+    """The values of the face-down markers a view hides, by kind (a sorted multiset)."""
+    return (view.observed or {}).get("unseen", {})
+
+
+def view_key(view: GameState) -> tuple:
+    """What a view shows, as one comparable value (the property tests compare
+    two states that one side sees alike).  The generator's future is no part
+    of it; the log is."""
+    def hexkey(h):
+        return () if h is None else tuple(h)
+    units = tuple(sorted((u.id, u.side, u.step, hexkey(u.hex), u.box, tuple(sorted(u.markers)))
+                         for u in view.units.values()))
+    markers = tuple(sorted((m["kind"], hexkey(m["hex"]), m["box"], m["value"] if m["value"] is not None else -999,
+                            m["face"], tuple(m.get("seen", ()))) for m in view.markers))
+    return (view.turn, view.phase, view.active, units, markers, tuple(view.cup),
+            tuple(sorted((k, tuple(v)) for k, v in view.hands.items())), repr(sorted(view.step.items(), key=str)),
+            tuple(sorted(view.done)), tuple(sorted(view.vp.items())), repr(view.pending), repr(view.effects),
+            tuple(sorted((k, tuple(v)) for k, v in unseen_values(view).items())),
+            tuple(sorted((tuple(h), s) for h, s in view.control.items())), view.pc, repr(view.result))
+
+
+# ------------------------------------------------------------------ sampling what is hidden
+
+def needs_sample(view: GameState) -> bool:
+    """Whether a view has placeholders to fill before one can play on from it."""
+    if view.observed is None:
+        return False
+    if unseen_values(view):
+        return True
+    return UNKNOWN in view.cup or any(UNKNOWN in h for h in view.hands.values()) or \
+        any(isinstance(v, list) and UNKNOWN in v for k, v in view.step.items() if k in SECRET_KEYS)
+
+
+def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> GameState:
+    """One state that agrees with what the view shows, its secrets drawn with
+    ``rng``: a face-down marker gets one of its kind's unseen values; a chit
+    the side cannot see, one of the other sides' chits it does not see
+    elsewhere (a sample, not a belief: the chits' history is not weighed).
+    The view itself when it hides nothing.  The generator of the dice is the
+    view's: re-seed it for a look-ahead that must not know the dice."""
+    if not needs_sample(view):
+        return view
+    side = view.observed["side"]
+    s = copy.copy(view)
+    s.observed = None  # a sample is a whole state: nothing in it is hidden any more
+    values = {k: list(v) for k, v in unseen_values(view).items()}
+    if values:
+        for k in values:
+            rng.shuffle(values[k])
+        out = []
+        for m in view.markers:
+            if m["value"] is None and m["face"] == "down" and values.get(m["kind"]):
+                m = dict(m, value=values[m["kind"]].pop())
+            out.append(m)
+        s.markers = out
+    secret_step = any(isinstance(v, list) and UNKNOWN in v for k, v in view.step.items() if k in SECRET_KEYS)
+    if UNKNOWN in view.cup or any(UNKNOWN in h for h in view.hands.values()) or secret_step:
+        seen: dict[str, int] = {}
+        for c in view.cup + [c for h in view.hands.values() for c in h]:
+            seen[c] = seen.get(c, 0) + 1
+        bag = []
+        for cid, c in sorted(game.chits.items()):
+            if c.side != side:
+                bag.extend([cid] * max(0, c.count - seen.get(cid, 0)))
+        rng.shuffle(bag)
+        others = sorted(cid for cid, c in game.chits.items() if c.side != side) or sorted(game.chits)
+
+        def one(kind_first: str | None = None) -> str:
+            if kind_first:
+                for i in range(len(bag) - 1, -1, -1):
+                    if game.chits[bag[i]].kind == kind_first:
+                        return bag.pop(i)
+            return bag.pop() if bag else rng.choice(others)
+        s.cup = [one() if c == UNKNOWN else c for c in view.cup]
+        s.hands = {k: [one("interrupt") if c == UNKNOWN else c for c in v] for k, v in view.hands.items()}
+        if secret_step:
+            st = dict(view.step)
+            if "playable" in st:
+                st["playable"] = [c for _, c in sorted((k, c) for k, v in s.hands.items() for c in v
+                                                       if game.chits[c].kind == "interrupt")] or st["playable"]
+            for k in ("left", "chosen"):
+                if isinstance(st.get(k), list):
+                    st[k] = [one() if c == UNKNOWN else c for c in st[k]]
+            s.step = st
+    return s

@@ -122,7 +122,7 @@ class MarkerInfo:
         if self.hidden:
             return "?"
         if self.value:
-            return self.value if self.value.startswith(("-", "+")) else f"+{self.value}"
+            return self.value if self.value.startswith(("-", "+", "(")) else f"+{self.value}"
         words = [w for w in self.title.replace("-", " ").split() if w[:1].isalnum()]
         return "".join(w[0] for w in words[:3]).upper() or self.id[:3].upper()
 

@@ -47,7 +47,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDockWidget, QFileDialog, QLabel, QListWidget,
                                QListWidgetItem, QMainWindow, QMessageBox, QProgressBar, QPushButton, QScrollArea,
-                               QToolBar)
+                               QSizePolicy, QToolBar)
 
 from runtime.actions import Advance, Attack, Done, Hit, IllegalActionError, Move, Retreat, Use
 from runtime.combat.odds import OddsReport, combat_odds
@@ -56,6 +56,7 @@ from runtime.definition import GameDefinition
 from runtime.combat.firepower import BattleReport
 from runtime.hexes import Hex
 from runtime.movement import MoveError, MoveRange, move_range, show_mp
+from runtime.observe import hides_anything, observe, seen_entry
 from runtime.replay import LockedError, ReplayError, SavedGame, Timeline
 from runtime.runner import Place
 from runtime.state import GameState
@@ -135,6 +136,13 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         self.doc = PlayDoc(self.game)
         self.view = PlayMapView(self.doc)
         self.setCentralWidget(self.view)
+        # the designer view shows every side's secrets: a banner over the window says so
+        self.designer_banner = QLabel("DESIGNER VIEW \u2014 every side's secrets are shown: hidden values, "
+                                      "chits in hand and in the cup")
+        self.designer_banner.setObjectName("designer-banner")
+        self.designer_banner.setAlignment(Qt.AlignCenter)
+        self.designer_banner.setStyleSheet("QLabel { background: #b00020; color: white; font-weight: bold; "
+                                           "padding: 4px; }")
         self.status_panel = StatusPanel()
         sa = QScrollArea()
         sa.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
@@ -230,6 +238,22 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             self, "follow_bots", self.follow_action.isChecked()))
         self.follow_action.setCheckable(True)
         self.follow_action.setChecked(self.follow_bots)
+        vm.addSeparator()
+        self.designer_action = self._act(vm, "&Designer view (show every side's secrets)", self.toggle_designer,
+                                         "Ctrl+Shift+D")
+        self.designer_action.setCheckable(True)
+        self.designer_action.setToolTip("Show what every side hides (face-down values, chits in hand and in the "
+                                        "cup), marked by a red banner; off: each person sees their own side's view")
+        self.designer_action.setEnabled(hides_anything(self.game))
+        bar = QToolBar("Designer view")
+        bar.setObjectName("designer-bar")
+        bar.setMovable(False)
+        self.designer_banner.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        bar.addWidget(self.designer_banner)
+        self.addToolBarBreak()
+        self.addToolBar(bar)
+        self.designer_bar = bar
+        bar.hide()
         # wiring
         self.view.hexClicked.connect(self.click_hex)
         self.view.hexHovered.connect(self.hover_hex)
@@ -463,7 +487,9 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             self.refresh()
             return False
         if not bot:
-            new = [T.describe(x, self.runner) for x in s.log[before:] if "roll" in x or "draw" in x]
+            side = self.viewing_side()
+            new = [T.describe(seen_entry(self.game, x, side) if side is not None else x, self.runner)
+                   for x in s.log[before:] if "roll" in x or "draw" in x]
             self.say(f"{action}" + (f" — {'; '.join(new)}" if new else ""))
             self.person_decided()  # bots waiting after a take-back go on
         self.after_action()
@@ -615,18 +641,39 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
     # -- showing ----------------------------------------------------------------------------------
     # -- hidden information --------------------------------------------------------------
     def hotseat(self) -> bool:
-        """Two or more sides played by people at one screen, in a game with secrets (chits)."""
-        return bool(self.game.chits) and sum(1 for a in self.agents.values() if a == "human") >= 2
+        """Two or more sides played by people at one screen, in a game with secrets (chits, hidden values)."""
+        return hides_anything(self.game) and sum(1 for a in self.agents.values() if a == "human") >= 2
 
     def hidden_sides(self) -> set[str]:
         """The sides whose secrets (chits chosen, chits in hand) the window hides now."""
-        if not self.secrets or not self.game.chits:
-            return set()
+        viewer = self.viewing_side()
+        return {sd for sd in self.game.sides if sd != viewer} if viewer is not None else set()
+
+    def designer_view(self) -> bool:
+        """Everything is shown: the designer view is on, or the game hides nothing from anybody here
+        (no secrets kept, nothing hidden, bots alone)."""
+        if self.designer_action.isChecked():
+            return True
+        return not self.secrets or not hides_anything(self.game) or \
+            not any(a == "human" for a in self.agents.values())
+
+    def viewing_side(self) -> str | None:
+        """Whose observation the window shows (runtime/observe.py): the person playing, in hotseat the
+        side that last took the screen; None in the designer view."""
+        if self.designer_view():
+            return None
         humans = [sd for sd, a in self.agents.items() if a == "human"]
-        if not humans:
-            return set()  # bots alone: nothing to hide from anybody
         viewer = self.viewer if self.hotseat() else humans[0]
-        return {sd for sd in self.game.sides if sd != viewer}
+        return viewer or humans[0]
+
+    def shown_state(self, s: GameState | None = None) -> GameState:
+        """The state as the window shows it: the viewing side's observation (everything in the designer view)."""
+        s = self.state if s is None else s
+        side = self.viewing_side()
+        return observe(self.game, s, side, log=False) if side is not None else s
+
+    def toggle_designer(self) -> None:
+        self.refresh()
 
     def _hand_over_due(self) -> str | None:
         """In hotseat, the side that must take the screen before it sees its decision."""
@@ -649,11 +696,17 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         self.handover.show_for(T.side_title(self.runner, due) if due else "")
         t = self.timeline
         s = t.state
+        shown = self.shown_state(s)  # what the person at the screen may see; the full state for the rest
+        designer = self.viewing_side() is None and hides_anything(self.game)  # everything shown: say so
+        self.designer_bar.setVisible(designer)
+        title = self.windowTitle().split(" \u2014 DESIGNER VIEW")[0]
+        self.setWindowTitle(title + (" \u2014 DESIGNER VIEW" if designer else ""))
         mp = self.view.mp
-        mp.set_state(s)
+        mp.designer = self.viewing_side() is None
+        mp.set_state(shown)
         self._sync_mode(s)
         self._overlay(s)
-        self.status_panel.show_state(self, s)
+        self.status_panel.show_state(self, shown)
         self._decisions(s)
         self._odds(s)
         self._log(s)
@@ -933,7 +986,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         ident, viewer, shown = self._log_shown
         log = s.log
         hidden = self.hidden_sides()
-        if ident != id(self.timeline) or viewer != self.viewer or shown > len(log) or \
+        side = self.viewing_side()
+        if ident != id(self.timeline) or viewer != side or shown > len(log) or \
                 (shown and lst.count() != shown):
             lst.clear()
             shown = 0
@@ -942,7 +996,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             lst.clear()
             shown = 0
         for e in log[shown:]:
-            it = QListWidgetItem(f"T{e.get('turn', s.turn)}  {T.describe(e, self.runner, hidden)}")
+            seen = seen_entry(self.game, e, side) if side is not None else e  # what the viewing side saw
+            it = QListWidgetItem(f"T{e.get('turn', s.turn)}  {T.describe(seen, self.runner, hidden)}")
             it.setToolTip(it.text())
             it.setData(Qt.UserRole, id(e))
             k = T.entry_kind(e)
@@ -952,7 +1007,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
                 f.setBold(True)
                 it.setFont(f)
             lst.addItem(it)
-        self._log_shown = (id(self.timeline), self.viewer, len(log))
+        self._log_shown = (id(self.timeline), side, len(log))
         if len(log) != shown:
             lst.scrollToBottom()
 

@@ -330,7 +330,7 @@ class PlayClicks:
         if path != ov.path:
             ov.path = path
             self.view.refresh()
-        self.view.viewport().setToolTip(T.hex_tooltip(self.runner, self.state, h, reach=reach) if h is not None
+        self.view.viewport().setToolTip(T.hex_tooltip(self.runner, self.shown_state(), h, reach=reach) if h is not None
                                         and h in self.game.map.hexes else "")
 
     # -- the decision list ------------------------------------------------------------------------

@@ -75,6 +75,7 @@ class PlayPainter(MapPainter):
         super().__init__(doc)
         self.game = doc.game
         self.state: GameState | None = None
+        self.designer = False  # the designer view: face-down values shown in brackets
         self.overlay = Overlay()
         self._looks: dict[tuple[str, int], CounterLook] = {}
 
@@ -94,7 +95,8 @@ class PlayPainter(MapPainter):
 
     def _markers(self, p, geo, vis, snap) -> None:
         """The state's markers on the map (runtime/effects.py): a face-up
-        marker shows its own value, a face-down one '?'."""
+        marker shows its own value, a face-down one '?' (its value in
+        brackets in the designer view, or where the viewing side has seen it)."""
         by_hex: dict[Hex, list[MarkerInfo]] = {}
         for m in self.state.markers if self.state is not None else ():
             info = snap.markers.get(m["kind"])
@@ -102,6 +104,8 @@ class PlayPainter(MapPainter):
                 continue
             if m["face"] == "up" and m["value"] is not None:
                 info = replace(info, hidden=False, value=str(m["value"]))
+            elif m["value"] is not None and info.hidden:  # face down, but this view may see it
+                info = replace(info, hidden=False, value=f"({m['value']})")
             by_hex.setdefault(m["hex"], []).append(info)
         for h, infos in by_hex.items():
             x, y = geo.centre(h)

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from runtime.actions import IllegalActionError
 from runtime.definition import GameDefinition
+from runtime.observe import hides_anything
 from runtime.replay import Timeline
 from runtime.runner import Runner
 
@@ -89,11 +90,12 @@ class SetupDialog(QDialog):
                 cb.addItem(AGENT_TITLES[a], a)
             self.agents[sid] = cb
             f.addRow(f"{sd.title}", cb)
-        self.secrets = QCheckBox("Keep each side's chits secret (a hand-over screen between players)")
+        self.secrets = QCheckBox("Keep each side's secrets (a hand-over screen between players)")
         self.secrets.setChecked(True)
-        self.secrets.setToolTip("With several people at one screen: the chits a side chooses and holds are "
-                                "hidden from the others, and the screen is handed over between them")
-        self.secrets.setVisible(bool(game.chits))
+        self.secrets.setToolTip("Each person sees their own side's view: the chits the other sides choose and "
+                                "hold and the values hidden from them stay hidden, and with several people at "
+                                "one screen it is handed over between them (View > Designer view shows all)")
+        self.secrets.setVisible(hides_anything(game))
         f.addRow(self.secrets)
         bb = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         bb.button(QDialogButtonBox.Ok).setText("Play")

@@ -58,6 +58,11 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
             return f"{who(e['side'])} puts {len(e['chits'])} chits in the cup (hidden)"
     if "roll" in e:
         return f"die {e['roll']} rolled {e['result']}" + (f" (for {e['for']})" if e.get("for") else "")
+    if "draw" in e and isinstance(e["draw"], list) and any(isinstance(x, dict) for x in e["draw"]):
+        return "drawn: " + ", ".join(f"{x.get('kind')} (" + ("value hidden" if x.get("value") is None
+                                                             else f"value {x['value']}") + ")"
+                                      for x in e["draw"] if isinstance(x, dict)) + \
+            (f" (for {e['for']})" if e.get("for") else "")
     if "draw" in e:
         return f"chit drawn: {e['draw']} ({e.get('left', '?')} left in the cup)"
     ev = e.get("event")

@@ -11,6 +11,9 @@ OpenSpiel's information states do.
   shows one marker's value to that side;
 - unit markers the game declares hidden from the enemy (``hidden {
   unit-marker NAME from enemy }``) are missing from the enemy's units;
+- the counters in a pool of kind ``cup`` (from every side) or ``hand`` (from
+  the other sides) stand in the box ``"?"``: how many each pool holds shows
+  (``view.observed["places"]``), not which they are;
 - the other sides' secret decisions (the chits they chose and picked: their
   ``step`` entries and the ``picked:`` records) are left out;
 - the log is the side's own (``observe_log``): the other sides' chit choices
@@ -62,9 +65,12 @@ def _facts(game: GameDefinition) -> dict:
     hidden = getattr(game, "hidden", None)
     markers = {k: m.hidden_from for k, m in game.markers.items() if m.hidden}
     unit_markers = dict(hidden.unit_markers) if hidden is not None else {}
+    # pools whose counters nobody sees (kind cup) or only their side sees (kind hand): counts only
+    pools = {f"pool:{k}": ("all" if p.kind == "cup" else "enemy", p.side)
+             for k, p in game.pools.items() if getattr(p, "kind", "box") in ("cup", "hand")}
     facts = {"markers": markers, "unit-markers": unit_markers, "chits": bool(game.chits),
-             "picks": any(c.pick for c in game.chits.values()),
-             "any": bool(markers or unit_markers or game.chits)}
+             "picks": any(c.pick for c in game.chits.values()), "pools": pools,
+             "any": bool(markers or unit_markers or game.chits or pools)}
     if len(_FACTS) > 64:
         _FACTS.clear()
     _FACTS[key] = (game, facts)
@@ -125,8 +131,19 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
             out.append(m)
         view.markers = out
         unseen = {k: sorted(v, key=lambda x: (x is None, x or 0)) for k, v in unseen.items()}
+    units = None
+    places: dict[str, int] = {}
+    if facts["pools"]:  # counters in a cup, or in another side's hand: where each is, is hidden
+        for uid, u in state.units.items():
+            hid = facts["pools"].get(u.box) if u.hex is None else None
+            if hid is not None and (hid[0] == "all" or hid[1] != side):
+                if units is None:
+                    units = dict(state.units)
+                v = u.copy()
+                v.box = UNKNOWN
+                units[uid] = v
+                places[u.box] = places.get(u.box, 0) + 1
     if facts["unit-markers"]:
-        units = None
         for uid, u in state.units.items():
             if u.side == side or not u.markers:
                 continue
@@ -134,16 +151,17 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
             if gone:
                 if units is None:
                     units = dict(state.units)
-                v = u.copy()
+                v = units[uid] if units[uid] is not u else u.copy()
                 v.markers -= gone
                 units[uid] = v
-        if units is not None:  # derived data may read the markers taken off: the view's own
-            view.units = units
-            view.cache = {k: v for k, v in state.cache.items() if isinstance(k, str)}
+    if units is not None:  # derived data may read what was taken out: the view's own
+        view.units = units
+        view.cache = {k: v for k, v in state.cache.items() if isinstance(k, str)}
     view.log = observe_log(game, state.log, side) if log else []
     # the values of a kind's face-down markers, as a sorted multiset, are known to every side (the
-    # counter mix is printed in the rules); which marker carries which is not
-    view.observed = {"side": side, "unseen": unseen}
+    # counter mix is printed in the rules); which marker carries which is not.  ``places``: how many
+    # counters each hidden pool holds (the counters themselves are in the box '?')
+    view.observed = {"side": side, "unseen": unseen, "places": dict(sorted(places.items()))}
     return view
 
 
@@ -192,6 +210,7 @@ def view_key(view: GameState) -> tuple:
             tuple(sorted((k, tuple(v)) for k, v in view.hands.items())), repr(sorted(view.step.items(), key=str)),
             tuple(sorted(view.done)), tuple(sorted(view.vp.items())), repr(view.pending), repr(view.effects),
             tuple(sorted((k, tuple(v)) for k, v in unseen_values(view).items())),
+            tuple(sorted(((view.observed or {}).get("places") or {}).items())),
             tuple(sorted((tuple(h), s) for h, s in view.control.items())), view.pc, repr(view.result))
 
 
@@ -201,7 +220,7 @@ def needs_sample(view: GameState) -> bool:
     """Whether a view has placeholders to fill before one can play on from it."""
     if view.observed is None:
         return False
-    if unseen_values(view):
+    if unseen_values(view) or view.observed.get("places"):
         return True
     return UNKNOWN in view.cup or any(UNKNOWN in h for h in view.hands.values()) or \
         any(isinstance(v, list) and UNKNOWN in v for k, v in view.step.items() if k in SECRET_KEYS)
@@ -219,6 +238,25 @@ def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> Ga
     side = view.observed["side"]
     s = copy.copy(view)
     s.observed = None  # a sample is a whole state: nothing in it is hidden any more
+    places = view.observed.get("places") or {}
+    if places:  # the counters whose place is hidden, dealt out to the hidden pools (their side's first)
+        units = dict(view.units)
+        hidden = sorted(uid for uid, u in view.units.items() if u.hex is None and u.box == UNKNOWN)
+        rng.shuffle(hidden)
+        for place, n in places.items():
+            owner = game.pools[place[5:]].side if place[5:] in game.pools else ""
+            pool = place[5:]
+            first = [uid for uid in hidden if getattr(game.counters.get(uid), "arrives", "") in (place, pool)]
+            fits = first + [uid for uid in hidden if uid not in first and
+                            (owner in ("", "both") or view.units[uid].side == owner)]
+            take = (fits + [uid for uid in hidden if uid not in fits])[:n]
+            for uid in take:
+                hidden.remove(uid)
+                v = units[uid].copy()
+                v.box = place
+                units[uid] = v
+        s.units = units
+        s.cache = {k: v for k, v in view.cache.items() if isinstance(k, str)}
     values = {k: list(v) for k, v in unseen_values(view).items()}
     if values:
         for k in values:

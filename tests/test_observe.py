@@ -275,3 +275,40 @@ def test_play_output_shows_no_hidden_value_before_it_is_revealed(tmp_path, capsy
         (folder / "game.hxr").write_text(text)
         outs.append(play([str(folder), "--agents", "greedy", "--seed", "1"], capsys)[1].splitlines())
     assert outs[0][:3] == outs[1][:3]  # turns 1-3: nothing revealed counts yet
+
+
+# ------------------------------------------------------------------ cups (pools of kind cup)
+
+@pytest.fixture(scope="module")
+def cups():
+    return compile_game(HERE / "games" / "attach")
+
+
+def test_counters_in_a_cup_show_only_as_counts(cups):
+    r = Runner(cups)
+    s = r.new_game(1)
+    in_cups = {u.id for u in s.units.values() if u.box in ("pool:red-tank-cup", "pool:red-support-cup",
+                                                           "pool:blue-tank-cup")}
+    assert in_cups
+    for side in ("red", "blue"):
+        view = r.observe(s, side)
+        assert all(view.units[uid].box == UNKNOWN for uid in in_cups)  # nobody sees into a cup
+        counts = view.observed["places"]
+        assert sum(counts.values()) == len(in_cups)
+        assert all(s.units[uid].box != UNKNOWN for uid in in_cups)  # the state keeps them
+        sample = determinise(cups, view, random.Random(3))
+        for place, n in counts.items():
+            assert sum(1 for u in sample.units.values() if u.box == place) == n
+        assert not any(u.box == UNKNOWN for u in sample.units.values())
+
+
+@settings(max_examples=6)
+@given(seed=st.integers(0, 1000), n=st.integers(0, 30), other=st.integers(0, 1000))
+def test_bots_never_read_what_is_in_a_cup(cups, seed, n, other):
+    r = Runner(cups)
+    s = walk(r, seed, n)
+    if s.result is not None:
+        return
+    side = r.to_move(s)
+    t = alike(r, s, side, other)
+    assert GreedyBot(seed).choose(r, s) == GreedyBot(seed).choose(r, t)

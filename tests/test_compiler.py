@@ -337,3 +337,32 @@ modifier std +1 "late surprise" when both(late, weather != "")
 def test_define_mistakes(tmp_path, lines, message):
     d = only(diagnostics_of(make_game(tmp_path, MINI_GAME + "\n" + lines + "\n")))
     assert message in d.message and d.span is not None
+
+
+def _smolensk_with(tmp_path, old: str, new: str):
+    import shutil
+    from pathlib import Path
+    shutil.copytree(Path(__file__).resolve().parent.parent / "games", tmp_path / "games")
+    folder = tmp_path / "games" / "smolensk"
+    f = folder / "game.hxr"
+    text = f.read_text(encoding="utf-8")
+    assert old in text
+    f.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return folder
+
+
+AOK2_ROW = "    AOK2          axis    hq              AOK2  1      4     no      no    \"2A\""
+
+
+def test_the_turn_tracks_chits_column_sets_when_a_chit_becomes_available(tmp_path):
+    """The track's `chits` column is read: a chit whose `from` is left as -
+    becomes available on the turn the track lists it."""
+    folder = _smolensk_with(tmp_path, AOK2_ROW, AOK2_ROW.replace(" 4     no", " -     no"))
+    assert compile_game(folder).chits["AOK2"].available == 4
+
+
+def test_a_chit_whose_from_disagrees_with_the_turn_track_is_an_error(tmp_path):
+    folder = _smolensk_with(tmp_path, AOK2_ROW, AOK2_ROW.replace(" 4     no", " 5     no"))
+    d = only(diagnostics_of(folder), "value")
+    assert "chit AOK2 becomes available on turn 4 by the turn track, but the chits table says from 5" in d.message
+    assert d.span.line > 0

@@ -3,6 +3,8 @@
 Part of the compiler: methods of ``_Compiler`` (see ``core.py``)."""
 from __future__ import annotations
 
+import dataclasses
+
 
 from runtime import definition as D
 from runtime.vocabulary import ACTIVATION_KINDS
@@ -105,6 +107,7 @@ class CountersMixin:
     def chits(self, counters: dict[str, D.Counter]) -> dict[str, D.Chit]:
         st = self.one("chits")
         out: dict[str, D.Chit] = {}
+        self.chit_from: dict[str, Arg] = {}  # chits whose first turn is written in the chits table
         if st is None:
             return out
         ctx = self.ctx
@@ -150,6 +153,8 @@ class CountersMixin:
             count = 1 if cnt is None or is_dash(cnt) else ctx.int_(cnt, "count", 1, 99) or 1
             fr = view.cell(r, "from")
             first = 1 if fr is None or is_dash(fr) else ctx.int_(fr, "first turn", 0, 999) or 1
+            if fr is not None and not is_dash(fr):
+                self.chit_from[cid] = fr
             always = read_yes_no(ctx, view.cell(r, "always"), "always", False)
             pick = read_yes_no(ctx, view.cell(r, "pick"), "pick", False)
             title = view.cell(r, "title")
@@ -178,6 +183,7 @@ class CountersMixin:
     # ------------------------------------------------------------ turn track
     def turn_track(self, weather, chits, events) -> D.TurnTrack:
         st = self.one("turn-track")
+        self.chit_track_turn: dict[str, int] = {}  # chits listed in the track's `chits` column: on which turn
         if st is None:
             return D.TurnTrack((), ())
         ctx = self.ctx
@@ -235,7 +241,30 @@ class CountersMixin:
                     values[c] = ctx.int_(a, f"'{c}'", 0, 999)
             date = view.cell(r, "date")
             turns.append(D.Turn(n, date.text if date is not None and not is_dash(date) else "", fm(values), where(r)))
+            self.chits_from_track(chits, n, values.get("chits") or (), view.cell(r, "chits"))
         return D.TurnTrack(tuple(turns), tuple(view.columns[1:]))
+
+    def chits_from_track(self, chits: dict[str, D.Chit], turn: int, listed: tuple[str, ...], a: Arg | None
+                         ) -> None:
+        """The track's `chits` column: the turn each listed chit becomes
+        available.  It sets the first turn of a chit whose `from` is not
+        written, and must agree with one that is."""
+        for cid in listed:
+            if cid not in chits or a is None:
+                continue
+            seen = self.chit_track_turn
+            if cid in seen:
+                self.ctx.error("value", f"chit {cid} is listed on turn {seen[cid]} and again on turn {turn} of the "
+                               "turn track: a chit becomes available once", a.span)
+                continue
+            seen[cid] = turn
+            fr = self.chit_from.get(cid)
+            if fr is not None and chits[cid].available != turn:
+                self.ctx.error("value", f"chit {cid} becomes available on turn {turn} by the turn track, but the "
+                               f"chits table says from {chits[cid].available}", a.span,
+                               "write the same turn in both, or leave the chits table's 'from' as -")
+            elif fr is None:
+                chits[cid] = dataclasses.replace(chits[cid], available=turn)
 
     def _ref_text(self, kind: str, name: str, a: Arg) -> bool:
         if self.ctx.has(kind, name):

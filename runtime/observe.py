@@ -70,6 +70,9 @@ def _facts(game: GameDefinition) -> dict:
              for k, p in game.pools.items() if getattr(p, "kind", "box") in ("cup", "hand")}
     facts = {"markers": markers, "unit-markers": unit_markers, "chits": bool(game.chits),
              "picks": any(c.pick for c in game.chits.values()), "pools": pools,
+             # per side: the records of the other sides' picked chits (secret until drawn)
+             "pick-keys": {s: frozenset(f"picked:{k}" for k, c in game.chits.items() if c.side != s)
+                           for s in game.sides},
              "any": bool(markers or unit_markers or game.chits or pools)}
     if len(_FACTS) > 64:
         _FACTS.clear()
@@ -100,6 +103,16 @@ def chit_seen_by(game: GameDefinition, cid: str, side: str) -> bool:
 
 # ------------------------------------------------------------------ the view
 
+def _shallow(state: GameState) -> GameState:
+    """A new state object sharing every field's value with ``state``."""
+    d = getattr(state, "__dict__", None)
+    if d is None:  # a state class with slots
+        return copy.copy(state)
+    s = object.__new__(type(state))
+    s.__dict__.update(d)
+    return s
+
+
 def observe(game: GameDefinition, state: GameState, side: str | None, log: bool = True) -> GameState:
     """The state as ``side`` sees it (module docstring).  ``side`` None: the
     designer's view, the state itself.  ``log`` False leaves the view's log
@@ -109,7 +122,7 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
     facts = _facts(game)
     if not facts["any"]:
         return state
-    view = copy.copy(state)  # shallow: units, control, derived data and the rest are shared (a view is only read)
+    view = _shallow(state)  # units, control, derived data and the rest are shared (a view is only read)
     unseen: dict[str, list] = {}
     if facts["chits"]:
         view.hands = {k: (list(v) if k == side else [UNKNOWN] * len(v)) for k, v in state.hands.items()}
@@ -120,8 +133,9 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
             view.step = {k: ([UNKNOWN] * len(v) if isinstance(v, list) else v) if k in SECRET_KEYS else v
                          for k, v in st.items()}
         if facts["picks"]:
-            view.done = {d for d in state.done if not (d.startswith("picked:") and d[7:] in game.chits
-                                                       and not chit_seen_by(game, d[7:], side))}
+            gone = state.done & facts["pick-keys"].get(side, frozenset())
+            if gone:
+                view.done = state.done - gone
     if facts["markers"] and any(marker_hidden_from(game, m, side) for m in state.markers):
         out = []
         for m in state.markers:
@@ -236,7 +250,7 @@ def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> Ga
     if not needs_sample(view):
         return view
     side = view.observed["side"]
-    s = copy.copy(view)
+    s = _shallow(view)
     s.observed = None  # a sample is a whole state: nothing in it is hidden any more
     places = view.observed.get("places") or {}
     if places:  # the counters whose place is hidden, dealt out to the hidden pools (their side's first)

@@ -17,6 +17,7 @@ the view alone (``seen``), so that no decision depends on a hidden value.
 """
 from __future__ import annotations
 
+import copy
 import random
 from typing import Callable
 
@@ -31,13 +32,18 @@ from .supply import supply_map
 
 def seen(runner: Runner, state: GameState, side: str | None) -> GameState:
     """The state a bot decides from: ``side``'s view (runtime/observe.py),
-    its secrets filled with one sample drawn from the view alone, so that
-    the decision never depends on what the side cannot see.  The state
-    itself when the game hides nothing from the side."""
+    its secrets filled with one sample drawn from the view alone and the dice
+    re-seeded, so that the decision never depends on what the side cannot
+    see.  The state itself when the game hides nothing (a look-ahead there
+    still rolls the game's own dice, as it always has)."""
     view = observe(runner.game, state, side, log=False)
     if view is state:
         return state
-    return determinise(runner.game, view, random.Random(0))
+    sample = determinise(runner.game, view, random.Random(0))
+    if sample is view:
+        sample = copy.copy(view)  # shallow, as the view
+    sample.rng_state = random.Random(0).getstate()  # a look-ahead does not know the dice either
+    return sample
 
 
 class RandomBot:

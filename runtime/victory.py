@@ -40,6 +40,9 @@ class VictoryRules:
             return any(s.control.get(h) == side for h in hexes_of(where))
 
         def occupies(side, where):
+            if str(where) in g.pools:  # a unit of the side waits in the box (AVD: the Minsk Pocket)
+                box = f"pool:{where}"
+                return any(u.side == side and u.hex is None and u.box == box for u in s.units.values())
             return any(u.side == side for h in hexes_of(where) for u in s.units_at(h))
 
         def supplied(side, where):

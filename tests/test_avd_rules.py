@@ -1,0 +1,143 @@
+"""A Victory Denied's rules (games/a-victory-denied/game.hxr), played on the
+game's own map and order of battle when they are there, else on the stand-in
+board and counters of tests/games/avd-stand-in: check, full bot games, and
+scripted cases of the rulebook (shared/rules/a-victory-denied.zh.txt)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dsl.compiler import compile_game
+from runtime.bots import RandomBot, play
+from runtime.decisions import Take
+from runtime.runner import Runner
+
+from helpers import ROOT
+
+RULES = ROOT / "games" / "a-victory-denied"
+STAND_IN = ROOT / "tests" / "games" / "avd-stand-in"
+
+
+def avd_folder(tmp: Path) -> Path:
+    """The game folder: the rules with the game's units and map, or the stand-ins."""
+    if (RULES / "units.hxr").exists() and (RULES / "map.hxm").exists():
+        return RULES
+    folder = tmp / "lib" / "a-victory-denied"
+    folder.mkdir(parents=True)
+    shutil.copy(RULES / "game.hxr", folder)
+    for f in ("units.hxr", "map.hxm"):
+        shutil.copy(STAND_IN / f, folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return avd_folder(tmp_path_factory.mktemp("avd"))
+
+
+@pytest.fixture(scope="module")
+def game(folder):
+    return compile_game(folder)
+
+
+@pytest.fixture
+def runner(game):
+    return Runner(game)
+
+
+# ------------------------------------------------------------------ whole games
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_random_game_plays_to_its_end_the_same_way_twice(game, seed):
+    logs = []
+    for _ in range(2):
+        r = Runner(game)
+        s, _ = play(r, r.new_game(seed=seed), {"german": RandomBot(seed), "soviet": RandomBot(seed + 100)})
+        assert s.result["turns"] in (8, 10) or "wins" in s.result["ended"] or "enters" in s.result["ended"]
+        logs.append(repr(s.log))
+    assert logs[0] == logs[1]
+
+
+# ------------------------------------------------------------------ the Supply chit (4 d-f)
+
+def test_the_supply_chit_lets_the_soviet_player_mark_the_turn_tracks_number_of_german_units(runner):
+    s = runner.new_game(seed=1)
+    s.turn = 2                                             # the track prints 2 on turn 2
+    s.units["4Pz"].markers.add("out-of-supply")
+    runner.run_effects(s, "chit:Supply", "Supply drawn")
+    assert "out-of-supply" not in s.units["4Pz"].markers   # 4 d: the old markers come off first
+    ask = s.effects[0]["ask"]
+    assert ask["side"] == "soviet" and ask["left"] == 2 and ask["verb"] == "mark"
+    assert set(ask["units"]) >= {"4Pz", "7Pz"} and not any(s.units[u].side == "soviet" for u in ask["units"])
+    s = runner.apply(s, Take("7Pz"))
+    assert "out-of-supply" in s.units["7Pz"].markers and s.effects[0]["ask"]["left"] == 1
+
+
+def test_no_out_of_supply_markers_on_turn_1(runner):
+    s = runner.new_game(seed=1)
+    runner.run_effects(s, "chit:Supply", "Supply drawn")
+    assert not s.effects and not any("out-of-supply" in u.markers for u in s.units.values())
+
+
+# ------------------------------------------------------------------ the Minsk pocket (5 g-i)
+
+def test_releasing_the_pocket_moves_the_units_to_the_road_entry_and_rolls_the_escape_table(runner, game):
+    s = runner.new_game(seed=4)
+    s.turn = 2
+    runner.run_effects(s, "chit:Reinf", "Reinforcements drawn")
+    assert s.effects[0]["ask"]["decision"] == "choose"
+    cup = list(s.cup)
+    runner.answer_effect(s, "release-all", None)
+    assert s.units["9A"].hex == game.map.grid.parse_id("3106") and s.units["31ID"].hex == s.units["9A"].hex
+    assert s.variables["minsk-points"] == 3 and sorted(s.cup) == sorted(cup + ["9A"])
+    roll = next(e for e in reversed(s.log) if e.get("table") == "minsk-escape")
+    assert roll["input"] == 3 and roll["result"] in ("A", "B", "-")   # column 1-7, turn 2: +1
+    if roll["result"] != "-":
+        assert any(m["kind"] == "minsk-drm" for m in s.markers)
+        assert any(s.units[u].box == "pool:reserve" for u in ("24RD", "2RD"))
+
+
+def test_the_pocket_ends_on_turn_4(runner, game):
+    s = runner.new_game(seed=4)
+    s.turn = 4
+    runner.run_effects(s, "event:minsk-ends", "Minsk Pocket ends")
+    assert s.units["9A"].hex == game.map.grid.parse_id("3106")
+    assert s.units["24RD"].box in ("eliminated", "removed") and s.units["2RD"].box in ("eliminated", "removed")
+
+
+# ------------------------------------------------------------------ victory
+
+def end_with(runner, s, directive: str, chose_moscow: bool = False, box: int = 0, held: int = 0,
+             motorized_lost: int = 0):
+    s.rolled["hitler-directive"] = directive
+    if chose_moscow:
+        s.done.add("chosen:objective-moscow")
+    s.markers = [m for m in s.markers if m["kind"] != "vp-chit"]
+    if box:
+        s.markers.append(runner.new_marker("vp-chit", None, "pool:victory-chits", box))
+    if held:
+        s.markers.append(runner.new_marker("vp-chit", None, "pool:soviet-chits", held))
+    s.lost = list(s.lost) + ["4Pz"] * motorized_lost
+    runner.finish(s, "the last turn")
+    return s.result
+
+
+def test_hitler_distracted_counts_chits_once_and_4_per_motorized_unit(runner):
+    r = end_with(runner, runner.new_game(seed=1), "hitler-distracted", box=5, held=2, motorized_lost=1)
+    assert r["vp"] == {"german": 5, "soviet": 6} and r["winner"] == "soviet"
+    r = end_with(runner, runner.new_game(seed=1), "hitler-distracted", box=6, held=2, motorized_lost=1)
+    assert r["winner"] == "draw"                                   # a tie
+
+
+def test_objective_moscow_rolled_doubles_the_soviet_chits_and_the_germans_win_ties(runner):
+    r = end_with(runner, runner.new_game(seed=1), "objective-moscow", box=10, held=2, motorized_lost=1)
+    assert r["vp"] == {"german": 10, "soviet": 10} and r["winner"] == "german"
+
+
+def test_objective_moscow_chosen_a_higher_german_total_is_only_a_draw(runner):
+    r = end_with(runner, runner.new_game(seed=1), "guderians-choice", chose_moscow=True, box=12, held=1)
+    assert r["vp"] == {"german": 12, "soviet": 2} and r["winner"] == "draw"
+    r = end_with(runner, runner.new_game(seed=1), "guderians-choice", chose_moscow=True, box=1, held=1)
+    assert r["winner"] == "soviet"

@@ -5,6 +5,7 @@ supply chit's transfer box, HQ transfers, lines of communication at
 activation).  A mixin of ``runtime.runner.Runner``."""
 from __future__ import annotations
 
+from . import expr as E
 from .actions import Done
 from .decisions import Activate, Choose, Pick, Play, Transfer
 from .definition import Chit, Phase
@@ -31,8 +32,7 @@ class ChitPull:
                 st.update(decision="pick", side=side, picks=new)
                 return
             avail = self._available_chits(s, side)
-            count = self.game.turn_track.turn(s.turn).values.get(f"{side}.chits") \
-                if self.game.turn_track.turns else "all"
+            count = self._chit_count(s, side)
             if count is None or count == "all" or count >= len(avail):
                 for cid in avail:
                     self._put_chit(s, cid)
@@ -52,8 +52,28 @@ class ChitPull:
         for cid, c in self.game.chits.items():
             if c.side == side and c.available <= s.turn and not c.always and \
                     (not c.pick or f"picked:{cid}" in s.done) and self._hq_present(s, c):
-                out.extend([cid] * c.count)
+                played = f"played:{cid}@{s.turn}" in s.done  # played before the selection (a phase's chit)
+                out.extend([cid] * (c.count - 1 if played else c.count))
         return out
+
+    def _chit_count(self, s: GameState, side: str):
+        """How many chits ``side`` chooses this turn: the first ``per-turn``
+        count whose condition holds, else the turn track's SIDE.chits ("all"
+        without one); less the side's chits a phase played before the
+        selection this turn (AVD turn 1: the 3rd Panzer Group chit)."""
+        g = self.game
+        count = None
+        for pc in g.chit_counts:
+            if pc.side == side and self._true(s, pc.condition):
+                names, fns = self.env(s)
+                count = max(0, int(E.evaluate(pc.amount, names, fns)))
+                break
+        if count is None:
+            count = g.turn_track.turn(s.turn).values.get(f"{side}.chits") if g.turn_track.turns else "all"
+        if isinstance(count, int):
+            played = sum(1 for cid, c in g.chits.items() if c.side == side and f"played:{cid}@{s.turn}" in s.done)
+            count = max(0, count - played)
+        return count
 
     def _hq_present(self, s: GameState, chit: Chit) -> bool:
         """A chit that needs its HQ on the map (AVD: Timoshenko; 9th Army: any
@@ -156,6 +176,14 @@ class ChitPull:
 
     def _proc_activate(self, s: GameState, ph: Phase) -> None:
         g = self.game
+        fixed = ph.params.get("chit")
+        if fixed and s.step.get("played") != ph.id:  # the phase plays this chit as if drawn (AVD turn 1: 3PzG)
+            s.done.add(f"played:{fixed[0]}@{s.turn}")
+            s.step = {"chit": fixed[0], "played": ph.id}
+            s.log.append({"turn": s.turn, "play": fixed[0], "phase": ph.id})
+            self.run_effects(s, f"chit:{fixed[0]}", f"{g.chits[fixed[0]].title} played")
+            if s.effects:
+                return  # its on-draw effects ask a side first
         cid = s.step.get("chit")
         if cid and self._start_trigger(s, cid):
             return  # an arrival or withdrawal the chit triggers comes first
@@ -165,6 +193,15 @@ class ChitPull:
         for u in s.units.values():  # the marker lasts one activation
             if spec and spec[0] in u.markers:
                 u.markers.discard(spec[0])
+        if ph.params.get("formation"):  # every unit of the formations on the map (AVD turn 1: 2nd Panzer Group)
+            forms = set(ph.params["formation"])
+            units = sorted(u.id for u in s.units.values() if u.hex is not None and g.counters[u.id].formation in forms)
+            s.activated = set(units)
+            if units:
+                s.active = s.units[units[0]].side
+            s.log.append({"turn": s.turn, "activate": ph.id, "units": units})
+            s.pc += 1
+            return
         if ph.params.get("hq-class"):  # every HQ of these classes activates (15.1(1))
             self._activate_all(s, ph)
             s.pc += 1
@@ -216,7 +253,8 @@ class ChitPull:
         elif refused:
             s.log.append({"turn": s.turn, "activate": cid, "units": [], "why": refused})
         else:
-            s.activated = self.command(s, hq_id, self.game.chits[cid].command)
+            chit = self.game.chits[cid]
+            s.activated = self.command(s, hq_id, chit.command, chit.units)
             entry = {"turn": s.turn, "activate": cid, "units": sorted(s.activated)}
             if hq_id != self.game.chits[cid].hq:
                 entry["hq"] = hq_id
@@ -407,11 +445,13 @@ class ChitPull:
             if not in_range:
                 u.markers.add(marker)
 
-    def command(self, s: GameState, hq_id: str, how: tuple[str, ...] = ("range",)) -> set[str]:
+    def command(self, s: GameState, hq_id: str, how: tuple[str, ...] = ("range",),
+                only: frozenset[str] = frozenset()) -> set[str]:
         """The units an HQ activates now: itself, and the friendly combat
         units within its command range (8.2), of its nationality where the
         game says so (8.3), HQs excepted (8.1(4)); by ``chain``, the units
-        its command chain links (``command_chain``)."""
+        its command chain links (``command_chain``).  ``only``: the unit
+        selectors a chit lets its HQ's range activate (HQs are not filtered)."""
         g = self.game
         rules = g.activation
         hq = s.units[hq_id]
@@ -429,6 +469,8 @@ class ChitPull:
                 continue
             if hq.side in rules.same_nationality and uc.nationality != c.nationality:
                 continue
+            if only and "hq" not in flags and not g.matches(u.id, only):
+                continue  # the chit activates only these units in range (AVD: the 9th Army chit, non-motorized)
             out.add(u.id)
         cap = rules.max_mechanized
         mech = sorted((hq.hex.distance(s.units[x].hex), x) for x in out

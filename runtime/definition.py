@@ -350,6 +350,19 @@ class Chit:
     any_hq: bool = False  # hq "any": its side chooses which of its HQs on the map activates
     command: tuple[str, ...] = ("range",)  # whom the HQ activates: "range" (command range), "chain" (command chain)
     needs_hq: bool = False  # available (chosen for the cup, or put in it) only while its HQ is on the map
+    units: frozenset[str] = frozenset()  # unit selectors its HQ's command range activates (empty: every unit)
+
+
+@dataclass(frozen=True, slots=True)
+class ChitCount:
+    """``chits { per-turn SIDE = EXPRESSION when CONDITION }``: how many chits
+    the side chooses while the condition holds, instead of the turn track's
+    ``SIDE.chits`` (AVD turn 8: "3/5", 5 under Objective Moscow!)."""
+
+    side: str
+    amount: object  # an expression
+    condition: object | None = None
+    where: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -962,6 +975,7 @@ class GameDefinition:
     markers: Mapping[str, MarkerKind] = field(default_factory=lambda: frozen_map({}))
     variables: Mapping[str, Variable] = field(default_factory=lambda: frozen_map({}))
     triggers: tuple[Trigger, ...] = ()
+    chit_counts: tuple[ChitCount, ...] = ()  # per-turn chit counts that replace the turn track's (first that holds)
     # effect lists by owner: "event:ID", "table:ID:CODE", "trigger:ID", "chit:ID", "option:...": run by runtime/effects.py
     effects: Mapping[str, tuple[Effect, ...]] = field(default_factory=lambda: frozen_map({}))
     attachments: Mapping[str, AttachmentKind] = field(default_factory=lambda: frozen_map({}))  # by id

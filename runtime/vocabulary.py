@@ -92,7 +92,8 @@ EDGES = ("north", "south", "east", "west")
 PHASE_PROPERTIES: dict[str, tuple[str, ...]] = {
     "choose-chits": (),
     "draw-chit": (),
-    "activate": ("die-table", "hq-class", "same-tag", "outside-command", "hq-transfer", "loc-check"),
+    "activate": ("die-table", "hq-class", "same-tag", "outside-command", "hq-transfer", "loc-check", "chit",
+                 "formation"),
     "move": ("side", "only", "exclude", "limit", "mode"),
     "strategic-move": ("side", "only", "exclude", "limit", "mode"),
     "combat": ("side", "only", "exclude", "limit", "ignore"),

@@ -141,3 +141,92 @@ def test_objective_moscow_chosen_a_higher_german_total_is_only_a_draw(runner):
     assert r["vp"] == {"german": 12, "soviet": 2} and r["winner"] == "draw"
     r = end_with(runner, runner.new_game(seed=1), "guderians-choice", chose_moscow=True, box=1, held=1)
     assert r["winner"] == "soviet"
+
+
+# ------------------------------------------------------------------ command (指挥旗)
+
+def run_to_selection(runner):
+    """A new game run to the German chit selection of turn 1 (the turn-1 segments done by 'done')."""
+    s = runner.new_game(seed=1)
+    while s.step.get("decision") != "choose" and not any("chits" in e for e in s.log):
+        s = runner.apply(s, "done")
+    return s
+
+
+def test_turn_1_the_2nd_panzer_group_fights_then_the_3rd_panzer_group_chit_is_played_first(runner, game):
+    s = run_to_selection(runner)
+    first = next(e for e in s.log if e.get("activate") == "first-2pzg-activation")
+    assert set(first["units"]) == {u for u, c in game.counters.items() if c.formation == "2PzG"
+                                   and s.units[u].hex is not None}
+    assert {"turn": 1, "play": "3PzG", "phase": "first-3pzg-activation"} in s.log
+    moves = [e for e in s.log if e.get("phase") == "movement"]
+    assert moves and all(e["action"] == "done" for e in moves)      # no movement for the 2PzG segment
+    assert runner._chit_count(s, "german") == 3                       # 4 on the track, the 3PzG chit played
+    assert "3PzG" not in runner._available_chits(s, "german")
+
+
+def test_turn_8s_german_chit_count_depends_on_the_directive(runner):
+    s = runner.new_game(seed=1)
+    s.turn = 8
+    s.rolled["hitler-directive"] = "hitler-distracted"
+    assert runner._chit_count(s, "german") == 3 and runner._chit_count(s, "soviet") == 3
+    s.rolled["hitler-directive"] = "objective-moscow"
+    assert runner._chit_count(s, "german") == 5
+    s.rolled["hitler-directive"] = "guderians-choice"
+    assert runner._chit_count(s, "german") == 3
+    s.done.add("chosen:objective-moscow")
+    assert runner._chit_count(s, "german") == 5
+
+
+def test_the_9th_army_chit_activates_hqs_and_non_motorized_units_in_range(runner, game):
+    s = runner.new_game(seed=1)
+    grid = game.map.grid
+    s.place("9A", grid.parse_id("2005"))
+    s.place("31ID", grid.parse_id("2006"))
+    s.place("4Pz", grid.parse_id("2007"))                            # motorized, in range
+    s.place("3PzG", grid.parse_id("2008"))                           # an HQ in range
+    assert runner.command(s, "9A", ("range",), game.chits["9A"].units) == {"9A", "31ID", "3PzG"}
+    assert "4Pz" in runner.command(s, "9A", ("range",))             # an HQ chit without 'units': everyone
+
+
+def test_the_3rd_panzer_group_chit_links_its_motorized_units_by_gaps_of_3(runner, game):
+    s = runner.new_game(seed=1)
+    grid = game.map.grid
+    s.place("3PzG", grid.parse_id("1001"))
+    s.place("7Pz", grid.parse_id("1501"))                           # 5 hexes: out of the HQ's range 4
+    s.place("900L", grid.parse_id("1301"))                          # 3 from the HQ, 2 from 7Pz
+    assert runner.command(s, "3PzG", ("range", "chain")) >= {"3PzG", "7Pz", "900L"}
+    s.place("900L", grid.parse_id("0901"))
+    assert "7Pz" not in runner.command(s, "3PzG", ("range", "chain"))
+
+
+# ------------------------------------------------------------------ what check refuses
+
+def diagnostics(tmp_path, old: str, new: str) -> list[str]:
+    from dsl.compiler import check_game
+    folder = avd_folder(tmp_path)
+    if folder == RULES:
+        copy = tmp_path / "lib2" / "a-victory-denied"
+        shutil.copytree(RULES, copy)
+        folder = copy
+    text = (folder / "game.hxr").read_text(encoding="utf-8")
+    assert old in text, old
+    (folder / "game.hxr").write_text(text.replace(old, new, 1), encoding="utf-8")
+    _, diags, _ = check_game(folder)
+    return [f"{d.span.line}: {d.message}" for d in diags.items if d.span]
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ("per-turn german = track", "per-turn germans = track", "unknown side 'germans'"),
+    ('per-turn german = track("moscow.german-chits")', "per-turn german", "per-turn takes a side and = the number"),
+    ("hq-on-map  infantry", "hq-on-map  infantri", "'infantri' is not a unit class, class flag"),
+    ("procedure activate; formation 2PzG", "procedure activate; formation 2PG", "no counter belongs to formation '2PG'"),
+    ("procedure activate; chit 3PzG", "procedure activate; chit 3PG", "unknown chit '3PG'"),
+    ("procedure activate; chit 3PzG", "procedure activate; chit 3PzG; formation 3PzG",
+     "activates by chit and formation: an activate phase takes one of chit, formation or hq-class"),
+    ("procedure move }\n    phase first-3pzg-combat", "procedure move; chit 3PzG }\n    phase first-3pzg-combat",
+     "'chit' is not used by any rule of a move phase"),
+])
+def test_check_refuses_what_no_rule_reads_at_its_place(tmp_path, old, new, message):
+    found = diagnostics(tmp_path, old, new)
+    assert any(message in d for d in found), found

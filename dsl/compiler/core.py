@@ -163,9 +163,9 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                 ctx.declare("die", a.text, a.span)
 
     # statements whose `= value` / `when condition` the compiler reads
-    TAKES_VALUE = {"modifier", "award", "define", "variable", "input"}
+    TAKES_VALUE = {"modifier", "award", "define", "variable", "input", "per-turn"}
     TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment", "skip",
-                       "battle-option", "forbid", "marker", "outcome", "trigger", "fire-attack"}
+                       "battle-option", "forbid", "marker", "outcome", "trigger", "fire-attack", "per-turn"}
 
     def check_expression_places(self) -> None:
         stack = list(self.sts)
@@ -217,6 +217,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         for st in self.all("counters"):
             counters.update(self.counters(st, classes, nats))
         chits = self.chits(counters)
+        self.formations = {c.formation for c in counters.values() if c.formation}
         track = self.turn_track(weather, chits, events)
         sequence = self.sequence()
         victory = {st.name: self.victory(st) for st in self.all("victory")}
@@ -274,7 +275,8 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                                 sources=tuple(self.loader.src.texts),
                                 markers=fm(markers), variables=fm(variables), triggers=triggers,
                                 effects=fm(self.fx.effects), attachments=fm(self.attachment_kinds),
-                                attachment_of=fm(self.attachment_of), hidden=hidden)
+                                attachment_of=fm(self.attachment_of), hidden=hidden,
+                                chit_counts=tuple(getattr(self, "chit_counts", ())))
         self.check_command_chain(chits, mechanisms["activation"])
         for at, message in sequence_problems(game):  # check says no where play would refuse
             ctx.error("cannot-run", message, Span.parse(at + ":1") if at else None,

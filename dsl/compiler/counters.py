@@ -114,6 +114,17 @@ class CountersMixin:
         b = Body(ctx, st, "chits")
         view = TableView.of(ctx, b.table(), "the chits table", st.span)
         drawn = {od.args[0].text for od in b.all("on-draw") if od.args}  # chits whose draw runs effects
+        self.chit_counts = []
+        for pt in b.all("per-turn"):  # per-turn SIDE = EXPRESSION [when CONDITION]
+            if len(pt.args) != 1 or pt.value is None:
+                ctx.error("arguments", "per-turn takes a side and = the number of chits it chooses", pt.span,
+                          'write: per-turn german = track("moscow.german-chits") when turn == 8')
+                continue
+            side = ctx.ref("side", pt.args[0])
+            ctx.expr(pt.value)
+            ctx.expr(pt.condition)
+            if side:
+                self.chit_counts.append(D.ChitCount(side, pt.value, pt.condition, where(pt)))
         for od in b.all("on-draw"):
             if len(od.args) == 1 and ctx.ref("chit", od.args[0]):
                 self.fx.block(od, f"chit:{od.args[0].text}")
@@ -123,7 +134,7 @@ class CountersMixin:
         if view is None:
             return out
         view.require_first("id")
-        cols = ("id", "side", "kind", "hq", "count", "from", "always", "pick", "command", "needs", "title")
+        cols = ("id", "side", "kind", "hq", "count", "from", "always", "pick", "command", "needs", "units", "title")
         view.check_columns(lambda c: c in cols, cols)
         for r in view.rows:
             cid = r.cells[0].text
@@ -176,8 +187,23 @@ class CountersMixin:
                           "write hq-on-map (the chit's HQ, or with hq any one of its side's HQs, is on the map)")
             elif needs_hq and not (hq or any_hq):
                 ctx.error("unused", f"chit {cid} needs its HQ on the map but names no HQ", nc.span)
+            units: frozenset[str] = frozenset()
+            uc = view.cell(r, "units")
+            if uc is not None and not is_dash(uc):
+                ok = set(self.ctx.symbols.get("unit-class", {})) | ctx.class_flags | {"all"} | \
+                    set(ctx.symbols.get("nationality", {})) | set(ctx.symbols.get("side", {}))
+                units = frozenset(read_list(uc))
+                for x in sorted(units - ok):
+                    ctx.error("unknown-name", f"'{x}' is not a unit class, class flag, nationality or side",
+                              uc.span, did_you_mean(x, ok))
+                if kind not in ("hq", "interrupt"):
+                    ctx.error("unused", f"chit {cid}'s units are not used by any rule: a {kind} chit activates "
+                              "no HQ", uc.span)
+                elif "range" not in command:
+                    ctx.error("unused", f"chit {cid}'s units are not used by any rule: they choose among the units "
+                              "of its command range, and it commands by chain only", uc.span)
             out[cid] = D.Chit(cid, title.text if title is not None and not is_dash(title) else cid, side, kind,
-                              hq, count, first, always, pick, where(r), any_hq, command, needs_hq)
+                              hq, count, first, always, pick, where(r), any_hq, command, needs_hq, units)
         return out
 
     # ------------------------------------------------------------ turn track

@@ -101,6 +101,20 @@ class SequenceMixin:
                     a.text for a in e.args if ctx.terrain_ref(a, ("hexside",)))
             elif e.keyword == "loc-check":
                 params["loc-check"] = tuple(a.text for a in e.args if ctx.ref("unit-class", a, "unit class"))
+            elif e.keyword == "chit":  # activate: the chit is played as if drawn (AVD turn 1: 3PzG first)
+                if len(e.args) != 1:
+                    ctx.error("arguments", "chit takes one chit", e.span, "write: chit 3PzG")
+                elif ctx.ref("chit", e.args[0]):
+                    params["chit"] = (e.args[0].text,)
+            elif e.keyword == "formation":  # activate: every unit of the formation on the map (AVD turn 1: 2PzG)
+                forms = getattr(self, "formations", set())
+                for a in e.args:
+                    if a.text not in forms:
+                        ctx.error("unknown-name", f"no counter belongs to formation '{a.text}'", a.span,
+                                  did_you_mean(a.text, forms))
+                if not e.args:
+                    ctx.error("arguments", "formation names one or more formations", e.span, "write: formation 2PzG")
+                params["formation"] = tuple(a.text for a in e.args)
             elif e.keyword == "hq-class":
                 params["hq-class"] = tuple(a.text for a in e.args if ctx.ref("unit-class", a, "unit class"))
             elif e.keyword == "die-table":
@@ -156,6 +170,10 @@ class SequenceMixin:
             else:  # repeated properties accumulate (two 'note' lines keep both)
                 params[e.keyword] = params.get(e.keyword, ()) + tuple(a.text for a in e.args)
         self.check_phase_properties(st, procedure)
+        ways = [k for k in ("chit", "formation", "hq-class") if k in params]
+        if procedure == "activate" and len(ways) > 1:
+            ctx.error("value", f"phase {name} activates by {' and '.join(ways)}: an activate phase takes one of "
+                      "chit, formation or hq-class", st.span)
         if procedure in ("move", "strategic-move"):
             modes = set(ctx.symbols.get("movement-mode", {})) | {"normal"}
             for e in st.body or ():

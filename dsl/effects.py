@@ -24,15 +24,16 @@ VERBS = {
     "reveal": "reveal KIND [at WHERE] [to SIDE]",
     "award": "award SIDE N  or  award SIDE = EXPRESSION",
     "set": "set VARIABLE = EXPRESSION",
-    "move": "move N|all SELECTORS from WHERE to WHERE [random | by SIDE]",
+    "move": "move N|all SELECTORS from WHERE|map to WHERE [random | by SIDE] [marked|unmarked MARKER]",
     "attach": "attach N|all SELECTORS from WHERE to UNITS [random]",
-    "eliminate": "eliminate N|all SELECTORS from WHERE [random | by SIDE]",
+    "eliminate": "eliminate N|all SELECTORS from WHERE|map [random | by SIDE] [marked|unmarked MARKER]",
     "put-chit": "put-chit CHIT cup  or  put-chit CHIT hand SIDE",
     "take-chit": "take-chit CHIT",
     "restore": "restore N|all SELECTORS by SIDE [cost N] = POINTS",
     "mark": "mark N|all SELECTORS with MARKER [random | by SIDE]",
     "unmark": "unmark MARKER [SELECTORS]",
     "roll": "roll TABLE",
+    "lose-source": "lose-source HEX",
     "end-game": "end-game SIDE|draw [\"why\"]",
     "choose": "choose SIDE [\"question\"] { option NAME [\"title\"] { effects } ... }",
     "fire": "fire KIND[,KIND...] N  or  fire KIND = EXPRESSION  or  fire KIND roll TABLE",
@@ -41,7 +42,7 @@ VERBS = {
 }
 RESULT_VERBS = ("join", "reroll")  # a CRT result's own effects: only in results { on CODE { ... } }
 # the words after a verb's first arguments that take one value
-KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", "else-row"}
+KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", "else-row", "marked", "unmarked"}
 UNIT_MARKERS = ("out-of-supply", "isolated", "disrupted")  # markers on units (runtime/supply.py reads them)
 BLOCK_KEYWORDS = ("do", "on", "on-draw", "option")  # statements whose body is effects (no global value/condition rules)
 
@@ -57,10 +58,12 @@ class EffectCompiler:
         self.bound_places: tuple[str, ...] = ()  # names a trigger binds that stand for a place (``hex`` at enter)
 
     # ------------------------------------------------------------ places
-    def location(self, a: Arg, boxes: bool = True) -> str | None:
-        """A hex id, an area or (``boxes``) a pool, ``eliminated`` or ``removed``."""
+    def location(self, a: Arg, boxes: bool = True, whole_map: bool = False) -> str | None:
+        """A hex id, an area or (``boxes``) a pool, ``eliminated`` or ``removed``
+        (``whole_map``: or ``map``, every hex)."""
         t = a.text
-        if t in self.areas or t in self.bound_places or (boxes and (t in self.pools or t in ("eliminated", "removed"))):
+        if t in self.areas or t in self.bound_places or \
+                (boxes and (t in self.pools or t in ("eliminated", "removed"))) or (whole_map and t == "map"):
             return t
         if self.ctx.grid is not None:
             try:
@@ -140,7 +143,7 @@ class EffectCompiler:
                 "roll": 1, "end-game": 1, "choose": 1, "mark": 1 + counted, "unmark": max(1, min(2, len(e.args))),
                 "attach": 1 + counted,
                 "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:])),
-                "join": 2, "reroll": 0}[verb]
+                "join": 2, "reroll": 0, "lose-source": 1}[verb]
         split = self._split(e, npos)
         if split is None:
             return None
@@ -226,9 +229,14 @@ class EffectCompiler:
                 if "cost" in named:
                     args["cost"] = ctx.int_(named["cost"], "points per step", 0, 99)
             else:
-                refuse("from", "to", "by", "random") if verb == "move" else refuse("from", "by", "random")
+                refuse("from", "to", "by", "random", "marked", "unmarked") if verb == "move" else \
+                    refuse("from", "by", "random", "marked", "unmarked")
                 fr = need("from")
-                args["from"] = self.location(fr) if fr else None
+                args["from"] = self.location(fr, whole_map=True) if fr else None
+                for w in ("marked", "unmarked"):
+                    if w in named:
+                        args[w] = self.unit_marker(named[w])
+                        ok = ok and args[w] is not None
                 ok = ok and args["from"] is not None
                 if verb == "move":
                     to = need("to")
@@ -294,6 +302,13 @@ class EffectCompiler:
                     ctx.error("arguments", "put-chit puts a chit into the cup or a side's hand", pos[1].span,
                               f"write: {VERBS[verb]}")
                     ok = False
+        elif verb == "lose-source":
+            refuse()
+            args["at"] = self.location(pos[0], boxes=False)
+            ok = ok and args["at"] is not None
+            if len(e.args) > 1:
+                ctx.error("arguments", "lose-source takes one hex or area", e.args[1].span, f"write: {VERBS[verb]}")
+                ok = False
         elif verb == "roll":
             refuse()
             args["table"] = ctx.ref("die-table", pos[0])

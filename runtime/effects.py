@@ -17,9 +17,10 @@ The verbs (docs/dsl.md, "Effects"):
     remove KIND [at WHERE]          flip KIND [at WHERE]            markers
     reveal KIND [at WHERE] [to SIDE]                                face down markers shown to every side (or one)
     award SIDE N | = EXPR           set VARIABLE = EXPR
-    move N|all SELECTORS from WHERE to WHERE [random | by SIDE]     units
+    move N|all SELECTORS from WHERE|map to WHERE [random | by SIDE] [marked|unmarked MARKER]   units
     attach N|all SELECTORS from WHERE to UNITS [random]             counters onto units (runtime/attachments.py)
-    eliminate N|all SELECTORS from WHERE [random | by SIDE]         units
+    eliminate N|all SELECTORS from WHERE|map [random | by SIDE] [marked|unmarked MARKER]       units
+    lose-source HEX                 the hex is no longer a supply source (for every side)
     put-chit CHIT cup | hand SIDE   take-chit CHIT                  chits
     restore N|all SELECTORS by SIDE points = EXPR [cost N]          steps back from replacement points
     mark N|all SELECTORS with MARKER [random | by SIDE]             a unit marker (out-of-supply) on units on the map
@@ -83,6 +84,9 @@ class Effects:
 
     def units_in(self, s: GameState, where: str, selectors) -> list[str]:
         g = self.game
+        if where == "map":  # every unit on the map
+            return sorted(u.id for u in s.units.values() if u.hex is not None
+                          and (u.id in selectors or g.matches(u.id, selectors)))
         hexes = self.where_hexes(where)
         if hexes is None:
             box = self.box_of(where)
@@ -267,6 +271,13 @@ class Effects:
         self._log(s, entry, f"the game ends: {winner}")
         self.finish(s, eff.args.get("title") or entry["why"], winner=winner)
 
+    def _effect_lose_source(self, s, eff, entry, names, fns) -> None:
+        """The hexes named stop being supply sources (AVD 4 c: the Soviet source 1517 from turn 4)."""
+        for h in self.where_hexes(eff.args["at"]) or ():
+            s.done.add(f"source-lost:{self.board.hex_id(h)}")
+        s.version += 1  # lines of communication change
+        self._log(s, entry, f"{eff.args['at']} is no longer a supply source")
+
     def _effect_roll(self, s, eff, entry, names, fns) -> None:
         self.roll_die_table(s, eff.args["table"])
 
@@ -297,6 +308,10 @@ class Effects:
     def _effect_move(self, s, eff, entry, names, fns) -> None:
         a = eff.args
         pool = self.units_in(s, a["from"], frozenset(a["units"]))
+        if a.get("marked"):  # only units carrying the marker (AVD 4 k: a disbanded isolated unit)
+            pool = [u for u in pool if a["marked"] in s.units[u].markers]
+        if a.get("unmarked"):
+            pool = [u for u in pool if a["unmarked"] not in s.units[u].markers]
         n = self._count(eff, names, fns)
         if a.get("by"):
             need = len(pool) if n is None else min(n, len(pool))

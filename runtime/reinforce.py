@@ -13,7 +13,7 @@ from .hexes import Hex
 from .movement import ALL, SCALE, class_costs, stack_count, unit_mp
 from .stacking import extra_bars
 from .state import GameState
-from .supply import reached
+from .supply import reached, sources_of
 from .zoc import enemy_zoc
 
 
@@ -152,7 +152,7 @@ class Reinforcements:
         """Rail hexes traced along unbroken rail from an own source, through
         no enemy unit and no enemy ZOC (friendly units do not help, 12.1(2))."""
         ezoc = enemy_zoc(self.game, self.board, s, side)
-        start = [h for h in self.board.supply_sources(side) if s.side_at(h) in (None, side) and h not in ezoc]
+        start = [h for h in sources_of(self.board, s, side) if s.side_at(h) in (None, side) and h not in ezoc]
         seen = set(start)
         todo = list(start)
         while todo:

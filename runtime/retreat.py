@@ -24,6 +24,7 @@ from .hexes import Hex
 from .movement import class_costs, stack_count, stack_weight
 from .stacking import extra_bars, extra_limits
 from .state import GameState
+from .supply import lost_sources
 from .zoc import zoc_of
 
 
@@ -42,18 +43,20 @@ class RetreatPath:
         return (int(self.destroyed), self.losses, len(self.hexes))
 
 
-def distance_to_supply(game: GameDefinition, board: Board, side: str) -> dict[Hex, int]:
-    """Static hex distance from each hex to the side's supply sources,
-    through terrain a unit may enter (units and ZOC ignored)."""
+def distance_to_supply(game: GameDefinition, board: Board, side: str,
+                       lost: frozenset[Hex] = frozenset()) -> dict[Hex, int]:
+    """Static hex distance from each hex to the side's supply sources (less
+    the ``lost`` ones), through terrain a unit may enter (units and ZOC ignored)."""
     cache = board.__dict__.setdefault("_supply_distance", {})
-    if side in cache:
-        return cache[side]
+    key = (side, lost) if lost else side
+    if key in cache:
+        return cache[key]
     impassable = set(game.supply.impassable) | {t for t, eff in game.chart.effects.items()
                                                 if game.terrain.get(t) and game.terrain[t].kind == "terrain"
                                                 and eff.move and all(c.kind == "no" for _, c in eff.move)}
     dist: dict[Hex, int] = {}
     q: deque[Hex] = deque()
-    for h in board.supply_sources(side):
+    for h in board.supply_sources(side) - lost:
         if board.terrain(h) not in impassable:
             dist[h] = 0
             q.append(h)
@@ -63,7 +66,7 @@ def distance_to_supply(game: GameDefinition, board: Board, side: str) -> dict[He
             if n not in dist and board.terrain(n) not in impassable:
                 dist[n] = dist[h] + 1
                 q.append(n)
-    cache[side] = dist
+    cache[key] = dist
     return dist
 
 
@@ -89,7 +92,7 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
     assert start is not None
     rules = game.retreat
     counter = game.counters[unit_id]
-    dist = distance_to_supply(game, board, u.side)
+    dist = distance_to_supply(game, board, u.side, lost_sources(board, state))
     ezoc = zoc_of(game, board, state, enemy)
     limit = game.stacking.get("units")
     if limit is None and extra_limits(game.stacking):

@@ -50,7 +50,8 @@ from .hexes import Hex
 from .state import GameState, eliminate
 from .zoc import enemy_zoc
 
-__all__ = ["supply_map", "reached", "supply_status", "trace_line", "supply_map_reference", "in_supply"]
+__all__ = ["supply_map", "reached", "supply_status", "trace_line", "supply_map_reference", "in_supply",
+           "sources_of"]
 
 RAIL = "rail"
 
@@ -105,6 +106,17 @@ def _static(board: Board, rules: SupplyRules) -> _Static:
 
 # ---------------------------------------------------------------- dynamic blocking
 
+def lost_sources(board: Board, state: GameState) -> frozenset[Hex]:
+    """Source hexes an effect took away (``lose-source``: AVD's Soviet 1517 from turn 4)."""
+    return frozenset(board.parse(k[len("source-lost:"):]) for k in state.done if k.startswith("source-lost:"))
+
+
+def sources_of(board: Board, state: GameState, side: str) -> frozenset[Hex]:
+    """The side's supply sources now: the printed ones and its map edges, less the lost ones."""
+    lost = lost_sources(board, state)
+    return board.supply_sources(side) - lost if lost else board.supply_sources(side)
+
+
 def _blocking(game: GameDefinition, board: Board, state: GameState, side: str):
     """(no_enter, no_exit, static): hexes a line may not enter / leave now."""
     rules = game.supply
@@ -158,10 +170,10 @@ def _weights(no_enter, no_exit, st: _Static, link: str = RAIL):
     return step, rail_step
 
 
-def _origins(game, board, side, no_enter, rail_step) -> tuple[set[Hex], set[Hex]]:
+def _origins(game, board, side, no_enter, rail_step, state) -> tuple[set[Hex], set[Hex]]:
     """(sources, origins of the search): for rail sides the origins are the
     rail net, found by a first search along rail hexsides only."""
-    sources = {h for h in board.supply_sources(side) if h not in no_enter}
+    sources = {h for h in sources_of(board, state, side) if h not in no_enter}
     if not sources or side not in game.supply.rail:
         return sources, sources
     net = nx.multi_source_dijkstra_path_length(board.graph, sources, weight=rail_step)
@@ -197,10 +209,11 @@ def _supply_map(game, board, state, side) -> dict[Hex, int]:
     if shared is None or shared[0] is not game.supply:
         shared = (game.supply, {})
         _SHARED[board] = shared
-    content = (side, frozenset(no_enter), frozenset(no_exit))
+    lost = lost_sources(board, state)
+    content = (side, frozenset(no_enter), frozenset(no_exit), lost)
     result = shared[1].get(content)
     if result is None:
-        result = _search(game, board, side, no_enter, no_exit, st)
+        result = _search(game, board, side, no_enter, no_exit, st, lost)
         if len(shared[1]) >= 256:
             shared[1].pop(next(iter(shared[1])))  # the oldest first
         shared[1][content] = result
@@ -214,7 +227,7 @@ def _supply_map(game, board, state, side) -> dict[Hex, int]:
 _SHARED: "weakref.WeakKeyDictionary[Board, tuple[SupplyRules, dict]]" = weakref.WeakKeyDictionary()
 
 
-def _search(game, board, side, no_enter, no_exit, st: _Static) -> dict[Hex, int]:
+def _search(game, board, side, no_enter, no_exit, st: _Static, lost: frozenset[Hex] = frozenset()) -> dict[Hex, int]:
     """The search of ``supply_map``: breadth first (every step costs 1) over
     ``board.adj``, the board graph's adjacency, with the same step rule as
     the weight functions of ``_weights``."""
@@ -222,7 +235,7 @@ def _search(game, board, side, no_enter, no_exit, st: _Static) -> dict[Hex, int]
     adj = board.adj
     bad_steps = st.bad_steps
     special = no_enter | st.bad_targets
-    sources = [h for h in board.supply_sources(side) if h not in no_enter]
+    sources = [h for h in board.supply_sources(side) if h not in no_enter and h not in lost]
     dist: dict[Hex, int] = dict.fromkeys(sources, 0)
     if sources and side in rules.rail:  # the rail net first: it counts as sources
         link = rules.rail_link.get(side, RAIL)
@@ -298,7 +311,7 @@ def trace_line(game: GameDefinition, board: Board, state: GameState, side: str, 
     def rail_step(u, v, d):
         return None if v in rail_excluded else plain_rail_step(u, v, d)
 
-    sources, origins = _origins(game, board, side, no_enter, rail_step)
+    sources, origins = _origins(game, board, side, no_enter, rail_step, state)
     if not origins:
         return None
     try:
@@ -356,7 +369,7 @@ def supply_map_reference(game: GameDefinition, board: Board, state: GameState, s
             return False
         return True
 
-    start = [h for h in board.supply_sources(side) if enterable(h)]
+    start = [h for h in sources_of(board, state, side) if enterable(h)]
     dist: dict[Hex, int] = {}
     if side in rules.rail:
         net = set(start)

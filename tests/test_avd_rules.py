@@ -11,7 +11,7 @@ import pytest
 
 from dsl.compiler import compile_game
 from runtime.bots import RandomBot, play
-from runtime.decisions import Take
+from runtime.decisions import Choose, Take
 from runtime.runner import Runner
 
 from helpers import ROOT
@@ -224,9 +224,69 @@ def diagnostics(tmp_path, old: str, new: str) -> list[str]:
     ("procedure activate; chit 3PzG", "procedure activate; chit 3PG", "unknown chit '3PG'"),
     ("procedure activate; chit 3PzG", "procedure activate; chit 3PzG; formation 3PzG",
      "activates by chit and formation: an activate phase takes one of chit, formation or hq-class"),
+    ("from map to removed by soviet marked isolated", "from map to removed by soviet marked isolatd",
+     "'isolatd' is not a unit marker the engine reads"),
+    ("lose-source 1517", "lose-source reserve", "'reserve' is not a hex, an area"),
+    ("move 1 elite from map to elite-cup", "move 1 elite from mapp to elite-cup", "'mapp' is not a hex, an area"),
     ("procedure move }\n    phase first-3pzg-combat", "procedure move; chit 3PzG }\n    phase first-3pzg-combat",
      "'chit' is not used by any rule of a move phase"),
 ])
 def test_check_refuses_what_no_rule_reads_at_its_place(tmp_path, old, new, message):
     found = diagnostics(tmp_path, old, new)
     assert any(message in d for d in found), found
+
+
+# ------------------------------------------------------------------ supply (补给)
+
+def test_the_soviet_source_1517_is_lost_when_the_pocket_ends(runner, game):
+    from runtime.supply import in_supply, sources_of
+    s = runner.new_game(seed=1)
+    h1517 = game.map.grid.parse_id("1517")
+    assert h1517 in sources_of(runner.board, s, "soviet")
+    # 13A stands on 1517; German units around the hexes east of it cut it off from the east edge
+    ring = [n for n in h1517.neighbours() if n in game.map.hexes]
+    for uid, n in zip(("4Pz", "10Pz", "7Pz", "900L", "31ID", "250ID"), ring):
+        s.place(uid, n)
+    assert in_supply(game, runner.board, s, "13A")                   # its own hex is a source
+    s.turn = 4
+    runner.run_effects(s, "event:minsk-ends", "Minsk Pocket ends")
+    assert h1517 not in sources_of(runner.board, s, "soviet")
+    assert not in_supply(game, runner.board, s, "13A")
+    assert {"turn": 4, "effect": "1517 is no longer a supply source", "why": "Minsk Pocket ends"} in s.log
+
+
+@pytest.mark.parametrize("option,unit,isolated,box", [
+    ("disband-isolated", "28RD", True, "removed"),
+    ("disband-brown", "28RD", False, "pool:reserve"),
+    ("disband-red", "1MRD", False, "pool:elite-cup"),
+])
+def test_a_disbanded_soviet_unit_goes_where_its_kind_says(runner, game, option, unit, isolated, box):
+    s = runner.new_game(seed=1)
+    if unit == "1MRD":
+        s.place("1MRD", game.map.grid.parse_id("2012"))
+    if isolated:
+        s.units[unit].markers.add("isolated")
+    runner.run_effects(s, "trigger:disband", "Soviet disbanding (4 k)")
+    s = runner.apply(s, Choose(option))
+    ask = s.effects[0]["ask"]
+    assert unit in ask["units"] and "PVO1" not in ask["units"] and not any(
+        "hq" in game.unit_classes[game.counters[u].unit_class].flags for u in ask["units"])
+    assert all(("isolated" in s.units[u].markers) == isolated for u in ask["units"])
+    s = runner.apply(s, Take(unit))
+    assert s.units[unit].box == box and s.units[unit].hex is None and unit not in s.lost
+
+
+def test_turn_7_under_hitler_distracted_the_germans_withdraw_4_motorized_units(runner, game):
+    s = runner.new_game(seed=1)
+    s.turn = 7
+    s.rolled["hitler-directive"] = "hitler-distracted"
+    runner.run_effects(s, "event:distracted", "Hitler Distracted")
+    ask = s.effects[0]["ask"]
+    assert ask["side"] == "german" and ask["left"] == 4 and set(ask["units"]) == {"4Pz", "10Pz", "7Pz", "900L"}
+    for u in ("4Pz", "10Pz", "7Pz", "900L"):
+        s = runner.apply(s, Take(u))
+    assert all(s.units[u].box == "removed" for u in ("4Pz", "10Pz", "7Pz", "900L")) and not s.lost
+    s2 = runner.new_game(seed=1)
+    s2.turn, s2.rolled["hitler-directive"] = 7, "objective-moscow"
+    runner.run_effects(s2, "event:distracted", "Hitler Distracted")
+    assert not s2.effects

@@ -227,7 +227,10 @@ class ChitPull:
                 s.step = {"chit": cid, "decision": "transfer", "side": sides[0], "sides": sides[1:]}
                 return
         elif chit.kind == "reinforcements":
-            self._start_placement(s, chit.side)
+            if chit.side == "both":  # each side in turn (AVD 5 b: the Soviets first)
+                self._start_placements(s, list(g.reinforcements.order) or list(g.sides))
+            else:
+                self._start_placement(s, chit.side)
             if s.step.get("decision"):
                 s.step["chit"] = cid
                 return

@@ -568,6 +568,16 @@ class ReinforcementRules:
     # (12.3(1), 13.0(3)); others stay eliminated
     returns: tuple[tuple[str, frozenset[str], str, frozenset[str]], ...] = ()
     where: str = ""
+    # point-buy (AVD 5 c-e): with costs, the turn track's SIDE.reinforcements is points;
+    # (selectors, points) per unit, the first line that matches (1 without one)
+    costs: tuple[tuple[frozenset[str], int], ...] = ()
+    chit_cost: int | None = None  # points to put the chit of an HQ of the side on the map into the cup
+    # where units may be placed: ("marker", KIND, selectors) hexes holding such a marker, ("hq", "", selectors)
+    # a friendly HQ's hex, ("next-to-hq", "", selectors) beside one and outside enemy ZOC; empty selectors:
+    # every unit.  Always a supplied hex.  Without lines: every entry hex (``enter``)
+    at: tuple[tuple[str, str, frozenset[str]], ...] = ()
+    per_hq: tuple[frozenset[str], int] | None = None  # at most N units matching, at or beside one HQ, per placement
+    order: tuple[str, ...] = ()  # the sides in turn, for a reinforcements chit of both sides
 
 
 @dataclass(frozen=True, slots=True)

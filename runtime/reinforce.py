@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .actions import Done
-from .decisions import Place, RunnerAction
+from .decisions import Choose, Place, RunnerAction
 from .definition import Phase, Placement
 from .hexes import Hex
 from .movement import ALL, SCALE, class_costs, stack_count, unit_mp
@@ -94,14 +94,122 @@ class Reinforcements:
             n = track.turn(s.turn).values.get(column) or 0
         else:
             n = len(units)
+        if self.game.reinforcements.costs and not early:  # point-buy: n is the side's points (AVD 5 c-e)
+            s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0, area=area,
+                          points=n, per_hq={})
+            if n and self._point_actions(s)[:-1]:
+                s.log.append({"turn": s.turn, "reinforcements": side, "points": n})
+                return
+            s.step = {k: v for k, v in s.step.items()
+                      if k not in ("decision", "side", "units", "n", "placed", "area", "points", "per_hq")}
+            s.log.append({"turn": s.turn, "reinforcements": side, "placed": 0})
+            return
         if not n or not units or not self.entry_hexes(s, side, area):
             s.log.append({"turn": s.turn, "reinforcements": side, "placed": 0})
             return
         s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0, area=area)
 
+    def _start_placements(self, s: GameState, sides: list[str]) -> None:
+        """Reinforcements of several sides in turn (a chit of both sides: AVD's
+        Reinforcements chit, the Soviets first): the first side with a
+        placement to make asks; the others wait in ``then``."""
+        while sides:
+            side, sides = sides[0], sides[1:]
+            self._start_placement(s, side)
+            if s.step.get("decision"):
+                s.step["then"] = sides
+                return
+
+    # ---------------------------------------------------------- point-buy (AVD 5 c-e)
+    def unit_cost(self, uid: str) -> int:
+        for sel, n in self.game.reinforcements.costs:
+            if uid in sel or self.game.matches(uid, sel):
+                return n
+        return 1
+
+    def buyable_chits(self, s: GameState, side: str) -> list[str]:
+        """Chits of the side's HQs on the map that are neither in the cup nor in a hand (5 d iii)."""
+        out = []
+        held = list(s.cup) + [c for hand in s.hands.values() for c in hand]
+        for cid, c in sorted(self.game.chits.items()):
+            if c.side != side or c.always or c.any_hq or not c.hq or c.kind not in ("hq", "interrupt"):
+                continue
+            hq = s.units.get(c.hq)
+            if hq is not None and hq.hex is not None and held.count(cid) < c.count:
+                out.append(cid)
+        return out
+
+    def placement_hexes(self, s: GameState, uid: str) -> list[Hex]:
+        """Where a bought unit may be placed: a supplied entry hex that one of
+        the game's ``at`` lines allows for it (a marker's hex, a friendly HQ's
+        hex, beside one outside enemy ZOC), within the ``per-hq`` limit."""
+        g, rules, st = self.game, self.game.reinforcements, s.step
+        side = s.units[uid].side
+        base = [h for h in self.entry_hexes(s, side, st.get("area", "")) if self._fits(s, h)]
+        if not rules.at:
+            return base
+        ok = set(base)
+        hexes: set[Hex] = set()
+        hqs = [u for u in s.on_map(side) if "hq" in g.unit_classes[g.counters[u.id].unit_class].flags]
+        limited = rules.per_hq is not None and g.matches(uid, rules.per_hq[0])
+        room = [u for u in hqs if not limited or st.get("per_hq", {}).get(u.id, 0) < rules.per_hq[1]]
+        ezoc = None
+        for kind, arg, sel in rules.at:
+            if sel and not g.matches(uid, sel):
+                continue
+            if kind == "marker":
+                hexes |= {m["hex"] for m in s.markers if m["kind"] == arg and m["hex"] is not None}
+            elif kind == "hq":
+                hexes |= {u.hex for u in room}
+            else:
+                if ezoc is None:
+                    ezoc = enemy_zoc(g, self.board, s, side)
+                hexes |= {n for u in room for n, _ in self.board.adj[u.hex] if n not in ezoc}
+        return sorted((h for h in hexes if h in ok), key=g.map.grid.to_colrow)
+
+    def _point_actions(self, s: GameState) -> list:
+        st = s.step
+        pts = st["points"]
+        acts: list = []
+        for uid in st["units"]:
+            if self.unit_cost(uid) <= pts:
+                acts.extend(Place(uid, self.board.hex_id(h)) for h in self.placement_hexes(s, uid))
+        cost = self.game.reinforcements.chit_cost
+        if cost is not None and cost <= pts:
+            acts.extend(Choose(c) for c in self.buyable_chits(s, st["side"]))
+        return acts + [Done()]
+
+    def _answer_points(self, s: GameState, a) -> bool:
+        """A point-buy answer; True while the side buys on."""
+        st = s.step
+        g, rules = self.game, self.game.reinforcements
+        if isinstance(a, Place):
+            h = self.board.parse(a.at)
+            cost = self.unit_cost(a.unit)
+            if rules.per_hq is not None and g.matches(a.unit, rules.per_hq[0]) and \
+                    not any(m["kind"] == k and m["hex"] == h for k, arg, _ in rules.at if k == "marker"
+                            for m in s.markers if m["kind"] == arg):
+                hq = next(u for u in sorted(s.on_map(st["side"]), key=lambda x: x.id)
+                          if "hq" in g.unit_classes[g.counters[u.id].unit_class].flags
+                          and st["per_hq"].get(u.id, 0) < rules.per_hq[1] and u.hex.distance(h) <= 1)
+                st["per_hq"] = dict(st["per_hq"], **{hq.id: st["per_hq"].get(hq.id, 0) + 1})
+            s.place(a.unit, h)
+            st["units"] = [u for u in st["units"] if u != a.unit]
+            st["points"] -= cost
+            st["placed"] += 1
+            s.log.append({"turn": s.turn, "bought": a.unit, "at": a.at, "points": cost})
+        elif isinstance(a, Choose):
+            s.cup.append(a.chit)
+            st["points"] -= rules.chit_cost or 0
+            s.log.append({"turn": s.turn, "bought": a.chit, "into": "cup", "points": rules.chit_cost})
+        return not isinstance(a, Done) and bool(self._point_actions(s)[:-1])
+
     def _answer_place(self, s: GameState, a) -> None:
         st = s.step
-        if isinstance(a, Place):
+        if "points" in st:
+            if self._answer_points(s, a):
+                return
+        elif isinstance(a, Place):
             h = self.board.parse(a.at)
             s.place(a.unit, h)
             arrival = self.game.arrivals.get(st.get("arrival", ""))
@@ -112,8 +220,15 @@ class Reinforcements:
                 s.log.append({"turn": s.turn, "moves-on": a.unit, "at": a.at, "mp": str(Fraction(s.entering[a.unit], SCALE))})
             st["units"] = [u for u in st["units"] if u != a.unit]
             st["placed"] += 1
-        if isinstance(a, Done) or st["placed"] >= st["n"] or not st["units"]:
+        if "points" in st or isinstance(a, Done) or st["placed"] >= st["n"] or not st["units"]:
             chit = st.get("chit")
+            if st.get("then"):  # the next side of a chit of both sides
+                s.log.append({"turn": s.turn, "reinforcements": st["side"], "placed": st["placed"]})
+                s.step = {"chit": chit} if chit else {}
+                self._start_placements(s, st["then"])
+                if not s.step.get("decision"):
+                    s.pc += 1
+                return
             if st.get("arrival"):  # back to the chit's own effect
                 s.log.append({"turn": s.turn, "arrival": st["arrival"], "placed": st["placed"]})
                 s.step = {"chit": chit}

@@ -263,6 +263,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
             return [Transfer(u) for u in self._transferable(s, s.step["side"])] + [Done()]
         if d == "hq-transfer":
             return [Transfer(u) for u in self._hq_transferable(s, s.step["hq"])] + [Done()]
+        if d == "place" and "points" in s.step:  # point-buy (AVD 5 c-e)
+            return self._point_actions(s)
         if d == "place":
             arrival = s.step.get("arrival")
             hexes = self.arrival_hexes(s, self.game.arrivals[arrival]) if arrival else \

@@ -90,7 +90,7 @@ def test_releasing_the_pocket_moves_the_units_to_the_road_entry_and_rolls_the_es
     assert s.effects[0]["ask"]["decision"] == "choose"
     cup = list(s.cup)
     runner.answer_effect(s, "release-all", None)
-    assert s.units["9A"].hex == game.map.grid.parse_id("3106") and s.units["31ID"].hex == s.units["9A"].hex
+    assert s.units["9A"].box == "pool:german-3106" and s.units["31ID"].box == "pool:german-3106"  # they enter at 3106
     assert s.variables["minsk-points"] == 3 and sorted(s.cup) == sorted(cup + ["9A"])
     roll = next(e for e in reversed(s.log) if e.get("table") == "minsk-escape")
     assert roll["input"] == 3 and roll["result"] in ("A", "B", "-")   # column 1-7, turn 2: +1
@@ -103,8 +103,8 @@ def test_the_pocket_ends_on_turn_4(runner, game):
     s = runner.new_game(seed=4)
     s.turn = 4
     runner.run_effects(s, "event:minsk-ends", "Minsk Pocket ends")
-    assert s.units["9A"].hex == game.map.grid.parse_id("3106")
-    assert s.units["24RD"].box in ("eliminated", "removed") and s.units["2RD"].box in ("eliminated", "removed")
+    assert s.units["9A"].box == "pool:german-3106" and "9A" in s.cup   # 5 i ii: a 9th Army chit per HQ released
+    assert s.units["24RD"].box == "removed" and s.units["2RD"].box == "removed"
 
 
 # ------------------------------------------------------------------ victory
@@ -228,6 +228,11 @@ def diagnostics(tmp_path, old: str, new: str) -> list[str]:
      "'isolatd' is not a unit marker the engine reads"),
     ("lose-source 1517", "lose-source reserve", "'reserve' is not a hex, an area"),
     ("move 1 elite from map to elite-cup", "move 1 elite from mapp to elite-cup", "'mapp' is not a hex, an area"),
+    ("  at marker vp-chit\n", "  at marker vp-chip\n", "vp-chip"),
+    ("  at hq for brown elite", "  at headquarters for brown elite", "at takes 'marker KIND', 'hq' or 'next-to-hq'"),
+    ("  cost hq 2", "  cost hqs 2", "'hqs' is not a unit class"),
+    ("  at hq for brown elite\n  at next-to-hq for brown elite\n", "", "per-hq is not used by any rule"),
+    ("  cost elite pvo 0 ", "  chit-cost 2 ", "chit-cost"),
     ("procedure move }\n    phase first-3pzg-combat", "procedure move; chit 3PzG }\n    phase first-3pzg-combat",
      "'chit' is not used by any rule of a move phase"),
 ])
@@ -290,3 +295,61 @@ def test_turn_7_under_hitler_distracted_the_germans_withdraw_4_motorized_units(r
     s2.turn, s2.rolled["hitler-directive"] = 7, "objective-moscow"
     runner.run_effects(s2, "event:distracted", "Hitler Distracted")
     assert not s2.effects
+
+
+# ------------------------------------------------------------------ reinforcements (增援)
+
+def to_soviet_purchase(runner, turn: int = 2):
+    """The state as the Reinforcements chit is drawn on ``turn``: the Soviets buy first."""
+    s = runner.new_game(seed=1)
+    s.turn = turn
+    s.pc = next(i for i, st in enumerate(runner.program) if st.kind == "proc"
+                and st.phase.procedure == "activate" and not st.phase.params)
+    s.step = {"chit": "Reinf"}
+    runner.run_effects(s, "chit:Reinf", "Reinforcements drawn")
+    while s.effects:                                  # the pocket: hold; the "*" units: the first offered
+        ask = s.effects[0]["ask"]
+        s = runner.apply(s, Choose("hold")) if ask["decision"] == "choose" else runner.apply(s, Take(ask["units"][0]))
+    runner._proc_activate(s, runner.program[s.pc].phase)
+    while s.step.get("decision") == "place" and s.step["side"] != "soviet":
+        s = runner.apply(s, "done")
+    return s
+
+
+def test_soviet_points_buy_units_for_1_hqs_for_2_and_chits_for_1(runner, game):
+    s = to_soviet_purchase(runner, turn=2)             # the track gives 4 points on turn 2
+    assert s.step["decision"] == "place" and s.step["side"] == "soviet" and s.step["points"] == 4
+    assert {"1MRD", "101TD"} & set(s.step["units"])    # the turn's elite division joined the reserve
+    assert runner.unit_cost("19A") == 2 and runner.unit_cost("50RD") == 1 and runner.unit_cost("PVO2") == 0
+    acts = {str(a) for a in runner.legal_actions(s)}
+    assert "choose 13A" in acts and "choose Tim" not in acts            # Timoshenko is not on the map
+    s = runner.apply(s, "choose 13A")
+    assert s.step["points"] == 3 and s.cup.count("13A") == 1
+    s = runner.apply(s, "place 19A 2010")                                # an HQ on a star hex with a VP chit
+    assert s.step["points"] == 1 and s.units["19A"].hex == game.map.grid.parse_id("2010")
+    s = runner.apply(s, "place 50RD 2515")                               # beside 20A (2515)
+    assert s.step["points"] == 0                                          # only the free units are left to place
+    assert {a.unit for a in runner.legal_actions(s) if hasattr(a, "unit")} <= {"101TD", "1MRD", "PVO2", "PVO3"}
+
+
+def test_where_bought_units_may_be_placed(runner, game):
+    s = to_soviet_purchase(runner, turn=2)
+    ids = lambda uid: {runner.board.hex_id(h) for h in runner.placement_hexes(s, uid)}  # noqa: E731
+    hq_hexes = ids("19A")
+    assert hq_hexes <= {"2010", "3810"} and "2010" in hq_hexes          # HQs: star hexes holding a VP chit
+    assert ids("PVO2") == hq_hexes                                       # PVO too
+    rifle = ids("50RD")
+    assert "2515" in rifle and "2514" in rifle                           # 20A's hex and a hex beside it
+    assert "2010" in rifle
+
+
+def test_one_star_unit_per_hq(runner, game):
+    s = to_soviet_purchase(runner, turn=4)
+    assert "120RD" in s.step["units"] or "121RD" in s.step["units"]      # 1d6 "*" units joined the reserve
+    star = sorted(u for u in s.step["units"] if game.counters[u].unit_class == "star-rifle")
+    if len(star) < 2:
+        pytest.skip("one * unit came in")
+    s = runner.apply(s, f"place {star[0]} 2514")                          # beside 20A at 2515
+    beside_20a = {runner.board.hex_id(h) for h in runner.placement_hexes(s, star[1])}
+    assert "2514" not in beside_20a and "2515" not in beside_20a
+    assert "2515" in {runner.board.hex_id(h) for h in runner.placement_hexes(s, "50RD")}

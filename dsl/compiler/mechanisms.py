@@ -414,7 +414,52 @@ class MechanismsMixin:
             sel = self.selectors(rargs[1:-2], classes)
             if side and pool:
                 returns.append((side, sel, pool, frozenset(losses)))
-        result = D.ReinforcementRules(pools, enter, frozenset(not_in), tuple(returns), where(st))
+        costs = []
+        for c in b.all("cost"):  # cost SELECTOR... N
+            if len(c.args) < 2:
+                ctx.error("arguments", "cost takes unit selectors and the points they cost", c.span,
+                          "write: cost hq 2")
+                continue
+            n = ctx.int_(c.args[-1], "points", 0, 99)
+            sel = self.selectors(c.args[:-1], classes)
+            if n is not None:
+                costs.append((sel, n))
+        chit_cost = None
+        cc = b.one("chit-cost", (1, 1))
+        if cc is not None:
+            chit_cost = ctx.int_(cc.args[0], "points", 0, 99)
+            if not costs:
+                ctx.error("unused", "chit-cost is not used by any rule without 'cost' lines: reinforcements are "
+                          "bought with points only when units have costs", cc.span, "add: cost all 1")
+        at = []
+        for a in b.all("at"):  # at marker KIND [for SELECTORS] | at hq [for ...] | at next-to-hq [for ...]
+            words = [x.text for x in a.args]
+            sel: frozenset[str] = frozenset()
+            if "for" in words:
+                i = words.index("for")
+                sel = self.selectors(a.args[i + 1:], classes)
+                words = words[:i]
+            if words and words[0] == "marker" and len(words) == 2:
+                if ctx.ref("marker", a.args[1], "marker kind"):
+                    at.append(("marker", words[1], sel))
+            elif words in (["hq"], ["next-to-hq"]):
+                at.append((words[0], "", sel))
+            else:
+                ctx.error("arguments", "at takes 'marker KIND', 'hq' or 'next-to-hq', then optionally "
+                          "'for SELECTORS'", a.span, "write: at next-to-hq for brown elite")
+        per_hq = None
+        ph = b.one("per-hq", (2, 9))
+        if ph is not None:
+            n = ctx.int_(ph.args[-1], "units per HQ", 0, 99)
+            if n is not None:
+                per_hq = (self.selectors(ph.args[:-1], classes), n)
+            if not any(k in ("hq", "next-to-hq") for k, _, _ in at):
+                ctx.error("unused", "per-hq is not used by any rule: no 'at hq' or 'at next-to-hq' line",
+                          ph.span)
+        od = b.one("order", (1, 9))
+        order = tuple(a.text for a in (od.args if od else ()) if ctx.ref("side", a))
+        result = D.ReinforcementRules(pools, enter, frozenset(not_in), tuple(returns), where(st),
+                                      tuple(costs), chit_cost, tuple(at), per_hq, order)
         b.finish()
         return result
 

@@ -24,7 +24,7 @@ VERBS = {
     "reveal": "reveal KIND [at WHERE] [to SIDE]",
     "award": "award SIDE N  or  award SIDE = EXPRESSION",
     "set": "set VARIABLE = EXPRESSION",
-    "move": "move N|all SELECTORS from WHERE|map to WHERE [random | by SIDE] [marked|unmarked MARKER]",
+    "move": "move N|all SELECTORS from WHERE|map to WHERE [random | by SIDE [upto]] [marked|unmarked MARKER]",
     "attach": "attach N|all SELECTORS from WHERE to UNITS [random]",
     "eliminate": "eliminate N|all SELECTORS from WHERE|map [random | by SIDE] [marked|unmarked MARKER]",
     "put-chit": "put-chit CHIT cup  or  put-chit CHIT hand SIDE",
@@ -105,7 +105,7 @@ class EffectCompiler:
             if w in KEYWORDS and i + 1 < len(rest):
                 named[w] = rest[i + 1]
                 i += 2
-            elif w == "random":
+            elif w in ("random", "upto"):
                 flags.add(w)
                 i += 1
             else:
@@ -229,7 +229,7 @@ class EffectCompiler:
                 if "cost" in named:
                     args["cost"] = ctx.int_(named["cost"], "points per step", 0, 99)
             else:
-                refuse("from", "to", "by", "random", "marked", "unmarked") if verb == "move" else \
+                refuse("from", "to", "by", "random", "upto", "marked", "unmarked") if verb == "move" else \
                     refuse("from", "by", "random", "marked", "unmarked")
                 fr = need("from")
                 args["from"] = self.location(fr, whole_map=True) if fr else None
@@ -250,6 +250,12 @@ class EffectCompiler:
                 ok = ok and args["by"] is not None
             elif verb == "restore":
                 need("by")
+            if "upto" in flags:  # the side may stop before N (AVD 5 g: the units it releases)
+                if "by" not in named:
+                    ctx.error("arguments", "'upto' lets the side that picks stop early: it needs 'by SIDE'", e.span,
+                              f"write: {VERBS[verb]}")
+                    ok = False
+                args["upto"] = True
         elif verb == "attach":  # counters drawn (or taken) from a place onto units (runtime/attachments.py)
             refuse("from", "to", "random")
             if counted:

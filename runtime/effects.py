@@ -17,7 +17,7 @@ The verbs (docs/dsl.md, "Effects"):
     remove KIND [at WHERE]          flip KIND [at WHERE]            markers
     reveal KIND [at WHERE] [to SIDE]                                face down markers shown to every side (or one)
     award SIDE N | = EXPR           set VARIABLE = EXPR
-    move N|all SELECTORS from WHERE|map to WHERE [random | by SIDE] [marked|unmarked MARKER]   units
+    move N|all SELECTORS from WHERE|map to WHERE [random | by SIDE [upto]] [marked|unmarked MARKER]   units
     attach N|all SELECTORS from WHERE to UNITS [random]             counters onto units (runtime/attachments.py)
     eliminate N|all SELECTORS from WHERE|map [random | by SIDE] [marked|unmarked MARKER]       units
     lose-source HEX                 the hex is no longer a supply source (for every side)
@@ -105,7 +105,12 @@ class Effects:
             v = turn.values.get(str(column)) if turn else None
             return v if isinstance(v, (int, str)) and not isinstance(v, bool) else 0
 
-        return {"track": track,
+        def units_at(side, where, selectors):
+            """How many units of ``side`` at a hex, an area, a pool or ``map`` match the selectors (text)."""
+            sel = frozenset(str(selectors).split(","))
+            return sum(1 for uid in self.units_in(s, str(where), sel) if s.units[uid].side == side)
+
+        return {"track": track, "units-at": units_at,
                 "marker-at": lambda where, kind: bool(self.markers_at(s, str(where), str(kind))),
                 "markers": lambda where, kind: len(self.markers_at(s, str(where), str(kind))),
                 "marker-value": value}
@@ -318,6 +323,8 @@ class Effects:
             if need:
                 entry["ask"] = {"decision": "take", "side": a["by"], "units": pool, "left": need,
                                 "verb": eff.verb, "to": a.get("to", "")}
+                if a.get("upto"):
+                    entry["ask"]["optional"] = True  # 'done' stops early
             return
         for uid in self._pick(s, pool, n, f"{eff.verb} from {a['from']}"):
             self.move_unit(s, uid, eff.verb, a.get("to", ""), entry)

@@ -83,20 +83,36 @@ def test_no_out_of_supply_markers_on_turn_1(runner):
 
 # ------------------------------------------------------------------ the Minsk pocket (5 g-i)
 
-def test_releasing_the_pocket_moves_the_units_to_the_road_entry_and_rolls_the_escape_table(runner, game):
+def release(runner, units, chit: bool | None, turn: int = 2):
     s = runner.new_game(seed=4)
-    s.turn = 2
+    s.turn = turn
     runner.run_effects(s, "chit:Reinf", "Reinforcements drawn")
-    assert s.effects[0]["ask"]["decision"] == "choose"
-    cup = list(s.cup)
-    runner.answer_effect(s, "release-all", None)
+    s = runner.apply(s, Choose("release"))
+    for u in units:
+        s = runner.apply(s, Take(u))
+    if s.effects and s.effects[0]["ask"]["decision"] == "take":
+        s = runner.apply(s, "done")                                     # release no more
+    if chit is not None:
+        s = runner.apply(s, Choose("add-9a-chit" if chit else "no-9a-chit"))
+    return s
+
+
+def test_releasing_the_pocket_counts_hq_2_infantry_1_and_the_9th_army_chit_1(runner):
+    cup = runner.new_game(seed=4).cup
+    s = release(runner, ["9A", "31ID"], chit=True)
     assert s.units["9A"].box == "pool:german-3106" and s.units["31ID"].box == "pool:german-3106"  # they enter at 3106
-    assert s.variables["minsk-points"] == 3 and sorted(s.cup) == sorted(cup + ["9A"])
+    assert s.variables["minsk-points"] == 4 and s.cup.count("9A") == cup.count("9A") + 1
     roll = next(e for e in reversed(s.log) if e.get("table") == "minsk-escape")
-    assert roll["input"] == 3 and roll["result"] in ("A", "B", "-")   # column 1-7, turn 2: +1
+    assert roll["input"] == 4 and roll["result"] in ("A", "B", "-")   # column 1-7; turn 2: +1
     if roll["result"] != "-":
         assert any(m["kind"] == "minsk-drm" for m in s.markers)
         assert any(s.units[u].box == "pool:reserve" for u in ("24RD", "2RD"))
+
+
+def test_releasing_only_infantry_asks_no_chit(runner):
+    s = release(runner, ["31ID"], chit=None)
+    assert s.variables["minsk-points"] == 1 and s.units["9A"].box == "pool:minsk-pocket"
+    assert not s.effects
 
 
 def test_the_pocket_ends_on_turn_4(runner, game):
@@ -233,6 +249,7 @@ def diagnostics(tmp_path, old: str, new: str) -> list[str]:
     ("  cost hq 2", "  cost hqs 2", "'hqs' is not a unit class"),
     ("  at hq for brown elite\n  at next-to-hq for brown elite\n", "", "per-hq is not used by any rule"),
     ("  cost elite pvo 0 ", "  chit-cost 2 ", "chit-cost"),
+    ("to german-3106 by german upto", "to german-3106 upto", "'upto' lets the side that picks stop early"),
     ("procedure move }\n    phase first-3pzg-combat", "procedure move; chit 3PzG }\n    phase first-3pzg-combat",
      "'chit' is not used by any rule of a move phase"),
 ])

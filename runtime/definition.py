@@ -180,6 +180,7 @@ class TerrainEffect:
     # movement-mode columns (``forced-march``, ``strategic:tank-army``): mode -> (selector, cost) in chart order
     modes: Mapping[str, tuple[tuple[str, Cost], ...]] = field(default_factory=lambda: frozen_map({}))
     where: str = ""
+    zoc_to_zoc_bridged: bool = True  # zoc-to-zoc no: a bridge allows it; never: not even a bridge (AVD)
 
     def cost_for(self, flags: frozenset[str], unit_class: str, mode: str = "") -> Cost:
         """The first matching column that says something ("-" falls through

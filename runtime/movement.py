@@ -10,7 +10,8 @@ path-dependent rules extend the search state, not the graph:
   step of a move and ends it (9.2(3)1);
 * leaving and entering enemy ZOC cost what the game declares (Smolensk +2
   each) or end the move ("stop"); a hexside whose chart row says
-  zoc-to-zoc no cannot be crossed from enemy ZOC to enemy ZOC unless bridged;
+  zoc-to-zoc no cannot be crossed from enemy ZOC to enemy ZOC unless bridged
+  (zoc-to-zoc never: not even bridged);
 * a movement mode (march) restricts every step to its links at its cost and
   keeps out of enemy ZOC;
 * enemy-occupied hexes cannot be entered; stacking is checked only where a
@@ -122,6 +123,7 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str, mode: str =
     hexside: dict[str, int | None] = {}
     links: dict[str, int] = {}
     zz = set()
+    zz_never = set()  # not even over a bridge (AVD: a major river with both banks in enemy ZOC)
     for tid, t in game.terrain.items():
         c = cost_of(tid)
         if t.kind == "hexside":
@@ -129,6 +131,8 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str, mode: str =
             eff = chart.get(tid)
             if eff is not None and not eff.zoc_to_zoc:
                 zz.add(tid)
+                if not eff.zoc_to_zoc_bridged:
+                    zz_never.add(tid)
         elif t.kind == "link" and c.kind == "set":
             links[tid] = scaled(c.value)
     zz_sides = frozenset(zz)
@@ -138,9 +142,10 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str, mode: str =
         out = []
         for n, e in nbrs:
             step = None
+            never = bool(zz_never and e.hexside & zz_never)
             route = [routes[k] for k in e.links if k in routes] if routes else None
             if route:
-                out.append((n, min(route), False, False))
+                out.append((n, min(route), False, never))
                 continue
             if e.links:
                 if e.links not in link_memo:
@@ -154,7 +159,7 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str, mode: str =
             all_mp = step == ALL
             if all_mp:
                 step = 0
-            zz_here = False
+            zz_here = never
             if e.hexside and not e.bridged:
                 for f in e.hexside:
                     extra = hexside.get(f, 0)

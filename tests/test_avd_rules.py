@@ -370,3 +370,21 @@ def test_one_star_unit_per_hq(runner, game):
     beside_20a = {runner.board.hex_id(h) for h in runner.placement_hexes(s, star[1])}
     assert "2514" not in beside_20a and "2515" not in beside_20a
     assert "2515" in {runner.board.hex_id(h) for h in runner.placement_hexes(s, "50RD")}
+
+
+# ------------------------------------------------------------------ movement (移动)
+
+def test_no_major_river_crossing_when_both_banks_are_in_enemy_zoc_even_by_a_bridge(runner, game):
+    from runtime.movement import move_range
+    grid = game.map.grid
+    s = runner.new_game(seed=1)
+    for u in ("16A", "28RD", "38RD"):
+        s.place(u, None, "removed")
+    s.place("4Pz", grid.parse_id("2009"))              # 2009/2010 is a bridged major river (a road crosses it)
+    s.place("28RD", grid.parse_id("2011"))             # 2010 in a Soviet ZOC
+    h2009, h2010 = grid.parse_id("2009"), grid.parse_id("2010")
+    r = move_range(game, runner.board, s, "4Pz")
+    assert r.path_to(h2010) == [h2009, h2010]           # straight over the bridge
+    s.place("38RD", grid.parse_id("2008"))             # and 2009 too: both banks
+    r = move_range(game, runner.board, s, "4Pz")
+    assert h2010 not in r.destinations or r.path_to(h2010)[-2] != h2009   # only around, not across

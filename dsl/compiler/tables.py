@@ -90,7 +90,9 @@ class TablesMixin:
             av = view.cell(r, "advance")
             if av is not None and not is_dash(av):
                 adv = 0 if av.text == "no" else ctx.int_(av, "advance after combat", 0, 20)
-            z = read_yes_no(ctx, view.cell(r, "zoc-to-zoc"), "zoc-to-zoc", True)
+            zc = view.cell(r, "zoc-to-zoc")
+            never = zc is not None and zc.text == "never"  # not even over a bridge (AVD: major rivers)
+            z = False if never else read_yes_no(ctx, zc, "zoc-to-zoc", True)
             defence = None
             dc = view.cell(r, "defence")
             if dc is not None and not is_dash(dc):
@@ -106,7 +108,7 @@ class TablesMixin:
                     by_mode.setdefault(mode, []).append((sel or "all", cost))
             effects[name] = D.TerrainEffect(name, tuple(moves), shifts, add, attack, adv, z, combat_no,
                                             defence, fm(values), fm({k: tuple(v) for k, v in by_mode.items()}),
-                                            where(r))
+                                            where(r), zoc_to_zoc_bridged=not never)
         return D.TerrainChart(fm(effects), bridging, linked, where(st))
 
     def cost(self, a: Arg | None) -> D.Cost | None:

@@ -187,12 +187,13 @@ class Reinforcements:
             h = self.board.parse(a.at)
             cost = self.unit_cost(a.unit)
             if rules.per_hq is not None and g.matches(a.unit, rules.per_hq[0]) and \
-                    not any(m["kind"] == k and m["hex"] == h for k, arg, _ in rules.at if k == "marker"
-                            for m in s.markers if m["kind"] == arg):
-                hq = next(u for u in sorted(s.on_map(st["side"]), key=lambda x: x.id)
-                          if "hq" in g.unit_classes[g.counters[u.id].unit_class].flags
-                          and st["per_hq"].get(u.id, 0) < rules.per_hq[1] and u.hex.distance(h) <= 1)
-                st["per_hq"] = dict(st["per_hq"], **{hq.id: st["per_hq"].get(hq.id, 0) + 1})
+                    not any(m["kind"] == arg and m["hex"] == h for k, arg, _ in rules.at if k == "marker"
+                            for m in s.markers):  # placed by an HQ, not on a marker's hex: it counts for the HQ
+                hq = next((u for u in sorted(s.on_map(st["side"]), key=lambda x: x.id)
+                           if "hq" in g.unit_classes[g.counters[u.id].unit_class].flags
+                           and st["per_hq"].get(u.id, 0) < rules.per_hq[1] and u.hex.distance(h) <= 1), None)
+                if hq is not None:
+                    st["per_hq"] = dict(st["per_hq"], **{hq.id: st["per_hq"].get(hq.id, 0) + 1})
             s.place(a.unit, h)
             st["units"] = [u for u in st["units"] if u != a.unit]
             st["points"] -= cost

@@ -187,6 +187,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
                 s.units[p.counter].box = f"pool:{p.where_to}"
             elif p.kind == "turn":
                 s.units[p.counter].box = f"turn:{p.where_to}"
+        self._release_due(s)  # units due on the first turn are available at once (AVD: the "1" counters)
         for p in self.scenario.setup:  # counters set up under a unit (checked by the compiler)
             if p.kind == "under":
                 attach(g, s, p.counter, p.where_to, "set-up")
@@ -516,14 +517,19 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
             self.finish(s, "the last turn is over")
             return
         s.turn += 1
-        pool = f"pool:{self.game.reinforcements.pools[0]}" if self.game.reinforcements.pools else ""
-        waiting = {a.formation for a in self.game.arrivals.values() if a.formation}
-        for u in s.units.values():  # 5.0(5): next turn's units become available...
-            if u.box == f"turn:{s.turn}" and pool and self.game.counters[u.id].formation not in waiting:
-                u.box = pool  # ...unless an arrival brings them (15.3(1): 19A)
+        self._release_due(s)
         s.log.append({"turn": s.turn, "event": "new turn"})
         s.step = {}
         s.pc += 1
+
+    def _release_due(self, s: GameState) -> None:
+        """The units due this turn (set up ``turn:N``) go into the first
+        reinforcement pool (Smolensk 5.0(5))..."""
+        pool = f"pool:{self.game.reinforcements.pools[0]}" if self.game.reinforcements.pools else ""
+        waiting = {a.formation for a in self.game.arrivals.values() if a.formation}
+        for u in s.units.values():
+            if u.box == f"turn:{s.turn}" and pool and self.game.counters[u.id].formation not in waiting:
+                u.box = pool  # ...unless an arrival brings them (15.3(1): 19A)
 
     def _proc_roll(self, s: GameState, ph: Phase) -> None:
         """Roll on the phase's die tables (plus their modifiers); the result is

@@ -24,7 +24,8 @@ VERBS = {
     "reveal": "reveal KIND [at WHERE] [to SIDE]",
     "award": "award SIDE N  or  award SIDE = EXPRESSION",
     "set": "set VARIABLE = EXPRESSION",
-    "move": "move N|all SELECTORS from WHERE|map to WHERE [random | by SIDE [upto]] [marked|unmarked MARKER]",
+    "move": "move N|all SELECTORS from WHERE|map to WHERE [random | by SIDE [upto]] [marked|unmarked MARKER] "
+            "[commanding-nobody]",
     "attach": "attach N|all SELECTORS from WHERE to UNITS [random]",
     "eliminate": "eliminate N|all SELECTORS from WHERE|map [random | by SIDE] [marked|unmarked MARKER]",
     "put-chit": "put-chit CHIT cup  or  put-chit CHIT hand SIDE",
@@ -105,7 +106,7 @@ class EffectCompiler:
             if w in KEYWORDS and i + 1 < len(rest):
                 named[w] = rest[i + 1]
                 i += 2
-            elif w in ("random", "upto"):
+            elif w in ("random", "upto", "commanding-nobody"):
                 flags.add(w)
                 i += 1
             else:
@@ -229,8 +230,10 @@ class EffectCompiler:
                 if "cost" in named:
                     args["cost"] = ctx.int_(named["cost"], "points per step", 0, 99)
             else:
-                refuse("from", "to", "by", "random", "upto", "marked", "unmarked") if verb == "move" else \
-                    refuse("from", "by", "random", "marked", "unmarked")
+                refuse("from", "to", "by", "random", "upto", "marked", "unmarked", "commanding-nobody") \
+                    if verb == "move" else refuse("from", "by", "random", "marked", "unmarked", "commanding-nobody")
+                if "commanding-nobody" in flags:  # HQs with no friendly unit in their command range
+                    args["idle"] = True
                 fr = need("from")
                 args["from"] = self.location(fr, whole_map=True) if fr else None
                 for w in ("marked", "unmarked"):

@@ -449,6 +449,7 @@ class MovementMode:
     marks: tuple[tuple[str, frozenset[str], Expr | None], ...] = ()
     own_control: bool = False  # every hex entered must be controlled by the moving side
     where: str = ""
+    avoid: frozenset[str] = frozenset()  # terrain and features whose hexes the mode never enters (AVD: VP stars)
 
 
 @dataclass(frozen=True, slots=True)

@@ -317,6 +317,8 @@ class Effects:
             pool = [u for u in pool if a["marked"] in s.units[u].markers]
         if a.get("unmarked"):
             pool = [u for u in pool if a["unmarked"] not in s.units[u].markers]
+        if a.get("idle"):  # HQs with no friendly unit in their command range (AVD turn end 1)
+            pool = [u for u in pool if self.commands_nobody(s, u)]
         n = self._count(eff, names, fns)
         if a.get("by"):
             need = len(pool) if n is None else min(n, len(pool))
@@ -363,6 +365,17 @@ class Effects:
                 self._log(s, entry, f"{aid}: no unit has room for it")
                 continue
             A.attach(g, s, aid, host, entry["why"])
+
+    def commands_nobody(self, s: GameState, uid: str) -> bool:
+        """An HQ on the map with no friendly unit (other than HQs) within its command range."""
+        g = self.game
+        u = s.units[uid]
+        c = g.counters[uid]
+        if u.hex is None or "hq" not in g.unit_classes[c.unit_class].flags:
+            return False
+        rng = c.steps[min(u.step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
+        return not any(x.id != uid and "hq" not in g.unit_classes[g.counters[x.id].unit_class].flags
+                       and u.hex.distance(x.hex) <= rng for x in s.on_map(u.side))
 
     def _effect_mark(self, s, eff, entry, names, fns) -> None:
         """A unit marker (out-of-supply, disrupted...) on units on the map that

@@ -338,6 +338,8 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
                                                        game.matches(unit_id, m.no_attack))
     own_control = m is not None and m.own_control
     control = state.control
+    avoid = m.avoid if m is not None else frozenset()  # terrain and features the mode never enters
+    hexes = board.map.hexes
 
     # Free states (the move may go on) go through the heap; states where the
     # move must end (ZOC "stop", an all-MP crossing) never expand, so they are
@@ -362,6 +364,8 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
                 stop = True  # an attack: the move ends in the enemy hex
             if own_control and control.get(n) != side:
                 continue  # a mode that keeps to the side's own hexes (strategic movement)
+            if avoid and (hexes[n].terrain in avoid or avoid & set(hexes[n].features)):
+                continue  # a mode that keeps out of such hexes (AVD strategic movement: VP stars)
             n_in_zoc = n in zoc
             if n_in_zoc and no_enemy_zoc:
                 continue  # a mode that keeps out of enemy ZOC (march, 9.3)

@@ -398,3 +398,36 @@ def test_no_major_river_crossing_when_both_banks_are_in_enemy_zoc_even_by_a_brid
     s.place("38RD", grid.parse_id("2008"))             # and 2009 too: both banks
     r = move_range(game, runner.board, s, "4Pz")
     assert h2010 not in r.destinations or r.path_to(h2010)[-2] != h2009   # only around, not across
+
+
+# ------------------------------------------------------------------ turn end (回合结束)
+
+def test_an_hq_with_no_friendly_unit_in_range_is_removed_at_the_end_of_the_turn(runner, game):
+    s = runner.new_game(seed=1)
+    s.place("22A", game.map.grid.parse_id("4001"))         # far from every Soviet unit
+    runner.run_effects(s, "trigger:hq-removal", "turn end")
+    assert s.units["22A"].box == "removed" and "22A" not in s.lost
+    assert s.units["16A"].hex is not None                   # 28RD stands with it
+    assert s.units["2PzG"].hex is not None                  # its panzer divisions are in range
+
+
+def test_stacking_two_units_one_hq_and_never_two_brown_units(runner, game):
+    s = runner.new_game(seed=1)
+    from runtime.movement import move_range
+    h2011 = game.map.grid.parse_id("2011")
+    assert s.units["38RD"].hex == h2011
+    s.place("50RD", game.map.grid.parse_id("2012"))
+    assert h2011 not in move_range(game, runner.board, s, "50RD").destinations   # 38RD is brown too
+
+
+def test_strategic_movement_follows_roads_at_a_third_and_never_enters_a_vp_star(runner, game):
+    from runtime.movement import move_range
+    grid = game.map.grid
+    s = runner.new_game(seed=1)
+    for u in ("4Pz", "10Pz"):
+        s.place(u, None, "removed")
+    s.place("31ID", grid.parse_id("3106"))
+    r = move_range(game, runner.board, s, "31ID", "strategic")
+    assert grid.parse_id("2906") in r.destinations and r.cost[grid.parse_id("2906")] == r.mp // 6  # 2 road hexes: 2/3 MP
+    assert grid.parse_id("2806") not in r.cost and grid.parse_id("2706") not in r.cost   # Krupki is a VP star
+    assert grid.parse_id("2806") in move_range(game, runner.board, s, "31ID").destinations   # a normal move may

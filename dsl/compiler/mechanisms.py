@@ -118,6 +118,7 @@ class MechanismsMixin:
             if fo is not None and fo.text != "normal":
                 ctx.error("value", f"a movement mode follows 'normal' movement, not '{fo.text}'", fo.span)
             ex = b.one("except", (1, 9))
+            av = b.one("avoid", (1, 9))  # avoid TERRAIN|FEATURE...: hexes the mode never enters
             forbid = []
             for f in b.all("forbid"):
                 # forbid SELECTOR... ["title"] when CONDITION
@@ -143,7 +144,8 @@ class MechanismsMixin:
                                         frozenset(a.text for a in barred.args) if barred else frozenset(),
                                         allowance, fo is not None,
                                         self.selectors(ex.args, classes) if ex else frozenset(),
-                                        tuple(forbid), tuple(marks), b.flag("own-control"), where(m)))
+                                        tuple(forbid), tuple(marks), b.flag("own-control"), where(m),
+                                        self.terrain_set(av.args, ("terrain", "feature")) if av else frozenset()))
             b.finish()
         return D.MovementRules(points, tuple(modes), where(st) if st else "")
 

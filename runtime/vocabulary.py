@@ -55,6 +55,7 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "rolled": 1,  # rolled("table"): the result of the latest roll on a die table ("" before any)
     "track": 1,  # track(column): this turn's cell of a turn-track column (0 when empty)
     "units-at": 3,  # units-at(side, where, "selectors"): how many of the side's units at a hex, area, pool or map match
+    "held-value": 2,  # held-value(side, kind): the values of such markers on hexes the side controls
     "marker-at": 2,  # marker-at(where, kind): a marker of that kind is at the hex, area or pool ("all": anywhere)
     "markers": 2,  # markers(where, kind): how many markers of that kind are there
     "marker-value": 2,  # marker-value(where, kind): the sum of their values (hidden faces count too)

@@ -21,10 +21,11 @@ import copy
 import random
 from typing import Callable
 
-from .actions import Advance, Attack, Done, Fire, Hold, Move
+from .actions import Advance, Attack, Done, Fire, Hold, IllegalActionError, Move, Use
 from .combat.odds import combat_odds
 from .decisions import Activate, Attach, Pick, Placements, Take, Withdraw
 from .observe import determinise, observe
+from .objectives import Objectives, victory_objectives
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
@@ -69,26 +70,29 @@ class GreedyBot:
 
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
-        self._targets: dict[str, list] = {}
+        self._aims: tuple[Runner, Objectives] | None = None
 
     # ---------------------------------------------------------- what matters
-    def objectives(self, runner: Runner, side: str) -> list:
-        """Hexes worth taking: VP hexes and cities."""
-        if side not in self._targets:
-            m = runner.game.map
-            self._targets[side] = [h for h, mh in m.hexes.items() if mh.vp or "city" in mh.features]
-        return self._targets[side]
+    def _objectives(self, runner: Runner) -> Objectives:
+        if self._aims is None or self._aims[0] is not runner:
+            self._aims = (runner, victory_objectives(runner))
+        return self._aims[1]
 
-    def goals(self, runner: Runner, state: GameState, side: str) -> list:
-        """The objectives that matter now: those the enemy holds (to take) and
-        the side's own within reach of an enemy unit (to hold); all of them
-        when none is contested."""
+    def objectives(self, runner: Runner, side: str) -> list:
+        """Hexes worth taking: the places the side's victory rules name
+        (runtime.objectives; VP hexes and cities when they name none)."""
+        return list(self._objectives(runner).places.get(side, ()))
+
+    def goals(self, runner: Runner, state: GameState, side: str, reach: int = 6) -> list:
+        """The objectives that matter now: the side's own that it does not
+        hold (to take), and the places the enemy plays for that the side
+        holds within ``reach`` of an enemy unit (to hold); all of the
+        side's own when none is."""
         enemy = self._enemy_hexes(state, side)
-        out = []
-        for t in self.objectives(runner, side):
-            if state.control.get(t) != side:
-                out.append(t)
-            elif any(t.distance(e) <= 6 for e in enemy):
+        aims = self._objectives(runner)
+        out = [t for t in aims.places.get(side, ()) if state.control.get(t) != side]
+        for t in aims.enemy(side):
+            if state.control.get(t) == side and t not in out and any(t.distance(e) <= reach for e in enemy):
                 out.append(t)
         return out or self.objectives(runner, side)
 
@@ -262,6 +266,8 @@ class GreedyBot:
             return self._hold(runner, state, acts, side, p)
         if kind == "battle" and p.get("stage") == "retreat":
             return self._battle_retreat(runner, state, acts, side)
+        if kind == "battle" and p.get("stage") == "options":
+            return self._battle_options(runner, state, acts, side, p)
         # step losses (the cheapest step), firepower hits and battle options: the engine's defaults
         return runner.engine.default_action(state)
 
@@ -280,6 +286,25 @@ class GreedyBot:
             return (0, dist.get(end, 999), -self._nearest(end, enemy), str(a))
         return min(acts, key=key)
 
+    def _battle_options(self, runner, state, acts, side, p):
+        """A battle option that gains firepower on average is used; a fair
+        gamble (Barbarossa's desperate effort: +1 for either side) only by
+        the side that loses the battle as it stands (a gamble helps the
+        underdog and hurts the favourite)."""
+        battles = runner.engine.battles
+        uses = [a for a in acts if isinstance(a, Use)]
+        good = [a for a in uses if battles.option_value(a.option) > 0]
+        if good:
+            return good[0]
+        fair = [a for a in uses if battles.option_value(a.option) == 0]
+        if fair:
+            rep = runner.engine.battle_report(state, p)
+            margin, _, spare = self._margins(runner, state, rep)
+            attacker_wins = margin >= 0 and spare >= 0
+            if attacker_wins != (side == p["attacker"]):
+                return fair[0]
+        return Done()
+
     def _battle_retreat(self, runner, state, acts, side):
         """A firepower battle's retreat: the hex nearest the side's own supply."""
         from .retreat import distance_to_supply
@@ -290,7 +315,8 @@ class GreedyBot:
     def _hold(self, runner, state, acts, side, p):
         """Units that may hold instead of retreating hold an objective hex; elsewhere they retreat."""
         h = state.units[p["units"][0]].hex
-        return Hold() if h in set(self.objectives(runner, side)) else Done()
+        aims = self._objectives(runner)
+        return Hold() if h in set(aims.places.get(side, ())) | set(aims.enemy(side)) else Done()
 
     def _advance(self, runner: Runner, state: GameState, acts, side: str) -> RunnerAction:
         """After combat the strongest attacker advances when that brings it
@@ -335,29 +361,44 @@ class GreedyBot:
         return next(a for a in acts if isinstance(a, Done))
 
     def _move(self, runner: Runner, state: GameState, acts: list, side: str) -> RunnerAction:
+        """Where attacks are moves into enemy hexes, attacks first
+        (``_move_in``); then the unit whose best move gains the most toward
+        a goal, staying in supply and out of pockets; a unit that is the
+        last on a threatened place the enemy plays for stays there; HQs
+        follow their units."""
         moves = [a for a in acts if isinstance(a, Move)]
         if not moves:
             return acts[-1]
-        targets = self.goals(runner, state, side)
-        lines = supply_map(runner.game, runner.board, state, side)
         board = runner.board
-        # the unit whose best move gains the most toward an objective, staying in supply
-        best, best_gain = None, 0
         by_unit: dict[str, list[Move]] = {}
         for m in moves:
             by_unit.setdefault(m.unit, []).append(m)
         move_in = runner.game.combat.attack == "move-in"
+        if move_in and runner.game.combat.procedure == "firepower":
+            attack = self._move_in(runner, state, by_unit, side)
+            if attack is not None:
+                return attack
+        # how far units go this phase: the goals to hold are those the enemy could reach as far
+        reach = max(2, max(state.units[m.unit].hex.distance(board.parse(m.to)) for m in moves))
+        # a place to hold that a unit of the side stands on needs no one else
+        targets = [t for t in self.goals(runner, state, side, reach) if state.control.get(t) != side or
+                   not any(state.units[x].side == side for x in state.occupants.get(t, ()))] or \
+            self.goals(runner, state, side, reach)
+        guards = self._guards(runner, state, side, reach)
+        lines = supply_map(runner.game, runner.board, state, side)
+        # the unit whose best move gains the most toward an objective, staying in supply
+        best, best_gain = None, 0
         follows_control = runner.game.supply.blocked_by_enemy_control
         hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
         for uid, ms in sorted(by_unit.items()):
-            if uid in hqs:
-                continue  # HQs follow their units (below)
+            if uid in hqs or uid in guards:
+                continue  # HQs follow their units (below); guards stay
             here = state.units[uid].hex
             d0 = min((here.distance(t) for t in targets), default=0)
             for m in ms:
                 h = board.parse(m.to)
                 if move_in and any(u.side != side for u in state.units_at(h)):
-                    gain = self._attack_gain(runner, state, m, side)
+                    continue  # attacks were weighed above
                 elif h not in lines and not (follows_control and any(n in lines for n, _ in board.adj[h])):
                     continue  # (where lines follow control, a move next to a line takes the hex into it)
                 elif self._exposed(board, state, h, side, uid):
@@ -369,6 +410,92 @@ class GreedyBot:
         if best is None and hqs:
             best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets)
         return best or next(a for a in acts if isinstance(a, Done))
+
+    def _guards(self, runner: Runner, state: GameState, side: str, reach: int) -> set[str]:
+        """The last unit of the side on each place the enemy plays for that
+        an enemy unit could reach: it stays to hold it."""
+        enemy = self._enemy_hexes(state, side)
+        out = set()
+        for t in self._objectives(runner).enemy(side):
+            ids = state.occupants.get(t, ())
+            if len(ids) == 1 and state.units[ids[0]].side == side and \
+                    any(t.distance(e) <= reach + 1 for e in enemy):
+                out.add(ids[0])
+        return out
+
+    def _move_in(self, runner: Runner, state: GameState, by_unit: dict, side: str) -> Move | None:
+        """Attacks by moving into enemy hexes (firepower combat): first a
+        battle already begun whose attackers' firepower does not yet beat
+        what the defenders absorb before all are disrupted (the strongest
+        unit that can join moves in); then a new battle that the units able
+        to join would win, the one worth the most (an objective, then the
+        enemy's strength there, then the least fire back); the strongest
+        joins first."""
+        board = runner.board
+        into: dict = {}
+        for uid, ms in by_unit.items():
+            if self._is_hq(runner, uid):
+                continue
+            for m in ms:
+                h = board.parse(m.to)
+                if any(u.side != side for u in state.units_at(h)):
+                    into.setdefault(h, []).append(m)
+        if not into:
+            return None
+        guards = self._guards(runner, state, side, 2)
+        order = lambda m: (-self._strength(runner, state, m.unit), m.unit)  # noqa: E731
+        best, best_key = None, None
+        for h, ms in sorted(into.items()):
+            ms = sorted((m for m in ms if m.unit not in guards), key=order)
+            if not ms:
+                continue
+            if any(u.side == side for u in state.units_at(h)):  # begun
+                if not self._enough(runner, state, h, side):
+                    return ms[0]
+                continue
+            # all that can join, one after another while the rules let them
+            after, joined = state, 0
+            for m in ms:
+                try:
+                    after = runner.engine.apply(after, m)
+                    joined += 1
+                except IllegalActionError:
+                    continue
+            margin, back, spare = self._battle_margin(runner, after, h, side)
+            if margin < 0 or spare < 0:
+                continue
+            strength = sum(self._strength(runner, state, u.id) for u in state.units_at(h) if u.side != side)
+            key = (h in set(self.goals(runner, state, side)), strength, -back, board.hex_id(h))
+            if best_key is None or key > best_key:
+                best, best_key = ms[0], key
+        return best
+
+    def _battle_margin(self, runner: Runner, state: GameState, h, side: str) -> tuple[int, int, int]:
+        """In the battle in ``h`` as it stands: the attackers' firepower
+        less what the undisrupted defenders absorb before all are disrupted;
+        the defenders' firepower; and what the attackers absorb before the
+        last of them is disrupted, less the defenders' firepower (below 0:
+        none is left to take the hex)."""
+        return self._margins(runner, state, runner.engine.battle_report(state, target=h))
+
+    @staticmethod
+    def _margins(runner: Runner, state: GameState, rep) -> tuple[int, int, int]:
+        from .combat.firepower import threshold
+        side = rep.attacker
+        env = runner.engine.env(state)
+        need = sum(threshold(runner.game, state, uid, "disrupt-at", env) for uid in rep.defenders
+                   if "disrupted" not in state.units[uid].markers)
+        absorb = sum(threshold(runner.game, state, uid, "disrupt-at", env) for uid in rep.attackers)
+        back = rep.fire[rep.defender].total
+        return rep.fire[side].total - need, back, absorb - back - 1
+
+    def _enough(self, runner: Runner, state: GameState, h, side: str) -> bool:
+        """A battle is safe to leave as it stands when the attackers'
+        firepower beats what the defenders absorb by one (a die roll may
+        take one away) and one attacker would be left standing after an
+        extra point of fire back."""
+        margin, _, spare = self._battle_margin(runner, state, h, side)
+        return margin >= 1 and spare >= 1
 
     @staticmethod
     def _exposed(board, state: GameState, h, side: str, uid: str) -> bool:
@@ -420,16 +547,6 @@ class GreedyBot:
             return Done()
         return max(takes, key=lambda a: (self._strength(runner, state, a.unit), self._strength(runner, state, a.host),
                                          a.unit, a.host))
-
-    def _attack_gain(self, runner: Runner, state: GameState, m: Move, side: str) -> int:
-        """An attack by moving in is worth it when the side's firepower there
-        would then beat the defenders' (before battle options)."""
-        from .combat.firepower import factor
-        after = runner.engine.apply(state, m)
-        rep = runner.engine.battle_report(after, target=runner.board.parse(m.to))
-        joining = {a.unit for a in runner.engine.legal_actions(after) if isinstance(a, Move) and a.to == m.to}
-        mine = rep.fire[side].total + sum(factor(runner.game, after, u) for u in joining)  # if they all join
-        return 5 if mine > rep.fire[rep.defender].total else 0
 
 
 GreedyBot.DECISIONS = {

@@ -56,12 +56,10 @@ from .hexes import Hex
 from .observe import determinise as fill
 from .observe import needs_sample
 from .observe import observe as _observe
+from .objectives import victory_objectives
 from .runner import Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
-
-# calls in victory expressions whose last argument is a place the side wants
-PLACE_CALLS = ("controls", "occupies", "supplied", "held-since")
 
 
 # ------------------------------------------------------------------ the side's view
@@ -93,40 +91,11 @@ class Values:
     distance: dict[Hex, dict[Hex, int]]  # objective -> hex -> hexes between them
 
 
-def _places(runner: Runner, e) -> list[Hex]:
-    g = runner.game
-    if isinstance(e, (E.Name, E.Str)):
-        text = e.name if isinstance(e, E.Name) else e.value
-        if text in g.map.areas:
-            return list(g.map.areas[text])
-        try:
-            h = g.map.grid.parse_id(text)
-        except ValueError:
-            return []
-        return [h] if h in g.map.hexes else []
-    return []
-
-
 def game_values(runner: Runner) -> Values:
     g = runner.game
     sides = tuple(g.sides)
-    objectives: dict[str, set[Hex]] = {s: set() for s in sides}
-    amounts = []
-    for r in runner.victory:
-        if r.kind == "award" and isinstance(r.amount, E.Num):
-            amounts.append(abs(r.amount.value))
-        if r.kind not in ("award", "win") or r.condition is None or r.side not in objectives:
-            continue
-        if r.kind == "award" and isinstance(r.amount, E.Num) and r.amount.value <= 0:
-            continue
-        for n in E.walk(r.condition):
-            if isinstance(n, E.Call) and n.func in PLACE_CALLS and len(n.args) >= 2:
-                who = n.args[0]
-                if isinstance(who, (E.Name, E.Str)) and (who.name if isinstance(who, E.Name) else who.value) == r.side:
-                    objectives[r.side].update(_places(runner, n.args[-1]))
-    if not any(objectives.values()):  # no places in the victory rules: VP hexes and cities
-        marked = {h for h, mh in g.map.hexes.items() if mh.vp or "city" in mh.features}
-        objectives = {s: set(marked) for s in sides}
+    objectives = victory_objectives(runner).places
+    amounts = [abs(r.amount.value) for r in runner.victory if r.kind == "award" and isinstance(r.amount, E.Num)]
     # a lead is measured against half of all the VP the rules could award per
     # side, so that it does not saturate where cities are worth 10 each
     scale = max(1.0, sum(amounts) / (2 * max(1, len(sides))))
@@ -134,8 +103,7 @@ def game_values(runner: Runner) -> Values:
     rs = [h.r for h in g.map.hexes] or [0]
     places = set().union(*objectives.values())
     distance = {o: {h: o.distance(h) for h in g.map.hexes} for o in places}
-    return Values(sides, {s: tuple(sorted(v)) for s, v in objectives.items()},
-                  scale, max(1, max(qs) - min(qs) + max(rs) - min(rs)), distance)
+    return Values(sides, dict(objectives), scale, max(1, max(qs) - min(qs) + max(rs) - min(rs)), distance)
 
 
 def projected(runner: Runner, s: GameState) -> tuple[dict[str, int], str | None]:

@@ -22,11 +22,12 @@ def barbarossa():
     return Runner(compile_game(GAMES / "barbarossa-postcard"))
 
 
-def test_search_takes_the_winning_move_that_greedy_misses():
-    """The town is worth VP on the map and draws the greedy bot; holding the
-    bridge at the end wins, as the victory rules say."""
+def test_the_bots_go_for_what_the_victory_rules_name_not_the_decoy():
+    """The town is worth VP on the map; holding the bridge at the end wins,
+    as the victory rules say.  Both bots read their goals from the victory
+    rules (runtime.objectives), so the town draws neither."""
     runner = Runner(compile_game(DECOY))
-    for bot, winner in ((GreedyBot(1), "b"), (make_bot("search:30", 1), "a")):
+    for bot, winner in ((GreedyBot(1), "a"), (make_bot("search:30", 1), "a")):
         state, _ = play(runner, runner.new_game(1), {"a": bot, "b": GreedyBot(2)})
         assert state.result["winner"] == winner, bot.name
     values = game_values(runner)

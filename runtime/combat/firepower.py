@@ -193,7 +193,7 @@ class FirepowerBattles:
                 row = t.row_for(total)
                 if row is not None:
                     value += float(prob) * (number(t, row, "own") - number(t, row, "enemy"))
-        return value
+        return round(value, 9)  # a fair gamble is worth 0, not 5.6e-17 (Barbarossa's desperate effort)
 
     def start(self, s: GameState, a: Attack) -> None:
         target = self.e.hex(a.target)

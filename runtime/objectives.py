@@ -1,0 +1,76 @@
+"""What each side plays for, read from the game's victory rules (for the bots).
+
+A side's *objectives* are the places its own awards (of positive VP) and
+win rules name through ``controls``/``occupies``/``supplied``/``held-since``
+with the side as first argument: Smolensk's cities for both sides,
+Barbarossa's Soviet cities for the Axis and Königsberg, Warsaw and Bucharest
+for the Soviets.  A game whose victory rules name no place falls back on its
+VP hexes and cities, for every side.
+
+``worth`` is what holding a place is worth to a side: the VP its awards
+name for it (the largest constant amount among the rules that name it; 1
+when the amount is computed or the place comes from a win rule).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import expr as E
+from .hexes import Hex
+
+# calls in victory expressions whose last argument is a place the side wants
+PLACE_CALLS = ("controls", "occupies", "supplied", "held-since")
+
+
+@dataclass(frozen=True)
+class Objectives:
+    places: dict[str, tuple[Hex, ...]]  # side -> the places it plays for
+    worth: dict[str, dict[Hex, float]]  # side -> place -> VP it is worth (at least 1)
+
+    def enemy(self, side: str) -> tuple[Hex, ...]:
+        """The places the other sides play for (what ``side`` defends)."""
+        out: set[Hex] = set()
+        for s, hexes in self.places.items():
+            if s != side:
+                out.update(hexes)
+        return tuple(sorted(out))
+
+
+def places_named(runner, e) -> list[Hex]:
+    """The hexes a place argument names: a map area, a hex id or a name."""
+    g = runner.game
+    if isinstance(e, (E.Name, E.Str)):
+        text = e.name if isinstance(e, E.Name) else e.value
+        if text in g.map.areas:
+            return list(g.map.areas[text])
+        try:
+            h = g.map.grid.parse_id(text)
+        except ValueError:
+            return []
+        return [h] if h in g.map.hexes else []
+    return []
+
+
+def victory_objectives(runner) -> Objectives:
+    g = runner.game
+    sides = tuple(g.sides)
+    worth: dict[str, dict[Hex, float]] = {s: {} for s in sides}
+    for r in runner.victory:
+        if r.kind not in ("award", "win") or r.condition is None or r.side not in worth:
+            continue
+        amount = 1.0
+        if r.kind == "award" and isinstance(r.amount, E.Num):
+            if r.amount.value <= 0:
+                continue
+            amount = float(r.amount.value)
+        for n in E.walk(r.condition):
+            if isinstance(n, E.Call) and n.func in PLACE_CALLS and len(n.args) >= 2:
+                who = n.args[0]
+                if isinstance(who, (E.Name, E.Str)) and \
+                        (who.name if isinstance(who, E.Name) else who.value) == r.side:
+                    for h in places_named(runner, n.args[-1]):
+                        worth[r.side][h] = max(worth[r.side].get(h, 0.0), amount)
+    if not any(worth.values()):  # no places in the victory rules: VP hexes and cities
+        marked = {h: float(mh.vp or 1) for h, mh in g.map.hexes.items() if mh.vp or "city" in mh.features}
+        worth = {s: dict(marked) for s in sides}
+    return Objectives({s: tuple(sorted(v)) for s, v in worth.items()}, worth)

@@ -19,22 +19,33 @@ How it decides (one search per decision, nothing kept between decisions):
   outcomes (told apart by the rolls and draws it logged), each sampled as
   often as it comes up, as OpenSpiel's ``mcts.py`` samples chance outcomes.
 - **Large action lists.**  A Smolensk movement decision offers thousands of
-  moves.  Each node ranks its legal actions with a cheap prior (at the root
-  the greedy bot's own choice first, below it the engine's default answer to
-  a pending decision; then moves by their progress toward the side's
+  moves.  Each node ranks its legal actions with a cheap prior (the greedy
+  bot's own choice first; then moves by their progress toward the side's
   objectives and staying in supply, attacks by their odds), keeps the best
   ``width`` of them (at most ``per_unit`` destinations for any one unit, and
   always "done"), and selects among them with PUCT (AlphaZero's prior-
-  weighted UCB), so a few hundred iterations look at sensible moves.
-- **Evaluation.**  A new node is not played out to the end (a playout step
-  costs as much as an iteration); it is scored by a heuristic read from the
-  game's declarations: the VP the victory rules' ``at end`` awards would give
-  if the game ended now, and who their ``win`` rules would name; material
-  (the printed factors of each side's units on the map); the share of each
-  side's units in supply; and how close each side's units stand to the
-  places its victory expressions name (``controls``/``occupies``/
-  ``supplied``/``held-since``) that it does not hold yet.  A finished game
-  scores its result.
+  weighted UCB), so a few iterations look at sensible moves.
+- **Evaluation.**  A new node is scored after a greedy playout: the greedy
+  bot plays on for both sides until the phasing side's turn (or activation)
+  is over (``replies``: how many changes of the phasing side to play
+  through; at most ``horizon`` decisions), with the iteration's generator,
+  because a move's worth often shows only after the combat it prepares (in
+  Barbarossa an attack is a move into an enemy hex, a battle only once every
+  attacker is in).  Where the playout stops, a heuristic read from the
+  game's declarations scores it: the VP the victory rules' ``at end``
+  awards would give if the game ended now, and who their ``win`` rules
+  would name; material (the printed factors of each side's units on the
+  map); the share of each side's units in supply; and how close each side's
+  units stand to the places its victory expressions name
+  (runtime.objectives) that it does not hold yet.  A finished game scores
+  its result.
+- **Common random numbers.**  The k-th try of every answer at the root is
+  played with the same sample of the unknown (dice, draws), so answers are
+  compared on the same luck.
+- **The answer.**  The most visited answer, but the greedy bot's own answer
+  stands unless that one's mean value beats it by more than ``margin``: the
+  search improves on the greedy policy (a rollout policy, in Bertsekas'
+  sense) rather than replacing it on the strength of a few noisy playouts.
 - **Budget.**  ``iterations`` per decision (``search:200`` as an agent), or
   ``think`` seconds per decision.  With an iteration budget the bot is
   deterministic for a seed (the iterations' generators derive from the bot's
@@ -188,12 +199,13 @@ class Edge:
 
 
 class Node:
-    __slots__ = ("state", "side", "value", "edges", "n")
+    __slots__ = ("state", "side", "value", "edges", "n", "pick")
 
     def __init__(self, state: GameState, side: str | None, value: dict[str, float]):
         self.state, self.side, self.value = state, side, value
         self.edges: list[Edge] | None = None  # ranked when first visited
         self.n = 0
+        self.pick = None  # at the root: the greedy bot's answer
 
 
 def _outcome(before: int, s: GameState):
@@ -214,7 +226,8 @@ class SearchBot:
     budgeted = True  # takes search:ITERATIONS and --think SECONDS
 
     def __init__(self, seed: int = 0, budget: str = "", think: float | None = None, *,
-                 width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 1.5, samples: int = 4):
+                 width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 1.5, samples: int = 4,
+                 horizon: int = 150, margin: float = 0.0, replies: int = 1):
         from .bots import GreedyBot  # the prior's first guess (bots imports this module)
         if budget and not budget.isdigit():
             raise ValueError(f"search:{budget}: the budget is a number of iterations, e.g. search:200")
@@ -224,6 +237,8 @@ class SearchBot:
         self.width, self.per_unit, self.c_puct, self.trust = width, per_unit, c_puct, trust
         self.samples = max(1, samples)  # determinisations of a view that hides something
         self.greedy = GreedyBot(seed)
+        self.rollout_bot = GreedyBot(seed)  # plays on from a new node (its own instance: nothing shared)
+        self.horizon, self.margin, self.replies = horizon, margin, replies
         self.decisions = 0
         self._values: tuple[Runner, Values] | None = None
         self._dist: dict[tuple[Hex, ...], dict[Hex, int]] = {}
@@ -243,8 +258,7 @@ class SearchBot:
         rng = random.Random(f"search:{self.seed}:{self.decisions}")
         if not needs_sample(view):
             root = self._search(runner, values, view, side, acts, rng, self.iterations, self.think)
-            best = max(range(len(root.edges)), key=lambda k: (root.edges[k].n, root.edges[k].prior, -k))
-            return root.edges[best].action
+            return self._final(root, side).action
         # the view hides something: one tree per sample of it, the answers' visits added up
         k = self.samples
         visits: dict = {}
@@ -264,7 +278,10 @@ class SearchBot:
         """One tree from ``view``; its root's answers carry their visits."""
         root = Node(view, side, evaluate(runner, values, view))
         self._lo, self._hi = min(root.value.values()), max(root.value.values())
-        root.edges = self._rank(runner, values, view, side, acts, self._greedy_pick(runner, view))
+        self._samples: list = []
+        pick = self._greedy_pick(runner, view)
+        root.edges = self._rank(runner, values, view, side, acts, pick)
+        root.pick = pick
         if len(root.edges) == 1:
             return root
         deadline = time.perf_counter() + think if think else None
@@ -280,6 +297,21 @@ class SearchBot:
                 break
         return root
 
+    def _final(self, root: "Node", side: str) -> "Edge":
+        """The most visited answer, but the greedy bot's own answer stands
+        unless the chosen one was tried at least twice and its mean value
+        beats greedy's by more than ``margin`` (dice make a few playouts
+        noisy: the search should only improve on greedy)."""
+        edges = root.edges
+        best = edges[max(range(len(edges)), key=lambda k: (edges[k].n, edges[k].prior, -k))]
+        base = next((e for e in edges if e.action == root.pick and not e.dead), None)
+        if base is None or base is best or base.n == 0:
+            return best
+        if best.n < 2:  # one playout is one roll of the dice
+            return base
+        mean = lambda e: e.w.get(side, 0.0) / e.n  # noqa: E731
+        return best if mean(best) > mean(base) + self.margin else base
+
     @staticmethod
     def _settled(root: Node, left: int) -> bool:
         """The most visited answer cannot be overtaken in the iterations left."""
@@ -288,21 +320,28 @@ class SearchBot:
 
     # -------------------------------------------------------------- one iteration
     def _iterate(self, runner: Runner, values: Values, root: Node, rng: random.Random) -> None:
-        sample = determinise(root.state, rng)  # this iteration's generator
-        gen = sample.rng_state
+        gen = None  # this iteration's generator: see below
         node, path = root, []
         while True:
             if node.state.result is not None:
                 value = node.value
                 break
             if node.edges is None:
-                s = node.state  # below the root, the engine's default answer to a pending decision
+                s = node.state  # the greedy bot's answer is the prior's first guess here too
                 node.edges = self._rank(runner, values, s, node.side, runner.legal_actions(s),
-                                        runner.engine.default_action(s) if s.pending else None)
+                                        self._greedy_pick(runner, s))
             edge = self._select(node)
             if edge is None:  # every answer failed: score the node as it stands
                 value = node.value
                 break
+            if gen is None:
+                # common random numbers: the k-th try of every root answer
+                # meets the same sample of the unknown (dice, draws), so
+                # answers are compared on the same luck
+                k = edge.n
+                while len(self._samples) <= k:
+                    self._samples.append(determinise(root.state, rng).rng_state)
+                gen = self._samples[k]
             path.append((node, edge))
             if edge.chance is False:
                 child = edge.kids[None]
@@ -324,7 +363,7 @@ class SearchBot:
                 key = _outcome(before, after) if edge.chance else None
                 child = edge.kids.get(key)
                 if child is None:
-                    child = Node(after, runner.to_move(after), evaluate(runner, values, after))
+                    child = Node(after, runner.to_move(after), self._leaf_value(runner, values, after))
                     edge.kids[key] = child
                     value = child.value
                     child.n += 1
@@ -339,6 +378,28 @@ class SearchBot:
                 e.w[side] = e.w.get(side, 0.0) + v
         if not path:
             root.n += 1
+
+    def _leaf_value(self, runner: Runner, values: Values, s: GameState) -> dict[str, float]:
+        """A new node's value: the greedy bot plays on for both sides to the
+        end of the phasing side's turn and the enemy's reply (the end of
+        the next activation or player turn of the other side; at most
+        ``horizon`` decisions), with the iteration's generator, and the
+        heuristic scores where that ends.  A move's worth often shows only
+        after the combat it prepares (an attack by moving in is a battle
+        only once every attacker is in) and the reply it invites."""
+        if self.horizon <= 0 or s.result is not None:
+            return evaluate(runner, values, s)
+        active, changes = s.active, 0
+        for _ in range(self.horizon):
+            if s.active != active:
+                active, changes = s.active, changes + 1
+            if s.result is not None or changes == self.replies:
+                break
+            try:
+                s = runner.apply(s, self.rollout_bot.choose(runner, s))
+            except (IllegalActionError, SequenceError, E.ExprError, NotImplementedError, StopIteration, ValueError):
+                break
+        return evaluate(runner, values, s)
 
     def _select(self, node: Node) -> Edge | None:
         live = [e for e in node.edges if not e.dead]

@@ -1,0 +1,186 @@
+"""One dice-pool battle, as plain data, and its resolution (Prokhorovka
+11.3-11.6, 12.0).
+
+A ``Setup`` holds everything the dice need, read from the game beforehand
+(``runtime.combat.dicepool.setup``): each side's **pools** (one per fire
+step: so many dice against a hit test), the **duel weapons** (tank-battle
+weapons with fire, armour and the firing round they fire in), the
+**pairs** the tactically superior side chose, the **tank support** test
+of each side's unpaired weapons, the items whose armour counts in the
+damage step and the defender's defence level.
+
+``resolve`` rolls it, step by step, in the rulebook's order:
+
+1. each fire step: every die at or under the hit number is one damage on
+   the side's track;
+2. the tank duel: the firing rounds in order, every pair in each round; a
+   shot hits when the die is 1 or the die plus the target's guard (its
+   armour; a defender's weapon takes the defence level when that is
+   higher, 12.0(2)) is at most the shooter's fire; a weapon that is hit is
+   destroyed at once and fires no more; duels add no damage;
+3. tank support: each unpaired weapon scores one damage on its side's test;
+4. damage: each track plus the side's bonuses (the defender's defence
+   level, the best armour among its surviving items); the higher total
+   wins, the loser loses as many steps as the winner's track; a tie: both
+   lose the other's track.
+
+The die comes from a callable (``roll(purpose) -> int``) so that the
+engine rolls through the game state and the tests enumerate every face."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .hits import HitTest, firing_round
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """One side's dice in one fire step: ``items`` are (source, dice)."""
+
+    step: str
+    title: str
+    side: str
+    items: tuple[tuple[str, int], ...]
+    test: HitTest
+
+    @property
+    def dice(self) -> int:
+        return sum(n for _, n in self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """A tank-battle weapon in a battle.  ``guard``: what a shot at it must
+    beat (its armour, or for the defender's the defence level if higher);
+    ``round``: the index of the firing round it fires in, -1 if it takes
+    part but does not fire."""
+
+    id: str
+    side: str
+    fire: int
+    armour: int
+    guard: int
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    attacker: str
+    defender: str
+    pools: tuple[Pool, ...]
+    weapons: tuple[Weapon, ...]
+    rounds: tuple[str, ...]  # the firing rounds' titles
+    pairs: tuple[tuple[str, str], ...]  # (attacker's weapon, defender's weapon)
+    support: tuple[tuple[str, HitTest], ...]  # (side, test) of tank support; a ◆ test takes fire per weapon
+    armour: tuple[tuple[str, str, int], ...]  # (item, side, armour): other items whose armour counts (11.6)
+    level: int  # the defender's defence level, added to its total (11.6(1)1)
+    target_level: int  # the "armour" a ◆ tank-support shot must beat: the defence level of the target
+    sides: int = 6
+
+    def weapon(self, wid: str) -> Weapon:
+        return next(w for w in self.weapons if w.id == wid)
+
+    def unpaired(self) -> list[Weapon]:
+        paired = {x for pair in self.pairs for x in pair}
+        return [w for w in self.weapons if w.id not in paired]
+
+    def support_test(self, w: Weapon) -> HitTest:
+        t = dict(self.support).get(w.side, HitTest("auto"))
+        return firing_round(w.fire, self.target_level) if t.kind == "round" else t
+
+    def shots(self, rnd: int, a: Weapon, d: Weapon) -> list[tuple[Weapon, Weapon]]:
+        """The shots of one pair in one firing round, as (shooter, target)."""
+        return [(w, d if w is a else a) for w in (a, d) if w.round == rnd]
+
+
+@dataclass
+class Outcome:
+    damage: dict[str, int]  # each side's damage track
+    bonus: dict[str, list[tuple[str, int]]]  # (what, amount) added in the damage step
+    destroyed: list[str] = field(default_factory=list)  # duel weapons destroyed
+    lines: list[str] = field(default_factory=list)  # what happened, for the log
+
+    def total(self, side: str) -> int:
+        return self.damage[side] + sum(n for _, n in self.bonus[side])
+
+    def winner(self, attacker: str, defender: str) -> str:
+        """The side with the higher total, "" for a tie."""
+        a, d = self.total(attacker), self.total(defender)
+        return attacker if a > d else defender if d > a else ""
+
+    def losses(self, attacker: str, defender: str) -> dict[str, int]:
+        """Steps each side loses before any retreat: the loser the winner's
+        track; on a tie both lose the other's track (11.6(2)(3))."""
+        w = self.winner(attacker, defender)
+        out = {attacker: 0, defender: 0}
+        for side, other in ((attacker, defender), (defender, attacker)):
+            if w != side:
+                out[side] = self.damage[other]
+        return out
+
+
+def armour_bonus(setup: Setup, side: str, destroyed: set[str]) -> tuple[str, int] | None:
+    """The best armour among the side's surviving items (11.6(1)2)."""
+    best: tuple[str, int] | None = None
+    items = [(w.id, w.armour) for w in setup.weapons if w.side == side and w.id not in destroyed]
+    items += [(i, a) for i, s, a in setup.armour if s == side and i not in destroyed]
+    for item, a in items:
+        if a > 0 and (best is None or a > best[1]):
+            best = (item, a)
+    return best
+
+
+def resolve(setup: Setup, roll: Callable[[str], int]) -> Outcome:
+    """Roll the battle (see the module's docstring)."""
+    att, dfd = setup.attacker, setup.defender
+    out = Outcome({att: 0, dfd: 0}, {att: [], dfd: []})
+    for pool in setup.pools:
+        hits = 0
+        faces = []
+        for _ in range(pool.dice):
+            if pool.test.rolls:
+                d = roll(f"{pool.title}: {pool.side}")
+                faces.append(d)
+                hits += pool.test.hits(d)
+            else:
+                hits += 1
+        out.damage[pool.side] += hits
+        if pool.dice:
+            out.lines.append(f"{pool.title}: {pool.side} {pool.dice} dice ({pool.test.text()})"
+                             f"{' ' + ','.join(map(str, faces)) if faces else ''}: {hits} damage")
+    destroyed: set[str] = set()
+    for rnd, title in enumerate(setup.rounds):
+        for aid, did in setup.pairs:
+            a, d = setup.weapon(aid), setup.weapon(did)
+            for shooter, target in setup.shots(rnd, a, d):
+                if shooter.id in destroyed or target.id in destroyed:
+                    continue
+                test = firing_round(shooter.fire, target.guard)
+                die = roll(f"{title}: {shooter.id} at {target.id}")
+                hit = test.hits(die)
+                out.lines.append(f"{title}: {shooter.id} ({shooter.side}) fires at {target.id} "
+                                 f"({test.text()}): {die}, {'destroyed' if hit else 'missed'}")
+                if hit:
+                    destroyed.add(target.id)
+                    out.destroyed.append(target.id)
+    for w in setup.unpaired():
+        test = setup.support_test(w)
+        if test.rolls:
+            die = roll(f"tank support: {w.id}")
+            hit = test.hits(die)
+            out.lines.append(f"tank support: {w.id} ({w.side}, {test.text()}): {die}, {'1 damage' if hit else 'miss'}")
+        else:
+            hit = True
+            out.lines.append(f"tank support: {w.id} ({w.side}, automatic): 1 damage")
+        out.damage[w.side] += int(hit)
+    if setup.level:
+        out.bonus[dfd].append(("defence level", setup.level))
+    for side in (att, dfd):
+        best = armour_bonus(setup, side, destroyed)
+        if best is not None:
+            out.bonus[side].append((f"armour of {best[0]}", best[1]))
+    for side in (att, dfd):
+        extra = "".join(f" + {n} {what}" for what, n in out.bonus[side])
+        out.lines.append(f"damage: {side} {out.damage[side]}{extra} = {out.total(side)}")
+    return out

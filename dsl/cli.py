@@ -312,7 +312,7 @@ def cmd_battle(args: argparse.Namespace) -> int:
     except DslError as e:
         print_dsl_error(e, args.game)
         return fail("the game does not compile")
-    if game.combat.procedure != "firepower":
+    if game.combat.procedure not in ("firepower", "dice-pool"):
         return fail(f"{game.info.id} fights on a CRT, not by firepower: try hexforge odds")
     try:
         runner = Runner(game, args.scenario or None)
@@ -339,6 +339,8 @@ def cmd_battle(args: argparse.Namespace) -> int:
             if uid not in game.counters:
                 return fail(f"{flag}: no counter '{uid}'", did_you_mean(uid, game.counters))
             s.place(uid, target)
+            if flag == "--attack" and game.dice_pool is not None and not origin:
+                return fail(f"{flag} {item}: a dice-pool attacker stands next to the battle hex: write {uid}@HEX")
             if flag == "--attack" and origin:
                 try:
                     h = board.parse(origin)
@@ -347,6 +349,8 @@ def cmd_battle(args: argparse.Namespace) -> int:
                 if h.distance(target) != 1:
                     return fail(f"{flag} {item}: {origin} is not next to {args.hex}")
                 s.attack_from[uid] = h
+                if game.dice_pool is not None:
+                    s.place(uid, h)
             sides.append(game.counters[uid].side if flag == "--attack" else "")
     attackers = {game.counters[x.split("@")[0].strip()].side for x in args.attack.split(",") if x.strip()}
     defenders = {game.counters[x.strip()].side for x in args.defend.split(",") if x.strip()}
@@ -359,6 +363,8 @@ def cmd_battle(args: argparse.Namespace) -> int:
     s.control[target] = next(iter(defenders))
     attacker = next(iter(attackers))
     s.active = attacker
+    if game.dice_pool is not None:
+        return _dice_pool_battle(args, game, runner, s, target)
     rep = runner.engine.battle_report(s, target=target)
     env = runner.engine.env(s)
     from runtime.combat import firepower as F
@@ -394,6 +400,45 @@ def cmd_battle(args: argparse.Namespace) -> int:
         n = d["eliminate-at"] if d["disrupted"] else d["disrupt-at"]
         print(f"{uid}: {state} {n} point{'s' * (n != 1)}" +
               ("" if d["disrupted"] else f", then eliminated by {d['eliminate-at']} more"))
+    return 0
+
+
+def _dice_pool_battle(args, game, runner, s, target) -> int:
+    """``hexforge battle`` for a dice-pool game: each side's pools and hit
+    numbers, the tank duel's pairs (as the superior side pairs by default)
+    and the exact probability of each damage total and of winning."""
+    import json
+
+    from runtime.combat.dicepool.odds import battle_odds, pct
+
+    attackers = sorted(u.id for u in s.units.values() if u.hex is not None and u.hex != target)
+    st = runner.engine.dicepool.preview(s, attackers, target)
+    odds = battle_odds(st)
+    if args.json:
+        print(json.dumps({
+            "hex": args.hex, "turn": args.turn, "attacker": st.attacker, "defender": st.defender,
+            "pools": [{"step": p.step, "side": p.side, "dice": p.dice, "items": [list(x) for x in p.items],
+                       "hit": p.test.text()} for p in st.pools],
+            "pairs": [list(x) for x in st.pairs], "defence-level": st.level,
+            "damage": {side: {str(k): str(v) for k, v in d.items()} for side, d in odds.damage.items()},
+            "win": {side: str(v) for side, v in odds.win.items()}, "tie": str(odds.tie)},
+            ensure_ascii=False, indent=2))
+        return 0
+    print(f"{game.info.title}: battle in {args.hex}, turn {s.turn}: {st.attacker} attacks {st.defender}"
+          + (f" (defence level {st.level})" if st.level else ""))
+    for pool in st.pools:
+        if pool.dice:
+            print(f"  {pool.title}: {pool.side} {pool.dice} dice ({', '.join(f'{i} {n}' for i, n in pool.items)}), "
+                  f"hit on {pool.test.text()}")
+    for a, d in st.pairs:
+        print(f"  duel: {a} against {d} (paired by {game.dice_pool.superior}, strongest first)")
+    for w in st.unpaired():
+        print(f"  tank support: {w.id} ({w.side}), hit on {st.support_test(w).text()}")
+    for side in (st.attacker, st.defender):
+        print(f"{game.sides[side].title} damage: " +
+              ", ".join(f"{k} {pct(v)}" for k, v in odds.damage[side].items()))
+    print(f"{game.sides[st.attacker].title} wins {pct(odds.win[st.attacker])}, "
+          f"{game.sides[st.defender].title} wins {pct(odds.win[st.defender])}, tie (both lose) {pct(odds.tie)}")
     return 0
 
 
@@ -578,7 +623,8 @@ def add_commands(sub) -> None:
                    help="a fire attack of this kind (fire-attack): its side, die and fixed column, no --attack")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.set_defaults(func=cmd_odds)
-    b = sub.add_parser("battle", help="the firepower of one battle in a firepower game (no CRT)")
+    b = sub.add_parser("battle", help="one battle in a firepower or dice-pool game (no CRT): its firepower, or its "
+                                      "dice pools and the exact chance of each damage total and of winning")
     b.add_argument("game", help="a game folder")
     b.add_argument("--hex", required=True, help="the battle hex")
     b.add_argument("--attack", required=True, help="attacking units, each UNIT@HEX-IT-CAME-FROM (1PzG@0104,AGC@0105)")

@@ -66,6 +66,7 @@ TOP_LEVEL: dict[str, str] = {
     "withdrawal": "named",
     "battle-option": "named",
     "fire-attack": "named",
+    "dice-pool": "single",
     "outcome": "named",
     "rebuild": "named",
     "control": "single",

@@ -10,6 +10,7 @@
     hit WF                   (assign one point of enemy firepower to a unit, firepower combat)
     detach Det1 0305         (a counter attached to a unit leaves it as a unit and moves: a detachment)
     fire artillery 1203      (a fire attack on a hex, where a fire effect grants one)
+    pair Tiger KV1           (pair one of my tank weapons with an enemy one, dice-pool tank duels)
     done                     (end the current segment, or decline an advance or a hold)
 """
 from __future__ import annotations
@@ -122,12 +123,24 @@ class Fire:
 
 
 @dataclass(frozen=True, slots=True)
+class Pair:
+    """Pair one of my tank-battle weapons with an enemy one for the tank duel
+    (dice-pool combat, Prokhorovka 11.5(2))."""
+
+    unit: str
+    target: str
+
+    def __str__(self) -> str:
+        return f"pair {self.unit} {self.target}"
+
+
+@dataclass(frozen=True, slots=True)
 class Done:
     def __str__(self) -> str:
         return "done"
 
 
-Action = Union[Move, Attack, LoseStep, Retreat, Advance, Hold, Use, Hit, Detach, Fire, Done]
+Action = Union[Move, Attack, LoseStep, Retreat, Advance, Hold, Use, Hit, Detach, Fire, Pair, Done]
 
 
 def parse_action(text: str) -> Action:
@@ -159,9 +172,11 @@ def parse_action(text: str) -> Action:
             return Detach(rest[0], rest[1])
         if verb == "fire" and len(rest) == 2:
             return Fire(rest[0], rest[1])
+        if verb == "pair" and len(rest) == 2:
+            return Pair(rest[0], rest[1])
     except ValueError:
         pass
     raise IllegalActionError(f"cannot read the action '{text}': write e.g. 'move 7Pz 1405', "
                              "'attack 1305 with 4Pz,10Mot', 'lose 4Pz', 'retreat 7Pz 1306', 'advance 4Pz 1305', "
                              "'use desperate-effort 1PzG', 'hit WF', 'detach Det1 0305', 'fire artillery 1203', "
-                             "'done'")
+                             "'pair Tiger KV1', 'done'")

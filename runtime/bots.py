@@ -249,6 +249,11 @@ class GreedyBot:
     def _combat(self, runner, state, acts, side):
         if runner.game.combat.procedure == "firepower":  # every battle is fought; the order does not matter
             return acts[0]
+        if runner.engine.dicepool is not None:  # the attack most likely to win, if at least even
+            chances = [(runner.engine.dicepool.win_chance(state, list(a.attackers), runner.board.parse(a.target)),
+                        len(a.attackers), a) for a in acts if isinstance(a, Attack)]
+            best = max(chances, key=lambda x: (x[0], x[1]), default=None)
+            return best[2] if best and best[0] >= 0.5 else next(a for a in acts if isinstance(a, Done))
         return self._attack(runner, state, acts)
 
     def _movement(self, runner, state, acts, side):

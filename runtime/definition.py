@@ -939,6 +939,71 @@ class Variable:
     where: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class FireStep:
+    """One fire step of a dice-pool battle (Prokhorovka 11.3, 11.4): each
+    side rolls one die per point of ``factor`` of its items in the battle
+    (units, what they carry, support chits used), except those matching
+    ``except_``; a die at or under the hit number scores one damage.  The
+    hit numbers are chart cells as written ("2", "●"): ``defender`` is the
+    defender's, ``attacker`` the TEC column read for the target hex."""
+
+    id: str
+    title: str
+    factor: str
+    except_: frozenset[str]
+    defender: str
+    attacker: str  # a TEC column
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DuelRound:
+    """A firing round of the tank duel: the weapons of ``side`` (attacker or
+    defender) that match ``weapons`` (empty: all) and have not fired yet."""
+
+    id: str
+    title: str
+    side: str
+    weapons: frozenset[str] = frozenset()
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DicePoolRules:
+    """A dice-pool battle (``dice-pool { ... }``, runtime/combat/dicepool/).
+
+    ``support``: at most so many support chits a side per battle, taken
+    from its pool in ``support_from`` and returned to its pool in
+    ``support_to``; ``declares_first``: the side that allocates chits first
+    (9.2(2)4); ``superior``: the side that pairs the tank duels (3.7,
+    11.5(2)); ``level``: the TEC column of the defence level (a number, or
+    +N to add; a hexside every attacker crosses adds too for the firing
+    rounds); ``steps``: the fire steps in order; ``duel_weapons``: the
+    selectors of tank-battle weapons; ``fire``/``armour``: their factors;
+    ``exclude``: (role, selectors) that do not take part; ``rounds``: the
+    firing rounds in order; ``support_cells``: (role, cell or "column X")
+    of unpaired weapons' tank support; ``retreat``: a losing side may
+    retreat one hex to halve its losses (14.0)."""
+
+    die: str
+    support: int
+    support_from: tuple[str, ...]
+    support_to: tuple[str, ...]
+    declares_first: str
+    superior: str
+    level: str
+    steps: tuple[FireStep, ...]
+    duel_weapons: frozenset[str]
+    fire: str
+    armour: str
+    exclude: tuple[tuple[str, frozenset[str]], ...]
+    rounds: tuple[DuelRound, ...]
+    support_cells: tuple[tuple[str, str], ...]
+    retreat: bool
+    where: str = ""
+
+
 # ---------------------------------------------------------------- the game
 
 @dataclass(frozen=True, slots=True)
@@ -993,6 +1058,7 @@ class GameDefinition:
     attachments: Mapping[str, AttachmentKind] = field(default_factory=lambda: frozen_map({}))  # by id
     attachment_of: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))  # counter id -> its kind
     hidden: HiddenRules = field(default_factory=HiddenRules)  # what each side cannot see (runtime/observe.py)
+    dice_pool: DicePoolRules | None = None  # the dice-pool battle, when combat { procedure dice-pool }
 
     def selectors_of(self, counter_id: str) -> frozenset[str]:
         """Everything a unit selector may name that this counter matches: its

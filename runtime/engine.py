@@ -21,6 +21,7 @@ from . import expr as E
 from .combat import firepower as F
 from .combat.declare import CrtDeclarations
 from .combat.fire import FireAttacks
+from .combat.dicepool.fight import DicePoolBattles, check_attack
 from .actions import (Action, Advance, Attack, Detach, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
                       parse_action)
 from .board import Board
@@ -39,6 +40,7 @@ class Engine:
         self.battles = F.FirepowerBattles(self)
         self.declare = CrtDeclarations(self)  # decisions before the roll on a CRT
         self.fire = FireAttacks(self)  # attacks by fire on a fixed column, granted by a fire effect
+        self.dicepool = DicePoolBattles(self) if game.dice_pool is not None else None  # dice-pool battles
         self.declared = game.declared_ids()  # ids as expression names: fixed for the game
         self.controllable = frozenset(h for h, mh in game.map.hexes.items()
                                       if game.control_hexes == "all" or mh.features or mh.vp)
@@ -243,6 +245,9 @@ class Engine:
             units = sorted(targets[h])
             options = [tuple(units)] + ([(x,) for x in units] if len(units) > 1 else [])
             for group in options:
+                if self.dicepool is not None:  # a dice-pool battle: any adjacent group may attack
+                    out.append(Attack(self.board.hex_id(h), group))
+                    continue
                 rep = combat_odds(self.game, self.board, state, list(group), h, env=self.env)
                 if rep.legal:
                     out.append(Attack(self.board.hex_id(h), group))
@@ -254,6 +259,8 @@ class Engine:
             return self.battles.actions(state, p)
         if p["kind"] == "declare":
             return self.declare.actions(state, p)
+        if p["kind"] == "dice-pool":
+            return self.dicepool.actions(state, p)
         if p["kind"] == "loss":
             alive = [u for u in p["units"] if state.units[u].hex is not None]
             return [LoseStep(u) for u in alive + A.loss_options(self.game, state, alive)]
@@ -413,6 +420,10 @@ class Engine:
                 raise IllegalActionError(reason)
         if len(set(a.attackers)) != len(a.attackers):
             raise IllegalActionError("a unit is named twice among the attackers")
+        if self.dicepool is not None:
+            check_attack(self, s, list(a.attackers), target)
+            self.dicepool.start(s, a)
+            return
         rep = combat_odds(self.game, self.board, s, list(a.attackers), target, env=self.env)
         if rep.errors:
             raise IllegalActionError(rep.errors[0])
@@ -497,6 +508,11 @@ class Engine:
                 raise IllegalActionError(self.declare.why(s, p, a, legal))
             self.declare.answer(s, p, a)
             return
+        if p["kind"] == "dice-pool":
+            if a not in legal:
+                raise IllegalActionError(self.dicepool.why(s, p, a, legal))
+            self.dicepool.answer(s, p, a)
+            return
         if a not in legal:
             if p["kind"] == "loss":
                 raise IllegalActionError(f"{p['side']} must lose a step from one of "
@@ -539,6 +555,8 @@ class Engine:
             s.place(a.unit, hexes[-1])
             self.pass_through(s, u.side, hexes)
             p["advanced"] = p["advanced"] + [a.unit]
+            if p.get("one"):  # one stack advances (Prokhorovka 15.0(1))
+                s.pending.pop(0)
         elif isinstance(a, Hold):  # step losses instead of the retreat
             s.pending.pop(0)
             s.pending.insert(0, {"kind": "loss", "side": p["side"], "steps": p["hexes"], "units": p["units"]})
@@ -559,6 +577,10 @@ class Engine:
                 return
             if p["kind"] == "declare":
                 if self.declare.settle(s, p):
+                    continue
+                return
+            if p["kind"] == "dice-pool":
+                if self.dicepool.settle(s, p):
                     continue
                 return
             if p["kind"] == "retreat-all":
@@ -597,7 +619,8 @@ class Engine:
                 vacated = not s.units_at(target)
                 attackers = [u for u in p["units"] if s.units[u].hex is not None]
                 if vacated and attackers:
-                    s.pending.insert(0, {"kind": "advance", "hex": p["hex"], "units": attackers, "advanced": []})
+                    s.pending.insert(0, {"kind": "advance", "hex": p["hex"], "units": attackers, "advanced": [],
+                                         **({"one": True} if p.get("one") else {})})
                 continue
             if p["kind"] == "loss":
                 alive = [u for u in p["units"] if s.units[u].hex is not None]
@@ -638,6 +661,8 @@ class Engine:
                 good = [a for a in acts if isinstance(a, Use) and self.battles.option_value(a.option) > 0]
                 return good[0] if good else Done()
             return acts[0]
+        if state.pending and state.pending[0]["kind"] == "dice-pool":
+            return self.dicepool.default(state, state.pending[0], acts)
         if state.pending and state.pending[0]["kind"] == "declare":  # an option where it changes the column
             p = state.pending[0]
             return next((a for a in acts if isinstance(a, Use) and self.declare.worth(state, p, a)), Done())

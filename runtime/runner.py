@@ -119,7 +119,7 @@ def sequence_problems(game: GameDefinition) -> list[tuple[str, str]]:
                     "runs: declare combat { procedure odds; crt NAME } or "
                     "combat { procedure firepower; attack move-in }"))
     where = game.combat.where or (fights[0].where if fights else "")
-    if game.combat.procedure not in ("odds", "firepower", "none"):
+    if game.combat.procedure not in ("odds", "firepower", "dice-pool", "none"):
         out.append((where, f"{game.info.id} uses the {game.combat.procedure} combat procedure, "
                     "which the engine does not run yet (odds CRTs and firepower only)"))
     if game.combat.procedure == "firepower" and game.combat.attack != "move-in":

@@ -144,3 +144,92 @@ def test_exact_odds_match_enumeration_for_random_small_battles(pools, aw, dw, le
     s = setup_of(ps, ws, pairs, support=(("A", read_test(support)), ("D", HitTest("auto"))), level=level,
                  target_level=level)
     _check_against_enumeration(s)
+
+
+# ---------------------------------------------------------------- in the engine (docs/examples/prokhorovka)
+
+def _battle_state(seed=0):
+    from dsl.compiler import compile_game
+    from runtime.runner import Runner
+    from helpers import ROOT
+    game = compile_game(ROOT / "docs" / "examples" / "prokhorovka")
+    runner = Runner(game)
+    s = runner.new_game(seed)
+    for u in s.units.values():
+        s.place(u.id, None, "removed")
+    b = runner.board
+    for uid, h in (("LAH", "0303"), ("Tiger", "0303"), ("PzIV", "0303"), ("29TK", "0304"), ("KV1", "0304"),
+                   ("T34", "0304")):
+        s.place(uid, b.parse(h))
+    s.place("Arty", None, "pool:german-support")
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+    return runner, s
+
+
+def test_the_engine_runs_a_battle_through_its_decisions():
+    runner, s = _battle_state()
+    eng = runner.engine
+    assert "attack 0304 with LAH,PzIV,Tiger" in {str(a) for a in eng.legal_actions(s)}
+    s = eng.apply(s, "attack 0304 with LAH,PzIV,Tiger")
+    p = s.pending[0]
+    # the Soviet side declares first but has no support chit: the German side allocates
+    assert p["kind"] == "dice-pool" and p["stage"] == "support" and p["side"] == "german"
+    assert [str(a) for a in eng.legal_actions(s)] == ["use Arty", "done"]
+    s = eng.apply(s, "use Arty")   # its only chit: nothing is left to choose, the battle moves on
+    # the German side pairs the tank duel (3.7): two weapons a side, four ways to start
+    assert s.pending[0]["stage"] == "pairs"
+    assert {str(a) for a in eng.legal_actions(s)} == {"pair Tiger KV1", "pair Tiger T34", "pair PzIV KV1",
+                                                      "pair PzIV T34"}
+    err = eng.explain(s, "pair KV1 Tiger")
+    assert "german pairs the tank weapons in 0304" in err
+    s = eng.apply(s, "pair Tiger KV1")   # PzIV against T34 follows: the only pair left
+    rolled = [e for e in s.log if e.get("battle") == "0304" and "damage" in e]
+    assert len(rolled) == 1
+    r = rolled[0]
+    assert any("Artillery (11.3): german 3 dice" in e.get("step", "") for e in s.log)
+    assert s.units["Arty"].box == "pool:german-support-cup"   # used chits go back to the cup
+    assert r["losses"] == {"german": 0 if r["winner"] == "german" else r["damage"]["soviet"],
+                           "soviet": 0 if r["winner"] == "soviet" else r["damage"]["german"]}
+
+
+def test_a_loser_may_retreat_to_halve_its_losses():
+    for seed in range(40):
+        runner, s = _battle_state(seed)
+        eng = runner.engine
+        s = eng.apply(s, "attack 0304 with LAH,PzIV,Tiger")
+        s = eng.apply(s, "done")
+        s = eng.apply(s, "pair Tiger KV1")
+        if s.pending and s.pending[0]["kind"] == "dice-pool" and s.pending[0]["stage"] == "retreat":
+            p = s.pending[0]
+            side, n = p["side"], p["losses"][p["side"]]
+            assert [str(a) for a in eng.legal_actions(s)] == ["hold", "done"]
+            assert f"'done' retreats one hex and loses {n // 2}" in eng.explain(s, "pair Tiger KV1")
+            s = eng.apply(s, "done")
+            nxt = s.pending[0] if s.pending else {}
+            while nxt.get("kind") == "dice-pool":   # the other side's choice
+                s = eng.apply(s, "hold")
+                nxt = s.pending[0] if s.pending else {}
+            losses = [e for e in s.pending if e["kind"] == "loss" and e["side"] == side]
+            assert not losses or losses[0]["steps"] == n // 2
+            return
+    raise AssertionError("no seed gave a loss of 2 or more")
+
+
+def test_check_locates_errors_in_the_dice_pool_block(tmp_path, capfd):
+    import shutil
+    from editor.cli import main
+    from helpers import ROOT
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(ROOT / "docs" / "examples" / "prokhorovka", folder)
+    rules = (folder / "game.hxr").read_text(encoding="utf-8")
+    rules = rules.replace("    factor artillery\n", "    factor artilery\n").replace(
+        "hit attacker column normal\n", "hit attacker column normall\n").replace(
+        "    round defender \"Defender's round\" { side defender }\n", "    round defender \"Defender's round\" { side defence }\n")
+    (folder / "game.hxr").write_text(rules, encoding="utf-8")
+    assert main(["check", str(folder)]) != 0
+    err = capfd.readouterr().err
+    lines = rules.splitlines()
+    at = {k: next(i + 1 for i, line in enumerate(lines) if k in line) for k in ("artilery", "normall", "defence }")}
+    assert f"game.hxr:{at['artilery']}:12: error: no unit class prints a factor 'artilery'" in err
+    assert f"game.hxr:{at['normall']}:25: error: the terrain effects chart has no column 'normall'" in err
+    assert f"game.hxr:{at['defence }']}" in err and "'defence' is not a role (attacker or defender)" in err

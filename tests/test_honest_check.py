@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -37,12 +38,14 @@ def test_check_refuses_with_a_reason_or_the_game_plays_to_the_end(folder: Path, 
     assert "game over after turn" in capfd.readouterr().out
 
 
-def test_prokhorovka_is_refused_by_check_with_plays_reason_located(capfd):
-    folder = ROOT / "docs" / "examples" / "prokhorovka"
+def test_a_dice_pool_game_without_its_battle_block_is_refused_located(tmp_path, capfd):
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(ROOT / "docs" / "examples" / "prokhorovka", folder)
+    rules = (folder / "game.hxr").read_text(encoding="utf-8")
+    (folder / "game.hxr").write_text(re.sub(r"\ndice-pool \{.*?\n\}\n", "\n", rules, flags=re.S), encoding="utf-8")
     assert main(["check", str(folder)]) != 0
     err = capfd.readouterr().err
-    assert "prokhorovka/game.hxr:92:1: error: prokhorovka uses the dice-pool combat procedure, which the engine " \
-           "does not run yet" in err
+    assert "error: combat { procedure dice-pool } needs a dice-pool { ... } block" in err
 
 
 # ---------------------------------------------------------------- the audit

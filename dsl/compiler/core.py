@@ -31,6 +31,7 @@ from .scenarios import ScenariosMixin
 from .attachments import AttachmentsMixin
 from .fire import FireMixin
 from .audit import AuditMixin
+from .dicepool import DicePoolMixin
 
 fm = D.frozen_map
 
@@ -83,7 +84,7 @@ def check_game(path: str | Path, art_dir: str | Path | None = None
 
 
 class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, ScenariosMixin, AttachmentsMixin,
-                FireMixin, AuditMixin):
+                FireMixin, AuditMixin, DicePoolMixin):
     def __init__(self, ctx: Ctx, statements: list[Statement], loader: Loader, variants: tuple[str, ...]):
         self.ctx = ctx
         # `define` names and functions, expanded where used; their bodies are checked in run()
@@ -233,6 +234,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         outcomes = self.battle_outcomes(mechanisms["combat"])
         fire_attacks = {st.name: fa for st in self.all("fire-attack")
                         if (fa := self.fire_attack(st, classes, crts, mechanisms["combat"])) is not None}
+        dice_pool = self.dice_pool(classes, chart, pools, mechanisms["combat"])
         rebuilds = {st.name: self.rebuild(st, classes) for st in self.all("rebuild")}
         control_hexes = self.control()
         if map_def is not None:
@@ -276,7 +278,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                                 markers=fm(markers), variables=fm(variables), triggers=triggers,
                                 effects=fm(self.fx.effects), attachments=fm(self.attachment_kinds),
                                 attachment_of=fm(self.attachment_of), hidden=hidden,
-                                chit_counts=tuple(getattr(self, "chit_counts", ())))
+                                chit_counts=tuple(getattr(self, "chit_counts", ())), dice_pool=dice_pool)
         self.check_command_chain(chits, mechanisms["activation"])
         for at, message in sequence_problems(game):  # check says no where play would refuse
             ctx.error("cannot-run", message, Span.parse(at + ":1") if at else None,

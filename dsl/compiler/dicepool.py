@@ -1,0 +1,185 @@
+"""The dice-pool battle block (``dice-pool { ... }``, Prokhorovka 11.0):
+fire steps against the terrain's hit numbers, the tank duel and its firing
+rounds, support chits per battle, the retreat that halves losses.
+
+Part of the compiler: methods of ``_Compiler`` (see ``core.py``).  What
+each property means: ``runtime.definition.DicePoolRules``; what the engine
+does with it: ``runtime/combat/dicepool/``."""
+from __future__ import annotations
+
+import re
+
+from runtime import definition as D
+
+from ..ast import Arg, Statement
+from ..checker import Body, title_of, where
+from ..diagnostics import Span, did_you_mean
+
+ROLES = ("attacker", "defender")
+
+
+def _number(cell: str) -> bool:
+    return re.fullmatch(r"[0-9]+", cell) is not None
+
+
+class DicePoolMixin:
+    def dice_pool(self, classes, chart: D.TerrainChart, pools, combat: D.CombatRules) -> D.DicePoolRules | None:
+        st = self.one("dice-pool")
+        ctx = self.ctx
+        if st is None:
+            if combat.procedure == "dice-pool":
+                ctx.error("missing", "combat { procedure dice-pool } needs a dice-pool { ... } block that says "
+                          "how a battle is fought", None, "docs/dsl.md §7.2 shows one")
+            return None
+        if combat.procedure != "dice-pool":
+            ctx.error("value", "dice-pool { ... } describes the battles of combat { procedure dice-pool }, and this "
+                      f"game's combat procedure is {combat.procedure}", st.span, "write: combat { procedure dice-pool }")
+        b = Body(ctx, st, "dice-pool")
+        factors = {f for c in classes.values() for f in c.factors}
+        columns = {c for eff in chart.effects.values() for c in eff.values}
+
+        def factor(a: Arg | None, what: str) -> str:
+            if a is None:
+                ctx.error("missing", f"dice-pool needs {what}", st.span)
+                return ""
+            if a.text not in factors:
+                ctx.error("unknown-name", f"no unit class prints a factor '{a.text}' ({what})", a.span,
+                          did_you_mean(a.text, factors))
+            return a.text
+
+        def column(a: Arg | None, allowed: tuple[str, ...], what: str, adds: bool = False) -> str:
+            """A TEC column whose cells are hit tests: a terrain row must give one of ``allowed``
+            ("number", "●", "◆"); a feature or hexside row one of those or '-' (the hex's applies)."""
+            if a is None:
+                return ""
+            if a.text not in columns:
+                ctx.error("unknown-name", f"the terrain effects chart has no column '{a.text}' ({what})", a.span,
+                          did_you_mean(a.text, columns) or "declare it: terrain-effects { column NAME ... }")
+                return ""
+            for tid, eff in chart.effects.items():
+                cell = eff.values.get(a.text, "-")
+                kind = ctx.terrain_kind.get(tid)
+                ok = ("number" in allowed and _number(cell)) or cell in allowed or \
+                    (kind != "terrain" and cell == "-") or \
+                    (adds and kind != "terrain" and re.fullmatch(r"\+[0-9]+", cell) is not None)
+                if not ok and kind in ("terrain", "feature", "hexside"):
+                    want = " or ".join("a number" if x == "number" else x for x in allowed)
+                    ctx.error("value", f"{tid}'s {a.text} is '{cell}': {what} reads {want}"
+                              + ("" if kind == "terrain" else (" or '-'" + (" or +N" if adds else ""))),
+                              Span.parse(eff.where + ":1") if eff.where else a.span)
+            return a.text
+
+        def hit_cell(s: Statement, allowed: tuple[str, ...], what: str) -> tuple[str, str] | None:
+            """ROLE VALUE | ROLE column COLUMN."""
+            args = list(s.args)
+            if len(args) not in (2, 3) or args[0].text not in ROLES or (len(args) == 3 and args[1].text != "column"):
+                ctx.error("arguments", f"'{s.keyword}' takes attacker or defender and a hit number "
+                          "(a number or ●) or 'column COLUMN'", s.span, f"write: {s.keyword} attacker column normal")
+                return None
+            if len(args) == 3:
+                col = column(args[2], allowed, what)
+                return (args[0].text, f"column {col}") if col else None
+            cell = args[1].text
+            if not ((_number(cell) and "number" in allowed) or cell in allowed):
+                ctx.error("value", f"'{cell}' is not a hit number here: write "
+                          + " or ".join("a number" if x == "number" else x for x in allowed), args[1].span)
+                return None
+            return args[0].text, cell
+
+        die = ctx.ref("die", b.arg("die")) or "d6"
+        if die not in self._dice():
+            die = next(iter(self._dice()), "d6")
+        n = b.arg("support-chits")
+        support = ctx.int_(n, "support chits a side per battle", 0, 99) or 0 if n is not None else 0
+        sides: dict[str, list[str]] = {}
+        for kw in ("support-from", "support-to"):
+            s = b.one(kw, (1, 9))
+            found = []
+            for a in (s.args if s else ()):
+                pid = ctx.ref("pool", a)
+                if not pid:
+                    continue
+                side = pools[pid].side
+                if not side:
+                    ctx.error("value", f"pool {pid} belongs to no side: {kw} names each side's pool", a.span,
+                              f"write: pool {pid} \"...\" {{ side SIDE }}")
+                elif side in sides.setdefault(kw, []):
+                    ctx.error("duplicate", f"{kw} names two pools of {side}", a.span)
+                else:
+                    sides[kw].append(side)
+                    found.append(pid)
+            sides[kw + ":pools"] = found
+        if support and not sides.get("support-from:pools"):
+            ctx.error("missing", "support-chits needs support-from: each side's pool of support chits", n.span,
+                      "write: support-from german-support soviet-support")
+        first = ctx.ref("side", b.arg("declares-first")) or ""
+        superior = ctx.ref("side", b.arg("superior")) or ""
+        if b.arg("superior") is None:
+            ctx.error("missing", "dice-pool needs 'superior SIDE': the side that pairs the tank duels (3.7)", st.span)
+        lv = b.arg("defence-level")
+        level = column(lv, ("number",), "the defence level", adds=True) if lv is not None else ""
+        steps = []
+        for s in b.all("step"):
+            sb = Body(ctx, s, f"step {s.name}")
+            f = factor(sb.arg("factor"), f"step {s.name}'s factor")
+            exc = sb.one("except", (1, 9))
+            hits = dict(x for x in (hit_cell(h, ("number", "●"), f"step {s.name}") for h in sb.all("hit")) if x)
+            for role in ROLES:
+                if role not in hits:
+                    ctx.error("missing", f"step {s.name} needs 'hit {role} ...'", s.span,
+                              "write: hit defender 2 and hit attacker column artillery")
+            sb.finish()
+            if not s.name:
+                ctx.error("name", "a step needs a name", s.span, 'write: step bombardment "Artillery" { ... }')
+            d, a = hits.get("defender", "-"), hits.get("attacker", "-")
+            if d.startswith("column "):
+                ctx.error("value", "the defender's hit number is a number or ● (11.3: 2)", s.span)
+            steps.append(D.FireStep(s.name or "?", title_of(s) or s.name or "?", f,
+                                    self.selectors(exc.args, classes) if exc else frozenset(), d,
+                                    a[len("column "):] if a.startswith("column ") else "", where(s)))
+            if a and not a.startswith("column "):
+                ctx.error("value", "the attacker's hit number is read from the terrain effects chart: "
+                          "hit attacker column COLUMN", s.span)
+        du = b.one("duel", (0, 1))
+        weapons, fire, armour, exclude, rounds, cells = frozenset(), "", "", [], [], []
+        if du is not None:
+            db = Body(ctx, du, "duel")
+            w = db.one("weapons", (1, 9))
+            weapons = self.selectors(w.args, classes) if w else frozenset()
+            if not w:
+                ctx.error("missing", "duel needs 'weapons SELECTOR': the tank-battle weapons", du.span)
+            fire = factor(db.arg("fire"), "the duel's fire")
+            armour = factor(db.arg("armour"), "the duel's armour")
+            for e in db.all("exclude"):
+                if len(e.args) < 2 or e.args[0].text not in ROLES:
+                    ctx.error("arguments", "exclude takes attacker or defender and selectors", e.span,
+                              "write: exclude attacker at-gun")
+                    continue
+                exclude.append((e.args[0].text, self.selectors(e.args[1:], classes)))
+            for r in db.all("round"):
+                rb = Body(ctx, r, f"round {r.name}")
+                side = self.choice(rb.arg("side"), ROLES, "role (attacker or defender)") or ""
+                if rb.arg("side") is None:
+                    ctx.error("missing", f"round {r.name} needs 'side attacker' or 'side defender'", r.span)
+                ws = rb.one("weapons", (1, 9))
+                rb.finish()
+                rounds.append(D.DuelRound(r.name or "?", title_of(r) or r.name or "?", side,
+                                          self.selectors(ws.args, classes) if ws else frozenset(), where(r)))
+            if not rounds:
+                ctx.error("missing", "duel needs at least one firing round", du.span,
+                          "write: round attacker \"Attacker's round\" { side attacker }")
+            cells = [x for x in (hit_cell(s, ("number", "●", "◆"), "tank support") for s in db.all("support")) if x]
+            for role in ROLES:
+                if role not in dict(cells):
+                    ctx.error("missing", f"duel needs 'support {role} ...': how an unpaired weapon scores", du.span)
+            db.finish()
+        r = b.one("retreat")
+        if r is not None and r.args and r.args[0].text != "halves-losses":
+            ctx.error("value", f"retreat is 'halves-losses', not '{r.args[0].text}'", r.args[0].span)
+        if not steps and du is None:
+            ctx.error("missing", "dice-pool needs at least one step or a duel", st.span)
+        b.finish()
+        return D.DicePoolRules(die, support, tuple(sides.get("support-from:pools", ())),
+                               tuple(sides.get("support-to:pools", ())), first, superior, level, tuple(steps),
+                               weapons, fire, armour, tuple(exclude), tuple(rounds), tuple(cells), r is not None,
+                               where(st))

@@ -1,0 +1,248 @@
+"""Dice-pool battles for the engine (Prokhorovka 9.2, 11.0-15.0).
+
+``attack HEX with UNITS`` opens one pending entry of kind "dice-pool" that
+carries the battle through its stages:
+
+* ``support``: each side allocates support chits from its support pool,
+  the side the rules name (``declares-first``) first, at most
+  ``support-chits`` each: ``use CHIT``, then ``done``.  A chit is offered
+  only where one of its factors feeds a fire step (heavy artillery);
+  chits whose effects are not run yet (aircraft, tactical) are not offered;
+* ``pairs``: the superior side pairs tank-battle weapons one to one,
+  ``pair MINE THEIRS``, until one side has none left (11.5(2));
+* the roll (``runtime.combat.dicepool.battle.resolve``);
+* ``retreat``: each side that loses steps, the one that declares first
+  first, may retreat to halve its losses (rounded down): ``hold`` takes
+  them all and stays, ``done`` retreats (14.0);
+* then the engine's own entries: the losses (``lose UNIT``), the retreat
+  of every participating stack one hex, and an advance by one attacking
+  stack into a vacated hex (15.0), ignoring ZOC.
+
+Used support chits go back to their side's ``support-to`` pool; duel
+weapons that are hit are eliminated (their counters leave the map)."""
+from __future__ import annotations
+
+from ...actions import Action, Attack, Done, Hold, IllegalActionError, Pair, Use
+from ...definition import GameDefinition
+from ...state import GameState, eliminate
+from .battle import Setup, resolve
+from .odds import battle_odds
+from .setup import build, default_pairs, factor
+
+
+class DicePoolBattles:
+    def __init__(self, engine):
+        self.e = engine
+        self.game: GameDefinition = engine.game
+        self.rules = engine.game.dice_pool
+
+    # ------------------------------------------------------------ reading
+    def setup(self, s: GameState, p: dict, pairs: list | None = None) -> Setup:
+        return build(self.game, self.e.board, s, p["attackers"], self.e.hex(p["hex"]), p["chits"],
+                     [tuple(x) for x in (p["pairs"] if pairs is None else pairs)])
+
+    def preview(self, s: GameState, attackers: list[str], target) -> Setup:
+        """The battle as it would be fought now, paired by default (the
+        panel's and ``hexforge battle``'s odds)."""
+        st = build(self.game, self.e.board, s, attackers, target)
+        return build(self.game, self.e.board, s, attackers, target, pairs=default_pairs(st))
+
+    def order(self, p: dict) -> list[str]:
+        first = self.rules.declares_first
+        return [first, p["defender"] if first == p["attacker"] else p["attacker"]] \
+            if first in (p["attacker"], p["defender"]) else [p["attacker"], p["defender"]]
+
+    def _support_pool(self, side: str, pools: tuple[str, ...]) -> str:
+        return next((pid for pid in pools if self.game.pools[pid].side == side), "")
+
+    def chits_open(self, s: GameState, p: dict) -> list[str]:
+        side = p["side"]
+        pool = self._support_pool(side, self.rules.support_from)
+        if not pool or len(p["chits"].get(side, [])) >= self.rules.support:
+            return []
+        box = f"pool:{pool}"
+        used = set(p["chits"].get(side, []))
+        steps = {st.factor for st in self.rules.steps}
+        return sorted(u.id for u in s.units.values() if u.box == box and u.hex is None and u.side == side
+                      and u.id not in used and any(factor(self.game, s, u.id, f) > 0 for f in steps))
+
+    def pairs_open(self, s: GameState, p: dict) -> list[Pair]:
+        st = self.setup(s, p)
+        done = {x for pair in p["pairs"] for x in pair}
+        mine = [w.id for w in st.weapons if w.side == p["side"] and w.id not in done]
+        theirs = [w.id for w in st.weapons if w.side != p["side"] and w.id not in done]
+        return [Pair(a, b) for a in mine for b in theirs]
+
+    # ------------------------------------------------------------ the engine's hooks
+    def start(self, s: GameState, a: Attack) -> None:
+        target = self.e.hex(a.target)
+        defender = s.units_at(target)[0].side
+        s.attacked.update(a.attackers)
+        s.attacked_hexes.add(target)
+        self.e.record(s, a)
+        p = {"kind": "dice-pool", "hex": a.target, "attackers": list(a.attackers), "attacker": s.active,
+             "defender": defender, "stage": "support", "chits": {}, "pairs": [], "losses": {}, "retreat": []}
+        p["side"] = self.order(p)[0]
+        s.pending.append(p)
+
+    def actions(self, s: GameState, p: dict) -> list[Action]:
+        if p["stage"] == "support":
+            return [Use(c) for c in self.chits_open(s, p)] + [Done()]
+        if p["stage"] == "pairs":
+            return list(self.pairs_open(s, p))
+        if p["stage"] == "retreat":
+            return [Hold(), Done()]
+        return []
+
+    def why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
+        if p["stage"] == "support":
+            can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "none"
+            return f"the battle in {p['hex']} waits for {p['side']}'s support chits " \
+                   f"(at most {self.rules.support}): it may use {can}, or 'done'"
+        if p["stage"] == "pairs":
+            return f"{p['side']} pairs the tank weapons in {p['hex']}: choose one of: " \
+                   f"{'; '.join(str(x) for x in legal)}"
+        n = p["losses"][p["side"]]
+        return f"{p['side']} loses {n} step{'s' * (n != 1)} in {p['hex']}: 'hold' takes them all and stays, " \
+               f"'done' retreats one hex and loses {n // 2}"
+
+    def answer(self, s: GameState, p: dict, a: Action) -> None:
+        self.e.record(s, a, side=p["side"])
+        if p["stage"] == "support":
+            if isinstance(a, Use):
+                p["chits"].setdefault(p["side"], []).append(a.option)
+                s.log.append({"turn": s.turn, "support": a.option, "side": p["side"], "battle": p["hex"]})
+            else:
+                self._next_declarer(p)
+        elif p["stage"] == "pairs":
+            mine_attacks = p["side"] == p["attacker"]
+            p["pairs"].append([a.unit, a.target] if mine_attacks else [a.target, a.unit])
+        elif p["stage"] == "retreat":
+            side = p["side"]
+            if isinstance(a, Done):
+                p["retreat"].append(side)
+                p["losses"][side] //= 2
+            p["deciding"].pop(0)
+
+    def _next_declarer(self, p: dict) -> None:
+        order = self.order(p)
+        if p["side"] == order[0]:
+            p["side"] = order[1]
+        else:
+            p["stage"] = "pairs"
+            p["side"] = self.rules.superior
+
+    def settle(self, s: GameState, p: dict) -> bool:
+        """Run the automatic stages; True when the entry moved on."""
+        if p["stage"] == "support":
+            if not self.chits_open(s, p):
+                self._next_declarer(p)
+                return True
+            return False
+        if p["stage"] == "pairs":
+            if p["side"] not in (p["attacker"], p["defender"]):
+                p["side"] = p["attacker"]
+            opts = self.pairs_open(s, p)
+            if not opts:
+                p["stage"] = "roll"
+                return True
+            if len(opts) == 1:
+                self.answer(s, p, opts[0])
+                return True
+            return False
+        if p["stage"] == "roll":
+            self.roll(s, p)
+            return True
+        if p["stage"] == "retreat":
+            if not p["deciding"]:
+                self.finish(s, p)
+                return True
+            p["side"] = p["deciding"][0]
+            if p["losses"][p["side"]] < 2:  # halving 1 loses nothing: no reason to retreat
+                p["deciding"].pop(0)
+                return True
+            return False
+        return False
+
+    def roll(self, s: GameState, p: dict) -> None:
+        st = self.setup(s, p)
+        die = self.game.dice[self.rules.die]
+        out = resolve(st, lambda why: s.roll(die, f"{why} in {p['hex']}"))
+        att, dfd = p["attacker"], p["defender"]
+        for line in out.lines:
+            s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
+        for wid in out.destroyed:
+            box = eliminate(self.game, s, wid)
+            s.log.append({"turn": s.turn, "destroyed": wid, "why": "hit in the tank duel", "to": box})
+        for side, used in p["chits"].items():
+            back = self._support_pool(side, self.rules.support_to)
+            for c in used:
+                if back:
+                    s.place(c, None, f"pool:{back}")
+        winner = out.winner(att, dfd)
+        p["losses"] = out.losses(att, dfd)
+        p["result"] = {"damage": dict(out.damage), "total": {x: out.total(x) for x in (att, dfd)},
+                       "winner": winner}
+        s.log.append({"turn": s.turn, "battle": p["hex"], "damage": dict(out.damage),
+                      "total": p["result"]["total"], "winner": winner or "tie: both lose",
+                      "losses": dict(p["losses"])})
+        p["stage"] = "retreat"
+        p["deciding"] = [x for x in self.order(p) if self.rules.retreat and p["losses"][x] > 0]
+
+    def finish(self, s: GameState, p: dict) -> None:
+        """Queue the losses, the retreats and the advance (engine entries)."""
+        target = self.e.hex(p["hex"])
+        stacks = {p["attacker"]: [u for u in p["attackers"] if s.units[u].hex is not None],
+                  p["defender"]: [u.id for u in s.units_at(target) if u.side == p["defender"]]}
+        follow: list[dict] = []
+        for side in self.order(p):
+            if p["losses"][side] > 0 and stacks[side]:
+                follow.append({"kind": "loss", "side": side, "steps": p["losses"][side], "units": stacks[side]})
+        for side in self.order(p):
+            if side in p["retreat"] and stacks[side]:
+                other = p["defender"] if side == p["attacker"] else p["attacker"]
+                follow.append({"kind": "retreat-all", "units": stacks[side], "hexes": 1, "enemy": other,
+                               "held": True})
+        if p["attacker"] not in p["retreat"]:  # 15.0(4): no advance after the attacker retreats
+            follow.append({"kind": "advance-check", "hex": p["hex"], "units": stacks[p["attacker"]],
+                           "defenders": stacks[p["defender"]], "one": True})
+        s.pending.pop(0)
+        s.pending[0:0] = follow
+
+    def win_chance(self, s: GameState, attackers: list[str], target) -> float:
+        """The attacker's exact chance to win the battle as it stands (paired
+        by default, no support chits): the greedy bot's measure."""
+        return float(battle_odds(self.preview(s, attackers, target)).win[s.units[attackers[0]].side])
+
+    # ------------------------------------------------------------ bots
+    def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
+        if p["stage"] == "support":
+            return next((a for a in acts if isinstance(a, Use)), Done())
+        if p["stage"] == "pairs":
+            st = self.setup(s, p)
+            want = default_pairs(st)[len(p["pairs"])]
+            mine, theirs = (want[0], want[1]) if p["side"] == p["attacker"] else (want[1], want[0])
+            return next((a for a in acts if a == Pair(mine, theirs)), acts[0])
+        return Done() if p["losses"].get(p["side"], 0) >= 2 else Hold()
+
+
+def check_attack(engine, s: GameState, attackers: list[str], target) -> None:
+    """Why a dice-pool attack is illegal (raises), beyond the unit checks the
+    engine makes: the target holds enemy units, each attacker is adjacent,
+    neither attacked yet this phase (9.1(1)(3))."""
+    tid = engine.board.hex_id(target)
+    defenders = s.units_at(target)
+    if not defenders:
+        raise IllegalActionError(f"there are no units in {tid} to attack")
+    if defenders[0].side == s.active:
+        raise IllegalActionError(f"{tid} holds friendly units, not enemy ones")
+    if target in s.attacked_hexes:
+        raise IllegalActionError(f"{tid} has already been attacked this combat phase")
+    for uid in attackers:
+        u = s.units[uid]
+        if u.hex is None:
+            raise IllegalActionError(f"{uid} cannot attack {tid}: it is not on the map")
+        if target not in {n for n, _ in engine.board.adj.get(u.hex, ())}:
+            raise IllegalActionError(f"{uid} cannot attack {tid}: it is not adjacent")
+        if uid in s.attacked:
+            raise IllegalActionError(f"{uid} cannot attack {tid}: it has already attacked this combat phase")

@@ -1,0 +1,135 @@
+"""A dice-pool battle's ``Setup`` read from the game and the state: who is
+in it, the hit numbers the terrain gives, the weapons and their rounds.
+
+* The items of a side: each participating unit and the counters attached
+  under it (``GameState.attached``, once attachments exist), and the
+  support chits the side used in this battle.
+* A hit number for the attacker is the TEC column's cell for the target
+  hex: its terrain's, replaced by a feature's cell that says something,
+  replaced by the cell of a hexside every attacker crosses (Prokhorovka
+  11.4: across a river the normal-fire number is 1; 11.5(4): tank support
+  ◆ whatever the terrain).
+* The defence level: the terrain's number, a feature's higher number
+  (take the higher, 17.2 example) or ``+N`` added (an entrenchment); in
+  the firing rounds a crossed hexside's ``+N`` is added too (12.0(2)),
+  not in the damage step (11.6(1)1)."""
+from __future__ import annotations
+
+from ...board import Board
+from ...definition import DicePoolRules, GameDefinition
+from ...hexes import Hex
+from ...state import GameState
+from ..modifiers import crossed_by
+from .battle import Pool, Setup, Weapon
+from .hits import HitTest, read_test
+
+
+def stack_items(state: GameState, uid: str) -> list[str]:
+    """A unit and what it carries."""
+    return [uid, *getattr(state, "attached", {}).get(uid, ())]
+
+
+def factor(game: GameDefinition, state: GameState, uid: str, name: str) -> int:
+    c = game.counters[uid]
+    return c.steps[min(state.units[uid].step, len(c.steps) - 1)].get(name, 0) if name else 0
+
+
+def across(board: Board, state: GameState, attackers: list[str], target: Hex) -> tuple[str, ...]:
+    """The hexside kinds every attacker crosses (unbridged) into the target."""
+    common: set[str] | None = None
+    for uid in attackers:
+        kinds = set(crossed_by(board, state, uid, target))
+        common = kinds if common is None else common & kinds
+    return tuple(sorted(common or ()))
+
+
+def cell(game: GameDefinition, board: Board, column: str, target: Hex, crossed: tuple[str, ...] = ()) -> str:
+    """The chart cell of ``column`` for an attack on ``target`` across ``crossed``."""
+    eff = game.chart.effects
+    out = "-"
+    for tid in (board.terrain(target), *sorted(board.features(target)), *crossed):
+        v = eff[tid].values.get(column, "-") if tid in eff else "-"
+        if v not in ("-", "") and not v.startswith("+"):
+            out = v
+    return out
+
+
+def defence_level(game: GameDefinition, board: Board, column: str, target: Hex,
+                  crossed: tuple[str, ...] = ()) -> int:
+    if not column:
+        return 0
+    eff = game.chart.effects
+    base, adds = 0, 0
+    for tid in (board.terrain(target), *sorted(board.features(target)), *crossed):
+        v = eff[tid].values.get(column, "-") if tid in eff else "-"
+        if v.startswith("+") and v[1:].isdigit():
+            adds += int(v[1:])
+        elif v.isdigit():
+            base = max(base, int(v))
+    return base + adds
+
+
+def hit_test(game: GameDefinition, board: Board, text: str, target: Hex, crossed: tuple[str, ...]) -> HitTest:
+    if text.startswith("column "):
+        text = cell(game, board, text[len("column "):], target, crossed)
+    return read_test(text) or HitTest("number", 0)
+
+
+def build(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
+          chits: dict[str, list[str]] | None = None, pairs: list[tuple[str, str]] = ()) -> Setup:
+    """The battle of ``attackers`` against the stack in ``target``; ``chits``:
+    the support chits each side used; ``pairs``: (attacker's weapon,
+    defender's weapon) as paired so far."""
+    rules: DicePoolRules = game.dice_pool
+    att = state.units[attackers[0]].side
+    defenders = [u.id for u in state.units_at(target)]
+    dfd = state.units[defenders[0]].side if defenders else next(s for s in game.sides if s != att)
+    crossed = across(board, state, attackers, target)
+    items = {att: [i for uid in attackers for i in stack_items(state, uid)],
+             dfd: [i for uid in defenders for i in stack_items(state, uid)]}
+    for side, used in (chits or {}).items():
+        items[side] = items[side] + list(used)
+    pools = []
+    for step in rules.steps:
+        for side, role in ((att, "attacker"), (dfd, "defender")):
+            got = tuple((i, factor(game, state, i, step.factor)) for i in items[side]
+                        if not (step.except_ and game.matches(i, step.except_)))
+            got = tuple(x for x in got if x[1] > 0)
+            test = read_test(step.defender) if role == "defender" else \
+                hit_test(game, board, f"column {step.attacker}", target, crossed)
+            pools.append(Pool(step.id, step.title, side, got, test or HitTest("number", 0)))
+    level = defence_level(game, board, rules.level, target)
+    guard_level = defence_level(game, board, rules.level, target, crossed)
+    weapons = []
+    for side, role in ((att, "attacker"), (dfd, "defender")):
+        excluded = frozenset().union(*(sel for r, sel in rules.exclude if r == role))
+        for i in items[side]:
+            if not (rules.duel_weapons and game.matches(i, rules.duel_weapons)):
+                continue
+            if excluded and game.matches(i, excluded):
+                continue
+            fire, armour = factor(game, state, i, rules.fire), factor(game, state, i, rules.armour)
+            rnd = next((k for k, r in enumerate(rules.rounds) if r.side == role and
+                        (not r.weapons or game.matches(i, r.weapons))), -1)
+            weapons.append(Weapon(i, side, fire, armour, armour if role == "attacker" else max(armour, guard_level),
+                                  rnd))
+    duel = {w.id for w in weapons}
+    armour_items = tuple((i, side, factor(game, state, i, rules.armour)) for side in (att, dfd) for i in items[side]
+                         if i not in duel and factor(game, state, i, rules.armour) > 0)
+    support = tuple((att if role == "attacker" else dfd, hit_test(game, board, text, target, crossed))
+                    for role, text in rules.support_cells)
+    sides = game.dice[rules.die].sides if rules.die in game.dice else 6
+    return Setup(att, dfd, tuple(pools), tuple(weapons), tuple(r.title for r in rules.rounds), tuple(pairs),
+                 support, armour_items, level, guard_level, sides)
+
+
+def default_pairs(setup: Setup) -> list[tuple[str, str]]:
+    """The pairs a superior side makes without being asked (the panel's
+    assumption, the bots' choice): its strongest weapon against the enemy's
+    strongest, and so on, as (attacker's, defender's)."""
+    done = {x for p in setup.pairs for x in p}
+    free = [w for w in setup.weapons if w.id not in done]
+    key = lambda w: (-w.fire, -w.armour, w.id)  # noqa: E731
+    a = sorted((w for w in free if w.side == setup.attacker), key=key)
+    d = sorted((w for w in free if w.side == setup.defender), key=key)
+    return list(setup.pairs) + [(x.id, y.id) for x, y in zip(a, d)]

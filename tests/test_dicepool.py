@@ -157,10 +157,12 @@ def _battle_state(seed=0):
     s = runner.new_game(seed)
     for u in s.units.values():
         s.place(u.id, None, "removed")
+    from runtime import attachments as A
     b = runner.board
-    for uid, h in (("LAH", "0303"), ("Tiger", "0303"), ("PzIV", "0303"), ("29TK", "0304"), ("KV1", "0304"),
-                   ("T34", "0304")):
+    for uid, h in (("LAH", "0303"), ("29TK", "0304")):
         s.place(uid, b.parse(h))
+    for aid, host in (("Tiger", "LAH"), ("PzIV", "LAH"), ("KV1", "29TK"), ("T34", "29TK")):
+        A.attach(game, s, aid, host)   # equipment chits under their units (2.12)
     s.place("Arty", None, "pool:german-support")
     s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
     return runner, s
@@ -169,8 +171,8 @@ def _battle_state(seed=0):
 def test_the_engine_runs_a_battle_through_its_decisions():
     runner, s = _battle_state()
     eng = runner.engine
-    assert "attack 0304 with LAH,PzIV,Tiger" in {str(a) for a in eng.legal_actions(s)}
-    s = eng.apply(s, "attack 0304 with LAH,PzIV,Tiger")
+    assert "attack 0304 with LAH" in {str(a) for a in eng.legal_actions(s)}
+    s = eng.apply(s, "attack 0304 with LAH")   # its equipment comes with it
     p = s.pending[0]
     # the Soviet side declares first but has no support chit: the German side allocates
     assert p["kind"] == "dice-pool" and p["stage"] == "support" and p["side"] == "german"
@@ -190,13 +192,17 @@ def test_the_engine_runs_a_battle_through_its_decisions():
     assert s.units["Arty"].box == "pool:german-support-cup"   # used chits go back to the cup
     assert r["losses"] == {"german": 0 if r["winner"] == "german" else r["damage"]["soviet"],
                            "soviet": 0 if r["winner"] == "soviet" else r["damage"]["german"]}
+    # a duel weapon that was hit went back to its cup (3.5(7))
+    for wid, cup in (("Tiger", "german-tank-cup"), ("PzIV", "german-tank-cup"), ("KV1", "soviet-tank-cup"),
+                     ("T34", "soviet-tank-cup")):
+        assert s.units[wid].box in (f"under:{'LAH' if wid in ('Tiger', 'PzIV') else '29TK'}", f"pool:{cup}")
 
 
 def test_a_loser_may_retreat_to_halve_its_losses():
     for seed in range(40):
         runner, s = _battle_state(seed)
         eng = runner.engine
-        s = eng.apply(s, "attack 0304 with LAH,PzIV,Tiger")
+        s = eng.apply(s, "attack 0304 with LAH")
         s = eng.apply(s, "done")
         s = eng.apply(s, "pair Tiger KV1")
         if s.pending and s.pending[0]["kind"] == "dice-pool" and s.pending[0]["stage"] == "retreat":

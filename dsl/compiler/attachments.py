@@ -162,8 +162,9 @@ class AttachmentsMixin:
                                                            for f in classes[c.unit_class].factors})))
                 continue
             adds.append((target.text, value.text))
-        if loss and combat.procedure != "odds":
-            ctx.error("unused", f"'loss yes' lets a CRT's step loss be taken on an attachment; "
+        if loss and combat.procedure not in ("odds", "dice-pool"):  # both lose steps with 'lose UNIT'
+            ctx.error("unused", f"'loss yes' lets a step loss on a CRT or in a dice-pool battle be taken on an "
+                      f"attachment; "
                       f"this game's combat procedure is {combat.procedure}", b.one("loss").span)
         converts: frozenset[str] = frozenset()
         if conv is not None:

@@ -18,10 +18,12 @@ carries the battle through its stages:
   of every participating stack one hex, and an advance by one attacking
   stack into a vacated hex (15.0), ignoring ZOC.
 
-Used support chits go back to their side's ``support-to`` pool; duel
-weapons that are hit are eliminated (their counters leave the map)."""
+Used support chits go back to their side's ``support-to`` pool; a duel
+weapon that is hit goes where its attachment kind returns it (its cup), or
+is eliminated when it stands as a unit of its own."""
 from __future__ import annotations
 
+from ... import attachments as A
 from ...actions import Action, Attack, Done, Hold, IllegalActionError, Pair, Use
 from ...definition import GameDefinition
 from ...state import GameState, eliminate
@@ -172,8 +174,11 @@ class DicePoolBattles:
         for line in out.lines:
             s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
         for wid in out.destroyed:
-            box = eliminate(self.game, s, wid)
-            s.log.append({"turn": s.turn, "destroyed": wid, "why": "hit in the tank duel", "to": box})
+            if A.host_of(s, wid) is not None:  # an equipment chit goes where its kind returns it (its cup)
+                A.remove(self.game, s, wid, "hit in the tank duel")
+            else:
+                box = eliminate(self.game, s, wid)
+                s.log.append({"turn": s.turn, "destroyed": wid, "why": "hit in the tank duel", "to": box})
         for side, used in p["chits"].items():
             back = self._support_pool(side, self.rules.support_to)
             for c in used:

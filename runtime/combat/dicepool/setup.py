@@ -2,8 +2,8 @@
 in it, the hit numbers the terrain gives, the weapons and their rounds.
 
 * The items of a side: each participating unit and the counters attached
-  under it (``GameState.attached``, once attachments exist), and the
-  support chits the side used in this battle.
+  under it (``runtime.attachments``: equipment chits), and the support
+  chits the side used in this battle.
 * A hit number for the attacker is the TEC column's cell for the target
   hex: its terrain's, replaced by a feature's cell that says something,
   replaced by the cell of a hexside every attacker crosses (Prokhorovka
@@ -15,6 +15,7 @@ in it, the hit numbers the terrain gives, the weapons and their rounds.
   not in the damage step (11.6(1)1)."""
 from __future__ import annotations
 
+from ... import attachments as A
 from ...board import Board
 from ...definition import DicePoolRules, GameDefinition
 from ...hexes import Hex
@@ -26,7 +27,7 @@ from .hits import HitTest, read_test
 
 def stack_items(state: GameState, uid: str) -> list[str]:
     """A unit and what it carries."""
-    return [uid, *getattr(state, "attached", {}).get(uid, ())]
+    return [uid, *A.under(state, uid)]
 
 
 def factor(game: GameDefinition, state: GameState, uid: str, name: str) -> int:

@@ -1,6 +1,8 @@
 """The playtest's combat panel, as HTML: the odds of an attack on a CRT
-(every factor, shift and result chance) and the firepower of a battle
-(Barbarossa 7.0: each side's units, modifiers and options, then A-D)."""
+(every factor, shift and result chance), the firepower of a battle
+(Barbarossa 7.0: each side's units, modifiers and options, then A-D) and
+the dice pools of a dice-pool battle with the exact chance of each damage
+total and of winning (Prokhorovka 11.0)."""
 from __future__ import annotations
 
 from runtime.combat.odds import OddsReport, fmt_num
@@ -174,3 +176,60 @@ def last_battle_html(runner: Runner, s: GameState) -> str:
             if "fire" in e:
                 break
     return "<p><b>Last battle:</b><br>" + "<br>".join(reversed(lines)) + "</p>" if lines else ""
+
+
+def dice_pool_html(game: GameDefinition, tid: str, setup, odds, fighting: bool = False) -> str:
+    """A dice-pool battle before the dice (Prokhorovka 11.0): each side's
+    pools with their hit numbers, the tank duels with each weapon's chance
+    to survive, tank support, the bonuses of the damage step, then the exact
+    chance of each damage total and of each side winning."""
+    from runtime.combat.dicepool.odds import mean, pct
+    side_title = lambda s: game.sides[s].title if s in game.sides else s  # noqa: E731
+    out = [f"<h3 style='margin:0'>{side_title(setup.attacker)} attacks {side_title(setup.defender)}"
+           f"{' in ' + tid if tid else ''}</h3>"]
+    out.append("<table width='100%' cellspacing='0'><tr><th align='left'>step</th><th align='left'>side</th>"
+               "<th align='left'>dice</th><th align='left'>hit on</th><th align='right'>avg</th></tr>")
+    for pool, dist in odds.pools:
+        if not pool.dice:
+            continue
+        items = ", ".join(f"{i} {n}" for i, n in pool.items)
+        out.append(f"<tr><td>{pool.title}</td><td>{side_title(pool.side)}</td><td>{pool.dice} ({items})</td>"
+                   f"<td>{pool.test.text()}</td><td align='right'>{mean(dist):.2f}</td></tr>")
+    for w in setup.unpaired():
+        out.append(f"<tr><td>Tank support</td><td>{side_title(w.side)}</td><td>{w.id}</td>"
+                   f"<td>{setup.support_test(w).text()}</td><td></td></tr>")
+    out.append("</table>")
+    if setup.pairs:
+        out.append("<b>Tank duels</b>" + ("" if fighting else " (as the superior side pairs by default)") + "<br>")
+        out.append("<br>".join(f"{a} ({pct(odds.survives[a])} survives) against {d} ({pct(odds.survives[d])} survives)"
+                               for a, d in setup.pairs))
+    bonus = [f"defence level {setup.level} ({side_title(setup.defender)})"] if setup.level else []
+    out.append("<br><b>Damage step</b>: the best surviving armour" + (", " + ", ".join(bonus) if bonus else "")
+               + " added to the track")
+    ks = sorted(set(odds.damage[setup.attacker]) | set(odds.damage[setup.defender]))
+    out.append("<table border='1' cellspacing='0' cellpadding='2'><tr><th>damage</th>"
+               f"<th>{side_title(setup.attacker)}</th><th>{side_title(setup.defender)}</th></tr>")
+    for k in ks:
+        cells = "".join(f"<td align='right'>{pct(odds.damage[s][k]) if k in odds.damage[s] else ''}</td>"
+                        for s in (setup.attacker, setup.defender))
+        out.append(f"<tr><td align='right'>{k}</td>{cells}</tr>")
+    out.append("</table>")
+    out.append(f"<p><b>{side_title(setup.attacker)} wins {pct(odds.win[setup.attacker])}</b> · "
+               f"{side_title(setup.defender)} wins {pct(odds.win[setup.defender])} · "
+               f"tie, both lose {pct(odds.tie)}</p>")
+    return "".join(out)
+
+
+def last_dice_pool_html(runner: Runner, s: GameState) -> str:
+    """The latest dice-pool battle as the log has it: every step's dice and
+    damage, the totals, the winner and the losses."""
+    end = next((i for i in range(len(s.log) - 1, -1, -1) if "winner" in s.log[i] and "battle" in s.log[i]), None)
+    if end is None:
+        return ""
+    r = s.log[end]
+    start = next((i for i in range(end - 1, -1, -1)
+                  if str(s.log[i].get("action", "")).startswith(f"attack {r['battle']} ")), 0)
+    steps = [e["step"] for e in s.log[start:end] if e.get("battle") == r["battle"] and "step" in e]
+    losses = ", ".join(f"{T.side_title(runner, k)} {v}" for k, v in r.get("losses", {}).items())
+    return (f"<p><b>Last battle in {r['battle']}</b> (turn {r.get('turn', '')}): {r['winner']}; "
+            f"steps lost before any retreat: {losses}</p><p>" + "<br>".join(steps) + "</p>")

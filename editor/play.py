@@ -52,6 +52,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDockWidget, QFile
 from runtime.actions import Advance, Attack, Done, Hit, IllegalActionError, Move, Retreat, Use
 from runtime.combat.odds import OddsReport, combat_odds
 from runtime.combat.fire import fire_odds
+from runtime.combat.dicepool.odds import battle_odds
+from runtime.combat.dicepool.setup import default_pairs
+from runtime import attachments as A
 from runtime.definition import GameDefinition
 from runtime.combat.firepower import BattleReport
 from runtime.hexes import Hex
@@ -63,7 +66,7 @@ from runtime.state import GameState
 from runtime.supply import supply_status
 
 from . import playtext as T
-from .combatpanel import battle_html, last_battle_html, odds_html
+from .combatpanel import battle_html, last_battle_html, odds_html, dice_pool_html, last_dice_pool_html
 from .playbots import AGENT_TITLES, AGENTS, BotPlayer
 from .playmap import PlayDoc, PlayMapView
 from .mapview import add_action
@@ -447,7 +450,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             except Exception as e:  # noqa: BLE001
                 self.fail(e)
                 return None
-        if self.target is None or self.kind() != "combat":
+        if self.target is None or self.kind() != "combat" or self.game.dice_pool is not None:
             return None
         try:
             return combat_odds(self.game, self.board, self.state, list(self.attackers), self.target,
@@ -903,6 +906,9 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         if self.firepower:
             self._battle_panel(s)
             return
+        if self.game.dice_pool is not None:
+            self._dice_pool_panel(s)
+            return
         o = self.odds
         o.attackers.blockSignals(True)
         o.attackers.clear()
@@ -927,6 +933,52 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         o.roll.setEnabled(rep.legal and not declaring)
         o.roll.setText(("Fire" if rep.fire else "Roll") + (f" ({rep.column.label})" if rep.legal else ""))
         o.clear.setEnabled(True)
+        o.attackers.blockSignals(False)
+
+    def dice_pool_setup(self, s: GameState):
+        """The dice-pool battle to show: the one being fought (its chits and
+        pairs so far, the rest paired by default), or the attack chosen in
+        the combat phase; (setup, hex id, fighting) or None."""
+        eng = self.runner.engine
+        try:
+            if s.pending and s.pending[0]["kind"] == "dice-pool" and s.pending[0]["stage"] in ("support", "pairs"):
+                p = s.pending[0]
+                st = eng.dicepool.setup(s, p)
+                return eng.dicepool.setup(s, p, default_pairs(st)), p["hex"], True
+            if self.kind() == "combat" and self.target is not None and self.attackers:
+                return eng.dicepool.preview(s, list(self.attackers), self.target), self.hid(self.target), False
+        except Exception as e:  # noqa: BLE001
+            self.fail(e)
+        return None
+
+    def _dice_pool_panel(self, s: GameState) -> None:
+        """The Combat panel of a dice-pool game: the attackers to tick, each
+        side's dice pools against their hit numbers, the duels, and the exact
+        chance of each damage total and of winning (Prokhorovka 11.0)."""
+        o = self.odds
+        o.attackers.blockSignals(True)
+        o.attackers.clear()
+        shown = self.dice_pool_setup(s) if self.timeline.at_end else None
+        fighting = shown is not None and shown[2]
+        if self.kind() == "combat" and self.target is not None and self.human_to_move():
+            for uid in self.eligible_attackers(self.target):
+                carried = ", ".join(A.under(s, uid))
+                it = QListWidgetItem(f"{uid} ({T.factors_text(self.runner, s, uid)}) in {self.hid(s.units[uid].hex)}"
+                                     + (f" with {carried}" if carried else ""))
+                it.setData(Qt.UserRole, uid)
+                it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
+                it.setCheckState(Qt.Checked if uid in self.attackers else Qt.Unchecked)
+                o.attackers.addItem(it)
+        legal = shown is not None and not fighting and Attack(shown[1], tuple(self.attackers)) in self.legal()
+        o.roll.setEnabled(legal and self.human_to_move())
+        o.roll.setText(f"Fight the battle in {shown[1]}" if legal else "Fight")
+        o.clear.setEnabled(self.target is not None)
+        if shown is None:
+            o.report.setHtml("<p>Click an enemy hex to see the dice pools and the chance of winning a battle there.</p>"
+                             + last_dice_pool_html(self.runner, s))
+        else:
+            st, tid, _ = shown
+            o.report.setHtml(dice_pool_html(self.game, tid, st, battle_odds(st), fighting))
         o.attackers.blockSignals(False)
 
     def battle_report(self, s: GameState) -> tuple[BattleReport | None, dict | None]:

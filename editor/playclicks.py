@@ -152,6 +152,8 @@ class PlayClicks:
                 eligible = self.eligible_attackers(h)
                 if h in s.attacked_hexes:
                     why = f"{self.hid(h)} has already been attacked this combat segment"
+                elif eligible and self.game.dice_pool is not None:
+                    why = f"{self.hid(h)} cannot be attacked now"
                 elif eligible:
                     rep = combat_odds(self.game, self.board, s, eligible, h, env=self.runner.env)
                     why = rep.errors[0] if rep.errors else rep.column.reason or f"{self.hid(h)} cannot be attacked"
@@ -162,6 +164,11 @@ class PlayClicks:
                 return
             self.target = h
             self.attackers = self.eligible_attackers(h)
+            if self.game.dice_pool is not None:
+                self.say(f"Battle in {self.hid(h)}: the Combat panel shows the dice pools and the chance to win. "
+                         "Fight when ready.")
+                self.refresh()
+                return
             rep = self.odds_report()
             self.say(f"Attack on {self.hid(h)}: " + (f"{fmt_num(rep.attack)} to {fmt_num(rep.defence)}, column "
                                                      f"{rep.column.label}" if rep and rep.legal else
@@ -383,6 +390,13 @@ class PlayClicks:
     def roll(self) -> None:
         if self.firepower:
             self.fight()
+            return
+        if self.game.dice_pool is not None:
+            a = Attack(self.hid(self.target), tuple(self.attackers)) if self.target is not None else None
+            if a is None or a not in self.legal():
+                self.say("Choose a battle first: click an enemy hex next to your units.", error=True)
+                return
+            self.act(a)
             return
         rep = self.odds_report()
         if rep is None:

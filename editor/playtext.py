@@ -5,7 +5,7 @@ GameState and changes nothing."""
 from __future__ import annotations
 
 from runtime.combat import firepower as F
-from runtime.actions import Advance, Attack, Done, Hit, Hold, LoseStep, Move, Retreat, Use
+from runtime.actions import Advance, Attack, Done, Hit, Hold, LoseStep, Move, Pair, Retreat, Use
 from runtime.hexes import Hex
 from runtime.runner import Activate, Choose, Place, Play, Runner, Withdraw
 from runtime.state import GameState
@@ -75,6 +75,15 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
         return f"game over after turn {e.get('turns')} ({e.get('ended', e.get('why'))}): " \
             f"winner {who(e.get('winner'))}" + (f"; VP {vp}" if vp else "") + \
             (f" ({e['why']})" if "ended" in e else "")
+    if "battle" in e and "step" in e:  # a dice-pool battle's step: its dice and damage
+        return f"battle in {e['battle']}: {e['step']}"
+    if "battle" in e and "damage" in e:
+        lost = ", ".join(f"{who(k)} {v}" for k, v in e.get("losses", {}).items())
+        return f"battle in {e['battle']}: damage " + ", ".join(f"{who(k)} {v}" for k, v in e["damage"].items()) + \
+            f"; totals {', '.join(f'{who(k)} {v}' for k, v in e.get('total', {}).items())}; {e['winner']}" + \
+            (f"; steps to lose {lost}" if lost else "")
+    if "support" in e and "battle" in e:
+        return f"{who(e.get('side'))} uses support chit {e['support']} in {e['battle']}"
     if "battle" in e and "outcome" in e:
         return f"battle in {e['battle']}: outcome {e['outcome']}, {e.get('why')} ({who(e.get('winner'))} wins)"
     if "battle" in e:
@@ -221,6 +230,11 @@ def prompt(runner: Runner, s: GameState) -> str:
             return f"{who}'s combat: no battle is left. End combat goes on."
         return f"{who} fights every battle (outlined in red: where {who}'s units moved in with enemy units): " \
                "click one or pick it in the list to see the firepower, then Fight."
+    if k == "combat" and runner.game.dice_pool is not None:
+        return f"{who} attacks: click an enemy hex, adjust the attackers (their equipment comes with them), check " \
+               "the dice pools and the chance to win, Fight. Done ends combat."
+    if k == "dice-pool":
+        return dice_pool_prompt(runner, s, who)
     if k == "combat":
         return f"{who} attacks: click an enemy hex, adjust the attackers, check the odds, Roll. Done ends combat."
     if k == "battle":
@@ -276,6 +290,22 @@ def movement_prompt(runner: Runner, s: GameState, who: str) -> str:
     return text + " Done ends movement."
 
 
+def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
+    """The decisions of a dice-pool battle: support chits, pairs, retreat."""
+    p = s.pending[0]
+    where = f"Battle in {p['hex']}"
+    if p["stage"] == "support":
+        n = runner.game.dice_pool.support
+        return f"{where}: {who} allocates support chits (at most {n}; listed below), then presses {done_label(s)}."
+    if p["stage"] == "pairs":
+        return f"{where}: {who} pairs the tank weapons for the duel, one of {who}'s with one of the enemy's " \
+               "(the Combat panel shows each weapon's chance to survive)."
+    if p["stage"] == "retreat":
+        n = p["losses"][p["side"]]
+        return f"{where}: {who} loses {n} steps: hold and lose them all, or retreat one hex and lose {n // 2}."
+    return f"{where}: {who} decides."
+
+
 def battle_prompt(runner: Runner, s: GameState, who: str) -> str:
     """The decision of a firepower battle: options, absorbing firepower, retreats."""
     p = s.pending[0]
@@ -300,6 +330,8 @@ def done_label(s: GameState) -> str:
     k = decision_kind(s)
     if k == "battle":
         return "No (more) options" if s.pending[0]["stage"] == "options" else "Done"
+    if k == "dice-pool":
+        return "No (more) support chits" if s.pending[0]["stage"] == "support" else "Retreat (halve the losses)"
     return {"declare": "No (more) options", "movement": "End movement", "combat": "End combat", "advance": "No (more) advance",
             "hold": "Retreat", "choose": "Stop choosing", "interrupt": "Pass", "place": "Stop placing",
             "activate": "Stop activating", "decide": "No", "rebuild": "Stop rebuilding",
@@ -350,6 +382,14 @@ def action_label(a, runner: Runner, s: GameState) -> str:
     g = runner.game
     if isinstance(a, Done):
         return done_label(s)
+    if isinstance(a, Hold) and s.pending and s.pending[0]["kind"] == "dice-pool":
+        n = s.pending[0]["losses"][s.pending[0]["side"]]
+        return f"Hold: lose all {n} steps and stay"
+    if isinstance(a, Pair):
+        return f"Pair {a.unit} with {a.target} (tank duel)"
+    if isinstance(a, Use) and s.pending and s.pending[0]["kind"] == "dice-pool":
+        c = g.counters.get(a.option)
+        return f"Use support chit {a.option}" + (f" ({c.name})" if c is not None and c.name else "")
     if isinstance(a, Hold):
         p = s.pending[0]
         return f"Hold: take {p['hexes']} step loss{'es' * (p['hexes'] != 1)} instead of retreating"

@@ -115,6 +115,7 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
             weapons.append(Weapon(i, side, fire, armour, armour if role == "attacker" else max(armour, guard_level),
                                   rnd))
     duel = {w.id for w in weapons}
+    pairs = [(a, d) for a, d in pairs if a in duel and d in duel]  # a weapon gone since it was paired
     armour_items = tuple((i, side, factor(game, state, i, rules.armour)) for side in (att, dfd) for i in items[side]
                          if i not in duel and factor(game, state, i, rules.armour) > 0)
     support = tuple((att if role == "attacker" else dfd, hit_test(game, board, text, target, crossed))

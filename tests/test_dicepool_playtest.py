@@ -1,0 +1,69 @@
+"""The playtest of a dice-pool game (docs/examples/prokhorovka): the Combat
+panel shows a battle's dice pools, duels and exact chance of winning before
+the dice, the decisions (support chits, pairs, retreat) are listed, and the
+last battle's dice are shown after it.  Screenshots go to
+/tmp/hexforge-play-shots."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from editor.document import GameDocument  # noqa: E402
+from editor.play import open_playtest  # noqa: E402
+from runtime import attachments as A  # noqa: E402
+from runtime.actions import Use  # noqa: E402
+from runtime.combat.dicepool.odds import battle_odds, pct  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = Path("/tmp/hexforge-play-shots")
+
+
+def test_a_dice_pool_battle_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "docs" / "examples" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            if s.units[uid].hex is not None:
+                s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0303"), ("DR", "0203"), ("29TK", "0304")):
+            s.place(uid, b.parse(h))
+        for aid, host in (("Tiger", "LAH"), ("PzIV", "DR"), ("KV1", "29TK"), ("T34", "29TK")):
+            s.place(aid, None, "pool:german-tank-cup")
+            A.attach(g, s, aid, host)
+        s.place("Arty", None, "pool:german-support")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0304"))
+        assert w.attackers == ["DR", "LAH"]
+        odds = battle_odds(w.runner.engine.dicepool.preview(s, ["DR", "LAH"], b.parse("0304")))
+        html = w.odds.report.toPlainText()
+        assert "German attacks Soviet in 0304" in html and f"German wins {pct(odds.win['german'])}" in html
+        assert "Tiger (" in html and "survives) against" in html
+        assert [w.odds.attackers.item(i).text() for i in range(w.odds.attackers.count())] == \
+            ["DR (3-3-6) in 0203 with PzIV", "LAH (3-3-6) in 0303 with Tiger"]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-odds.png"))
+        w.roll()   # Fight
+        assert "German allocates support chits" in w.decision.prompt.text()
+        assert [w.decision.list.item(i).text() for i in range(w.decision.list.count())] == \
+            ["Use support chit Arty (Heavy artillery)"]
+        w.act(Use("Arty"))
+        assert "pairs the tank weapons" in w.decision.prompt.text()
+        w.act(w.legal()[0])
+        text = w.odds.report.toPlainText()
+        assert "Last battle in 0304" in text and "Artillery (11.3): german 3 dice" in text
+        assert w.grab().save(str(SHOTS / "dicepool-after.png"))
+    finally:
+        doc.close()

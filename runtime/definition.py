@@ -955,6 +955,9 @@ class FireStep:
     defender: str
     attacker: str  # a TEC column
     where: str = ""
+    # (selectors, cell): the attacker's hit number when the defender has a counter that matches
+    # (a bunker: artillery hits on 1; an MG nest: normal fire on 1)
+    against: tuple[tuple[frozenset[str], str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -984,7 +987,9 @@ class DicePoolRules:
     ``exclude``: (role, selectors) that do not take part; ``rounds``: the
     firing rounds in order; ``support_cells``: (role, cell or "column X")
     of unpaired weapons' tank support; ``retreat``: a losing side may
-    retreat one hex to halve its losses (14.0)."""
+    retreat one hex to halve its losses (14.0); ``position``: a factor whose
+    value on a defender's counter (a position chit) replaces the terrain's
+    defence level when higher, before the +N rows are added."""
 
     die: str
     support: int
@@ -1002,6 +1007,7 @@ class DicePoolRules:
     support_cells: tuple[tuple[str, str], ...]
     retreat: bool
     where: str = ""
+    position: str = ""  # a factor: a defender's counter with it raises the defence level to it (positions)
 
 
 # ---------------------------------------------------------------- the game

@@ -239,3 +239,19 @@ def test_check_locates_errors_in_the_dice_pool_block(tmp_path, capfd):
     assert f"game.hxr:{at['artilery']}:12: error: no unit class prints a factor 'artilery'" in err
     assert f"game.hxr:{at['normall']}:25: error: the terrain effects chart has no column 'normall'" in err
     assert f"game.hxr:{at['defence }']}" in err and "'defence' is not a role (attacker or defender)" in err
+
+
+def test_a_position_raises_the_defence_level_and_lowers_the_hit_number():
+    from runtime import attachments as A
+    runner, s = _battle_state()
+    eng = runner.engine
+    target = runner.board.parse("0304")   # a town (level 2) with an entrenchment (+1)
+    assert eng.dicepool.preview(s, ["LAH"], target).level == 3
+    s.place("Bunker", None, "pool:soviet-equip-cup")
+    A.attach(runner.game, s, "Bunker", "29TK")
+    st = eng.dicepool.preview(s, ["LAH"], target)
+    assert st.level == 4   # 17.2 example: bunker 3 + entrenchment 1
+    art = next(p for p in st.pools if p.step == "bombardment" and p.side == "german")
+    assert art.test.kind == "number" and art.test.value == 1   # a bunker: artillery hits on 1
+    normal = next(p for p in st.pools if p.step == "normal-combat" and p.side == "german")
+    assert normal.test.value == 2   # the town's number: no MG nest here

@@ -72,6 +72,8 @@ class DicePoolMixin:
         def hit_cell(s: Statement, allowed: tuple[str, ...], what: str) -> tuple[str, str] | None:
             """ROLE VALUE | ROLE column COLUMN."""
             args = list(s.args)
+            if len(args) >= 4 and args[2].text == "against":
+                return None  # hit attacker N against SELECTOR...: read by the step
             if len(args) not in (2, 3) or args[0].text not in ROLES or (len(args) == 3 and args[1].text != "column"):
                 ctx.error("arguments", f"'{s.keyword}' takes attacker or defender and a hit number "
                           "(a number or ●) or 'column COLUMN'", s.span, f"write: {s.keyword} attacker column normal")
@@ -123,7 +125,19 @@ class DicePoolMixin:
             sb = Body(ctx, s, f"step {s.name}")
             f = factor(sb.arg("factor"), f"step {s.name}'s factor")
             exc = sb.one("except", (1, 9))
-            hits = dict(x for x in (hit_cell(h, ("number", "●"), f"step {s.name}") for h in sb.all("hit")) if x)
+            hit_sts = sb.all("hit")
+            hits = dict(x for x in (hit_cell(h, ("number", "●"), f"step {s.name}") for h in hit_sts) if x)
+            against = []
+            for h in hit_sts:
+                if len(h.args) >= 4 and h.args[2].text == "against":
+                    role, cell = h.args[0].text, h.args[1].text
+                    if role != "attacker":
+                        ctx.error("value", "'against' changes the attacker's hit number: write hit attacker N "
+                                  "against SELECTOR", h.args[0].span)
+                    elif not (_number(cell) or cell == "●"):
+                        ctx.error("value", f"'{cell}' is not a hit number here: write a number or ●", h.args[1].span)
+                    else:
+                        against.append((self.selectors(h.args[3:], classes), cell))
             for role in ROLES:
                 if role not in hits:
                     ctx.error("missing", f"step {s.name} needs 'hit {role} ...'", s.span,
@@ -136,7 +150,7 @@ class DicePoolMixin:
                 ctx.error("value", "the defender's hit number is a number or ● (11.3: 2)", s.span)
             steps.append(D.FireStep(s.name or "?", title_of(s) or s.name or "?", f,
                                     self.selectors(exc.args, classes) if exc else frozenset(), d,
-                                    a[len("column "):] if a.startswith("column ") else "", where(s)))
+                                    a[len("column "):] if a.startswith("column ") else "", where(s), tuple(against)))
             if a and not a.startswith("column "):
                 ctx.error("value", "the attacker's hit number is read from the terrain effects chart: "
                           "hit attacker column COLUMN", s.span)
@@ -173,6 +187,8 @@ class DicePoolMixin:
                 if role not in dict(cells):
                     ctx.error("missing", f"duel needs 'support {role} ...': how an unpaired weapon scores", du.span)
             db.finish()
+        pos = b.arg("position-level")
+        position = factor(pos, "position-level") if pos is not None else ""
         r = b.one("retreat")
         if r is not None and r.args and r.args[0].text != "halves-losses":
             ctx.error("value", f"retreat is 'halves-losses', not '{r.args[0].text}'", r.args[0].span)
@@ -182,4 +198,4 @@ class DicePoolMixin:
         return D.DicePoolRules(die, support, tuple(sides.get("support-from:pools", ())),
                                tuple(sides.get("support-to:pools", ())), first, superior, level, tuple(steps),
                                weapons, fire, armour, tuple(exclude), tuple(rounds), tuple(cells), r is not None,
-                               where(st))
+                               where(st), position)

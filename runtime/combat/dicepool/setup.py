@@ -56,11 +56,13 @@ def cell(game: GameDefinition, board: Board, column: str, target: Hex, crossed: 
 
 
 def defence_level(game: GameDefinition, board: Board, column: str, target: Hex,
-                  crossed: tuple[str, ...] = ()) -> int:
+                  crossed: tuple[str, ...] = (), position: int = 0) -> int:
+    """The defence level: the terrain's (or a feature's, or a position's,
+    ``position``) number, whichever is highest, plus the +N rows."""
     if not column:
         return 0
     eff = game.chart.effects
-    base, adds = 0, 0
+    base, adds = position, 0
     for tid in (board.terrain(target), *sorted(board.features(target)), *crossed):
         v = eff[tid].values.get(column, "-") if tid in eff else "-"
         if v.startswith("+") and v[1:].isdigit():
@@ -98,9 +100,13 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
             got = tuple(x for x in got if x[1] > 0)
             test = read_test(step.defender) if role == "defender" else \
                 hit_test(game, board, f"column {step.attacker}", target, crossed)
+            if role == "attacker":  # a position in the defending stack (a bunker: artillery hits on 1)
+                cell = next((c for sel, c in step.against if any(game.matches(i, sel) for i in items[dfd])), None)
+                test = read_test(cell) if cell is not None else test
             pools.append(Pool(step.id, step.title, side, got, test or HitTest("number", 0)))
-    level = defence_level(game, board, rules.level, target)
-    guard_level = defence_level(game, board, rules.level, target, crossed)
+    position = max((factor(game, state, i, rules.position) for i in items[dfd]), default=0)
+    level = defence_level(game, board, rules.level, target, (), position)
+    guard_level = defence_level(game, board, rules.level, target, crossed, position)
     weapons = []
     for side, role in ((att, "attacker"), (dfd, "defender")):
         excluded = frozenset().union(*(sel for r, sel in rules.exclude if r == role))

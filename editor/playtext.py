@@ -148,6 +148,8 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
         if e.get("result") == "skipped":
             return f"{who(e['supply'])} supply check: skipped"
         return f"supply: {e['supply']} {e.get('result')}"
+    if "stands" in e:
+        return f"{e['stands']} does not retreat: it loses {e['steps']} step{'s' * (e['steps'] != 1)} instead"
     if "eliminated" in e:
         return f"{e['eliminated']} is eliminated (to {e.get('to')})"
     if "destroyed" in e:

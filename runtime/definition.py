@@ -529,6 +529,12 @@ class RetreatRules:
     # False: units that retreated into a hex add no defence there for the rest of the combat
     # segment (Smolensk 10.3(1)2)
     retreated_defend: bool = True
+    # units that never retreat: each retreat hex costs them a step instead, and
+    # the units stacked with them stay while one of them lives (AVD 6 k)
+    stand: frozenset[str] = frozenset()
+    # units that lose nothing entering an enemy-ZOC hex that holds friendly
+    # units (AVD 6 g ii: German motorized units)
+    zoc_free_with_friends: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -591,6 +591,15 @@ class Engine:
                                     "hexes": p["hexes"], "enemy": p["enemy"]}
                     return
                 s.pending.pop(0)
+                standing = [u for u in units if self._matches(u, self.game.retreat.stand)]
+                if standing:  # they never retreat: a step per retreat hex instead
+                    for u in standing:
+                        s.log.append({"stands": u, "steps": p["hexes"]})
+                        for _ in range(p["hexes"]):
+                            if s.units[u].hex is not None:
+                                self.lose_step(s, u)
+                    alive = any(s.units[u].hex is not None for u in standing)
+                    units = [] if alive else [u for u in units if u not in standing]  # the stack stays
                 for u in [u for u in units if self.immobile(u)]:  # it cannot retreat (14.3(1))
                     box = eliminate(self.game, s, u)
                     s.log.append({"destroyed": u, "why": "it cannot retreat", "to": box})

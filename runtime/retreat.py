@@ -94,6 +94,7 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
     counter = game.counters[unit_id]
     dist = distance_to_supply(game, board, u.side, lost_sources(board, state))
     ezoc = zoc_of(game, board, state, enemy)
+    free = bool(rules.zoc_free_with_friends) and game.matches(unit_id, rules.zoc_free_with_friends)
     limit = game.stacking.get("units")
     if limit is None and extra_limits(game.stacking):
         limit = 99  # only the hq and per-selector limits apply
@@ -132,7 +133,7 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
                 options.append(RetreatPath(path + (n,), losses, True, why))
                 continue
             add = 0
-            if n in ezoc:
+            if n in ezoc and not (free and state.side_at(n) == u.side):
                 if rules.enemy_zoc == "destroyed":
                     options.append(RetreatPath(path + (n,), losses, True, "into an enemy ZOC"))
                     continue

@@ -307,10 +307,17 @@ class MechanismsMixin:
         hw = b.one("hold-with", (1, 9))
         into = self.choice(b.arg("into"), ("own-control",), "retreat destination") or ""
         rd = self.choice(b.arg("retreated-defend"), ("yes", "no"), "retreated-defend answer") or "yes"
+        sd = b.one("stand", (1, 9))
+        zf = b.one("zoc-free-with-friends", (1, 9))
+        if zf and ez != "lose-step":
+            ctx.error("unused", f"zoc-free-with-friends is not read when enemy-zoc is {ez}", zf.span,
+                      "it exempts units from the step an enemy-ZOC hex costs (enemy-zoc lose-step)")
         result = D.RetreatRules(toward, frozenset(dest), ez,
                                 self.terrain_set(sh.args, ("hexside",)) if sh else frozenset(), ov,
                                 self.selectors(hw.args, classes) if hw else frozenset(), into,
-                                where(st), rd == "yes")
+                                where(st), rd == "yes",
+                                self.selectors(sd.args, classes) if sd else frozenset(),
+                                self.selectors(zf.args, classes) if zf else frozenset())
         b.finish()
         return result
 

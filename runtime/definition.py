@@ -542,6 +542,9 @@ class AdvanceRules:
     hexes: tuple[tuple[str, int], ...] = (("all", 1),)  # (selector, hexes) in order
     ignores_zoc: bool = True
     where: str = ""
+    # hexsides an advance crosses unbridged only on its first hex, and stops
+    # there (AVD 7 iii: an unbridged major river)
+    first_hex_across: frozenset[str] = frozenset()
 
     def hexes_for(self, flags: frozenset[str], unit_class: str) -> int:
         for sel, n in self.hexes:

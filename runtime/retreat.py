@@ -10,7 +10,8 @@ supply, the owner chooses, preferring (in the rulebook's order) paths that do
 not destroy, then fewer ZOC losses, then no extension.
 
 Advance: into the vacated hex first, then (mechanized) one more; a hex or
-hexside whose chart row limits advance to 1 stops it; ZOC is ignored;
+hexside whose chart row limits advance to 1 stops it, and so does a
+``first-hex-across`` hexside crossed unbridged (only as the first hex); ZOC is ignored;
 stacking is checked at the end.
 """
 from __future__ import annotations
@@ -197,13 +198,17 @@ def advance_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
         return (limit is None or stack_count(game, state, h, unit_id) + stack_weight(game, unit_id) <= limit) and \
             not extra_bars(game, state, h, unit_id)
 
+    def stops(a: Hex, b: Hex) -> bool:  # crossing a first-hex-only hexside unbridged
+        e = board.edge(a, b)
+        return any(e.crosses(f) for f in game.advance.first_hex_across)
+
     out: list[tuple[Hex, ...]] = []
     if n_max < 1 or not enterable(u.hex, vacated, 1):
         return out
     if fits(vacated):
         out.append((vacated,))
-    if n_max >= 2 and _advance_cap(game, board, u.hex, vacated) >= 2:
+    if n_max >= 2 and _advance_cap(game, board, u.hex, vacated) >= 2 and not stops(u.hex, vacated):
         for n, _ in board.adj[vacated]:
-            if n != u.hex and enterable(vacated, n, 2) and fits(n):
+            if n != u.hex and enterable(vacated, n, 2) and fits(n) and not stops(vacated, n):
                 out.append((vacated, n))
     return out

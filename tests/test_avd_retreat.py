@@ -125,7 +125,49 @@ def test_motorized_units_advance_two_hexes_others_one_pvo_none(game):
     ("  stand pvo ", "  stand pv0 ", "'pv0' is not a unit class, class flag"),
     ("  zoc-free-with-friends panzer ", "  zoc-free-with-friends panzr ", "'panzr' is not a unit class"),
     ("  enemy-zoc lose-step\n", "  enemy-zoc allowed\n", "zoc-free-with-friends is not read when enemy-zoc is allowed"),
+    ("  first-hex-across major-river", "  first-hex-across major-rivr", "major-rivr"),
+    ("  first-hex-across major-river", "  first-hex-across road", "road"),
 ])
 def test_check_refuses_a_bad_retreat_declaration_at_its_place(tmp_path, old, new, message):
     found = diagnostics(tmp_path, old, new)
     assert any(message in d for d in found), found
+
+
+# ------------------------------------------------------------------ 7 iii: an unbridged major river
+
+@pytest.fixture(scope="module")
+def river(tmp_path_factory):
+    """The stand-in board with an unbridged major river along 2114/2115 and 2214/2215."""
+    folder = avd_folder(tmp_path_factory.mktemp("avd-river"))
+    text = (folder / "map.hxm").read_text(encoding="utf-8")
+    old = "    3005/3006  minor-river\n"
+    assert old in text
+    (folder / "map.hxm").write_text(text.replace(old, old + "    2114/2115  major-river\n    2214/2215  major-river\n"),
+                                    encoding="utf-8")
+    return compile_game(folder)
+
+
+def advances(runner, s, uid, vacated):
+    from runtime.retreat import advance_paths
+    b = runner.board
+    return sorted([b.hex_id(h) for h in p] for p in advance_paths(runner.game, b, s, uid, b.parse(vacated)))
+
+
+def test_a_motorized_advance_crosses_an_unbridged_major_river_only_into_its_first_hex(river):
+    runner = Runner(river)
+    s = empty_board(runner)
+    s.place("4Pz", river.map.grid.parse_id("2114"))
+    assert advances(runner, s, "4Pz", "2115") == [["2115"]]             # across first: and no further
+    s.place("4Pz", river.map.grid.parse_id("2113"))
+    paths = advances(runner, s, "4Pz", "2114")
+    assert ["2114"] in paths and any(len(p) == 2 for p in paths)
+    assert ["2114", "2115"] not in paths                                 # not across as its second hex
+    s.place("4Pz", river.map.grid.parse_id("3005"))                     # a minor river does not stop it
+    assert any(len(p) == 2 for p in advances(runner, s, "4Pz", "3006"))
+
+
+def test_a_bridged_major_river_does_not_stop_an_advance(game):
+    runner = Runner(game)
+    s = empty_board(runner)
+    s.place("4Pz", game.map.grid.parse_id("2009"))                      # 2009/2010: a road bridges it
+    assert any(len(p) == 2 for p in advances(runner, s, "4Pz", "2010"))

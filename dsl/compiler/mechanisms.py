@@ -341,8 +341,9 @@ class MechanismsMixin:
         if not self.yes(b, "ignores-zoc", True):
             self.ctx.error("unused", "ignores-zoc no is not used by any rule", b.one("ignores-zoc", (0, 1)).span,
                            "the engine's advance after combat always ignores ZOC (ignores-zoc yes, the default)")
+        fh = b.one("first-hex-across", (1, 9))
         result = D.AdvanceRules(tuple(hexes) or (("all", 1),), self.yes(b, "ignores-zoc", True),
-                                where(st))
+                                where(st), self.terrain_set(fh.args, ("hexside",)) if fh else frozenset())
         b.finish()
         return result
 

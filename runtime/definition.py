@@ -457,6 +457,13 @@ class MovementRules:
     points: str = "move"  # the factor holding MP, or a whole number for every unit
     modes: tuple[MovementMode, ...] = ()
     where: str = ""
+    # overrun (AVD 4 e-f): a unit matching ``overrun_by`` may enter a hex whose only
+    # occupants are enemy units matching ``overrun``; they are displaced at least
+    # ``displace`` hexes toward their own supply, to a hex in supply outside enemy
+    # ZOC, or eliminated (runtime.overrun)
+    overrun: frozenset[str] = frozenset()
+    overrun_by: frozenset[str] = frozenset()
+    displace: int = 0
 
 
 @dataclass(frozen=True, slots=True)

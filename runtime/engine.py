@@ -28,7 +28,8 @@ from .board import Board
 from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
-from .movement import MoveError, mode_by_id, move_range, why_not
+from .movement import MoveError, mode_by_id, move_range, overrun_hexes, why_not
+from .overrun import displace
 from .retreat import advance_paths, retreat_paths
 from .state import GameState, eliminate
 
@@ -341,16 +342,23 @@ class Engine:
             raise IllegalActionError(reason)
         r = move_range(self.game, self.board, s, a.unit, a.mode or None)
         path = r.path_to(dest)
-        attack = any(x.side != u.side for x in s.units_at(dest))
+        over = overrun_hexes(self.game, s, a.unit)
+        attack = dest not in over and any(x.side != u.side for x in s.units_at(dest))
         s.place(a.unit, dest)
         s.moved.update((a.unit, f"{a.unit}@{a.mode or 'normal'}"))
         s.step = dict(s.step, **{"last-moved": a.unit})  # a move that continues this one must come next
         if attack:  # an attack by moving in (Barbarossa 6.3): fought in the combat phase
             s.attack_from[a.unit] = path[-2]
             s.moved.add(f"{a.unit}@attack")
+        overrun = {}
+        for h in path[1:] if over else ():
+            if h in over:  # AVD 4 e-f: the lone HQ overrun is displaced toward its supply, or eliminated
+                for x in [x.id for x in s.units_at(h) if x.side != u.side]:
+                    to = displace(self.game, self.board, s, x)
+                    overrun[x] = self.board.hex_id(to) if to is not None else "eliminated"
         self.pass_through(s, u.side, path[1:])
         self.record(s, a, path=[self.board.hex_id(h) for h in path], mp=str(r.mp_to(dest)),
-                    **({"attacks": a.to} if attack else {}))
+                    **({"attacks": a.to} if attack else {}), **({"overrun": overrun} if overrun else {}))
         m = mode_by_id(self.game, a.mode) if a.mode else None
         if m is not None:
             self._mode_markers(s, a.unit, m)

@@ -340,6 +340,7 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
     control = state.control
     avoid = m.avoid if m is not None else frozenset()  # terrain and features the mode never enters
     hexes = board.map.hexes
+    overruns = overrun_hexes(game, state, unit_id)  # enemy hexes it may overrun (AVD 4 e)
 
     # Free states (the move may go on) go through the heap; states where the
     # move must end (ZOC "stop", an all-MP crossing) never expand, so they are
@@ -358,7 +359,7 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
         for n, step, all_mp, zz in steps[h]:
             occ = occupants.get(n)
             stop = False
-            if occ and any(units[x].side != side for x in occ):
+            if occ and any(units[x].side != side for x in occ) and not (overruns and n in overruns):
                 if not move_in:
                     continue  # enemy-occupied
                 stop = True  # an attack: the move ends in the enemy hex
@@ -409,7 +410,9 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
     for h in cost:
         if h == start:
             continue
-        if move_in and h in stop_prev and state.side_at(h) != side:  # an attack: 6.3's hexside limits
+        if overruns and h in overruns:
+            pass  # its occupants will be displaced: the hex was theirs alone
+        elif move_in and h in stop_prev and state.side_at(h) != side:  # an attack: 6.3's hexside limits
             if hexside_limit_reason(game, board, state, unit_id, stop_prev[h], h):
                 continue
         elif limit_units is not None and h in occupants and \
@@ -419,6 +422,20 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
             continue
         dests.add(h)
     return MoveRange(unit_id, start, mp, cost, prev, stop_prev, frozenset(dests), m.id if m else "")
+
+
+def overrun_hexes(game: GameDefinition, state: GameState, unit_id: str) -> frozenset[Hex]:
+    """Hexes ``unit_id`` may move into or through by overrunning them: every
+    unit there is an enemy the game's ``overrun`` names (AVD 4 e: a lone HQ)."""
+    mv = game.movement
+    if not mv.overrun or not game.matches(unit_id, mv.overrun_by):
+        return frozenset()
+    side = state.units[unit_id].side
+    out = set()
+    for h, ids in state.occupants.items():
+        if all(state.units[x].side != side and game.matches(x, mv.overrun) for x in ids):
+            out.add(h)
+    return frozenset(out)
 
 
 def hexside_limit_reason(game: GameDefinition, board: Board, state: GameState, unit_id: str, origin: Hex,

@@ -439,3 +439,70 @@ def test_a_vp_chit_on_a_star_hex_the_germans_took_counts_for_them(runner, game):
     s.control[game.map.grid.parse_id("2010")] = "german"            # a German unit entered Smolensk last
     runner.finish(s, "the last turn")
     assert s.result["vp"] == {"german": 4 + 3, "soviet": 5}
+
+
+# ------------------------------------------------------------------ overrun and HQ displacement (移动 4 e-f)
+
+def overrun_board(runner, game):
+    """A German move in the movement phase: 4Pz at 1013, the Soviet 13A HQ alone
+    at 1012; the Soviet line runs to the source at 1517 (the stand-in's only one)."""
+    grid = game.map.grid
+    s = runner.new_game(seed=1)
+    for u in s.units.values():
+        if u.hex is not None:
+            s.place(u.id, None, "removed")
+    s.phase, s.active, s.activated = "movement", "german", set()
+    s.place("4Pz", grid.parse_id("1011"))
+    s.place("13A", grid.parse_id("1012"))
+    return s
+
+
+def test_a_unit_overruns_a_lone_hq_which_moves_4_hexes_toward_its_supply(runner, game):
+    from runtime.actions import Move
+    from runtime.supply import supply_map
+    grid = game.map.grid
+    s = overrun_board(runner, game)
+    before = supply_map(game, runner.board, s, "soviet")[grid.parse_id("1012")]
+    s2 = runner.engine.apply(s, Move("4Pz", "1013"))            # through the HQ's hex, on beyond it
+    assert s2.units["4Pz"].hex == grid.parse_id("1013")
+    new = s2.units["13A"].hex
+    assert new is not None and new != grid.parse_id("1012")
+    lines = supply_map(game, runner.board, s2, "soviet")
+    assert lines[new] <= before - 4                              # 4 f i: at least 4 hexes toward supply
+    assert all(n.distance(new) > 1 for n in [s2.units["4Pz"].hex])   # 4 f ii: not in enemy ZOC
+    entry = next(e for e in s2.log if e.get("action", "").startswith("move 4Pz"))
+    assert entry["overrun"] == {"13A": grid.format_id(new)}
+    assert s2.control[grid.parse_id("1012")] == "german"
+
+
+def test_an_overrun_hq_with_no_hex_toward_supply_is_eliminated(runner, game):
+    from runtime.actions import Move
+    grid = game.map.grid
+    s = overrun_board(runner, game)
+    s.place("10Pz", grid.parse_id("1517"))                        # the Soviet source is taken: no line
+    s2 = runner.engine.apply(s, Move("4Pz", "1012"))
+    assert s2.units["13A"].hex is None and "13A" in s2.lost       # 4 f iv
+    assert s2.units["4Pz"].hex == grid.parse_id("1012")
+
+
+def test_an_hq_cannot_overrun_and_a_stack_with_a_combat_unit_is_not_lone(runner, game):
+    from runtime.movement import move_range
+    grid = game.map.grid
+    s = overrun_board(runner, game)
+    s.place("2PzG", grid.parse_id("1010"))
+    assert grid.parse_id("1012") not in move_range(game, runner.board, s, "2PzG").cost   # HQs do not overrun
+    assert grid.parse_id("1012") in move_range(game, runner.board, s, "4Pz").destinations
+    s.place("28RD", grid.parse_id("1012"))                        # the HQ is no longer alone
+    assert grid.parse_id("1012") not in move_range(game, runner.board, s, "4Pz").cost
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("overrun hq by panzer infantry rifle star-rifle elite displace 4",
+     "overrun hq panzer displace 4", "overrun takes the units overrun, 'by' the units"),
+    ("overrun hq by panzer infantry rifle star-rifle elite displace 4",
+     "overrun hq by panzer displace 0", "displace must be 1 to 99, not 0"),
+    ("overrun hq by panzer infantry rifle star-rifle elite displace 4",
+     "overrun hq by tanks displace 4", "tanks"),
+])
+def test_check_refuses_a_malformed_overrun(tmp_path, old, new, message):
+    assert any(message in d for d in diagnostics(tmp_path, old, new))

@@ -90,9 +90,15 @@ class MechanismsMixin:
         ctx = self.ctx
         st = self.one("movement")
         points = "move"
+        overrun: frozenset[str] = frozenset()
+        overrun_by: frozenset[str] = frozenset()
+        displace = 0
         if st is not None:
             b = Body(ctx, st, "movement")
             points = b.text("points", "move")
+            ov = b.one("overrun", (4, 30))
+            if ov is not None:
+                overrun, overrun_by, displace = self._overrun(ov, classes)
             b.finish()
         modes = []
         for m in self.all("movement-mode"):
@@ -147,7 +153,22 @@ class MechanismsMixin:
                                         tuple(forbid), tuple(marks), b.flag("own-control"), where(m),
                                         self.terrain_set(av.args, ("terrain", "feature")) if av else frozenset()))
             b.finish()
-        return D.MovementRules(points, tuple(modes), where(st) if st else "")
+        return D.MovementRules(points, tuple(modes), where(st) if st else "", overrun, overrun_by, displace)
+
+    def _overrun(self, st, classes) -> tuple[frozenset[str], frozenset[str], int]:
+        """overrun SELECTOR... by SELECTOR... displace N: who may be overrun when
+        alone in a hex, by whom, and how far toward supply they are displaced."""
+        ctx = self.ctx
+        words = [a.text for a in st.args]
+        if "by" not in words or "displace" not in words or \
+                not 0 < words.index("by") < words.index("displace") - 1 or words.index("displace") != len(words) - 2:
+            ctx.error("arguments", "overrun takes the units overrun, 'by' the units that overrun them and "
+                      "'displace' the hexes they are pushed toward supply", st.span,
+                      "write: overrun hq by panzer infantry displace 4")
+            return frozenset(), frozenset(), 0
+        i, j = words.index("by"), words.index("displace")
+        n = ctx.int_(st.args[j + 1], "displace", 1, 99)
+        return self.selectors(st.args[:i], classes), self.selectors(st.args[i + 1:j], classes), n or 0
 
     def _zoc(self, classes) -> D.ZocRules:
         """Zones of control."""

@@ -47,6 +47,8 @@ class Engine:
                                       if game.control_hexes == "all" or mh.features or mh.vp)
         # names and functions for the game's expressions (the runner supplies the full set)
         self.env: Callable[[GameState], tuple[dict, dict]] = self._plain_env
+        # condition results while one state's actions are listed (``_forbids``); None outside
+        self._memo: dict | None = None
         # called after each firepower battle with (state, outcome, attacker, defender, winner): 11.1's failed attacks
         self.on_battle: Callable[[GameState, str, str, str, str], None] | None = None
         # runs a CRT result's effects (``results { on CODE { ... } }``) with (state, effects key, why)
@@ -130,9 +132,22 @@ class Engine:
         if m is not None:
             mine = self.game.selectors_of(uid)
             for sel, cond, title in m.forbid:
-                if sel & mine and self._true(state, cond, side=state.units[uid].side):
+                if sel & mine and self._forbids(state, cond, state.units[uid].side):
                     return f"{uid} may not use {m.title}" + (f": {title}" if title else "")
         return ""
+
+    def _forbids(self, state: GameState, cond, side: str) -> bool:
+        """A mode's ``forbid`` condition for a unit of ``side``: the same for
+        every unit of the side, so while legal_actions lists one state's
+        moves each condition is evaluated once per side."""
+        memo = self._memo
+        if memo is None:
+            return self._true(state, cond, side=side)
+        key = (id(cond), side)
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = self._true(state, cond, side=side)
+        return hit
 
     def no_attack_after_move(self, state: GameState, uid: str) -> str:
         """Why ``uid`` may not attack after the move it made ("" if it may): a
@@ -187,26 +202,11 @@ class Engine:
         if state.pending:
             return self._pending_actions(state)
         if state.phase == "movement":
-            out: list[Action] = []
-            for uid, u in state.units.items():
-                if not self.can_act(state, uid) or self.immobile(uid):
-                    continue
-                normal: frozenset[Hex] = frozenset()
-                if not self.mode_bars(state, uid, ""):
-                    normal = move_range(self.game, self.board, state, uid).destinations
-                    out.extend(Move(uid, self.board.hex_id(h)) for h in sorted(normal))
-                for m in self.game.movement.modes:
-                    if self.mode_bars(state, uid, m.id):
-                        continue
-                    try:
-                        extra = move_range(self.game, self.board, state, uid, m.id).destinations - normal
-                    except MoveError:
-                        continue
-                    out.extend(Move(uid, self.board.hex_id(h), m.id) for h in sorted(extra))
-            if state.attached:
-                out.extend(self._detach_actions(state))
-            out.append(Done())
-            return out
+            self._memo = {}  # conditions evaluated once for this state (it does not change meanwhile)
+            try:
+                return self._move_actions(state)
+            finally:
+                self._memo = None
         if state.phase == "combat":
             if self.game.combat.procedure == "firepower":
                 battles = self.battle_hexes(state)
@@ -215,6 +215,29 @@ class Engine:
                         for h in battles] + ([] if battles else [Done()])
             return self._attack_actions(state) + [Done()]
         return []
+
+    def _move_actions(self, state: GameState) -> list[Action]:
+        """Every move of every unit that may move now, unit by unit, then 'done'."""
+        out: list[Action] = []
+        for uid, u in state.units.items():
+            if not self.can_act(state, uid) or self.immobile(uid):
+                continue
+            normal: frozenset[Hex] = frozenset()
+            if not self.mode_bars(state, uid, ""):
+                normal = move_range(self.game, self.board, state, uid).destinations
+                out.extend(Move(uid, self.board.hex_id(h)) for h in sorted(normal))
+            for m in self.game.movement.modes:
+                if self.mode_bars(state, uid, m.id):
+                    continue
+                try:
+                    extra = move_range(self.game, self.board, state, uid, m.id).destinations - normal
+                except MoveError:
+                    continue
+                out.extend(Move(uid, self.board.hex_id(h), m.id) for h in sorted(extra))
+        if state.attached:
+            out.extend(self._detach_actions(state))
+        out.append(Done())
+        return out
 
     def battle_report(self, s: GameState, p: dict | None = None, target: Hex | None = None) -> F.BattleReport:
         """The firepower of the battle pending now (``p``), or of the battle in

@@ -43,6 +43,8 @@ class MoveError(Exception):
 
 
 def scaled(x: Fraction | int) -> int:
+    if type(x) is int:  # the common case, without building a Fraction
+        return x * SCALE
     return int(Fraction(x) * SCALE)
 
 
@@ -253,7 +255,8 @@ def unit_mp(game: GameDefinition, state: GameState, unit_id: str, mode: Movement
     if mode is not None:
         if mode.points is not None:
             return scaled(mode.points)
-        v = int(v * mode.multiplier)
+        if mode.multiplier != 1:
+            v = int(v * mode.multiplier)
     return v
 
 
@@ -289,10 +292,33 @@ def mode_by_id(game: GameDefinition, mode: str | None) -> MovementMode | None:
 def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: str, mode: str | None = None,
                limit: int | None = None) -> MoveRange:
     """All hexes the unit can reach.  ``limit`` (scaled MP) overrides the
-    unit's MP: ``why_not`` searches further to say how much a hex needs."""
+    unit's MP: ``why_not`` searches further to say how much a hex needs.
+
+    Kept in the state's cache for its version (units' hexes and control),
+    keyed also on what of the unit itself the search reads (hex, step,
+    markers, MP spent entering the map, counters attached) and on the move-in attacks under
+    way: listing the moves, checking one and making it search once.  The
+    range returned is shared: never change it."""
     u = state.units[unit_id]
     if u.hex is None:
         raise MoveError(f"{unit_id} is not on the map")
+    if limit is not None:
+        return _move_range(game, board, state, unit_id, mode, limit)
+    ranges = state.cache.get(("ranges", state.version))
+    if ranges is None:
+        ranges = state.cache[("ranges", state.version)] = {}
+    key = (unit_id, mode or "", u.hex, u.step, frozenset(u.markers) if u.markers else None,
+           state.entering.get(unit_id, 0), state.attached.get(unit_id),
+           frozenset(state.attack_from.items()) if state.attack_from else None)
+    hit = ranges.get(key)
+    if hit is None:
+        hit = ranges[key] = _move_range(game, board, state, unit_id, mode, limit)
+    return hit
+
+
+def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: str, mode: str | None,
+                limit: int | None) -> MoveRange:
+    u = state.units[unit_id]
     counter = game.counters[unit_id]
     cls = game.unit_classes[counter.unit_class]
     m = mode_by_id(game, mode)

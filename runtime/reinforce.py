@@ -266,9 +266,24 @@ class Reinforcements:
 
     def _rail_from_sources(self, s: GameState, side: str) -> set[Hex]:
         """Rail hexes traced along unbroken rail from an own source, through
-        no enemy unit and no enemy ZOC (friendly units do not help, 12.1(2))."""
+        no enemy unit and no enemy ZOC (friendly units do not help, 12.1(2)).
+        A function of the side's sources and where enemy units and their ZOC
+        are: states that differ only in the side's own units share one trace."""
         ezoc = enemy_zoc(self.game, self.board, s, side)
-        start = [h for h in sources_of(self.board, s, side) if s.side_at(h) in (None, side) and h not in ezoc]
+        units = s.units
+        sources = tuple(sources_of(self.board, s, side))  # a source may be lost (AVD 4)
+        content = (side, sources, ezoc,
+                   frozenset(h for h, ids in s.occupants.items() if ids and units[ids[0]].side != side))
+        shared = self._rail_traces
+        hit = shared.get(content)
+        if hit is None:
+            if len(shared) >= 64:
+                shared.pop(next(iter(shared)))  # the oldest first
+            hit = shared[content] = frozenset(self._trace_rail(s, side, ezoc, sources))
+        return set(hit)
+
+    def _trace_rail(self, s: GameState, side: str, ezoc: frozenset[Hex], sources) -> set[Hex]:
+        start = [h for h in sources if s.side_at(h) in (None, side) and h not in ezoc]
         seen = set(start)
         todo = list(start)
         while todo:

@@ -12,11 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dsl.compiler import compile_game
+from runtime import movement as M
 from runtime import supply as S
 from runtime.actions import Done
 from runtime.bots import make_bot, play
 from runtime.decisions import Place, Placements
 from runtime.runner import Runner
+from runtime.supply import sources_of
+from runtime.zoc import enemy_zoc
 
 from helpers import GAMES
 
@@ -51,6 +54,63 @@ def test_property_cached_supply_map_equals_a_fresh_one(seed, game, steps):
             cached = S.supply_map(r.game, r.board, s, side)
             assert cached == fresh_supply(r, s, side)
             assert cached == S.supply_map_reference(r.game, r.board, s, side)
+
+
+def _fresh_range(r: Runner, s, uid: str, mode: str | None):
+    c = s.copy()
+    c.cache = {}
+    try:
+        return M._move_range(r.game, r.board, c, uid, mode, None)
+    except M.MoveError as e:
+        return str(e)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None)]),
+       steps=st.integers(1, 150))
+def test_property_cached_move_ranges_and_rail_entries_equal_fresh_ones(seed, game, steps):
+    """Move ranges kept in a state's cache (and carried to the copies that
+    share its version), and rail entry traces shared across states, are what
+    a search from nothing gives, after random action sequences."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    s = r.new_game(seed)
+    modes = [None] + [m.id for m in r.game.movement.modes]
+    for _ in range(steps):
+        if s.result is not None:
+            break
+        acts = r.legal_actions(s)
+        s = r.apply(s, acts[rnd.randrange(len(acts))])
+        units = [u.id for u in s.on_map()]
+        for uid in rnd.sample(units, min(6, len(units))):
+            for mode in modes:
+                try:
+                    cached = M.move_range(r.game, r.board, s, uid, mode)
+                except M.MoveError as e:
+                    cached = str(e)
+                assert cached == _fresh_range(r, s, uid, mode)
+        if r.game.reinforcements.enter == "rail":
+            for side in r.game.sides:
+                ezoc = enemy_zoc(r.game, r.board, s, side)
+                assert r._rail_from_sources(s, side) == r._trace_rail(s, side, ezoc, sources_of(r.board, s, side))
+
+
+def test_a_state_changed_in_place_gets_its_legal_actions_afresh():
+    """The runner keeps the last list of legal actions for the state it was
+    asked about; a change to that state (a unit placed) is not answered from it."""
+    r = runner("barbarossa-postcard", None)
+    rnd = random.Random(3)
+    s = r.new_game(3)
+    while s.step.get("decision") != "movement":
+        acts = r.legal_actions(s)
+        s = r.apply(s, acts[rnd.randrange(len(acts))])
+    before = r.legal_actions(s)
+    assert r.legal_actions(s) is before
+    mover = next(a.unit for a in before if hasattr(a, "unit"))
+    s.place(mover, None, "eliminated")
+    after = r.legal_actions(s)
+    assert all(getattr(a, "unit", None) != mover for a in after)
+    assert after == list(r.engine.legal_actions(s))
 
 
 def test_placements_read_as_the_list_they_stand_for():

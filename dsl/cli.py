@@ -319,8 +319,8 @@ def cmd_battle(args: argparse.Namespace) -> int:
     except (NotImplementedError, ValueError) as e:
         return fail(str(e))
     board, s = runner.board, runner.new_game(0)
-    for u in s.units.values():
-        s.place(u.id, None, "removed")
+    for uid in list(s.units):
+        s.place(uid, None, "removed")
     s.step = {}
     try:
         target = board.parse(args.hex)
@@ -359,7 +359,7 @@ def cmd_battle(args: argparse.Namespace) -> int:
     for uid in (x.strip() for x in args.disrupted.split(",") if x.strip()):
         if uid not in game.counters or s.units[uid].hex != target:
             return fail(f"--disrupted: {uid} is not in the battle")
-        s.units[uid].markers.add("disrupted")
+        s.mark(uid, "disrupted")
     s.control[target] = next(iter(defenders))
     attacker = next(iter(attackers))
     s.active = attacker

@@ -123,8 +123,7 @@ def attach(game: GameDefinition, state: GameState, aid: str, host: str, why: str
         _unlist(state, was, aid)
     elif state.units[aid].hex is not None:
         state.place(aid, None, "")
-    u = state.units[aid]
-    u.hex, u.box = None, UNDER + host
+    state.set_unit(aid, box=UNDER + host)  # no hex: it is off the map, under its host
     state.attached[host] = state.attached.get(host, ()) + (aid,)
     state.version += 1  # what a host carries changes its MP and ZOC
     entry = {"turn": state.turn, "attach": aid, "to": host}
@@ -149,8 +148,10 @@ def detach(game: GameDefinition, state: GameState, aid: str, box: str, why: str 
     host = host_of(state, aid)
     if host is not None:
         _unlist(state, host, aid)
-    u = state.units[aid]
-    u.hex, u.box = None, box
+    if state.units[aid].hex is not None:
+        state.place(aid, None, box)
+    else:
+        state.set_unit(aid, box=box)
     state.version += 1
     entry = {"turn": state.turn, "detach": aid, "to": box.split(":")[-1]}
     if host is not None:
@@ -229,7 +230,6 @@ def convert(game: GameDefinition, state: GameState, aid: str) -> None:
     host = host_of(state, aid)
     h = state.units[host].hex
     _unlist(state, host, aid)
-    state.units[aid].box = ""
     state.place(aid, h)
     state.log.append({"turn": state.turn, "convert": aid, "from": host})
 

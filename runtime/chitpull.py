@@ -190,9 +190,9 @@ class ChitPull:
         s.activated = set()
         s.moved, s.attacked, s.attacked_hexes = set(), set(), set()
         spec = ph.params.get("outside-command") or ()
-        for u in s.units.values():  # the marker lasts one activation
-            if spec and spec[0] in u.markers:
-                u.markers.discard(spec[0])
+        for u in list(s.units.values()) if spec else ():  # the marker lasts one activation
+            if spec[0] in u.markers:
+                s.unmark(u.id, spec[0])
         if ph.params.get("formation"):  # every unit of the formations on the map (AVD turn 1: 2nd Panzer Group)
             forms = set(ph.params["formation"])
             units = sorted(u.id for u in s.units.values() if u.hex is not None and g.counters[u.id].formation in forms)
@@ -446,7 +446,7 @@ class ChitPull:
                            g.counters[h.id].steps[min(h.step, len(g.counters[h.id].steps) - 1)].get(
                                g.activation.range_factor, 0) for h in hqs)
             if not in_range:
-                u.markers.add(marker)
+                s.mark(uid, marker)
 
     def command(self, s: GameState, hq_id: str, how: tuple[str, ...] = ("range",),
                 only: frozenset[str] = frozenset()) -> set[str]:

@@ -345,7 +345,7 @@ class Effects:
             return
         hexes = self.where_hexes(to)
         if hexes is None:
-            s.units[uid].markers.clear()
+            s.set_unit(uid, markers=frozenset())
             s.place(uid, None, self.box_of(to))
         else:
             s.place(uid, hexes[0])
@@ -398,7 +398,7 @@ class Effects:
                                 "verb": "mark", "to": a["marker"]}
             return
         for uid in self._pick(s, pool, n, f"mark {a['marker']}"):
-            s.units[uid].markers.add(a["marker"])
+            s.mark(uid, a["marker"])
             self._log(s, entry, f"mark {uid} {a['marker']}")
 
     def _effect_unmark(self, s, eff, entry, names, fns) -> None:
@@ -407,7 +407,7 @@ class Effects:
         gone = sorted(u.id for u in s.units.values() if a["marker"] in u.markers
                       and (not units or u.id in units or self.game.matches(u.id, units)))
         for uid in gone:
-            s.units[uid].markers.discard(a["marker"])
+            s.unmark(uid, a["marker"])
         self._log(s, entry, f"unmark {a['marker']}", units=gone)
 
     def _effect_restore(self, s, eff, entry, names, fns) -> None:
@@ -538,10 +538,10 @@ class Effects:
             ask["units"] = [u for u in ask["units"] if u != unit]
             ask["left"] -= 1
             if ask["verb"] == "restore":
-                s.units[unit].step -= 1
+                s.set_unit(unit, step=s.units[unit].step - 1)
                 self._log(s, entry, f"restore a step to {unit}")
             elif ask["verb"] == "mark":
-                s.units[unit].markers.add(ask["to"])
+                s.mark(unit, ask["to"])
                 self._log(s, entry, f"mark {unit} {ask['to']}")
             else:
                 self.move_unit(s, unit, ask["verb"], ask["to"], entry)

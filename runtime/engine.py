@@ -190,7 +190,7 @@ class Engine:
             return
         steps = len(self.game.counters[uid].steps)
         if u.step + 1 < steps:
-            u.step += 1
+            state.set_unit(uid, step=u.step + 1)
             if uid in state.attached:  # a reduced unit may carry fewer
                 A.fit(self.game, state, uid)
         else:
@@ -429,7 +429,7 @@ class Engine:
         mine = self.game.selectors_of(uid)
         for marker, sel, cond in m.marks:
             if sel & mine and self._true(s, cond, side=s.units[uid].side) and marker not in s.units[uid].markers:
-                s.units[uid].markers.add(marker)
+                s.mark(uid, marker)
                 s.log.append({"turn": s.turn, "marker": marker, "unit": uid, "for": m.title})
 
     def _attack(self, s: GameState, a: Attack) -> None:

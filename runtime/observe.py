@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import copy
 import random
+from dataclasses import replace
 
 from .definition import GameDefinition
 from .state import GameState
@@ -153,9 +154,7 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
             if hid is not None and (hid[0] == "all" or hid[1] != side):
                 if units is None:
                     units = dict(state.units)
-                v = u.copy()
-                v.box = UNKNOWN
-                units[uid] = v
+                units[uid] = replace(u, box=UNKNOWN)
                 places[u.box] = places.get(u.box, 0) + 1
     if facts["unit-markers"]:
         for uid, u in state.units.items():
@@ -165,9 +164,7 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
             if gone:
                 if units is None:
                     units = dict(state.units)
-                v = units[uid] if units[uid] is not u else u.copy()
-                v.markers -= gone
-                units[uid] = v
+                units[uid] = replace(units[uid], markers=units[uid].markers - gone)
     if units is not None:  # derived data may read what was taken out: the view's own
         view.units = units
         view.cache = {k: v for k, v in state.cache.items() if isinstance(k, str)}
@@ -266,9 +263,7 @@ def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> Ga
             take = (fits + [uid for uid in hidden if uid not in fits])[:n]
             for uid in take:
                 hidden.remove(uid)
-                v = units[uid].copy()
-                v.box = place
-                units[uid] = v
+                units[uid] = replace(units[uid], box=place)
         s.units = units
         s.cache = {k: v for k, v in view.cache.items() if isinstance(k, str)}
     values = {k: list(v) for k, v in unseen_values(view).items()}

@@ -351,7 +351,7 @@ class Reinforcements:
                         and r.units & self.game.selectors_of(a.unit))
             s.place(a.unit, self.board.parse(a.at))
             if rule.marker:
-                s.units[a.unit].markers.add(rule.marker)
+                s.mark(a.unit, rule.marker)
             s.step["used"] = dict(s.step["used"], **{a.at: s.step["used"].get(a.at, 0) + 1})
             s.log.append({"turn": s.turn, "rebuilt": a.unit, "at": a.at, "rule": rule.id})
             if self._rebuild_actions(s):

@@ -119,7 +119,7 @@ class Reorganization:
             else:  # a converted counter back into the pool, with what it carries (GJ63: the detachment)
                 for aid in A.under(s, a.unit):
                     A.detach(g, s, aid, box, ph.title)
-                s.units[a.unit].markers.clear()
+                s.set_unit(a.unit, markers=frozenset())
                 s.place(a.unit, None, box)
                 s.log.append({"turn": s.turn, "return": a.unit, "to": box.split(":")[-1]})
         if isinstance(a, Done) or len(self._reorganize_actions(s)) <= 1:

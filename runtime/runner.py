@@ -191,13 +191,13 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
                 s.place(p.counter, grid.parse_id(p.where_to))
         for p in self.scenario.setup:
             if p.kind == "area" and s.units[p.counter].side in self.scenario.deploy:
-                s.units[p.counter].box = f"deploy:{p.where_to}"  # its player places it (3.0)
+                s.set_unit(p.counter, box=f"deploy:{p.where_to}")  # its player places it (3.0)
             elif p.kind == "area":
                 self._place_in_area(s, p)
             elif p.kind == "pool":
-                s.units[p.counter].box = f"pool:{p.where_to}"
+                s.set_unit(p.counter, box=f"pool:{p.where_to}")
             elif p.kind == "turn":
-                s.units[p.counter].box = f"turn:{p.where_to}"
+                s.set_unit(p.counter, box=f"turn:{p.where_to}")
         self._release_due(s)  # units due on the first turn are available at once (AVD: the "1" counters)
         for p in self.scenario.setup:  # counters set up under a unit (checked by the compiler)
             if p.kind == "under":
@@ -205,7 +205,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         placed = {p.counter for p in self.scenario.setup}
         for cid, c in g.counters.items():  # a counter the set-up does not place starts where it arrives:
             if c.arrives and cid not in placed:  # a pool or cup, or the turn it enters (as turn N would put it)
-                s.units[cid].box = c.arrives
+                s.set_unit(cid, box=c.arrives)
         for side, area in self.scenario.control:
             hexes = self.engine.controllable if area == "all" else \
                 self.engine.controllable & g.map.areas.get(area, frozenset())
@@ -549,9 +549,9 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         reinforcement pool (Smolensk 5.0(5))..."""
         pool = f"pool:{self.game.reinforcements.pools[0]}" if self.game.reinforcements.pools else ""
         waiting = {a.formation for a in self.game.arrivals.values() if a.formation}
-        for u in s.units.values():
+        for u in list(s.units.values()):
             if u.box == f"turn:{s.turn}" and pool and self.game.counters[u.id].formation not in waiting:
-                u.box = pool  # ...unless an arrival brings them (15.3(1): 19A)
+                s.set_unit(u.id, box=pool)  # ...unless an arrival brings them (15.3(1): 19A)
 
     def _proc_roll(self, s: GameState, ph: Phase) -> None:
         """Roll on the phase's die tables (plus their modifiers); the result is
@@ -586,7 +586,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
                 if "disrupted" not in u.markers or (only and not only & mine) or exclude & mine:
                     continue
                 if status.get(u.id):
-                    u.markers.discard("disrupted")
+                    s.unmark(u.id, "disrupted")
                     s.log.append({"turn": s.turn, "recover": u.id})
         s.pc += 1
 

@@ -5,29 +5,25 @@ from __future__ import annotations
 
 import copy
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .definition import Die, GameDefinition
 from .hexes import Hex
 
 
-_new_unit = object.__new__
-
-
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Unit:
+    """One counter in play.  Frozen: copies of a state share their units (a
+    state copy copies the dict of units, not the units), so a unit is changed
+    through its state (``place``, ``set_unit``, ``mark``, ``unmark``), which
+    puts a new Unit in that state alone."""
+
     id: str  # the counter id
     side: str
     step: int = 0  # index into the counter's steps: 0 is full strength
     hex: Hex | None = None  # on the map, or None when in a box
     box: str = ""  # off the map: "pool:reserve", "turn:3", "eliminated", "removed"
-    markers: set[str] = field(default_factory=set)  # disrupted, out-of-supply, isolated, ...
-
-    def copy(self) -> "Unit":
-        u = _new_unit(Unit)  # not through __init__: a state copy copies every unit
-        u.id, u.side, u.step, u.hex, u.box, u.markers = self.id, self.side, self.step, self.hex, self.box, \
-            set(self.markers)
-        return u
+    markers: frozenset[str] = frozenset()  # disrupted, out-of-supply, isolated, ...
 
 
 @dataclass
@@ -59,7 +55,7 @@ class GameState:
     seed: int = 0
     rng_state: object = None
     log: list[dict] = field(default_factory=list)
-    occupants: dict[Hex, list[str]] = field(default_factory=dict)  # index: hex -> unit ids
+    occupants: dict[Hex, tuple[str, ...]] = field(default_factory=dict)  # index: hex -> unit ids, in arrival order
     version: int = 0  # bumped whenever a unit moves; caches key on it
     pc: int = 0  # where the sequence of play stands (runtime/runner.py)
     step: dict = field(default_factory=dict)  # the current step's own data (a chit drawn, a decision owed)
@@ -86,10 +82,10 @@ class GameState:
     # ----------------------------------------------------------------- copy
     def copy(self) -> "GameState":
         s = GameState(
-            self.turn, self.phase, self.active, {k: u.copy() for k, u in self.units.items()}, dict(self.control),
+            self.turn, self.phase, self.active, dict(self.units), dict(self.control),
             dict(self.vp), list(self.cup), {k: list(v) for k, v in self.hands.items()}, set(self.activated),
             set(self.moved), set(self.attacked), set(self.attacked_hexes), [copy.deepcopy(p) for p in self.pending],
-            self.seed, self.rng_state, list(self.log), {h: list(v) for h, v in self.occupants.items()},
+            self.seed, self.rng_state, list(self.log), dict(self.occupants),
             self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
             set(self.done), dict(self.control_since), dict(self.rolled), dict(self.attack_from),
             [dict(m) for m in self.markers], dict(self.variables), [copy.deepcopy(e) for e in self.effects],
@@ -108,20 +104,44 @@ class GameState:
         ids = self.occupants.get(h)
         return self.units[ids[0]].side if ids else None
 
-    def place(self, unit_id: str, h: Hex | None, box: str = "") -> None:
-        """Put a unit in a hex, or (h None) into a box.  Keeps the index."""
+    def place(self, unit_id: str, h: Hex | None, box: str = "") -> Unit:
+        """Put a unit in a hex, or (h None) into a box.  Keeps the index.
+        Returns the unit as it is now."""
         u = self.units[unit_id]
+        occupants = self.occupants
         if u.hex is not None:
-            ids = self.occupants.get(u.hex)
+            ids = occupants.get(u.hex)
             if ids and unit_id in ids:
-                ids.remove(unit_id)
-                if not ids:
-                    del self.occupants[u.hex]
-        u.hex = h
-        u.box = "" if h is not None else box
+                rest = tuple(x for x in ids if x != unit_id)
+                if rest:
+                    occupants[u.hex] = rest
+                else:
+                    del occupants[u.hex]
+        u = self.units[unit_id] = replace(u, hex=h, box="" if h is not None else box)
         if h is not None:
-            self.occupants.setdefault(h, []).append(unit_id)
+            occupants[h] = occupants.get(h, ()) + (unit_id,)
         self.version += 1
+        return u
+
+    def set_unit(self, unit_id: str, **changes) -> Unit:
+        """Change a unit's step, box or markers (its hex: ``place``).
+        Returns the unit as it is now."""
+        if "hex" in changes:
+            raise ValueError("a unit's hex changes through place(), which keeps the index")
+        u = self.units[unit_id] = replace(self.units[unit_id], **changes)
+        return u
+
+    def mark(self, unit_id: str, marker: str) -> None:
+        """Give a unit a marker (no change if it has it)."""
+        u = self.units[unit_id]
+        if marker not in u.markers:
+            self.units[unit_id] = replace(u, markers=u.markers | {marker})
+
+    def unmark(self, unit_id: str, marker: str) -> None:
+        """Take a marker off a unit (no change if it has none)."""
+        u = self.units[unit_id]
+        if marker in u.markers:
+            self.units[unit_id] = replace(u, markers=u.markers - {marker})
 
     def on_map(self, side: str | None = None) -> list[Unit]:
         return [u for u in self.units.values() if u.hex is not None and (side is None or u.side == side)]
@@ -155,8 +175,7 @@ def eliminate(game: GameDefinition, state: GameState, unit_id: str, how: str = "
         if how in losses and side in (u.side, "all") and game.matches(unit_id, selectors):
             box = f"pool:{pool}"
             break
-    u.step = 0 if box.startswith("pool:") else u.step
-    u.markers.clear()
+    state.set_unit(unit_id, step=0 if box.startswith("pool:") else u.step, markers=frozenset())
     if unit_id in state.attached:  # what it carried goes where its kind says (GJ63 13.0(3))
         from .attachments import release
         release(game, state, unit_id, f"{unit_id} eliminated")

@@ -423,13 +423,13 @@ def check_supply(game: GameDefinition, board: Board, state: GameState, side: str
         marker = {"out-of-supply": "out-of-supply", "isolated": "isolated", "disrupt": "disrupted"}.get(consequence)
         if status[uid]:
             if marker and marker != "disrupted" and marker in u.markers:
-                u.markers.discard(marker)
+                state.unmark(uid, marker)
                 events.append({"supply": uid, "result": f"back in supply: {marker} removed"})
             continue
         result = ""
         if consequence == "lose-step":
             if u.step + 1 < len(c.steps):
-                u.step += 1
+                state.set_unit(uid, step=u.step + 1)
                 result = "loses a step"
             else:
                 eliminate(game, state, uid, "supply")
@@ -442,10 +442,10 @@ def check_supply(game: GameDefinition, board: Board, state: GameState, side: str
                 eliminate(game, state, uid, "supply")
                 result = "already disrupted: eliminated"
             else:
-                u.markers.add("disrupted")
+                state.mark(uid, "disrupted")
                 result = "disrupted"
         elif marker and marker not in u.markers:
-            u.markers.add(marker)
+            state.mark(uid, marker)
             result = f"marked {marker}"
         if result:
             events.append({"supply": uid, "result": result})

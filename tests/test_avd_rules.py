@@ -79,7 +79,7 @@ def test_a_random_game_plays_to_its_end_the_same_way_twice(game, seed):
 def test_the_supply_chit_lets_the_soviet_player_mark_the_turn_tracks_number_of_german_units(runner):
     s = runner.new_game(seed=1)
     s.turn = 2                                             # the track prints 2 on turn 2
-    s.units["4Pz"].markers.add("out-of-supply")
+    s.mark("4Pz", "out-of-supply")
     runner.run_effects(s, "chit:Supply", "Supply drawn")
     assert "out-of-supply" not in s.units["4Pz"].markers   # 4 d: the old markers come off first
     ask = s.effects[0]["ask"]
@@ -297,7 +297,7 @@ def test_a_disbanded_soviet_unit_goes_where_its_kind_says(runner, game, option, 
     if unit == "1MRD":
         s.place("1MRD", game.map.grid.parse_id("2012"))
     if isolated:
-        s.units[unit].markers.add("isolated")
+        s.mark(unit, "isolated")
     runner.run_effects(s, "trigger:disband", "Soviet disbanding (4 k)")
     s = runner.apply(s, Choose(option))
     ask = s.effects[0]["ask"]

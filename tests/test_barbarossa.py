@@ -214,7 +214,7 @@ def test_infantry_forced_march_disrupts_in_mud_and_snow(game, turn, disrupted):
 def test_disrupted_units_do_not_move_normally(game):
     r = Runner(game)
     s = bare(r, **{"2PzG": "0105"})
-    s.units["2PzG"].markers.add("disrupted")
+    s.mark("2PzG", "disrupted")
     s = at(r, s, "axis-movement")
     assert not any(m.startswith("move 2PzG") for m in acts(r, s))
     with pytest.raises(IllegalActionError, match="it is disrupted"):
@@ -301,7 +301,7 @@ def test_base_firepower_is_the_strength_of_undisrupted_units(game):
     r = Runner(game)
     s = at(r, bare(r, turn=3, **{"1PzG": "0304", "2A": "0304", "NF": "0404", "1T": "0404"}), "axis-movement")
     s = play_out(r, s, "move 1PzG 0404", "move 2A 0404")
-    s.units["1T"].markers.add("disrupted")
+    s.mark("1T", "disrupted")
     rep = battle(r, s, "0404")
     assert rep.fire["axis"].base == [("1PzG", 2), ("2A", 1)]
     assert rep.fire["soviet"].base == [("NF", 1)]                 # 8.0: disrupted units do not fire
@@ -360,7 +360,7 @@ def test_infantry_in_mountains_get_one_each(game):
 def test_soviet_city_adds_its_vp_even_for_disrupted_defenders(game):
     r = Runner(game)
     s = bare(r, turn=2, **{"1PzG": "0604", "RsF": "0603"})
-    s.units["RsF"].markers.add("disrupted")
+    s.mark("RsF", "disrupted")
     s = at(r, s, "axis-movement")
     s = play_out(r, s, "move 1PzG 0603")
     rep = battle(r, s, "0603")
@@ -456,7 +456,7 @@ def test_german_two_strength_units_ignore_one_point(game):
 def test_tough_germans_need_their_printed_strength_to_die(game):
     r = runner_for(["tough-germans"])
     s = bare(r, turn=2, **{"1PzG": "0304", "NF": "0305"})
-    s.units["1PzG"].markers.add("disrupted")
+    s.mark("1PzG", "disrupted")
     hold(r, s, "axis", "0205")
     s = at(r, s, "soviet-movement")   # a front attacks a disrupted panzer group
     s = play_out(r, s, "move NF 0304", "done")
@@ -466,7 +466,7 @@ def test_tough_germans_need_their_printed_strength_to_die(game):
     assert s.units["1PzG"].hex == h(r, "0205") and "disrupted" in s.units["1PzG"].markers
     r2 = Runner(game)
     s = bare(r2, turn=2, **{"1PzG": "0304", "NF": "0305"})
-    s.units["1PzG"].markers.add("disrupted")
+    s.mark("1PzG", "disrupted")
     s = at(r2, s, "soviet-movement")
     s = play_out(r2, s, "move NF 0304", "done")
     s = fight(r2, s, "0304", "NF")
@@ -544,7 +544,7 @@ def test_outcome_c_without_a_retreat_hex_eliminates(game):
 
     s = bare(r, turn=2, **{"1PzG": "0304", "WF": "0305"})
     hold(r, s, "axis", *around)
-    s.units["WF"].markers.add("disrupted")
+    s.mark("WF", "disrupted")
     s = at(r, s, "axis-movement")
     s = play_out(r, s, "move 1PzG 0305", "done")
     s = fight(r, s, "0305", "1PzG")
@@ -555,7 +555,7 @@ def test_outcome_c_without_a_retreat_hex_eliminates(game):
 
     s = bare(r, turn=2, **{"1PzG": "0304", "WF": "0305", "NWF": "0305"})
     hold(r, s, "axis", *around)
-    s.units["WF"].markers.add("disrupted")
+    s.mark("WF", "disrupted")
     s = at(r, s, "axis-movement")
     s = play_out(r, s, "move 1PzG 0305", "done")
     s = fight(r, s, "0305", "1PzG")
@@ -586,7 +586,7 @@ def test_recovery_needs_supply(game):
     s = bare(r, **{"NF": "0604", "WF": "0305", "SWF": "0205", "1PzG": "0104"})
     hold(r, s, "axis", "0304", "0204", "0206", "0405", "0406", "0306")
     for u in ("NF", "WF", "SWF", "1PzG"):
-        s.units[u].markers.add("disrupted")
+        s.mark(u, "disrupted")
     s = at(r, s, "soviet-recovery")
     assert "disrupted" not in s.units["NF"].markers        # traces east
     assert "disrupted" in s.units["WF"].markers            # cut off in the open
@@ -599,7 +599,7 @@ def test_recovery_needs_supply(game):
 def test_out_of_supply_at_the_end_of_a_player_turn(game):
     r = Runner(game)
     s = bare(r, **{"WF": "0305", "1PzG": "0404", "2PzG": "0405", "3RoA": "0406"})
-    s.units["2PzG"].markers.add("disrupted")
+    s.mark("2PzG", "disrupted")
     # the Axis units stand deep in Soviet-held land: no line to the west edge
     s = at(r, s, "axis-supply")
     assert "disrupted" in s.units["1PzG"].markers and s.units["1PzG"].hex is not None  # German: disrupted
@@ -694,7 +694,7 @@ def test_the_strategic_limit_does_not_carry_into_the_movement_phase(game):
 def test_disrupted_units_may_move_strategically(game):
     r = Runner(game)
     s = bare(r, **{"NF": "0603"})
-    s.units["NF"].markers.add("disrupted")
+    s.mark("NF", "disrupted")
     s = at(r, s, "strategic-movement")
     assert "move NF 0401 strategic" in acts(r, s)
 
@@ -943,7 +943,7 @@ def test_any_battle_ends_by_the_rules(game, attackers, defenders, disrupted, tur
     placed = {u: "0304" for u in attackers} | {u: "0305" for u in defenders}
     s = bare(r, turn=turn, seed=seed, **placed)
     for u in disrupted & set(defenders):
-        s.units[u].markers.add("disrupted")
+        s.mark(u, "disrupted")
     s = at(r, s, "axis-movement")
     moved = []
     for u in attackers:

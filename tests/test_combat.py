@@ -367,8 +367,8 @@ def test_halves_are_totalled_exactly_then_rounded(smol):
 def test_reduced_steps_and_fortress_defence(smol):
     game, board = smol
     s = setup(smol, **{"7Pz": "0203", "64R": "0303", "fort": "0303"})
-    s.units["7Pz"].step = 1
-    s.units["64R"].step = 1
+    s.set_unit("7Pz", step=1)
+    s.set_unit("64R", step=1)
     t = H(smol, "0303")
     assert attack_strength(game, board, s, "7Pz", t)[0] == 4
     assert defence_strength(game, board, s, "64R")[0] == 2

@@ -97,7 +97,7 @@ def test_the_engine_rolls_with_the_modifier(runner):
 def test_strength_modifiers_halve_again_and_add_by_class_and_terrain(runner):
     # 4Pz (6) attacks across the minor river: halved to 3; out of fuel: halved again to 1.5
     s = state(runner, turn=2, **{"4Pz": "0502", "1MRD": "0503"})
-    s.units["4Pz"].markers.add("no-fuel")
+    s.mark("4Pz", "no-fuel")
     rep = odds(runner, s, ["4Pz"], "0503")
     assert rep.attack_parts[0][1] == F(3, 2)
     assert rep.attack_parts[0][2] == "4Pz 6, halved across minor river: 3, no fuel: halved -1.5: 1.5"
@@ -252,7 +252,7 @@ def test_a_defending_stuka_shifts_left_and_can_call_the_attack_off(runner):
 def test_a_stuka_is_not_spent_where_it_changes_nothing(runner):
     e = runner.engine
     s = declare_state(runner, turn=2, **{"4Pz": "0303", "31ID": "0203", "28RD": "0304"})
-    s.units["28RD"].step = 1  # 1-4: 10-1 already
+    s.set_unit("28RD", step=1)  # 1-4: 10-1 already
     s = e.apply(s, "attack 0304 with 31ID,4Pz")
     assert e.declare.odds(s, s.pending[0]).column.label == "10+-1"
     assert str(e.default_action(s)) == "done"

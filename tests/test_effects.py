@@ -153,8 +153,8 @@ def test_events_remove_markers_eliminate_units_and_award_vp(runner):
 def test_replacement_points_restore_steps_to_reduced_units(runner):
     s = runner.new_game(seed=3)
     s = runner.apply(s, Choose("hold"))
-    s.units["R3"].step = 1
-    s.units["R1"].step = 1
+    s.set_unit("R3", step=1)
+    s.set_unit("R1", step=1)
     s = runner.apply(s, Done())  # the end of Blue's movement: the turn ends, Red spends its point
     assert runner.to_move(s) == "red"
     assert runner.legal_actions(s) == [Take("R1"), Take("R3"), Done()]

@@ -131,7 +131,7 @@ def test_a_chit_drawn_face_down_is_not_in_the_other_sides_log(runner):
 
 def test_hidden_unit_markers_are_missing_from_the_enemys_units(runner):
     s = runner.new_game(0).copy()
-    s.units["R1"].markers.add("disrupted")
+    s.mark("R1", "disrupted")
     assert "disrupted" in runner.observe(s, "red").units["R1"].markers
     assert "disrupted" not in runner.observe(s, "blue").units["R1"].markers
     assert "disrupted" in s.units["R1"].markers  # the view never changes the state

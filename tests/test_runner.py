@@ -410,15 +410,15 @@ def test_recover_phase_lifts_disruption_for_supplied_units_of_the_named_national
     from runtime.definition import Phase, frozen_map
     r = Runner(smolensk, "short")
     s = r.new_game(1)
-    axis = [u for u in s.on_map("axis")][:3]
-    for u in axis:
-        u.markers.add("disrupted")
+    axis = [u.id for u in s.on_map("axis")][:3]
+    for uid in axis:
+        s.mark(uid, "disrupted")
     ph = Phase("recovery", "Recovery", "phase", "recover", side="axis", params=frozen_map({"only": ("ss",)}))
     r._proc_recover(s, ph)
-    assert all("disrupted" in u.markers for u in axis)  # no SS unit in Smolensk: the phase names only ss
+    assert all("disrupted" in s.units[uid].markers for uid in axis)  # no SS unit in Smolensk: the phase names only ss
     ph = Phase("recovery", "Recovery", "phase", "recover", side="axis", params=frozen_map({"only": ("german",)}))
     r._proc_recover(s, ph)
-    assert all("disrupted" not in u.markers for u in axis if smolensk.counters[u.id].nationality == "german")
+    assert all("disrupted" not in s.units[uid].markers for uid in axis if smolensk.counters[uid].nationality == "german")
 
 
 
@@ -450,7 +450,7 @@ def test_19A_moves_onto_the_map_paying_for_its_entry_hex(runner):
     s = runner.new_game(1)
     s.turn = 3
     for uid in ("19A", "127RD"):
-        s.units[uid].box = "turn:3"
+        s.set_unit(uid, box="turn:3")
     s.step = {"chit": "19A", "decision": "place", "side": "soviet", "units": ["19A", "127RD"], "n": 2,
               "placed": 0, "arrival": "19A-arrival"}
     place = next(a for a in runner.legal_actions(s) if isinstance(a, Place) and a.unit == "127RD")

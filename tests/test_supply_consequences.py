@@ -34,12 +34,12 @@ def test_markers_halve_what_the_game_says(tmp_path):
     board, s = Board(game), setup_state(game)
     target = game.map.grid.parse_id("0605")
     assert attack_strength(game, board, s, "X", target)[0] == 4
-    s.units["X"].markers.add("isolated")
+    s.mark("X", "isolated")
     value, why = attack_strength(game, board, s, "X", target)
     assert value == 2 and "isolated" in why
     assert defence_strength(game, board, s, "X")[0] == 2
     assert unit_mp(game, s, "X") == 2 * SCALE  # 5 MP halved, rounded down
-    s.units["X"].markers = {"out-of-supply"}
+    s.set_unit("X", markers=frozenset({"out-of-supply"}))
     assert attack_strength(game, board, s, "X", target)[0] == 4 / Fraction(2)
     assert defence_strength(game, board, s, "X")[0] == 4
 

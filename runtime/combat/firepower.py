@@ -311,7 +311,7 @@ class FirepowerBattles:
                 s.log.append({"turn": s.turn, "eliminated": uid, "to": box})
                 taken = 0
         elif taken >= threshold(self.game, s, uid, "disrupt-at", env):
-            u.markers.add("disrupted")
+            s.mark(uid, "disrupted")
             s.log.append({"turn": s.turn, "disrupted": uid})
             taken = 0
         p["taken"][uid] = taken

@@ -15,6 +15,8 @@
 """
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
@@ -32,6 +34,64 @@ class Move:
 
     def __str__(self) -> str:
         return f"move {self.unit} {self.to}" + (f" {self.mode}" if self.mode else "")
+
+
+class Moves(Sequence):
+    """The move decisions ``[Move(unit, hex_id(h), mode) for (unit, mode,
+    hexes) in groups for h in hexes] + tail``, in that order, without
+    building them: a movement segment offers every destination of every unit
+    that may move, and an agent takes one.  Reads as that list (length,
+    index, membership, iteration, equality)."""
+
+    __slots__ = ("groups", "tail", "_hex_id", "_ends", "_set")
+
+    def __init__(self, groups: list[tuple[str, str, Sequence]], tail: list, hex_id: Callable[[object], str]):
+        self.groups, self.tail, self._hex_id = groups, list(tail), hex_id
+        ends, n = [], 0
+        for g in groups:
+            n += len(g[2])
+            ends.append(n)
+        self._ends = ends
+        self._set: frozenset | None = None
+
+    def __len__(self) -> int:
+        return (self._ends[-1] if self._ends else 0) + len(self.tail)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("action index out of range")
+        k = self._ends[-1] if self._ends else 0
+        if i >= k:
+            return self.tail[i - k]
+        g = bisect_right(self._ends, i)
+        unit, mode, hexes = self.groups[g]
+        return Move(unit, self._hex_id(hexes[i - (self._ends[g - 1] if g else 0)]), mode)
+
+    def __iter__(self):
+        hex_id = self._hex_id
+        for unit, mode, hexes in self.groups:
+            for h in hexes:
+                yield Move(unit, hex_id(h), mode)
+        yield from self.tail
+
+    def __contains__(self, a) -> bool:
+        if self._set is None:
+            self._set = frozenset(self)
+        return a in self._set
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    def __add__(self, other) -> list:
+        return list(self) + list(other)
+
+    def __repr__(self) -> str:
+        return f"Moves({len(self)} actions)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ Every applied action and die roll goes into ``state.log``.
 from __future__ import annotations
 
 from fractions import Fraction
+from collections.abc import Sequence
 from typing import Callable
 
 from . import attachments as A
@@ -22,8 +23,8 @@ from .combat import firepower as F
 from .combat.declare import CrtDeclarations
 from .combat.fire import FireAttacks
 from .combat.dicepool.fight import DicePoolBattles, check_attack
-from .actions import (Action, Advance, Attack, Detach, Done, Hold, IllegalActionError, LoseStep, Move, Retreat, Use,
-                      parse_action)
+from .actions import (Action, Advance, Attack, Detach, Done, Hold, IllegalActionError, LoseStep, Move, Moves, Retreat,
+                      Use, parse_action)
 from .board import Board
 from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
@@ -198,7 +199,7 @@ class Engine:
             state.log.append({"eliminated": uid, "to": box})
 
     # ---------------------------------------------------------- queries
-    def legal_actions(self, state: GameState) -> list[Action]:
+    def legal_actions(self, state: GameState) -> Sequence[Action]:
         if state.pending:
             return self._pending_actions(state)
         if state.phase == "movement":
@@ -216,16 +217,19 @@ class Engine:
             return self._attack_actions(state) + [Done()]
         return []
 
-    def _move_actions(self, state: GameState) -> list[Action]:
-        """Every move of every unit that may move now, unit by unit, then 'done'."""
-        out: list[Action] = []
+    def _move_actions(self, state: GameState) -> Moves:
+        """Every move of every unit that may move now, unit by unit (normal
+        moves, then each mode's further destinations), then 'done'; the
+        Move actions are built when read."""
+        groups: list[tuple[str, str, list[Hex]]] = []
         for uid, u in state.units.items():
             if not self.can_act(state, uid) or self.immobile(uid):
                 continue
             normal: frozenset[Hex] = frozenset()
             if not self.mode_bars(state, uid, ""):
                 normal = move_range(self.game, self.board, state, uid).destinations
-                out.extend(Move(uid, self.board.hex_id(h)) for h in sorted(normal))
+                if normal:
+                    groups.append((uid, "", sorted(normal)))
             for m in self.game.movement.modes:
                 if self.mode_bars(state, uid, m.id):
                     continue
@@ -233,11 +237,11 @@ class Engine:
                     extra = move_range(self.game, self.board, state, uid, m.id).destinations - normal
                 except MoveError:
                     continue
-                out.extend(Move(uid, self.board.hex_id(h), m.id) for h in sorted(extra))
-        if state.attached:
-            out.extend(self._detach_actions(state))
-        out.append(Done())
-        return out
+                if extra:
+                    groups.append((uid, m.id, sorted(extra)))
+        tail: list[Action] = self._detach_actions(state) if state.attached else []
+        tail.append(Done())
+        return Moves(groups, tail, self.board.hex_id)
 
     def battle_report(self, s: GameState, p: dict | None = None, target: Hex | None = None) -> F.BattleReport:
         """The firepower of the battle pending now (``p``), or of the battle in

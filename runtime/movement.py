@@ -262,22 +262,41 @@ def unit_mp(game: GameDefinition, state: GameState, unit_id: str, mode: Movement
 
 def stack_weight(game: GameDefinition, uid: str) -> int:
     """1 for a unit that counts toward the ``units`` limit, 0 for an exempt one."""
-    exempt = {k[7:] for k in game.stacking if k.startswith("exempt:")}
-    c = game.counters[uid]
-    return 0 if c.unit_class in exempt or exempt & game.unit_classes[c.unit_class].flags else 1
+    return 0 if uid in _exempt_counters(game) else 1
 
 
 def stack_count(game: GameDefinition, state: GameState, h: Hex, ignore: str = "") -> int:
+    exempt = _exempt_counters(game)
+    return sum(1 for x in state.occupants.get(h, ()) if x != ignore and x not in exempt)
+
+
+_EXEMPT: dict[int, tuple[GameDefinition, frozenset[str]]] = {}
+
+
+def _exempt_counters(game: GameDefinition) -> frozenset[str]:
+    """The counters that do not count toward stacking (``exempt:CLASS-OR-FLAG``):
+    fixed for a game, computed once."""
+    kept = _EXEMPT.get(id(game))
+    if kept is not None and kept[0] is game:
+        return kept[1]
     exempt = {k[7:] for k in game.stacking if k.startswith("exempt:")}
-    n = 0
-    for u in state.units_at(h):
-        if u.id == ignore:
-            continue
-        c = game.counters[u.id]
-        if c.unit_class in exempt or exempt & game.unit_classes[c.unit_class].flags:
-            continue
-        n += 1
-    return n
+    out = frozenset(cid for cid, c in game.counters.items()
+                    if c.unit_class in exempt or exempt & game.unit_classes[c.unit_class].flags)
+    if len(_EXEMPT) > 16:
+        _EXEMPT.clear()
+    _EXEMPT[id(game)] = (game, out)
+    return out
+
+
+def held_by_others(state: GameState, side: str) -> frozenset[Hex]:
+    """Hexes holding a unit of another side than ``side`` (kept for the state's version)."""
+    key = ("held", side, state.version)
+    hit = state.cache.get(key)
+    if hit is None:
+        units = state.units
+        hit = state.cache[key] = frozenset(h for h, ids in state.occupants.items()
+                                           if any(units[x].side != side for x in ids))
+    return hit
 
 
 def mode_by_id(game: GameDefinition, mode: str | None) -> MovementMode | None:
@@ -335,8 +354,8 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
     bound = mp if limit is None else limit
     start = u.hex
     occupants = state.occupants
-    units = state.units
     side = u.side
+    held = held_by_others(state, side)
 
     if m is not None:
         if m.only and not game.matches(unit_id, m.only):
@@ -383,9 +402,8 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
             continue
         h_in_zoc = h in zoc
         for n, step, all_mp, zz in steps[h]:
-            occ = occupants.get(n)
             stop = False
-            if occ and any(units[x].side != side for x in occ) and not (overruns and n in overruns):
+            if n in held and not (overruns and n in overruns):
                 if not move_in:
                     continue  # enemy-occupied
                 stop = True  # an attack: the move ends in the enemy hex

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from dsl.compiler import compile_game
 from runtime import movement as M
 from runtime import supply as S
-from runtime.actions import Done
+from runtime.actions import Done, Move, Moves
 from runtime.bots import make_bot, play
 from runtime.decisions import Place, Placements
 from runtime.runner import Runner
@@ -111,6 +111,53 @@ def test_a_state_changed_in_place_gets_its_legal_actions_afresh():
     after = r.legal_actions(s)
     assert all(getattr(a, "unit", None) != mover for a in after)
     assert after == list(r.engine.legal_actions(s))
+
+
+def _all_moves(r: Runner, s) -> list:
+    """The movement segment's actions built in full, unit by unit, as the
+    engine listed them before they were built on demand."""
+    e, out = r.engine, []
+    for uid in s.units:
+        if not e.can_act(s, uid) or e.immobile(uid):
+            continue
+        normal = frozenset()
+        if not e.mode_bars(s, uid, ""):
+            normal = M.move_range(r.game, r.board, s, uid).destinations
+            out += [Move(uid, r.board.hex_id(h)) for h in sorted(normal)]
+        for m in r.game.movement.modes:
+            if e.mode_bars(s, uid, m.id):
+                continue
+            try:
+                extra = M.move_range(r.game, r.board, s, uid, m.id).destinations - normal
+            except M.MoveError:
+                continue
+            out += [Move(uid, r.board.hex_id(h), m.id) for h in sorted(extra)]
+    return out + (e._detach_actions(s) if s.attached else []) + [Done()]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None)]))
+def test_property_move_decisions_read_as_the_full_list(seed, game):
+    """The movement segment's actions, built when read (runtime.actions.Moves),
+    are the full list in its order: length, every index (negative too),
+    slices, membership, iteration and equality."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    s = r.new_game(seed)
+    seen = 0
+    while s.result is None and seen < 4:
+        acts = r.legal_actions(s)
+        if s.step.get("decision") == "movement" and not s.pending and not r.effect_asks(s):
+            seen += 1
+            full = _all_moves(r, s)
+            assert isinstance(acts, Moves)
+            assert len(acts) == len(full) and list(acts) == full and acts == full
+            assert [acts[i] for i in range(-len(full), len(full))] == full + full
+            assert acts[2:7] == full[2:7]
+            assert all(a in acts for a in full[:: max(1, len(full) // 50)])
+            assert Move("no-such-unit", "0101") not in acts
+        s = r.apply(s, acts[rnd.randrange(len(acts))])
+    assert seen
 
 
 def test_placements_read_as_the_list_they_stand_for():

@@ -36,6 +36,7 @@ from .mapview import TOOLS, MapView, ToolSettings, add_action
 from .paint import S
 from .rules import RulesPane
 from .scenario import ScenarioPane
+from .stackview import StackView, setup_entries
 from .turnstrip import TurnStrip
 
 TOOL_TITLES = {"select": "Select", "terrain": "Terrain", "fill": "Fill", "feature": "Town/city",
@@ -414,6 +415,13 @@ class MainWindow(QMainWindow):
         d.setObjectName("scenario")
         d.setWidget(self.scenario_pane)
         self.addDockWidget(Qt.RightDockWidgetArea, d)
+        self.stack_view = StackView()  # the selected hex's units with what each carries (attachments)
+        d = QDockWidget("Stack", self)
+        d.setObjectName("stack")
+        d.setWidget(self.stack_view)
+        self.addDockWidget(Qt.RightDockWidgetArea, d)
+        self.stack_dock = d
+        d.setVisible(bool(doc.snapshot.attachments))
         self.diag_list = QListWidget()
         d = QDockWidget("Diagnostics", self)
         d.setObjectName("diagnostics")
@@ -434,6 +442,7 @@ class MainWindow(QMainWindow):
         self.stack.cleanChanged.connect(self.update_title)
         self.map_view.hexHovered.connect(self.on_hover)
         self.map_view.hexSelected.connect(self.tools.show_hex)
+        self.map_view.hexSelected.connect(self.show_stack)
         self.map_view.counterDropped.connect(self.place)
         self.map_view.message.connect(lambda m: self.statusBar().showMessage(m, 4000))
         self.scenario_pane.scenarioChanged.connect(self.map_view.set_scenario)
@@ -582,6 +591,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"checked with every variant: {n} error(s)", 6000)
 
     def on_refreshed(self) -> None:
+        if bool(self.doc.snapshot.attachments) and not self.stack_dock.isVisible() and self.isVisible():
+            self.stack_dock.setVisible(True)
         if self.doc.map is not None and self.map_view.item is None:
             self.map_view.rebuild()
             if self.on_map_changed not in self.doc.map.listeners:
@@ -873,8 +884,24 @@ class MainWindow(QMainWindow):
         self.push_text(label, lambda: self.doc.placement_edits(sc, cid, at))
         self.map_view.counters_changed()
 
+    def show_stack(self, h) -> None:
+        """The stack view: the units the scenario sets up in hex ``h`` (or in a
+        pool or area ``h`` names), each with the counters under it."""
+        m = self.doc.map
+        if h is None or m is None:
+            return
+        at = h if isinstance(h, str) else m.grid.format_id(h)
+        if not at:
+            self.stack_view.show_entries("", [])
+            return
+        placements = self.doc.placements(self.scenario_pane.scenario)
+        self.stack_view.show_entries(f"<b>{at}</b>", setup_entries(self.doc.snapshot, placements, at,
+                                                                    art=self.doc.art_path))
+
     def show_counter(self, cid: str) -> None:
         at = self.doc.placements(self.scenario_pane.scenario).get(cid, "")
+        host = at if at in self.doc.snapshot.counters else ""  # under a unit: that unit's stack
+        self.show_stack(self.doc.placements(self.scenario_pane.scenario).get(host, "") if host else at)
         m = self.doc.map
         self.map_view.mp.options.selected_counter = cid
         if m is not None and at.isdigit():

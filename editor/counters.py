@@ -13,8 +13,30 @@ from .gamefile import COUNTER_COLUMNS
 from .paint import counter_pixmap, look_for
 
 HEADERS = {"id": "Id", "side": "Side", "nationality": "Nationality", "class": "Class", "full": "Full",
-           "reduced": "Reduced", "formation": "Formation", "arrives": "Arrives", "name": "Name", "tags": "Tags"}
-COLUMNS = COUNTER_COLUMNS + ("group",)
+           "reduced": "Reduced", "formation": "Formation", "arrives": "Arrives", "name": "Name", "tags": "Tags",
+           "carries": "Carries / goes under"}
+COLUMNS = COUNTER_COLUMNS + ("group", "carries")
+DERIVED = ("group", "carries")  # shown, never edited: the group's name; the attachment kinds (editor/gamefile.py)
+
+
+def carries(snap, cid: str) -> str:
+    """What a counter's row says about attachments (``attachment`` blocks): the
+    kind it is, and where it returns; or, for a unit, how many of each kind it
+    may carry (full / reduced)."""
+    kind = snap.attachment_of(cid)
+    if kind is not None:
+        return f"under a unit: {kind.title or kind.id}"
+    out = []
+    mine = snap.selectors_of(cid)
+    for k in snap.attachments.values():
+        if k.hosts and not k.hosts & mine:
+            continue
+        full, reduced = snap.capacity(cid, k), snap.capacity(cid, k, reduced=True)
+        if full is None:
+            out.append(f"{k.title or k.id}: any number")
+        elif full or reduced:
+            out.append(f"{k.title or k.id}: {full}" + (f"/{reduced}" if reduced != full else ""))
+    return "; ".join(out)
 
 
 class CounterModel(QAbstractTableModel):
@@ -48,6 +70,8 @@ class CounterModel(QAbstractTableModel):
         c = self.rows[index.row()]
         col = COLUMNS[index.column()]
         if role in (Qt.DisplayRole, Qt.EditRole):
+            if col == "carries":
+                return carries(self.doc.snapshot, c.id)
             return c.group if col == "group" else c.get(col)
         if role == Qt.BackgroundRole and col == "id":
             bg, _ = self.doc.snapshot.look(c)
@@ -61,7 +85,7 @@ class CounterModel(QAbstractTableModel):
 
     def flags(self, index):
         f = Qt.ItemIsEnabled | Qt.ItemIsSelectable
-        if COLUMNS[index.column()] != "group":
+        if COLUMNS[index.column()] not in DERIVED:
             f |= Qt.ItemIsEditable
         return f
 
@@ -211,7 +235,7 @@ class CountersPane(QWidget):
         hfm = header.fontMetrics()
         for i, col in enumerate(COLUMNS):
             texts = [str(self.model.headerData(i, Qt.Horizontal) or "")]
-            values = [str((c.group if col == "group" else c.get(col)) or "") for c in self.model.rows]
+            values = [str(self.model.data(self.model.index(r, i)) or "") for r in range(len(self.model.rows))]
             longest = sorted(values, key=len, reverse=True)[:3]
             w = max([hfm.horizontalAdvance(texts[0]) + 24] + [fm.horizontalAdvance(v) + 16 for v in longest])
             self.table.setColumnWidth(i, min(w, 320))
@@ -289,8 +313,12 @@ class CountersPane(QWidget):
         self.preview.setPixmap(pm)
         cls = snap.classes.get(c.unit_class)
         facs = "-".join(cls.factors) if cls else "?"
+        pool = c.arrives[5:] if c.arrives.startswith("pool:") else c.arrives
+        cup = " (a cup: drawn from at random)" if snap.pool_kinds.get(pool) == "cup" else ""
+        attach = carries(snap, cid)
         self.about.setText(
             f"<b>{c.title}</b><br>{c.side} · {c.nationality or '—'} · {cls.title if cls else c.unit_class}<br>"
             f"prints {facs}: full {c.full or '—'}, reduced {c.reduced or '—'}<br>"
-            f"formation {c.formation or '—'} · arrives {c.arrives or 'at setup'}<br>"
+            f"formation {c.formation or '—'} · arrives {c.arrives or 'at setup'}{cup}<br>"
+            + (f"{'carries' if not snap.attachment_of(cid) else 'goes'} {attach}<br>" if attach else "") +
             f"<small>{c.file}:{c.line} (group {c.group})</small>")

@@ -25,7 +25,8 @@ from .commands import TextCommand
 
 KINDS = (("side", "Sides"), ("nationality", "Nationalities"), ("unit-class", "Unit classes"),
          ("terrain", "Terrain"), ("feature", "Features"), ("hexside", "Hexsides"), ("link", "Links"),
-         ("pool", "Pools"), ("movement-mode", "Movement modes"), ("marker", "Markers"),
+         ("pool", "Pools"), ("attachment", "Attachment kinds"), ("movement-mode", "Movement modes"),
+         ("marker", "Markers"),
          ("scenario", "Scenarios"), ("variant", "Variants"), ("game", "Game"), ("system", "Series system"))
 COLOUR_KEYS = ("colour", "text-colour")
 

@@ -127,6 +127,17 @@ class MarkerInfo:
         return "".join(w[0] for w in words[:3]).upper() or self.id[:3].upper()
 
 
+@dataclass(frozen=True)
+class AttachmentInfo:
+    """An attachment kind (``attachment``): counters drawn beside the unit they sit under."""
+
+    id: str
+    title: str
+    counters: frozenset[str] = frozenset()  # selectors: classes, flags, sides, nationalities, counter ids
+    hosts: frozenset[str] = frozenset()
+    capacity: tuple[tuple[str, str], ...] = ()  # (host selector or "all", factor name or number) in order
+
+
 @dataclass
 class ScenarioInfo:
     id: str
@@ -150,6 +161,8 @@ class Snapshot:
     terrain: dict[str, TerrainInfo] = field(default_factory=dict)
     pools: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (title, side)
     markers: dict[str, MarkerInfo] = field(default_factory=dict)
+    attachments: dict[str, AttachmentInfo] = field(default_factory=dict)
+    pool_kinds: dict[str, str] = field(default_factory=dict)  # pool id -> box | cup
     turns: list[int] = field(default_factory=list)
     counters: dict[str, CounterRow] = field(default_factory=dict)
     groups: dict[str, GroupInfo] = field(default_factory=dict)
@@ -161,6 +174,36 @@ class Snapshot:
 
     def of_kind(self, kind: str) -> list[str]:
         return [t.id for t in self.terrain.values() if t.kind == kind]
+
+    def selectors_of(self, cid: str) -> frozenset[str]:
+        c = self.counters.get(cid)
+        if c is None:
+            return frozenset()
+        cls = self.classes.get(c.unit_class)
+        return (cls.flags if cls else frozenset()) | {cid, c.unit_class, c.side, c.nationality, "all"}
+
+    def attachment_of(self, cid: str) -> AttachmentInfo | None:
+        """The attachment kind a counter is of (None: a unit)."""
+        mine = self.selectors_of(cid)
+        return next((k for k in self.attachments.values() if k.counters & mine), None)
+
+    def capacity(self, host: str, kind: AttachmentInfo, reduced: bool = False) -> int | None:
+        """How many of ``kind`` a unit may carry, from its printed factors (None: no limit)."""
+        if not kind.capacity:
+            return None
+        mine = self.selectors_of(host)
+        for sel, value in kind.capacity:
+            if sel == "all" or sel in mine:
+                if value.isdigit():
+                    return int(value)
+                c = self.counters[host]
+                cls = self.classes.get(c.unit_class)
+                printed = ((c.reduced or c.full) if reduced else c.full).split("-")
+                if cls and value in cls.factors and len(printed) == len(cls.factors):
+                    v = printed[cls.factors.index(value)]
+                    return int(v) if v.isdigit() else 0
+                return 0
+        return 0
 
     def look(self, c: CounterRow) -> tuple[str, str]:
         """(background, text) colours of a counter: nationality, else side."""
@@ -246,6 +289,15 @@ def read_snapshot(game_path: Path) -> Snapshot:
             snap.terrain[name] = TerrainInfo(name, _title(st), kw, _text(p, "colour", "#cccccc"), _text(p, "pattern"))
         elif kw == "pool":
             snap.pools[name] = (_title(st), _text(_props(st), "side"))
+            snap.pool_kinds[name] = _text(_props(st), "kind", "box")
+        elif kw == "attachment":
+            body = [s for s in st.body or () if isinstance(s, Statement)]
+
+            def words(key: str) -> frozenset[str]:
+                return frozenset(x for s in body if s.keyword == key for a in s.args for x in a.text.split(",") if x)
+            caps = tuple((s.args[0].text, s.args[1].text) if len(s.args) == 2 else ("all", s.args[0].text)
+                         for s in body if s.keyword == "capacity" and len(s.args) in (1, 2))
+            snap.attachments[name] = AttachmentInfo(name, _title(st), words("counters"), words("hosts"), caps)
         elif kw == "marker":
             p = _props(st)
             snap.markers[name] = MarkerInfo(name, _title(st), _text(p, "colour", "#f0d040"),

@@ -426,6 +426,37 @@ def draw_counter(p: QPainter, r: QRectF, look: CounterLook, selected: bool = Fal
     p.restore()
 
 
+def attachment_rects(r: QRectF, n: int, most: int = 4) -> list[QRectF]:
+    """Where the counters under a unit are drawn: small chits in a column
+    beside the unit's counter ``r``, overlapping its right edge, from its
+    middle down (its markers sit at its top right).  At most ``most``."""
+    c = r.width()
+    a = c * 0.5
+    step = a * 0.6
+    return [QRectF(r.right() - a * 0.3, r.top() + c * 0.28 + i * step, a, a) for i in range(min(n, most))]
+
+
+def draw_attachments(p: QPainter, r: QRectF, looks: list[CounterLook], plain: bool = False) -> None:
+    """The counters under a unit beside its counter ``r`` (attachments: GJ63
+    equipment chits); more than four: the fourth shows how many more.
+    ``plain``: coloured squares only (a far zoom)."""
+    rects = attachment_rects(r, len(looks))
+    for i, (box, look) in enumerate(zip(rects, looks)):
+        if plain:
+            p.setPen(QPen(QColor("#000000"), box.width() * 0.06))
+            p.setBrush(_c(look.colour))
+            p.drawRect(box)
+            continue
+        more = len(looks) - len(rects)
+        if i == len(rects) - 1 and more > 0:
+            look = CounterLook(look.label, f"+{more + 1}", "none", "", look.colour, look.text_colour)
+        w = box.width()
+        p.setPen(Qt.NoPen)
+        p.setBrush(QColor(255, 255, 255, 235))  # a halo: the chit reads apart from its unit
+        p.drawRoundedRect(box.adjusted(-w * 0.07, -w * 0.07, w * 0.07, w * 0.07), w * 0.12, w * 0.12)
+        draw_counter(p, box, look)
+
+
 def counter_pixmap(look: CounterLook, px: int = 64) -> QPixmap:
     img = QImage(px, px, QImage.Format_ARGB32_Premultiplied)
     img.fill(Qt.transparent)
@@ -481,6 +512,7 @@ class MapPainter:
         self._brushes: dict[str, QBrush] = {}
         self._brush_key = None
         self._stacks: dict[Hex, list[str]] | None = None
+        self._under: dict[str, list[str]] | None = None
 
     # -- caches ----------------------------------------------------------------
     @property
@@ -506,6 +538,28 @@ class MapPainter:
 
     def invalidate_counters(self) -> None:
         self._stacks = None
+        self._under = None
+
+    def under(self) -> dict[str, list[str]]:
+        """Unit id -> the counters set up under it (``at UNIT``: attachments), in set-up order."""
+        if self._under is None:
+            out: dict[str, list[str]] = {}
+            snap = self.doc.snapshot
+            sc = snap.scenarios.get(self.scenario)
+            if sc is not None:
+                for cid, p in sc.placements.items():
+                    if p.at in snap.counters and cid in snap.counters:
+                        out.setdefault(p.at, []).append(cid)
+            self._under = out
+        return self._under
+
+    def draw_under(self, p: QPainter, r: QRectF, uid: str, px: float) -> None:
+        """The counters under ``uid`` beside its counter ``r``."""
+        ids = self.under().get(uid)
+        if ids:
+            snap = self.doc.snapshot
+            art = getattr(self.doc, 'art_path', None)
+            draw_attachments(p, r, [look_for(snap, a, art=art) for a in ids], plain=px < 10)
 
     def stacks(self) -> dict[Hex, list[str]]:
         if self._stacks is None:
@@ -1004,6 +1058,7 @@ class MapPainter:
                     p.drawRect(r)
                 else:
                     draw_counter(p, r, look_for(snap, cid, art=getattr(self.doc, 'art_path', None)), cid == self.options.selected_counter)
+                self.draw_under(p, r, cid, px)
 
     def marker_chips(self) -> dict[Hex, list[str]]:
         """The scenario's markers on the map (``place KIND at HEX|AREA``), by hex:
@@ -1073,6 +1128,7 @@ class MapPainter:
                 off = (i - (len(show) - 1) / 2) * S * 0.12
                 r = QRectF(x - c / 2 + off, y - c / 2 - off, c, c)
                 draw_counter(p, r, look_for(snap, cid, art=getattr(self.doc, 'art_path', None)), cid == self.options.selected_counter)
+                self.draw_under(p, r, cid, px)
             badge = QRectF(x + c * 0.25, y + c * 0.25, S * 0.7, S * 0.36)
             p.setPen(QPen(QColor("#000000"), S * 0.03))
             p.setBrush(QColor("#fff8c0"))

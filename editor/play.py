@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDockWidget, QFile
                                QListWidgetItem, QMainWindow, QMessageBox, QProgressBar, QPushButton, QScrollArea,
                                QSizePolicy, QToolBar)
 
+from runtime import attachments as A
 from runtime.actions import Advance, Attack, Done, Hit, IllegalActionError, Move, Retreat, Use
 from runtime.combat.odds import OddsReport, combat_odds
 from runtime.combat.fire import fire_odds
@@ -73,6 +74,7 @@ from .mapview import add_action
 from .playclicks import PlayClicks
 from .playpanels import DecisionPanel, HandOver, OddsPanel, StatusPanel
 from .playsetup import PlayError, SetupDialog, compile_for_play, new_runner, new_timeline
+from .stackview import StackView, state_entries
 
 ENTRY_COLOURS = {"roll": "#b00060", "draw": "#6a1b9a", "turn": "#000000", "over": "#000000", "vp": "#0d6b2a",
                  "battle": "#8a3b00", "loss": "#b00000", "action": "#202020", "info": "#555555"}
@@ -163,6 +165,14 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             d.setObjectName(title.lower())
             d.setWidget(w)
             self.addDockWidget(area, d)
+            docks.append(d)
+        self.stack_view: StackView | None = None
+        if self.game.attachments:  # units carry counters: a stack view shows them (editor/stackview.py)
+            self.stack_view = StackView()
+            d = QDockWidget("Stack", self)
+            d.setObjectName("stack")
+            d.setWidget(self.stack_view)
+            self.addDockWidget(Qt.LeftDockWidgetArea, d)
             docks.append(d)
         self.docks = {d.objectName(): d for d in docks}
         self._dock_layout: str | None = None
@@ -710,6 +720,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         self._sync_mode(s)
         self._overlay(s)
         self.status_panel.show_state(self, shown)
+        if self.stack_view is not None:
+            self._stack(shown)
         self._decisions(s)
         self._odds(s)
         self._log(s)
@@ -730,6 +742,18 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         self._update_run_button()
         self._layout_for(s)
         self.view.refresh()
+
+    def _stack(self, s: GameState) -> None:
+        """The stack view: the selected unit's hex (the unit it is under, for an attachment)."""
+        uid = self.sel_unit if self.sel_unit in s.units else ""
+        host = A.host_of(s, uid) if uid else None
+        u = s.units[host or uid] if uid else None
+        if u is None or u.hex is None:
+            self.stack_view.show_entries("", [])
+            return
+        ids = list(s.occupants.get(u.hex, ()))
+        self.stack_view.show_entries(f"<b>Stack in {self.board.hex_id(u.hex)}</b>",
+                                     state_entries(self.game, s, ids, self.view.mp.look))
 
     def _layout_for(self, s: GameState) -> None:
         """Room for the odds or the battle in combat (and for the list of

@@ -21,7 +21,8 @@ from runtime.state import GameState
 from .document import MapModel
 from .gamefile import ClassInfo, MarkerInfo, NationalityInfo, SideInfo, Snapshot, TerrainInfo
 from .mapview import MapItem, ZoomMixin
-from .paint import FONT, S, CounterLook, MapPainter, _c, draw_counter, draw_marker_chips, draw_outline, draw_selected
+from .paint import (FONT, S, CounterLook, MapPainter, _c, draw_attachments, draw_counter, draw_marker_chips, draw_outline,
+                    draw_selected)
 
 MARKS = {"out-of-supply": "OOS", "isolated": "ISO", "disrupted": "DIS"}
 
@@ -82,6 +83,19 @@ class PlayPainter(MapPainter):
     def set_state(self, s: GameState | None) -> None:
         self.state = s
         self._stacks = None
+        self._under = None
+
+    def under(self) -> dict[str, list[str]]:
+        """Unit id -> the counters under it in the state (attachments)."""
+        if self._under is None:
+            s = self.state
+            self._under = {k: list(v) for k, v in s.attached.items()} if s is not None else {}
+        return self._under
+
+    def draw_under(self, p: QPainter, r: QRectF, uid: str, px: float) -> None:
+        ids = self.under().get(uid)
+        if ids:
+            draw_attachments(p, r, [self.look(a) for a in ids], plain=px < 10)
 
     # -- counters from the state -------------------------------------------------
     def stacks(self) -> dict[Hex, list[str]]:
@@ -198,8 +212,10 @@ class PlayPainter(MapPainter):
                     p.setPen(QPen(QColor("#000000"), S * 0.04))
                     p.setBrush(_c(self.look(uid).colour))
                     p.drawRect(r)
+                    self.draw_under(p, r, uid, px)
                     continue
                 draw_counter(p, r, self.look(uid), uid == ov.selected_unit)
+                self.draw_under(p, r, uid, px)
                 if "disrupted" in s.units[uid].markers:
                     self._disrupted(p, r)
                 if not later:

@@ -152,6 +152,10 @@ class StatusPanel(QWidget):
         for box, ids in waiting.items():
             if box.startswith("turn:"):
                 continue
+            pool = g.pools.get(box.partition(":")[2]) if box.startswith("pool:") else None
+            if pool is not None and pool.kind == "cup":  # drawn at random: what is in it is nobody's to see
+                lines.append(f"<b>{T.box_title(r, box)}:</b> {len(ids)} (a cup)")
+                continue
             lines.append(f"<b>{T.box_title(r, box)}:</b> {len(ids)} ({', '.join(ids[:8])}{'…' if len(ids) > 8 else ''})")
         self.boxes.setText("<br>".join(lines))
         self.boxes.setVisible(bool(lines))

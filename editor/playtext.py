@@ -63,8 +63,20 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
                                                              else f"value {x['value']}") + ")"
                                       for x in e["draw"] if isinstance(x, dict)) + \
             (f" (for {e['for']})" if e.get("for") else "")
+    if "draw" in e and isinstance(e["draw"], list) and e.get("for"):  # an effect's random pick (a cup)
+        return f"drawn at random ({e['for']}): {', '.join(str(x) for x in e['draw'])}"
     if "draw" in e:
         return f"chit drawn: {e['draw']} ({e.get('left', '?')} left in the cup)"
+    if "attach" in e:  # a counter put under a unit (runtime/attachments.py)
+        return f"{e['attach']} goes under {e.get('to')}" + (f", from under {e['from']}" if e.get("from") else "") + \
+            (f" ({e['for']})" if e.get("for") else "")
+    if "detach" in e:
+        return f"{e['detach']} leaves {e.get('from') or 'its unit'} for {e.get('to')}" + \
+            (f" ({e['for']})" if e.get("for") else "")
+    if "convert" in e:
+        return f"{e['convert']} leaves {e.get('from')} as a unit of its own"
+    if "return" in e:
+        return f"{e['return']} goes back to {e.get('to')}"
     ev = e.get("event")
     if ev == "setup":
         return f"set-up of scenario {e.get('scenario')} (seed {e.get('seed')})"
@@ -471,7 +483,7 @@ def drawn_this_turn(s: GameState) -> list[str]:
     for e in reversed(s.log):
         if e.get("event") in ("new turn", "setup"):
             break
-        if "draw" in e:
+        if "draw" in e and not isinstance(e["draw"], list):  # a list: an effect's pick from a pool, not a chit
             out.append(e["draw"])
         elif "interrupt" in e:
             out.append(e["interrupt"])
@@ -492,7 +504,7 @@ def boxes(s: GameState) -> dict[str, list[str]]:
     """Units off the map, by box ("pool:available", "eliminated", "turn:3"...)."""
     out: dict[str, list[str]] = {}
     for u in s.units.values():
-        if u.hex is None and u.box:
+        if u.hex is None and u.box and not u.box.startswith("under:"):  # under a unit: drawn beside it
             out.setdefault(u.box, []).append(u.id)
     return {k: sorted(v) for k, v in sorted(out.items())}
 

@@ -1,7 +1,9 @@
 """The scenario panel: the order of battle grouped by where each counter
 starts (not set up, on the map, in an area, in a pool, on the turn track).
 Counters are dragged from here onto map hexes, onto pool and turn-track
-entries, or back to "Not set up"."""
+entries, or back to "Not set up"; a counter that goes under a unit (an
+attachment kind) is listed under its unit and dragged onto a unit to put it
+there (``at UNIT`` in the set-up)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, Qt, Signal
@@ -29,6 +31,7 @@ class SetupTree(QTreeWidget):
         self.setSelectionMode(QAbstractItemView.SingleSelection)
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
+        self.can_host = lambda cid, host: False  # may ``cid`` be dropped under the unit ``host``
 
     def _activated(self, item, col=0) -> None:
         d = item.data(0, ROLE)
@@ -48,8 +51,11 @@ class SetupTree(QTreeWidget):
         drag.setPixmap(item.icon(0).pixmap(40, 40))
         drag.exec(Qt.MoveAction)
 
-    def target_at(self, pos):
+    def target_at(self, pos, cid: str = ""):
         item = self.itemAt(pos)
+        d = item.data(0, ROLE) if item is not None else None
+        if cid and d and d[0] == "counter" and self.can_host(cid, d[1]):
+            return ("target", d[1])  # under that unit
         while item is not None:
             d = item.data(0, ROLE)
             if d and d[0] == "target":
@@ -64,17 +70,18 @@ class SetupTree(QTreeWidget):
             e.ignore()
 
     def dragMoveEvent(self, e) -> None:
-        if e.mimeData().hasFormat(MIME) and self.target_at(e.position().toPoint()) is not None:
+        cid = bytes(e.mimeData().data(MIME)).decode("utf-8") if e.mimeData().hasFormat(MIME) else ""
+        if cid and self.target_at(e.position().toPoint(), cid) is not None:
             e.acceptProposedAction()
         else:
             e.ignore()
 
     def dropEvent(self, e) -> None:
-        t = self.target_at(e.position().toPoint())
-        if t is None or not e.mimeData().hasFormat(MIME):
+        cid = bytes(e.mimeData().data(MIME)).decode("utf-8") if e.mimeData().hasFormat(MIME) else ""
+        t = self.target_at(e.position().toPoint(), cid) if cid else None
+        if t is None:
             e.ignore()
             return
-        cid = bytes(e.mimeData().data(MIME)).decode("utf-8")
         e.acceptProposedAction()
         self.placeRequested.emit(cid, t[1])
 
@@ -98,11 +105,22 @@ class ScenarioPane(QWidget):
         lay.addWidget(self.summary)
         self.tree = SetupTree()
         self.tree.setIconSize(self.tree.iconSize() * 2)
+        self.tree.can_host = self.can_host
         lay.addWidget(self.tree, 1)
         hint = QLabel("Drag counters onto map hexes, onto an area, pool or turn, or back to <i>Not set up</i>.")
         hint.setWordWrap(True)
         lay.addWidget(hint)
         self.combo.currentTextChanged.connect(self._changed)
+
+    def can_host(self, cid: str, host: str) -> bool:
+        """Whether a counter of an attachment kind may be set up under ``host`` (its kind, side and hosts)."""
+        snap = self.doc.snapshot
+        kind = snap.attachment_of(cid)
+        if kind is None or cid == host or host not in snap.counters or snap.attachment_of(host) is not None:
+            return False
+        if snap.counters[cid].side != snap.counters[host].side:
+            return False
+        return not kind.hosts or bool(kind.hosts & snap.selectors_of(host))
 
     @property
     def scenario(self) -> str:
@@ -166,6 +184,11 @@ class ScenarioPane(QWidget):
             (parent.addChild(it) if parent else tree.addTopLevelItem(it))
             return it
 
+        under: dict[str, list[str]] = {}  # unit -> the counters set up under it (attachments)
+        for cid, at in placed.items():
+            if at in snap.counters:
+                under.setdefault(at, []).append(cid)
+
         def add(parent: QTreeWidgetItem, cid: str, extra: str = "") -> None:
             c = snap.counters[cid]
             it = QTreeWidgetItem([f"{cid}  {c.name}" + (f"  [{extra}]" if extra else "")])
@@ -173,8 +196,14 @@ class ScenarioPane(QWidget):
             it.setIcon(0, self.icon(cid))
             it.setFlags(it.flags() | Qt.ItemIsDragEnabled)
             parent.addChild(it)
+            for a in under.get(cid, ()):  # the stack: what the unit carries, under it
+                add(it, a, f"under {cid}")
+            it.setExpanded(bool(under.get(cid)))
 
-        unplaced = [cid for cid in snap.counters if cid not in placed]
+        # a cup starts with the counters that arrive in it and are not set up elsewhere (runtime: Runner.new_game)
+        in_cup = {cid: c.arrives for cid, c in snap.counters.items() if cid not in placed
+                  and snap.pool_kinds.get(c.arrives) == "cup"}
+        unplaced = [cid for cid in snap.counters if cid not in placed and cid not in in_cup]
         g = group(f"Not set up ({len(unplaced)})", None)
         for cid in unplaced:
             add(g, cid)
@@ -190,9 +219,11 @@ class ScenarioPane(QWidget):
                 add(sub, cid)
         gp = group("Pools", "-")
         for pid, (title, _side) in snap.pools.items():
-            ids = [cid for cid, at in placed.items() if at == pid]
-            sub = group(f"{pid} ({len(ids)})", pid, gp)
-            sub.setToolTip(0, title)
+            ids = [cid for cid, at in placed.items() if at == pid] + [cid for cid, p in in_cup.items() if p == pid]
+            cup = snap.pool_kinds.get(pid) == "cup"
+            sub = group(f"{pid} ({len(ids)}{', a cup' if cup else ''})", pid, gp)
+            sub.setToolTip(0, title + (": drawn from at random; it starts with the counters that arrive in it"
+                                       if cup else ""))
             for cid in ids:
                 add(sub, cid)
         gt = group("Turn track", "-")
@@ -203,7 +234,7 @@ class ScenarioPane(QWidget):
                 add(sub, cid)
         other = [(cid, at) for cid, at in placed.items()
                  if not (at.isdigit() and len(at) == width) and at not in areas and at not in snap.pools
-                 and not at.startswith("turn:")]
+                 and not at.startswith("turn:") and not (at in snap.counters and at in placed)]
         if other:
             g = group(f"Unknown places ({len(other)})", "-")
             for cid, at in other:

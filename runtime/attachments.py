@@ -110,8 +110,8 @@ def why_not_attach(game: GameDefinition, state: GameState, aid: str, host: str) 
         return f"{aid} carries {', '.join(under(state, aid))}: it cannot go under another unit"
     cap = capacity(game, state, host, kind)
     if cap is not None and count_of(game, state, host, kind) + 1 > cap:
-        return f"{host} cannot carry {aid}: it carries {count_of(game, state, host, kind)} " \
-               f"{kind.title.lower()} and may carry {cap}"
+        return f"{host} cannot carry {aid}: it already carries {count_of(game, state, host, kind)} " \
+               f"({kind.title.lower()}: at most {cap})"
     return ""
 
 

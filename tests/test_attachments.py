@@ -149,8 +149,8 @@ def test_capacity_is_the_units_equipment_value(runner, game):
     assert A.why_not_attach(game, s, "Panther", "R1") == ""
     A.attach(game, s, "Panther", "R1")
     assert A.why_not_attach(game, s, "PzIV", "R1") == \
-        "R1 cannot carry PzIV: it carries 2 equipment chit and may carry 2"
-    assert A.why_not_attach(game, s, "PzIV", "R3") == "R3 cannot carry PzIV: it carries 0 equipment chit and may carry 0"
+        "R1 cannot carry PzIV: it already carries 2 (equipment chit: at most 2)"
+    assert A.why_not_attach(game, s, "PzIV", "R3") == "R3 cannot carry PzIV: it already carries 0 (equipment chit: at most 0)"
     assert A.why_not_attach(game, s, "PzIV", "B1") == "PzIV is red's and B1 is blue's"
     assert A.why_not_attach(game, s, "R2", "R1") == "R2 is a unit, not an attachment: it cannot go under another unit"
     assert A.why_not_attach(game, s, "PzIV", "Tiger") == "Tiger is itself under R1"
@@ -288,7 +288,7 @@ def errors_of(tmp_path: Path, old: str, new: str) -> list[str]:
     ("adds attack fire ", "adds attack speed ", "no equipment counter prints a factor 'speed'"),
     ("Tiger   tank        4-2      red-tank-cup", "Tiger   tank        4-2      -",
      "Tiger is an equipment chit that returns to its cup, but it arrives in no pool"),
-    ("      Det      R2\n", "      Det      R3\n", "R3 carries 1 equipment chit at set-up; it may carry 0"),
+    ("      Det      R2\n", "      Det      R3\n", "R3 carries 1 at set-up (equipment chit: at most 0)"),
     ("      Tiger    R1\n", "      Tiger    0303\n", "Tiger is an equipment chit: set it up under a unit (at UNIT), or in a pool"),
     ("      Tiger    R1\n", "      Tiger    B1\n", "Tiger is red's and B1 is blue's"),
     ("      R3       0204\n", "      R3       R1\n", "R3 is a unit, not a counter that goes under one"),

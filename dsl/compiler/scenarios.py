@@ -379,7 +379,7 @@ class ScenariosMixin:
                 cap = 0
             n = count[(host, k.id)] = count.get((host, k.id), 0) + 1
             if cap is not None and n > cap:
-                ctx.error("over-capacity", f"{host} carries {n} {k.title.lower()} at set-up; it may carry {cap}",
+                ctx.error("over-capacity", f"{host} carries {n} at set-up ({k.title.lower()}: at most {cap})",
                           span)
 
     def check_setup(self, setup, counters, map_def, stacking, chart, st) -> None:

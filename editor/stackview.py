@@ -1,0 +1,123 @@
+"""The stack view: the units of one hex, each with the counters under it
+(attachments: GJ63's equipment chits) beside it, and how many of each
+attachment kind it carries out of how many it may.  The editor shows the
+scenario's set-up of the selected hex; the playtest the selected unit's hex
+in the state shown."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from runtime import attachments as A
+from runtime.definition import GameDefinition
+from runtime.state import GameState
+
+from .paint import CounterLook, counter_pixmap, look_for
+
+
+@dataclass
+class StackEntry:
+    """One unit of a stack: its face, its name and factors, and what is under it."""
+
+    look: CounterLook
+    title: str
+    under: list[tuple[CounterLook, str]] = field(default_factory=list)
+    carries: str = ""  # "2 of 2 equipment chits"
+
+
+def carries_text(n: int, cap: int | None, title: str) -> str:
+    return f"{title}: {n}" + (" (no limit)" if cap is None else f" of {cap}")
+
+
+def setup_entries(snap, placements: dict[str, str], at: str, art=None) -> list[StackEntry]:
+    """The units a scenario sets up at ``at`` (a hex id, area or pool), with
+    the counters set up under each (``at UNIT``)."""
+    out = []
+    under: dict[str, list[str]] = {}
+    for cid, where in placements.items():
+        if where in snap.counters:
+            under.setdefault(where, []).append(cid)
+    for cid, where in placements.items():
+        if where != at or cid not in snap.counters:
+            continue
+        c = snap.counters[cid]
+        ids = under.get(cid, [])
+        lines = []
+        for k in snap.attachments.values():
+            if not (k.hosts & snap.selectors_of(cid)) and k.hosts:
+                continue
+            if snap.attachment_of(cid) is not None:
+                continue
+            n = sum(1 for a in ids if snap.attachment_of(a) is k)
+            cap = snap.capacity(cid, k)
+            if n or cap:
+                lines.append(carries_text(n, cap, k.title or k.id))
+        out.append(StackEntry(look_for(snap, cid, art=art), f"{cid}  {c.name or ''}".strip(),
+                              [(look_for(snap, a, art=art), a) for a in ids], "; ".join(lines)))
+    return out
+
+
+def state_entries(game: GameDefinition, s: GameState, uids: list[str], look) -> list[StackEntry]:
+    """The units ``uids`` of a state (one hex), with the counters under each;
+    ``look(uid)`` gives a counter's face at its step."""
+    out = []
+    for uid in uids:
+        c = game.counters[uid]
+        ids = list(A.under(s, uid))
+        lines = []
+        for k in game.attachments.values():
+            if A.may_host(game, s, uid, k):
+                continue
+            n = A.count_of(game, s, uid, k)
+            cap = A.capacity(game, s, uid, k)
+            if n or cap:
+                lines.append(carries_text(n, cap, k.title))
+        out.append(StackEntry(look(uid), f"{uid}  {c.name if c.name != uid else ''}".strip(),
+                              [(look(a), f"{a}  {game.counters[a].name if game.counters[a].name != a else ''}".strip())
+                               for a in ids], "; ".join(lines)))
+    return out
+
+
+class StackView(QWidget):
+    """A list of units, each a row: its counter, the counters under it, its name and what it carries."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(2, 2, 2, 2)
+        self.heading = QLabel()
+        self.heading.setWordWrap(True)
+        outer.addWidget(self.heading)
+        self.area = QScrollArea()
+        self.area.setWidgetResizable(True)
+        outer.addWidget(self.area, 1)
+        self.entries: list[StackEntry] = []
+        self.show_entries("", [])
+
+    def show_entries(self, heading: str, entries: list[StackEntry]) -> None:
+        self.entries = entries
+        self.heading.setText(heading or "Select a hex or a unit to see its stack.")
+        body = QWidget()
+        lay = QVBoxLayout(body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        for e in entries:
+            row = QHBoxLayout()
+            pic = QLabel()
+            pic.setPixmap(counter_pixmap(e.look, 56))
+            pic.setToolTip(e.title)
+            row.addWidget(pic)
+            for look, title in e.under:
+                chip = QLabel()
+                chip.setPixmap(counter_pixmap(look, 40))
+                chip.setToolTip(title)
+                row.addWidget(chip, 0, Qt.AlignVCenter)
+            text = QLabel(f"<b>{e.title}</b>" + (f"<br><small>{e.carries}</small>" if e.carries else "") +
+                          (f"<br><small>under it: {', '.join(t.split()[0] for _, t in e.under)}</small>"
+                           if e.under else ""))
+            text.setWordWrap(True)
+            row.addWidget(text, 1)
+            lay.addLayout(row)
+        lay.addStretch(1)
+        self.area.setWidget(body)

@@ -346,6 +346,8 @@ class Effects:
         hexes = self.where_hexes(to)
         if hexes is None:
             s.set_unit(uid, markers=frozenset())
+            if to in ("eliminated", "removed") and uid in s.attached:  # out of play: what it carried goes back
+                A.release(self.game, s, uid, f"{uid} {to}")
             s.place(uid, None, self.box_of(to))
         else:
             s.place(uid, hexes[0])

@@ -303,3 +303,14 @@ def test_check_gives_located_errors(tmp_path, old, new, expected):
     errs = errors_of(tmp_path, old, new)
     assert any(expected in e for e in errs), errs
     assert all(not e.startswith("?") for e in errs), errs
+
+
+def test_a_unit_an_effect_moves_out_of_play_leaves_what_it_carried(runner, game):
+    s = sandbox(runner)
+    entry = {"why": "test"}
+    runner.move_unit(s, "R1", "move", "removed", entry)
+    assert s.units["R1"].box == "removed" and "R1" not in s.attached
+    assert s.units["Tiger"].box == "pool:red-tank-cup"
+    runner.move_unit(s, "R2", "move", "red-reorganization", entry)  # into a pool: it keeps its chits
+    assert s.attached["R2"] == ("Det",)
+    invariants(game, s)

@@ -314,3 +314,25 @@ def test_a_unit_an_effect_moves_out_of_play_leaves_what_it_carried(runner, game)
     runner.move_unit(s, "R2", "move", "red-reorganization", entry)  # into a pool: it keeps its chits
     assert s.attached["R2"] == ("Det",)
     invariants(game, s)
+
+
+def test_a_phase_with_transfer_moves_a_counter_from_one_unit_to_another(tmp_path):
+    folder = tmp_path / "attach"
+    folder.mkdir()
+    (folder / "map.hxm").write_text((GAME / "map.hxm").read_text())
+    text = (GAME / "game.hxr").read_text()
+    old = "      traced yes\n      returns yes\n"
+    assert old in text
+    (folder / "game.hxr").write_text(text.replace(old, old + "      transfer yes\n"))
+    g = compile_game(folder)
+    r = Runner(g)
+    s = reorganisation(r)
+    assert Attach("Tiger", "R2") not in r.legal_actions(s)  # R2 carries Det: full
+    s = r.apply(s, Return("Det"))
+    assert Attach("Tiger", "R2") in r.legal_actions(s)
+    taken = s.step["taken"]
+    s = r.apply(s, Attach("Tiger", "R2"))
+    assert s.attached["R2"] == ("Tiger",) and "R1" not in s.attached
+    assert s.step.get("taken", taken) == taken  # a transfer takes nothing from the pool
+    assert {"turn": 1, "attach": "Tiger", "to": "R2", "from": "R1", "for": "Reorganization (5.1(7))"} in s.log
+    invariants(g, s)

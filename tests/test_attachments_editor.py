@@ -154,3 +154,26 @@ def test_the_playtest_draws_attachments_and_shows_the_stack(qtbot):
     SHOTS.mkdir(exist_ok=True)
     assert w.grab().save(str(SHOTS / "playtest-stack.png"))
     w.close()
+
+
+def test_a_printed_map_draws_what_units_carry(folder, qapp, tmp_path):
+    from editor.paint import MapPainter
+    from editor.printing import render_tiled_map
+    doc = GameDocument.open(folder)
+    try:
+        calls = []
+        real = MapPainter.draw_under
+
+        def spy(self, p, r, uid, px):
+            calls.append((uid, self.options.printed))
+            return real(self, p, r, uid, px)
+        MapPainter.draw_under = spy
+        try:
+            out = tmp_path / "map.pdf"
+            render_tiled_map(doc, out, "meeting", "a4", True)
+        finally:
+            MapPainter.draw_under = real
+        assert out.stat().st_size > 1000
+        assert ("R1", True) in calls and ("R2", True) in calls
+    finally:
+        doc.close()

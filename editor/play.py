@@ -55,7 +55,6 @@ from runtime.combat.odds import OddsReport, combat_odds
 from runtime.combat.fire import fire_odds
 from runtime.combat.dicepool.odds import battle_odds
 from runtime.combat.dicepool.setup import default_pairs
-from runtime import attachments as A
 from runtime.definition import GameDefinition
 from runtime.combat.firepower import BattleReport
 from runtime.hexes import Hex

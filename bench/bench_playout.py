@@ -28,10 +28,12 @@ sys.path.insert(0, str(ROOT))
 from runtime import supply as S  # noqa: E402
 
 
-def _networkx_search(game, board, side, no_enter, no_exit, st):
+def _networkx_search(game, board, side, no_enter, no_exit, st, lost=frozenset()):
     """The supply search as it was: networkx multi-source Dijkstra with weight functions."""
     step, rail_step = S._weights(no_enter, no_exit, st, game.supply.rail_link.get(side, S.RAIL))
-    _, origins = S._origins(game, board, side, no_enter, rail_step)
+    origins = {h for h in board.supply_sources(side) if h not in no_enter and h not in lost}
+    if origins and side in game.supply.rail:  # the rail net counts as sources
+        origins = set(nx.multi_source_dijkstra_path_length(board.graph, origins, weight=rail_step))
     if not origins:
         return {}
     return nx.multi_source_dijkstra_path_length(board.graph, origins, cutoff=S._cutoff(game.supply, side),

@@ -1,0 +1,33 @@
+"""The benchmarks' plain references still run and play the same games: a
+reference that breaks when the engine changes (as the supply search's
+did when sources could be lost) would leave the speed figures without
+their yardstick."""
+from __future__ import annotations
+
+from bench.bench_playout import earlier_algorithms, playout_rate
+from dsl.compiler import compile_game
+from runtime.bots import make_bot, play
+from runtime.runner import Runner
+
+from helpers import ROOT
+
+
+def _game_log(runner, seed):
+    state = runner.new_game(seed)
+    agents = {side: make_bot("random", seed + i) for i, side in enumerate(runner.game.sides)}
+    end, n = play(runner, state, agents)
+    return n, end.log
+
+
+def test_the_playout_reference_plays_the_same_game_as_the_engine():
+    game = compile_game(ROOT / "games" / "barbarossa-postcard")
+    runner = Runner(game, None)
+    fast = _game_log(runner, 4)
+    with earlier_algorithms(runner):
+        slow = _game_log(runner, 4)
+    assert fast == slow and fast[0] > 0
+
+
+def test_the_playout_bench_measures_both():
+    assert playout_rate("barbarossa-postcard", None, seeds=(1,)) > 0
+    assert playout_rate("barbarossa-postcard", None, seeds=(1,), reference=True) > 0

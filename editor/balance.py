@@ -50,6 +50,8 @@ class BatchWorker(QObject):
             self.failed.emit(str(e))
         except OSError as e:
             self.failed.emit(f"cannot write {self.out}: {e.strerror or e}")
+        except Exception as e:  # a bug, not the user's: say so rather than leave the dialog running
+            self.failed.emit(f"the batch stopped on an internal error: {type(e).__name__}: {e}")
 
 
 class PlotLabel(QLabel):
@@ -282,6 +284,7 @@ class BalanceDialog(QDialog):
     def closeEvent(self, event) -> None:
         if self.running():
             self.stop()
+            self.thread.quit()  # its loop ends once the games under way are done
             self.thread.wait()
         super().closeEvent(event)
 

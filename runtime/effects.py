@@ -110,12 +110,7 @@ class Effects:
             sel = frozenset(str(selectors).split(","))
             return sum(1 for uid in self.units_in(s, str(where), sel) if s.units[uid].side == side)
 
-        def held_value(side, kind):
-            """The sum of the values of the markers of a kind on hexes the side controls."""
-            return sum(m["value"] or 0 for m in s.markers if m["kind"] == str(kind) and m["hex"] is not None
-                       and s.control.get(m["hex"]) == side)
-
-        return {"track": track, "units-at": units_at, "held-value": held_value,
+        return {"track": track, "units-at": units_at,
                 "marker-at": lambda where, kind: bool(self.markers_at(s, str(where), str(kind))),
                 "markers": lambda where, kind: len(self.markers_at(s, str(where), str(kind))),
                 "marker-value": value}

@@ -58,8 +58,13 @@ class VictoryRules:
                     n += 1
             return n
 
+        def terrain_at(where, kind):
+            """The hex's terrain or one of its features is ``kind`` (an area: any of its hexes)."""
+            return any(g.map.terrain_at(h) == kind or kind in (g.map.hexes[h].features if h in g.map.hexes else ())
+                       for h in hexes_of(where))
+
         initial = s.cache.get("initial-control", {})
-        fns = {"controls": controls, "occupies": occupies, "supplied": supplied, "vp": lambda side: s.vp.get(side, 0),
+        fns = {"terrain-at": terrain_at, "controls": controls, "occupies": occupies, "supplied": supplied, "vp": lambda side: s.vp.get(side, 0),
                "eliminated": eliminated, "on-map": lambda cid: s.units[cid].hex is not None,
                "variant": lambda v: v in g.active_variants,
                "lost": lambda where: any(s.control.get(h) != initial.get(h) for h in hexes_of(where)),

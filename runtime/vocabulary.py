@@ -44,6 +44,7 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "controls": 2,  # controls(side, hex): side controls the hex
     "occupies": 2,  # occupies(side, hex): a unit of side stands in the hex
     "units-of": 1,  # units-of(selector): in a combat modifier, the units concerned that match it
+    "terrain-at": 2,  # terrain-at(hex, id): the hex's terrain or one of its features is that id
     "supplied": 2,  # supplied(side, hex): a supply line from side's sources reaches hex
     "vp": 1,  # vp(side): the side's VP so far
     "eliminated": 2,  # eliminated(side, flag): count of side's eliminated units with flag
@@ -55,7 +56,6 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "rolled": 1,  # rolled("table"): the result of the latest roll on a die table ("" before any)
     "track": 1,  # track(column): this turn's cell of a turn-track column (0 when empty)
     "units-at": 3,  # units-at(side, where, "selectors"): how many of the side's units at a hex, area, pool or map match
-    "held-value": 2,  # held-value(side, kind): the values of such markers on hexes the side controls
     "marker-at": 2,  # marker-at(where, kind): a marker of that kind is at the hex, area or pool ("all": anywhere)
     "markers": 2,  # markers(where, kind): how many markers of that kind are there
     "marker-value": 2,  # marker-value(where, kind): the sum of their values (hidden faces count too)

@@ -433,14 +433,6 @@ def test_strategic_movement_follows_roads_at_a_third_and_never_enters_a_vp_star(
     assert grid.parse_id("2806") in move_range(game, runner.board, s, "31ID").destinations   # a normal move may
 
 
-def test_a_vp_chit_on_a_star_hex_the_germans_took_counts_for_them(runner, game):
-    s = runner.new_game(seed=1)                                     # chits: box 1+1+2, Smolensk 3, Moscow 5
-    s.rolled["hitler-directive"] = "hitler-distracted"
-    s.control[game.map.grid.parse_id("2010")] = "german"            # a German unit entered Smolensk last
-    runner.finish(s, "the last turn")
-    assert s.result["vp"] == {"german": 4 + 3, "soviet": 5}
-
-
 # ------------------------------------------------------------------ overrun and HQ displacement (移动 4 e-f)
 
 def overrun_board(runner, game):

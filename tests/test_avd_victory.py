@@ -1,0 +1,94 @@
+"""A Victory Denied's victory chits (移动 1 g-h, 胜负): the triggers vp-draw and
+vp-return of games/a-victory-denied/game.hxr, run at the `enter` checkpoint a
+move reaches, on the stand-in board (chits: the box 1+1+2, Smolensk 2010 a 3,
+Moscow 3810 a 5; Yelnya 2515 and Krupki 2806 are empty star hexes)."""
+from __future__ import annotations
+
+import pytest
+
+from dsl.compiler import compile_game
+from runtime.runner import Runner
+from test_avd_rules import avd_folder
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    return compile_game(avd_folder(tmp_path_factory.mktemp("avd-vp")))
+
+
+@pytest.fixture
+def runner(game):
+    return Runner(game)
+
+
+def chits(s, where: str) -> list[dict]:
+    return [m for m in s.markers if m["kind"] == "vp-chit"
+            and (m["box"] == f"pool:{where}" if m["hex"] is None else str(m["hex"]) == where)]
+
+
+def at(game, s, hex_id: str) -> list[dict]:
+    h = game.map.grid.parse_id(hex_id)
+    return [m for m in s.markers if m["kind"] == "vp-chit" and m["hex"] == h]
+
+
+def enter(runner, game, s, unit: str, hex_id: str):
+    """What the runner does after a move of ``unit`` into ``hex_id``."""
+    s.place(unit, game.map.grid.parse_id(hex_id))
+    runner.checkpoint(s, "enter", hex=hex_id, side=s.units[unit].side)
+    return s
+
+
+def test_a_german_unit_entering_a_star_returns_its_chit_to_the_box_face_down(runner, game):
+    s = enter(runner, game, runner.new_game(seed=1), "4Pz", "2010")
+    assert at(game, s, "2010") == []
+    assert sorted(m["value"] for m in chits(s, "victory-chits")) == [1, 1, 2, 3]
+    for side in ("german", "soviet"):                                 # nobody has seen it
+        assert all(m["value"] is None for m in runner.observe(s, side).markers if m["kind"] == "vp-chit")
+    s.rolled["hitler-directive"] = "hitler-distracted"
+    runner.finish(s, "the last turn")
+    assert s.result["vp"] == {"german": 4 + 3, "soviet": 5}           # the box is the German's
+
+
+def test_a_soviet_unit_entering_an_empty_star_draws_a_chit_from_the_box_face_up(runner, game):
+    s = enter(runner, game, runner.new_game(seed=1), "28RD", "2515")
+    [chit] = at(game, s, "2515")
+    assert chit["value"] in (1, 2) and len(chits(s, "victory-chits")) == 2
+    for side in ("german", "soviet"):                                 # face up: both see it
+        seen = [m for m in runner.observe(s, side).markers if m["kind"] == "vp-chit" and m["hex"] == chit["hex"]]
+        assert [m["value"] for m in seen] == [chit["value"]]
+    s.rolled["hitler-directive"] = "hitler-distracted"
+    runner.finish(s, "the last turn")
+    assert s.result["vp"] == {"german": 4 - chit["value"], "soviet": 8 + chit["value"]}
+
+
+def test_the_soviets_win_at_once_when_no_chit_is_left_to_draw(runner, game):
+    s = runner.new_game(seed=1)
+    s.markers = [m for m in s.markers if m["box"] != "pool:victory-chits"]
+    enter(runner, game, s, "28RD", "2806")
+    assert s.result is not None and s.result["winner"] == "soviet"
+    assert "no victory chit left" in s.result["why"]
+
+
+@pytest.mark.parametrize("unit, hex_id", [("28RD", "2010"),            # a Soviet unit on a star with a chit
+                                          ("4Pz", "2515"),             # a German unit on an empty star
+                                          ("28RD", "2011"),            # no star
+                                          ("4Pz", "2011")])
+def test_other_entries_move_no_chit(runner, game, unit, hex_id):
+    s = runner.new_game(seed=1)
+    before = sorted((str(m["hex"]), m["box"], m["value"], m["face"]) for m in s.markers if m["kind"] == "vp-chit")
+    enter(runner, game, s, unit, hex_id)
+    after = sorted((str(m["hex"]), m["box"], m["value"], m["face"]) for m in s.markers if m["kind"] == "vp-chit")
+    assert after == before and s.result is None
+
+
+def test_a_move_onto_a_star_runs_the_trigger(runner, game):
+    """The runner's own path: a legal move of a German unit ends on Smolensk."""
+    s = runner.apply(runner.new_game(seed=1), "done")                # turn 1: the 3rd Panzer Group moves
+    assert s.step.get("decision") == "movement" and s.active == "german"
+    s = s.copy()
+    for u in ("16A", "28RD", "38RD"):                                # Smolensk's defenders gone
+        s.place(u, None, "removed")
+    s.place("7Pz", game.map.grid.parse_id("2009"))
+    s2 = runner.apply(s, "move 7Pz 2010")
+    assert at(game, s2, "2010") == [] and len(chits(s2, "victory-chits")) == 4
+    assert any("vp-return" in str(e) or "star hex with a chit" in str(e) for e in s2.log)

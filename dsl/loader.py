@@ -260,6 +260,18 @@ class Loader:
             return []
         return self.load_file(target, stack, st.args[0].span)
 
+    def _series_hint(self) -> str:
+        """A series folder (rules files, no game.hxr): name the games beside it that import it."""
+        folder = self.game_dir
+        if self.entry_file.name != GAME_FILE or not folder.is_dir() or not any(folder.glob(f"*{RULES_SUFFIX}")):
+            return ""
+        users = sorted(d.name for d in folder.parent.iterdir()
+                       if (d / GAME_FILE).is_file() and f"../{folder.name}/" in (d / GAME_FILE).read_text(
+                           encoding="utf-8", errors="replace"))
+        what = (f"{users[0]} imports it: check that game" if len(users) == 1 else
+                f"{', '.join(users)} import it: check one of them" if users else "no game beside it imports it")
+        return f"{folder.name} is a series folder (rules shared by several games, no {GAME_FILE}); {what}"
+
     def load(self) -> list[Entry]:
         if self.entry_file.suffix != RULES_SUFFIX:
             self.diags.error("file", f"{self.entry_file.name} is not a rules file ({RULES_SUFFIX})", None,
@@ -269,7 +281,7 @@ class Loader:
             self.diags.error("file", f"no {GAME_FILE} in {self.src.display(self.game_dir)}"
                              if self.entry_file.name == GAME_FILE else
                              f"no such file: {self.entry_file}", None,
-                             "a game folder holds game.hxr, which imports the rest")
+                             self._series_hint() or "a game folder holds game.hxr, which imports the rest")
             return []
         return self.load_file(self.entry_file, (), None)
 

@@ -184,3 +184,10 @@ def test_start_hints_name_commands_that_work_as_printed(tmp_path):
     assert info[1] == "info"
     r = subprocess.run([str(ROOT / info[0]), *info[1:]], cwd=ROOT, env=e, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "sides: axis (Axis), soviet (Soviet)" in r.stdout
+
+
+def test_check_on_a_series_folder_names_the_games_that_import_it(capsys):
+    rc, out, err = headless(capsys, "check", "games/gekitou")
+    assert rc != 0
+    assert "games/gekitou: error: no game.hxr in gekitou" in err
+    assert "gekitou is a series folder" in err and "smolensk imports it: check that game" in err

@@ -297,6 +297,8 @@ def cmd_battle(args: argparse.Namespace) -> int:
     eliminate each unit, and the battle options each side could use."""
     import json
 
+    from runtime import attachments as A
+
     from runtime.runner import Runner
 
     from .compiler import compile_game
@@ -335,10 +337,18 @@ def cmd_battle(args: argparse.Namespace) -> int:
     sides: list[str] = []
     for flag, text in (("--attack", args.attack), ("--defend", args.defend)):
         for item in (x.strip() for x in text.split(",") if x.strip()):
-            uid, _, origin = item.partition("@")
+            head, _, origin = item.partition("@")
+            uid, *carried = head.split("+")  # UNIT+CHIT+CHIT: the counters it carries (attachments)
             if uid not in game.counters:
                 return fail(f"{flag}: no counter '{uid}'", did_you_mean(uid, game.counters))
             s.place(uid, target)
+            for cid in carried:
+                if cid not in game.counters:
+                    return fail(f"{flag} {item}: no counter '{cid}'", did_you_mean(cid, game.counters))
+                why = A.why_not_attach(game, s, cid, uid)
+                if why:
+                    return fail(f"{flag} {item}: {why}")
+                A.attach(game, s, cid, uid, "set up for the battle")
             if flag == "--attack" and game.dice_pool is not None and not origin:
                 return fail(f"{flag} {item}: a dice-pool attacker stands next to the battle hex: write {uid}@HEX")
             if flag == "--attack" and origin:
@@ -352,8 +362,8 @@ def cmd_battle(args: argparse.Namespace) -> int:
                 if game.dice_pool is not None:
                     s.place(uid, h)
             sides.append(game.counters[uid].side if flag == "--attack" else "")
-    attackers = {game.counters[x.split("@")[0].strip()].side for x in args.attack.split(",") if x.strip()}
-    defenders = {game.counters[x.strip()].side for x in args.defend.split(",") if x.strip()}
+    attackers = {game.counters[x.split("@")[0].split("+")[0].strip()].side for x in args.attack.split(",") if x.strip()}
+    defenders = {game.counters[x.split("+")[0].strip()].side for x in args.defend.split(",") if x.strip()}
     if len(attackers) != 1 or len(defenders) != 1 or attackers == defenders:
         return fail("--attack names units of one side and --defend units of the other")
     for uid in (x.strip() for x in args.disrupted.split(",") if x.strip()):
@@ -411,8 +421,20 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
 
     from runtime.combat.dicepool.odds import battle_odds, pct
 
+    from .diagnostics import did_you_mean
     attackers = sorted(u.id for u in s.units.values() if u.hex is not None and u.hex != target)
-    st = runner.engine.dicepool.preview(s, attackers, target)
+    chits: dict[str, list[str]] = {}
+    for cid in (x.strip() for x in args.support.split(",") if x.strip()):
+        if cid not in game.counters:
+            say_error(f"--support: no counter '{cid}'", args.game, did_you_mean(cid, game.counters))
+            return 1
+        chits.setdefault(game.counters[cid].side, []).append(cid)
+    for side, used in chits.items():
+        if len(used) > game.dice_pool.support:
+            say_error(f"--support: {side} allocates at most {game.dice_pool.support} support chits to a battle",
+                      args.game)
+            return 1
+    st = runner.engine.dicepool.preview(s, attackers, target, chits)
     odds = battle_odds(st)
     if args.json:
         print(json.dumps({
@@ -627,10 +649,12 @@ def add_commands(sub) -> None:
                                       "dice pools and the exact chance of each damage total and of winning")
     b.add_argument("game", help="a game folder")
     b.add_argument("--hex", required=True, help="the battle hex")
-    b.add_argument("--attack", required=True, help="attacking units, each UNIT@HEX-IT-CAME-FROM (1PzG@0104,AGC@0105)")
-    b.add_argument("--defend", required=True, help="defending units (WF,2T)")
+    b.add_argument("--attack", required=True, help="attacking units, each UNIT@HEX-IT-CAME-FROM (1PzG@0104,AGC@0105); "
+                                                    "UNIT+CHIT+CHIT@HEX: with the counters it carries (LAH+Tiger1@0710)")
+    b.add_argument("--defend", required=True, help="defending units (WF,2T; 52G+PakFront2: with what it carries)")
     b.add_argument("--turn", type=int, default=1, help="the turn (weather, turn-limited options) (default: 1)")
     b.add_argument("--disrupted", default="", help="units already disrupted")
+    b.add_argument("--support", default="", help="dice-pool: support chits used in the battle, either side's (GArty1,SArty1)")
     b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable; default: none)")
     b.add_argument("--json", action="store_true", help="print one JSON object")

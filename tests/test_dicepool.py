@@ -255,3 +255,18 @@ def test_a_position_raises_the_defence_level_and_lowers_the_hit_number():
     assert art.test.kind == "number" and art.test.value == 1   # a bunker: artillery hits on 1
     normal = next(p for p in st.pools if p.step == "normal-combat" and p.side == "german")
     assert normal.test.value == 2   # the town's number: no MG nest here
+
+
+def test_hexforge_battle_prints_a_dice_pool_battles_exact_odds(capsys):
+    from editor.cli import main
+    from helpers import ROOT
+    game = str(ROOT / "games" / "prokhorovka")
+    assert main(["battle", game, "--hex", "0609", "--attack", "167ID@0610,LAH+Tiger1+Panther1@0710",
+                 "--defend", "52G+PakFront2", "--support", "GArty1,SArty1"]) == 0
+    out = capsys.readouterr().out
+    assert "Artillery (11.3): german 3 dice (GArty1 3), hit on 2 or less" in out
+    assert "duel: Tiger1 against PakFront2" in out and "tank support: Panther1 (german)" in out
+    assert "German wins 41.8%, Soviet wins 37.5%, tie (both lose) 20.7%" in out
+    assert main(["battle", game, "--hex", "0609", "--attack", "LAH+Tiger1+Panther1+PzIV1+PzIV2@0710",
+                 "--defend", "52G"]) == 1
+    assert "LAH cannot carry PzIV2" in capsys.readouterr().err

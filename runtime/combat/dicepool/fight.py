@@ -43,11 +43,11 @@ class DicePoolBattles:
         return build(self.game, self.e.board, s, p["attackers"], self.e.hex(p["hex"]), p["chits"],
                      [tuple(x) for x in (p["pairs"] if pairs is None else pairs)])
 
-    def preview(self, s: GameState, attackers: list[str], target) -> Setup:
-        """The battle as it would be fought now, paired by default (the
-        panel's and ``hexforge battle``'s odds)."""
-        st = build(self.game, self.e.board, s, attackers, target)
-        return build(self.game, self.e.board, s, attackers, target, pairs=default_pairs(st))
+    def preview(self, s: GameState, attackers: list[str], target, chits: dict[str, list[str]] | None = None) -> Setup:
+        """The battle as it would be fought now (with these support chits),
+        paired by default (the panel's and ``hexforge battle``'s odds)."""
+        st = build(self.game, self.e.board, s, attackers, target, chits)
+        return build(self.game, self.e.board, s, attackers, target, chits, default_pairs(st))
 
     def order(self, p: dict) -> list[str]:
         first = self.rules.declares_first

@@ -255,6 +255,8 @@ class PlayClicks:
             return
         self.act(opts[0])
 
+    _click_follow = _click_retreat  # an HQ retreating with a stack-mate (AVD 6 c)
+
     def _click_advance(self, h: Hex, unit: str = "") -> None:
         opts = [a for a in self.legal() if isinstance(a, Advance) and self.hex(a.path[-1]) == h]
         here = [u.id for u in self.state.units_at(h)]
@@ -327,11 +329,11 @@ class PlayClicks:
                 reach = (f"{self.sel_unit} to {self.hid(h)}: {show_mp(r.cost[h])} MP "
                          f"by {T.mode_title(self.runner, mode)} via {'→'.join(self.hid(x) for x in path)}")
                 self.statusBar().showMessage(reach, 4000)
-        elif h is not None and self.timeline.at_end and self.kind() in ("retreat", "advance", "battle") and \
+        elif h is not None and self.timeline.at_end and self.kind() in ("retreat", "follow", "advance", "battle") and \
                 self.human_to_move():
             for a in self.legal():
                 if isinstance(a, (Retreat, Advance)) and a.path and self.hex(a.path[-1]) == h and \
-                        (self.kind() == "retreat" or not self.sel_unit or a.unit == self.sel_unit):
+                        (self.kind() in ("retreat", "follow") or not self.sel_unit or a.unit == self.sel_unit):
                     path = [self.state.units[a.unit].hex] + [self.hex(x) for x in a.path]
                     break
         if path != ov.path:

@@ -182,7 +182,7 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
 # ------------------------------------------------------------------ the decision due
 
 def decision_kind(s: GameState) -> str:
-    """loss | retreat | hold | advance | movement | combat | choose | interrupt |
+    """loss | retreat | follow | hold | advance | movement | combat | choose | interrupt |
     place | activate | withdraw | over | none"""
     if s.result is not None:
         return "over"
@@ -227,6 +227,10 @@ def prompt(runner: Runner, s: GameState) -> str:
     if k == "retreat":
         p = s.pending[0]
         return f"{p['unit']} retreats {p['hexes']} hex{'es' * (p['hexes'] != 1)}: click a highlighted hex " \
+               "(or pick a path in the list)."
+    if k == "follow":
+        p = s.pending[0]
+        return f"{p['unit']} retreats with a unit it stacked with: click a highlighted hex " \
                "(or pick a path in the list)."
     if k == "hold":
         p = s.pending[0]

@@ -265,7 +265,7 @@ class GreedyBot:
         kind = p["kind"]
         if kind == "advance":
             return self._advance(runner, state, acts, side)
-        if kind == "retreat":
+        if kind in ("retreat", "follow"):
             return self._retreat(runner, state, acts, side)
         if kind == "hold":
             return self._hold(runner, state, acts, side, p)

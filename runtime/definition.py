@@ -542,6 +542,16 @@ class RetreatRules:
     # units that lose nothing entering an enemy-ZOC hex that holds friendly
     # units (AVD 6 g ii: German motorized units)
     zoc_free_with_friends: frozenset[str] = frozenset()
+    # units that do not retreat on their own: each follows the retreat of a
+    # unit it stacked with (its owner picks which); left alone it is displaced
+    # as an overrun unit is (AVD 6 c, j: HQs)
+    follows: frozenset[str] = frozenset()
+    # a retreat may overrun as a move does (movement { overrun ... }), when the
+    # unit survives its ZOC losses (AVD 6 f)
+    overrun: bool = False
+    # hexsides a retreat never crosses, even bridged, from an enemy-ZOC hex
+    # into an enemy-ZOC hex (AVD 6 e: a major river)
+    zoc_to_zoc_across: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -552,6 +562,11 @@ class AdvanceRules:
     # hexsides an advance crosses unbridged only on its first hex, and stops
     # there (AVD 7 iii: an unbridged major river)
     first_hex_across: frozenset[str] = frozenset()
+    # units that may advance with a unit that leaves their hex, along its path
+    # (AVD 7 iv: HQs)
+    follows: frozenset[str] = frozenset()
+    # an advance may overrun as a move does (movement { overrun ... }) (AVD 7 v)
+    overrun: bool = False
 
     def hexes_for(self, flags: frozenset[str], unit_class: str) -> int:
         for sel, n in self.hexes:

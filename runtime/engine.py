@@ -30,6 +30,7 @@ from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
 from .movement import MoveError, mode_by_id, move_range, overrun_hexes, why_not
+from .stacking import stacking_bars
 from .overrun import displace
 from .retreat import advance_paths, retreat_paths
 from .state import GameState, eliminate
@@ -297,6 +298,8 @@ class Engine:
                     for path in self._retreat_options(state, p)]
         if p["kind"] == "hold":
             return [Hold(), Done()]
+        if p["kind"] == "follow":
+            return self._follow_options(state, p)
         if p["kind"] == "advance":
             target = self.board.parse(p["hex"])
             out: list[Action] = [Done()]
@@ -305,8 +308,27 @@ class Engine:
                     continue
                 for path in advance_paths(self.game, self.board, state, uid, target):
                     out.append(Advance(uid, tuple(self.board.hex_id(h) for h in path)))
+            follows = self.game.advance.follows
+            for frm, path in p.get("trail", ()) if follows else ():  # 7 iv: an HQ goes with a unit that left its hex
+                end = self.board.parse(path[-1])
+                for x in state.units_at(self.board.parse(frm)):
+                    if x.side == state.active and x.id not in p["advanced"] and self._matches(x.id, follows) \
+                            and not stacking_bars(self.game, state, end, x.id):
+                        out.append(Advance(x.id, tuple(path)))
             return out
         raise AssertionError(p)
+
+    def _follow_options(self, state: GameState, p: dict) -> list[Action]:
+        """The retreats a follower (AVD 6 c: an HQ) may make: the path of each
+        stack-mate that retreated and stands at its end, where it fits."""
+        out: list[Action] = []
+        for mover, path in p["paths"]:
+            end = self.board.parse(path[-1])
+            if state.units[mover].hex == end and not stacking_bars(self.game, state, end, p["unit"]):
+                act = Retreat(p["unit"], tuple(path))
+                if act not in out:
+                    out.append(act)
+        return out
 
     def _retreat_options(self, state: GameState, p: dict):
         return retreat_paths(self.game, self.board, state, p["unit"], p["hexes"], p["enemy"])
@@ -377,18 +399,39 @@ class Engine:
         if attack:  # an attack by moving in (Barbarossa 6.3): fought in the combat phase
             s.attack_from[a.unit] = path[-2]
             s.moved.add(f"{a.unit}@attack")
-        overrun = {}
-        for h in path[1:] if over else ():
-            if h in over:  # AVD 4 e-f: the lone HQ overrun is displaced toward its supply, or eliminated
-                for x in [x.id for x in s.units_at(h) if x.side != u.side]:
-                    to = displace(self.game, self.board, s, x)
-                    overrun[x] = self.board.hex_id(to) if to is not None else "eliminated"
+        overrun = self.overrun_along(s, a.unit, path[1:], over)
         self.pass_through(s, u.side, path[1:])
         self.record(s, a, path=[self.board.hex_id(h) for h in path], mp=str(r.mp_to(dest)),
                     **({"attacks": a.to} if attack else {}), **({"overrun": overrun} if overrun else {}))
         m = mode_by_id(self.game, a.mode) if a.mode else None
         if m is not None:
             self._mode_markers(s, a.unit, m)
+
+    def overrun_along(self, s: GameState, uid: str, hexes, over: frozenset[Hex]) -> dict[str, str]:
+        """The lone enemy units in the ``over`` hexes (``overrun_hexes``) among
+        ``hexes``, which ``uid`` passed through, are displaced toward their
+        supply or eliminated (AVD 4 e-f; 6 f, 7 v: by a retreat or an advance):
+        {overrun unit: its new hex id or "eliminated"}."""
+        out: dict[str, str] = {}
+        side = s.units[uid].side
+        for h in hexes if over else ():
+            if h in over:
+                for x in [x.id for x in s.units_at(h) if x.side != side]:
+                    out[x] = self.displace(s, x)
+        return out
+
+    def displace(self, s: GameState, uid: str) -> str:
+        """Displace ``uid`` (movement { overrun ... displace N }): its new hex id, or "eliminated"."""
+        to = displace(self.game, self.board, s, uid)
+        return self.board.hex_id(to) if to is not None else "eliminated"
+
+    def alone(self, s: GameState, h: Hex, follows: frozenset[str]) -> list[str]:
+        """The ``follows`` units in ``h`` with no other friendly unit there."""
+        here = s.units_at(h)
+        fol = [x.id for x in here if self._matches(x.id, follows)]
+        if fol and all(x.id in fol for x in here):
+            return fol
+        return []
 
     # ---------------------------------------------------------- detachments
     def _detach_actions(self, state: GameState) -> list[Action]:
@@ -527,8 +570,10 @@ class Engine:
         if result.attacker_retreat:
             s.pending.append({"kind": "retreat-all", "units": list(a.attackers), "hexes": result.attacker_retreat,
                               "enemy": def_side})
+        stacks = sorted({self.board.hex_id(s.units[x].hex) for x in a.attackers if s.units[x].hex is not None}) \
+            if self.game.retreat.follows else []  # hexes whose HQs the losses may leave alone (5 f iv)
         s.pending.append({"kind": "advance-check", "hex": a.target, "units": list(a.attackers),
-                          "defenders": defenders})
+                          "defenders": defenders, **({"stacks": stacks} if stacks else {})})
 
     def _apply_pending(self, s: GameState, a: Action) -> None:
         p = s.pending[0]
@@ -552,6 +597,9 @@ class Engine:
             if p["kind"] == "loss":
                 raise IllegalActionError(f"{p['side']} must lose a step from one of "
                                          f"{', '.join(u for u in p['units'] if s.units[u].hex is not None)}")
+            if p["kind"] == "follow":
+                raise IllegalActionError(f"{p['unit']} retreats with a unit it stacked with: choose one of: "
+                                         + "; ".join(str(x) for x in legal))
             if p["kind"] == "retreat":
                 opts = "; ".join(str(x) for x in legal)
                 raise IllegalActionError(f"{p['unit']} must retreat {p['hexes']} hex"
@@ -568,6 +616,11 @@ class Engine:
             p["steps"] -= 1
             if p["steps"] <= 0 or not any(s.units[u].hex is not None for u in p["units"]):
                 s.pending.pop(0)
+        elif isinstance(a, Retreat) and p["kind"] == "follow":  # 6 c: with the unit it stacked with
+            s.pending.pop(0)
+            hexes = [self.board.parse(x) for x in a.path]
+            s.place(a.unit, hexes[-1])
+            self.pass_through(s, s.units[a.unit].side, hexes)
         elif isinstance(a, Retreat):
             u = s.units[a.unit]
             path = self._retreat_options(s, p)
@@ -578,16 +631,31 @@ class Engine:
                 box = eliminate(self.game, s, a.unit)
                 s.log.append({"destroyed": a.unit, "why": f"retreat {chosen.reason}", "to": box})
                 return
+            over = overrun_hexes(self.game, s, a.unit) if self.game.retreat.overrun else frozenset()
             s.place(a.unit, chosen.end)
             s.attacked.add(f"retreated:{a.unit}")  # for this combat segment (10.3(1)2: no defence there)
             self.pass_through(s, u.side, chosen.hexes)
             for _ in range(chosen.losses):
                 if s.units[a.unit].hex is not None:
                     self.lose_step(s, a.unit)
+            if s.units[a.unit].hex is not None:
+                overrun = self.overrun_along(s, a.unit, chosen.hexes, over)  # 6 f: if it lives through its losses
+                if overrun:
+                    s.log.append({"turn": s.turn, "retreat": a.unit, "overrun": overrun})
+                path_ids = [self.board.hex_id(h) for h in chosen.hexes]
+                for q in s.pending:  # the followers that may go with it (6 c)
+                    if q["kind"] == "follow" and a.unit in q["movers"]:
+                        q["paths"] = q["paths"] + [[a.unit, path_ids]]
         elif isinstance(a, Advance):
             u = s.units[a.unit]
             hexes = [self.board.parse(x) for x in a.path]
+            over = overrun_hexes(self.game, s, a.unit) if self.game.advance.overrun else frozenset()
+            if self.game.advance.follows:  # the hex it leaves: who stacked there may follow (7 iv)
+                p["trail"] = p.get("trail", []) + [[self.board.hex_id(u.hex), list(a.path)]]
             s.place(a.unit, hexes[-1])
+            overrun = self.overrun_along(s, a.unit, hexes, over)  # 7 v
+            if overrun:
+                s.log.append({"turn": s.turn, "advance": a.unit, "overrun": overrun})
             self.pass_through(s, u.side, hexes)
             p["advanced"] = p["advanced"] + [a.unit]
             if p.get("one"):  # one stack advances (Prokhorovka 15.0(1))
@@ -626,6 +694,9 @@ class Engine:
                                     "hexes": p["hexes"], "enemy": p["enemy"]}
                     return
                 s.pending.pop(0)
+                follows = self.game.retreat.follows
+                followers = [u for u in units if follows and self._matches(u, follows)]
+                units = [u for u in units if u not in followers]
                 standing = [u for u in units if self._matches(u, self.game.retreat.stand)]
                 if standing:  # they never retreat: a step per retreat hex instead
                     for u in standing:
@@ -635,13 +706,28 @@ class Engine:
                                 self.lose_step(s, u)
                     alive = any(s.units[u].hex is not None for u in standing)
                     units = [] if alive else [u for u in units if u not in standing]  # the stack stays
+                    followers = [] if alive else followers
                 for u in [u for u in units if self.immobile(u)]:  # it cannot retreat (14.3(1))
                     box = eliminate(self.game, s, u)
                     s.log.append({"destroyed": u, "why": "it cannot retreat", "to": box})
                 units = [u for u in units if not self.immobile(u)]
                 s.pending[0:0] = [{"kind": "retreat", "unit": u, "hexes": p["hexes"], "enemy": p["enemy"]}
-                                  for u in units]
+                                  for u in units] + \
+                    [{"kind": "follow", "unit": u, "movers": units, "paths": []} for u in followers]
                 continue
+            if p["kind"] == "follow":  # 6 c: with a stack-mate's retreat, or, left alone, displaced (6 j)
+                if s.units[p["unit"]].hex is None:
+                    s.pending.pop(0)
+                    continue
+                opts = self._follow_options(s, p)
+                if not opts:
+                    s.pending.pop(0)
+                    s.log.append({"turn": s.turn, "alone": p["unit"], "displaced": self.displace(s, p["unit"])})
+                    continue
+                if len(opts) == 1:
+                    self._answer(s, p, opts[0])
+                    continue
+                return
             if p["kind"] == "result":  # a result with effects: they run first, then the result applies
                 if s.effects:
                     return
@@ -660,6 +746,10 @@ class Engine:
             if p["kind"] == "advance-check":
                 s.pending.pop(0)
                 target = self.board.parse(p["hex"])
+                follows = self.game.retreat.follows
+                for hid in p.get("stacks", ()) if follows else ():  # 5 f iv: an HQ the combat left alone
+                    for x in self.alone(s, self.board.parse(hid), follows):
+                        s.log.append({"turn": s.turn, "alone": x, "displaced": self.displace(s, x)})
                 vacated = not s.units_at(target)
                 attackers = [u for u in p["units"] if s.units[u].hex is not None]
                 if vacated and attackers:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .board import Board
 from .definition import GameDefinition
 from .hexes import Hex
-from .movement import class_costs, stack_count, stack_weight
+from .movement import class_costs, overrun_hexes, stack_count, stack_weight
 from .stacking import extra_bars, extra_limits
 from .state import GameState
 from .supply import lost_sources
@@ -96,6 +96,7 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
     dist = distance_to_supply(game, board, u.side, lost_sources(board, state))
     ezoc = zoc_of(game, board, state, enemy)
     free = bool(rules.zoc_free_with_friends) and game.matches(unit_id, rules.zoc_free_with_friends)
+    overrun = overrun_hexes(game, state, unit_id) if rules.overrun else frozenset()
     limit = game.stacking.get("units")
     if limit is None and extra_limits(game.stacking):
         limit = 99  # only the hq and per-selector limits apply
@@ -125,11 +126,13 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
                                 if n not in path and n != start and dist.get(n, big) <= d_here]
         for n, e in candidates:
             side_there = state.side_at(n)
-            if side_there is not None and side_there != u.side:
+            if side_there is not None and side_there != u.side and n not in overrun:
                 continue
             why = _forbidden(game, board, counter.unit_class, n)
             if not why and len(path) >= 1 and any(e.crosses(f) for f in rules.second_hex_across):
                 why = f"across an unbridged {'/'.join(sorted(rules.second_hex_across))} on its second hex"
+            if not why and here in ezoc and n in ezoc and e.hexside & rules.zoc_to_zoc_across:
+                why = f"across a {'/'.join(sorted(e.hexside & rules.zoc_to_zoc_across))} from enemy ZOC into enemy ZOC"
             if why:
                 options.append(RetreatPath(path + (n,), losses, True, why))
                 continue
@@ -186,11 +189,13 @@ def advance_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
     limit = game.stacking.get("units")
     n_max = advance_limit(game, board, unit_id)
 
+    overrun = overrun_hexes(game, state, unit_id) if game.advance.overrun else frozenset()
+
     def enterable(a: Hex, b: Hex, k: int) -> bool:
         if b not in board or costs.enter.get(b) is None:
             return False
         side_there = state.side_at(b)
-        if side_there is not None and side_there != u.side:
+        if side_there is not None and side_there != u.side and b not in overrun:
             return False
         return _advance_cap(game, board, a, b) >= k
 

@@ -127,6 +127,12 @@ def test_motorized_units_advance_two_hexes_others_one_pvo_none(game):
     ("  enemy-zoc lose-step\n", "  enemy-zoc allowed\n", "zoc-free-with-friends is not read when enemy-zoc is allowed"),
     ("  first-hex-across major-river", "  first-hex-across major-rivr", "major-rivr"),
     ("  first-hex-across major-river", "  first-hex-across road", "road"),
+    ("  follows hq  ", "  follows hqq  ", "'hqq' is not a unit class"),
+    ("  zoc-to-zoc-across major-river", "  zoc-to-zoc-across major-rivr", "major-rivr"),
+    ("  overrun hq by panzer infantry rifle star-rifle elite displace 4\n", "",
+     "retreat follows needs the movement's overrun rule"),
+    ("  overrun hq by panzer infantry rifle star-rifle elite displace 4\n", "",
+     "advance overrun needs the movement's overrun rule"),
 ])
 def test_check_refuses_a_bad_retreat_declaration_at_its_place(tmp_path, old, new, message):
     found = diagnostics(tmp_path, old, new)
@@ -171,3 +177,202 @@ def test_a_bridged_major_river_does_not_stop_an_advance(game):
     s = empty_board(runner)
     s.place("4Pz", game.map.grid.parse_id("2009"))                      # 2009/2010: a road bridges it
     assert any(len(p) == 2 for p in advances(runner, s, "4Pz", "2010"))
+
+
+# ------------------------------------------------------------------ 6 c, j: HQs retreat with their units
+
+def settle_first(runner, s):
+    """Answer every pending decision with its first legal answer."""
+    while s.pending:
+        s = runner.engine.apply(s, runner.engine.legal_actions(s)[0])
+    return s
+
+
+def test_an_hq_retreats_with_the_unit_it_stacks_with(game):
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    s.place("28RD", P("2514"))
+    s.place("13A", P("2514"))
+    s.place("4Pz", P("2614"))
+    s = settle_first(runner, retreat(runner, s, ["28RD", "13A"], 1, "german"))
+    assert s.units["28RD"].hex != P("2514") and s.units["13A"].hex == s.units["28RD"].hex
+    assert not any("alone" in e for e in s.log)
+
+
+def test_the_hqs_owner_picks_which_retreating_unit_it_goes_with(game):
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    for u in ("28RD", "1MRD", "13A"):
+        s.place(u, P("2514"))
+    s.place("4Pz", P("2614"))
+    s = retreat(runner, s, ["28RD", "1MRD", "13A"], 1, "german")
+    while s.pending[0]["kind"] == "retreat":            # the two divisions retreat to different hexes
+        acts = runner.engine.legal_actions(s)
+        taken = {s.units[u].hex for u in ("28RD", "1MRD")}
+        s = runner.engine.apply(s, next(a for a in acts if P(a.path[-1]) not in taken))
+    assert s.pending[0]["kind"] == "follow" and runner.to_move(s) == "soviet"
+    acts = runner.engine.legal_actions(s)
+    ends = sorted(a.path[-1] for a in acts)
+    assert len(acts) == 2 and {P(x) for x in ends} == {s.units["28RD"].hex, s.units["1MRD"].hex}
+    s = runner.engine.apply(s, f"retreat 13A {acts[1].path[-1]}")
+    assert not s.pending and s.units["13A"].hex == P(acts[1].path[-1])
+
+
+def test_an_hq_its_units_leave_alone_is_displaced_toward_supply(game):
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    s.place("13A", P("2514"))                           # its division was destroyed by the result's losses
+    s.place("4Pz", P("2614"))
+    s = retreat(runner, s, ["13A"], 2, "german")
+    entry = next(e for e in s.log if e.get("alone") == "13A")
+    to = s.units["13A"].hex
+    assert entry["displaced"] == runner.board.hex_id(to) and to.distance(P("2514")) >= 4
+
+
+def test_an_attacking_hq_left_alone_by_the_attackers_losses_is_displaced(game):
+    from runtime.definition import ResultCode
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    s.place("31ID", P("2614"))
+    s.place("9A", P("2614"))
+    s.place("28RD", P("2514"))
+    s.active = "german"
+    runner.engine.queue_result(s, "2514", ["31ID"], ResultCode("A2", attacker_loss=2))
+    runner.engine._settle(s)
+    s = settle_first(runner, s)
+    assert s.units["31ID"].hex is None and any(e.get("alone") == "9A" for e in s.log)
+    assert s.units["9A"].hex != P("2614")
+
+
+def test_a_pvo_destroyed_by_a_dr_leaves_its_hq_alone_and_displaced(game):
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    s.place("PVO1", P("2514"))
+    s.place("13A", P("2514"))
+    s.place("4Pz", P("2614"))
+    s = settle_first(runner, retreat(runner, s, ["PVO1", "13A"], 1, "german"))
+    assert s.units["PVO1"].hex is None and any(e.get("alone") == "13A" for e in s.log)
+
+
+def test_an_hq_stays_with_a_unit_that_stands_and_lives(rifles_stand):
+    runner = Runner(rifles_stand)
+    s = empty_board(runner)
+    P = rifles_stand.map.grid.parse_id
+    s.place("28RD", P("2514"))                          # stands (in this variant); a DR costs it one of two steps
+    s.place("13A", P("2514"))
+    s = settle_first(runner, retreat(runner, s, ["28RD", "13A"], 1, "german"))
+    assert s.units["28RD"].hex == P("2514") and s.units["13A"].hex == P("2514")
+
+
+# ------------------------------------------------------------------ 6 d, e: major rivers
+
+def test_no_retreat_across_a_major_river_from_enemy_zoc_into_enemy_zoc_even_by_a_bridge(game, tmp_path):
+    P = game.map.grid.parse_id
+    without = diagnostics_free_variant(tmp_path, "  zoc-to-zoc-across major-river ", "  # ")
+
+    def paths(g):
+        runner = Runner(g)
+        s = empty_board(runner)
+        s.place("28RD", P("2009"))                      # 2009/2010: a bridged major river
+        s.place("4Pz", P("2110"))                       # German ZOC over 2009 and 2010 ...
+        s.place("31ID", P("1911"))                      # ... and over 1910
+        return sorted(([runner.board.hex_id(h) for h in p.hexes], p.losses)
+                      for p in retreat_paths(g, runner.board, s, "28RD", 1, "german"))
+
+    assert paths(game) == [(["1910"], 1)]
+    assert paths(without) == [(["1910"], 1), (["2010"], 1)]
+
+
+def diagnostics_free_variant(tmp_path, old, new):
+    folder = avd_folder(tmp_path)
+    text = (folder / "game.hxr").read_text(encoding="utf-8")
+    assert old in text
+    (folder / "game.hxr").write_text(text.replace(old, new, 1), encoding="utf-8")
+    return compile_game(folder)
+
+
+@pytest.fixture(scope="module")
+def moat(tmp_path_factory):
+    """The stand-in board with an unbridged major river between 2114, 2115
+    and the hexes one step nearer the Soviet source 1517 (2014, 2015)."""
+    folder = avd_folder(tmp_path_factory.mktemp("avd-moat"))
+    text = (folder / "map.hxm").read_text(encoding="utf-8")
+    old = "    3005/3006  minor-river\n"
+    sides = "".join(f"    {a}/{b}  major-river\n" for a, b in (("2014", "2114"), ("2014", "2115"), ("2015", "2115")))
+    (folder / "map.hxm").write_text(text.replace(old, old + sides), encoding="utf-8")
+    return compile_game(folder)
+
+
+def test_a_retreat_crosses_an_unbridged_major_river_only_from_its_bank(moat):
+    runner = Runner(moat)
+    s = empty_board(runner)
+    P = moat.map.grid.parse_id
+    b = runner.board
+    s.place("28RD", P("2114"))                          # on the bank: across as its first hex
+    assert [b.hex_id(p.hexes[0]) for p in retreat_paths(moat, b, s, "28RD", 1, "german")] == ["2014"]
+    s.place("28RD", P("2214"))                          # a hex away: across as its second hex, never
+    found = retreat_paths(moat, b, s, "28RD", 2, "german")
+    assert all(p.destroyed and "second hex" in p.reason for p in found)
+
+
+# ------------------------------------------------------------------ 6 f, 7 v: overrun by a retreat or an advance
+
+def test_a_retreat_overruns_a_lone_enemy_hq(game):
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    s.place("28RD", P("2514"))
+    s.place("4Pz", P("2614"))
+    nearer = [p.hexes[0] for p in retreat_paths(game, runner.board, s, "28RD", 1, "german")]
+    s.place("2PzG", nearer[0])                          # a lone German HQ on the way
+    assert nearer[0] in [p.hexes[0] for p in retreat_paths(game, runner.board, s, "28RD", 1, "german")]
+    s = retreat(runner, s, ["28RD"], 1, "german")
+    while s.pending:
+        acts = runner.engine.legal_actions(s)
+        s = runner.engine.apply(s, next((a for a in acts if P(a.path[-1]) == nearer[0]), acts[0]))
+    assert s.units["28RD"].hex == nearer[0]
+    assert s.units["2PzG"].hex != nearer[0] and any("overrun" in e and "2PzG" in e["overrun"] for e in s.log)
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+def test_a_retreat_overruns_only_if_the_unit_survives_its_zoc_losses(game, reduced):
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    s.place("28RD", P("2514"))
+    s.set_unit("28RD", step=1 if reduced else 0)
+    s.place("4Pz", P("2614"))
+    s.place("31ID", P("2314"))                          # German ZOC over 2413 and 2414, the hexes nearer supply
+    s.place("2PzG", P("2413"))                          # a lone German HQ in one of them
+    s.pending = [{"kind": "retreat", "unit": "28RD", "hexes": 1, "enemy": "german"}]
+    assert sorted(str(a) for a in runner.engine.legal_actions(s)) == ["retreat 28RD 2413", "retreat 28RD 2414"]
+    s = runner.engine.apply(s, "retreat 28RD 2413")
+    if reduced:                                         # the ZOC step destroyed it: the HQ stays
+        assert s.units["28RD"].hex is None and s.units["2PzG"].hex == P("2413")
+    else:                                               # it lives, reduced, and the HQ is displaced
+        assert s.units["28RD"].hex == P("2413") and s.units["28RD"].step == 1
+        assert s.units["2PzG"].hex != P("2413") and any(e.get("retreat") == "28RD" for e in s.log)
+
+
+def test_an_hq_advances_with_the_unit_that_leaves_its_hex_and_an_advance_overruns(game):
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    s.place("4Pz", P("2614"))
+    s.place("2PzG", P("2614"))
+    s.place("13A", P("2413"))                           # a lone Soviet HQ beyond the vacated hex
+    s.active = "german"
+    s.pending = [{"kind": "advance", "hex": "2514", "units": ["4Pz"], "advanced": []}]
+    acts = [str(a) for a in runner.engine.legal_actions(s)]
+    assert "advance 4Pz 2514,2413" in acts and not any(a.startswith("advance 2PzG") for a in acts)
+    s = runner.engine.apply(s, "advance 4Pz 2514,2413")
+    assert s.units["13A"].hex not in (None, P("2413")) or "13A" in s.lost
+    assert any(e.get("advance") == "4Pz" and "13A" in e["overrun"] for e in s.log)
+    assert [str(a) for a in runner.engine.legal_actions(s)] == ["done", "advance 2PzG 2514,2413"]
+    s = runner.engine.apply(s, "advance 2PzG 2514,2413")
+    assert s.units["2PzG"].hex == P("2413") and not s.pending

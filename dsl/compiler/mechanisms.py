@@ -100,6 +100,7 @@ class MechanismsMixin:
             if ov is not None:
                 overrun, overrun_by, displace = self._overrun(ov, classes)
             b.finish()
+        self.overrun_declared = bool(overrun)  # read by retreat/advance { overrun yes; follows ... }
         modes = []
         for m in self.all("movement-mode"):
             b = Body(ctx, m, f"movement-mode {m.name}")
@@ -333,14 +334,35 @@ class MechanismsMixin:
         if zf and ez != "lose-step":
             ctx.error("unused", f"zoc-free-with-friends is not read when enemy-zoc is {ez}", zf.span,
                       "it exempts units from the step an enemy-ZOC hex costs (enemy-zoc lose-step)")
+        zz = b.one("zoc-to-zoc-across", (1, 9))
+        follows, overrun = self._follows_and_overrun(b, "retreat", classes)
         result = D.RetreatRules(toward, frozenset(dest), ez,
                                 self.terrain_set(sh.args, ("hexside",)) if sh else frozenset(), ov,
                                 self.selectors(hw.args, classes) if hw else frozenset(), into,
                                 where(st), rd == "yes",
                                 self.selectors(sd.args, classes) if sd else frozenset(),
-                                self.selectors(zf.args, classes) if zf else frozenset())
+                                self.selectors(zf.args, classes) if zf else frozenset(),
+                                follows, overrun,
+                                self.terrain_set(zz.args, ("hexside",)) if zz else frozenset())
         b.finish()
         return result
+
+    def _follows_and_overrun(self, b: Body, block: str, classes) -> tuple[frozenset[str], bool]:
+        """``follows SELECTOR...`` (units that go with a stack-mate: retreat,
+        advance) and ``overrun yes`` (the movement's overrun applies), both of
+        which need the movement's ``overrun ... displace N``: a follower left
+        alone is displaced, and an overrun needs its rule."""
+        fo = b.one("follows", (1, 9))
+        follows = self.selectors(fo.args, classes) if fo else frozenset()
+        overrun = self.yes(b, "overrun", False)
+        if not getattr(self, "overrun_declared", False):
+            for kw, used in (("follows", bool(fo) and block == "retreat"), ("overrun", overrun)):
+                if used:
+                    self.ctx.error("missing", f"{block} {kw} needs the movement's overrun rule: "
+                                   + ("a follower left alone is displaced as an overrun unit is" if kw == "follows"
+                                      else "it names who is overrun, by whom, and how far they are displaced"),
+                                   b.one(kw, (0, 9)).span, "write: movement { overrun hq by panzer infantry displace 4 }")
+        return follows, overrun
 
     def _advance(self, classes) -> D.AdvanceRules:
         """Advance after combat."""
@@ -363,8 +385,10 @@ class MechanismsMixin:
             self.ctx.error("unused", "ignores-zoc no is not used by any rule", b.one("ignores-zoc", (0, 1)).span,
                            "the engine's advance after combat always ignores ZOC (ignores-zoc yes, the default)")
         fh = b.one("first-hex-across", (1, 9))
+        follows, overrun = self._follows_and_overrun(b, "advance", classes)
         result = D.AdvanceRules(tuple(hexes) or (("all", 1),), self.yes(b, "ignores-zoc", True),
-                                where(st), self.terrain_set(fh.args, ("hexside",)) if fh else frozenset())
+                                where(st), self.terrain_set(fh.args, ("hexside",)) if fh else frozenset(),
+                                follows, overrun)
         b.finish()
         return result
 

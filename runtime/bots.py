@@ -85,14 +85,20 @@ class GreedyBot:
 
     def goals(self, runner: Runner, state: GameState, side: str, reach: int = 6) -> list:
         """The objectives that matter now: the side's own that it does not
-        hold (to take), and the places the enemy plays for that the side
-        holds within ``reach`` of an enemy unit (to hold); all of the
-        side's own when none is."""
+        hold (to take), and the places the enemy plays for that the enemy
+        does not hold (the side's, or nobody's yet: A Victory Denied's
+        Moscow) within ``reach`` of an enemy unit (to hold), and, however
+        far the enemy is, those whose taking would win it the game at once
+        where no unit of the side stands; all of the side's own when none
+        is."""
         enemy = self._enemy_hexes(state, side)
         aims = self._objectives(runner)
         out = [t for t in aims.places.get(side, ()) if state.control.get(t) != side]
         for t in aims.enemy(side):
-            if state.control.get(t) == side and t not in out and any(t.distance(e) <= reach for e in enemy):
+            if state.control.get(t) in (side, None) and t not in out and any(t.distance(e) <= reach for e in enemy):
+                out.append(t)
+        for t in aims.enemy_sudden(side):
+            if t not in out and enemy and not any(state.units[x].side == side for x in state.occupants.get(t, ())):
                 out.append(t)
         return out or self.objectives(runner, side)
 
@@ -421,10 +427,12 @@ class GreedyBot:
         an enemy unit could reach: it stays to hold it."""
         enemy = self._enemy_hexes(state, side)
         out = set()
-        for t in self._objectives(runner).enemy(side):
+        aims = self._objectives(runner)
+        sudden = set(aims.enemy_sudden(side))
+        for t in aims.enemy(side):
             ids = state.occupants.get(t, ())
             if len(ids) == 1 and state.units[ids[0]].side == side and \
-                    any(t.distance(e) <= reach + 1 for e in enemy):
+                    (t in sudden or any(t.distance(e) <= reach + 1 for e in enemy)):
                 out.add(ids[0])
         return out
 

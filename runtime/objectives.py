@@ -10,6 +10,11 @@ VP hexes and cities, for every side.
 ``worth`` is what holding a place is worth to a side: the VP its awards
 name for it (the largest constant amount among the rules that name it; 1
 when the amount is computed or the place comes from a win rule).
+
+``sudden`` are the places a side wins the game at once by reaching: those
+its ``win`` rules name that are tried before the game's end (A Victory
+Denied's Moscow, Barbarossa's Warsaw): the other side guards them whatever
+the distance, since one enemy move there ends the game.
 """
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ PLACE_CALLS = ("controls", "occupies", "supplied", "held-since")
 class Objectives:
     places: dict[str, tuple[Hex, ...]]  # side -> the places it plays for
     worth: dict[str, dict[Hex, float]]  # side -> place -> VP it is worth (at least 1)
+    sudden: dict[str, tuple[Hex, ...]] = None  # side -> the places whose taking wins it the game at once
 
     def enemy(self, side: str) -> tuple[Hex, ...]:
         """The places the other sides play for (what ``side`` defends)."""
@@ -34,6 +40,10 @@ class Objectives:
             if s != side:
                 out.update(hexes)
         return tuple(sorted(out))
+
+    def enemy_sudden(self, side: str) -> tuple[Hex, ...]:
+        """The places whose taking by another side ends the game at once."""
+        return tuple(sorted({h for s, hexes in (self.sudden or {}).items() if s != side for h in hexes}))
 
 
 def places_named(runner, e) -> list[Hex]:
@@ -55,6 +65,7 @@ def victory_objectives(runner) -> Objectives:
     g = runner.game
     sides = tuple(g.sides)
     worth: dict[str, dict[Hex, float]] = {s: {} for s in sides}
+    sudden: dict[str, set[Hex]] = {s: set() for s in sides}
     for r in runner.victory:
         if r.kind not in ("award", "win") or r.condition is None or r.side not in worth:
             continue
@@ -70,7 +81,10 @@ def victory_objectives(runner) -> Objectives:
                         (who.name if isinstance(who, E.Name) else who.value) == r.side:
                     for h in places_named(runner, n.args[-1]):
                         worth[r.side][h] = max(worth[r.side].get(h, 0.0), amount)
+                        if r.kind == "win" and r.at not in ("", "end"):
+                            sudden[r.side].add(h)
     if not any(worth.values()):  # no places in the victory rules: VP hexes and cities
         marked = {h: float(mh.vp or 1) for h, mh in g.map.hexes.items() if mh.vp or "city" in mh.features}
         worth = {s: dict(marked) for s in sides}
-    return Objectives({s: tuple(sorted(v)) for s, v in worth.items()}, worth)
+    return Objectives({s: tuple(sorted(v)) for s, v in worth.items()}, worth,
+                      {s: tuple(sorted(v)) for s, v in sudden.items()})

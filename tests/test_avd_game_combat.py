@@ -1,0 +1,87 @@
+"""A Victory Denied's combat items in games/a-victory-denied itself (the
+mechanisms are tested on tests/games/avd-combat): the ART chit from turn 2
+(6 a) granting d6/2 fire attacks, the rocket and the bomber once a game,
+3 Stukas in the Luftwaffe Airfields Box (4 a viii-ix) that the Luftwaffe
+chit brings back (7 a), row 10's elite draw (3 c ii-iii), and the German
+sudden death in Moscow (移动 1 e), which the Soviet greedy bot guards."""
+from __future__ import annotations
+
+import pytest
+
+from dsl.compiler import compile_game
+from runtime.bots import GreedyBot, play
+from runtime.runner import Runner
+
+from helpers import ROOT
+
+RULES = ROOT / "games" / "a-victory-denied"
+
+
+@pytest.fixture(scope="module")
+def game():
+    return compile_game(RULES)
+
+
+@pytest.fixture(scope="module")
+def greedy_game(game):
+    r = Runner(game)
+    s, _ = play(r, r.new_game(seed=1), {"german": GreedyBot(1), "soviet": GreedyBot(2)})
+    return s
+
+
+def test_the_stukas_wait_in_the_airfields_and_row_10_draws_from_the_elite_cup(game):
+    s = Runner(game).new_game(seed=1)
+    assert sorted(u for u, x in s.units.items() if x.box == "pool:airfields") == ["Stuka1", "Stuka2", "Stuka3"]
+    assert all(s.units[u].hex is None for u in ("Stuka1", "Stuka2", "Stuka3"))
+    stuka = game.battle_options["stuka"]
+    assert stuka.shift == 2 and stuka.side == "german"
+    assert (stuka.from_pool, stuka.to_pool) == ("airfields", "used-air")
+    assert [e.verb for e in game.effects["result:avd:RED"]] == ["join", "reroll"]
+
+
+def test_a_greedy_game_uses_artillery_from_turn_2_stukas_and_the_bomber_once(greedy_game):
+    log = greedy_game.log
+    draws = [(e["turn"], e["draw"]) for e in log if isinstance(e.get("draw"), str)]
+    assert ("ART" in {d for t, d in draws if t >= 2}) and not any(d == "ART" for t, d in draws if t == 1)
+    assert any(d == "Luftwaffe" for t, d in draws)
+    fires = [e for e in log if str(e.get("action", "")).startswith("fire ")]
+    assert fires and all(e["side"] == ("german" if e["action"].startswith("fire bomber") else "soviet")
+                         for e in fires)
+    assert sum(e["action"].startswith("fire bomber") for e in fires) <= 1       # once a game
+    assert sum(e["action"].startswith("fire rocket") for e in fires) <= 1
+    art = [e for e in fires if e["action"].startswith("fire artillery")]
+    assert art and all(e["column"] in ("3-1", "2-1", "1.5-1", "1-1") for e in art)  # 3-1, terrain to the left
+    used = [e for e in log if e.get("option") == "stuka"]
+    assert used and all(e["side"] == "german" and e["shift"] == 2 for e in used)
+    # a used Stuka goes to the used box, and the Luftwaffe chit brings one back
+    assert any(str(e.get("effect", "")).endswith("to airfields") and "Luftwaffe" in e.get("why", "") for e in log)
+
+
+def test_a_german_unit_entering_moscow_wins_at_once(game):
+    r = Runner(game)
+    s = r.new_game(seed=1)
+    s.place("4Pz", game.map.grid.parse_id("4142"))
+    r.checkpoint(s, "enter", hex="4142", side="german")
+    assert s.result is not None and s.result["winner"] == "german"
+    assert "Moscow" in s.result["why"]
+
+
+def test_a_soviet_unit_in_moscow_wins_nothing(game):
+    r = Runner(game)
+    s = r.new_game(seed=1)
+    s.place("28RD", game.map.grid.parse_id("4142"))
+    r.checkpoint(s, "enter", hex="4142", side="soviet")
+    assert s.result is None
+
+
+def test_the_soviet_greedy_bot_guards_moscow_however_far_the_germans_are(game):
+    r = Runner(game)
+    s = r.new_game(seed=1)
+    moscow = game.map.grid.parse_id("4142")
+    bot = GreedyBot(1)
+    assert bot._objectives(r).enemy_sudden("soviet") == (moscow,)
+    assert bot._objectives(r).enemy_sudden("german") == ()
+    assert moscow in bot.goals(r, s, "soviet", reach=2)            # nobody's yet, 30 hexes from any German
+    s.place("28RD", moscow)
+    assert moscow not in bot.goals(r, s, "soviet", reach=2)        # held: the unit there guards it
+    assert "28RD" in bot._guards(r, s, "soviet", reach=2)

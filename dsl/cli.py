@@ -441,7 +441,7 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
             "hex": args.hex, "turn": args.turn, "attacker": st.attacker, "defender": st.defender,
             "pools": [{"step": p.step, "side": p.side, "dice": p.dice, "items": [list(x) for x in p.items],
                        "hit": p.test.text()} for p in st.pools],
-            "pairs": [list(x) for x in st.pairs], "defence-level": st.level,
+            "pairs": [list(x) for x in st.pairs], "defence-level": st.level, "chits": list(st.notes),
             "damage": {side: {str(k): str(v) for k, v in d.items()} for side, d in odds.damage.items()},
             "win": {side: str(v) for side, v in odds.win.items()}, "tie": str(odds.tie)},
             ensure_ascii=False, indent=2))
@@ -456,6 +456,10 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
         print(f"  duel: {a} against {d} (paired by {game.dice_pool.superior}, strongest first)")
     for w in st.unpaired():
         print(f"  tank support: {w.id} ({w.side}), hit on {st.support_test(w).text()}")
+    for note in st.notes:
+        print(f"  {note}")
+    for wid in sorted(st.rerolls):
+        print(f"  {wid}: a shot by or at it may be rolled again once")
     for side in (st.attacker, st.defender):
         print(f"{game.sides[side].title} damage: " +
               ", ".join(f"{k} {pct(v)}" for k, v in odds.damage[side].items()))

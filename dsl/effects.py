@@ -40,12 +40,20 @@ VERBS = {
     "fire": "fire KIND[,KIND...] N  or  fire KIND = EXPRESSION  or  fire KIND roll TABLE",
     "join": "join N|all SELECTORS from WHERE [random] [else-row N]",
     "reroll": "reroll",
+    "multiply": "multiply STEP N [both]",
+    "add-damage": "add-damage N",
+    "cancel-step": "cancel-step STEP",
+    "neutralise": "neutralise SELECTORS",
+    "both-lose": "both-lose",
 }
 RESULT_VERBS = ("join", "reroll")  # a CRT result's own effects: only in results { on CODE { ... } }
+# a support chit's effects in a dice-pool battle: only in dice-pool { on-use SELECTORS { ... } }
+# (runtime/combat/dicepool/chits.py applies them; they change that battle only)
+BATTLE_VERBS = ("multiply", "add-damage", "cancel-step", "neutralise", "both-lose")
 # the words after a verb's first arguments that take one value
 KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", "else-row", "marked", "unmarked"}
 UNIT_MARKERS = ("out-of-supply", "isolated", "disrupted")  # markers on units (runtime/supply.py reads them)
-BLOCK_KEYWORDS = ("do", "on", "on-draw", "option")  # statements whose body is effects (no global value/condition rules)
+BLOCK_KEYWORDS = ("do", "on", "on-draw", "option", "on-use")  # statements whose body is effects (no global value/condition rules)
 
 
 class EffectCompiler:
@@ -57,6 +65,7 @@ class EffectCompiler:
         self.cups: set[str] = set()  # pools of kind cup: drawn from at random only
         self.effects: dict[str, tuple[D.Effect, ...]] = {}
         self.bound_places: tuple[str, ...] = ()  # names a trigger binds that stand for a place (``hex`` at enter)
+        self.battle_steps: tuple[str, ...] = ()  # the dice-pool battle's fire steps (multiply, cancel-step)
 
     # ------------------------------------------------------------ places
     def location(self, a: Arg, boxes: bool = True, whole_map: bool = False) -> str | None:
@@ -106,7 +115,7 @@ class EffectCompiler:
             if w in KEYWORDS and i + 1 < len(rest):
                 named[w] = rest[i + 1]
                 i += 2
-            elif w in ("random", "upto", "commanding-nobody"):
+            elif w in ("random", "upto", "commanding-nobody", "both"):
                 flags.add(w)
                 i += 1
             else:
@@ -132,6 +141,14 @@ class EffectCompiler:
             ctx.error("value", f"'{verb}' is a combat result's effect: it stands only in a results block's "
                       "on CODE { ... }", e.span, "write: results NAME { table { ... }; on CODE { " + VERBS[verb] + " } }")
             return None
+        if (verb in BATTLE_VERBS) != key.startswith("battle:"):
+            if verb in BATTLE_VERBS:
+                ctx.error("value", f"'{verb}' changes a dice-pool battle: it stands only in dice-pool's "
+                          "on-use SELECTORS { ... }", e.span, "write: dice-pool { on-use melee { " + VERBS[verb] + " } }")
+            else:
+                ctx.error("value", f"'{verb}' is not a battle effect: a dice-pool on-use block takes "
+                          + ", ".join(BATTLE_VERBS), e.span, did_you_mean(verb, BATTLE_VERBS))
+            return None
         if e.value is not None:
             ctx.expr(e.value)
             if verb not in ("award", "set", "restore", "move", "eliminate", "mark", "attach", "fire"):
@@ -144,7 +161,8 @@ class EffectCompiler:
                 "roll": 1, "end-game": 1, "choose": 1, "mark": 1 + counted, "unmark": max(1, min(2, len(e.args))),
                 "attach": 1 + counted,
                 "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:])),
-                "join": 2, "reroll": 0, "lose-source": 1}[verb]
+                "join": 2, "reroll": 0, "lose-source": 1,
+                "multiply": 2, "add-damage": 1, "cancel-step": 1, "neutralise": 1, "both-lose": 0}[verb]
         split = self._split(e, npos)
         if split is None:
             return None
@@ -359,6 +377,25 @@ class EffectCompiler:
             if e.args:
                 ctx.error("arguments", "reroll takes no arguments", e.args[0].span, "write: reroll")
                 ok = False
+        elif verb in BATTLE_VERBS:
+            refuse("both") if verb == "multiply" else refuse()
+            if verb in ("multiply", "cancel-step"):
+                step = pos[0].text
+                if step not in self.battle_steps:
+                    ctx.error("unknown-name", f"the dice-pool battle has no step '{step}'", pos[0].span,
+                              did_you_mean(step, self.battle_steps) or "steps: " + ", ".join(self.battle_steps))
+                    ok = False
+                args["step"] = step
+            if verb == "multiply":
+                args["times"] = ctx.int_(pos[1], "how many times the dice", 1, 9)
+                args["both"] = "both" in flags
+                ok = ok and args["times"] is not None
+            elif verb == "add-damage":
+                args["amount"] = ctx.int_(pos[0], "damage added", -99, 99)
+                ok = ok and args["amount"] is not None
+            elif verb == "neutralise":
+                args["units"] = tuple(self.selectors(pos[0]))
+                ok = ok and bool(args["units"])
         elif verb == "end-game":
             refuse()
             args["winner"] = ctx.ref("side", pos[0], allow=("draw",))

@@ -203,9 +203,14 @@ def dice_pool_html(game: GameDefinition, tid: str, setup, odds, fighting: bool =
         out.append("<b>Tank duels</b>" + ("" if fighting else " (as the superior side pairs by default)") + "<br>")
         out.append("<br>".join(f"{a} ({pct(odds.survives[a])} survives) against {d} ({pct(odds.survives[d])} survives)"
                                for a, d in setup.pairs))
+    if setup.rerolls:
+        out.append("<br>" + ", ".join(sorted(setup.rerolls)) + ": a shot by or at it may be rolled again once")
+    if setup.notes:
+        out.append("<br><b>Support chits</b><br>" + "<br>".join(setup.notes))
     bonus = [f"defence level {setup.level} ({side_title(setup.defender)})"] if setup.level else []
+    bonus += [f"{what} +{n} ({side_title(side)})" for side, what, n in setup.extra]
     out.append("<br><b>Damage step</b>: the best surviving armour" + (", " + ", ".join(bonus) if bonus else "")
-               + " added to the track")
+               + " added to the track" + ("; the winner loses too" if setup.both_lose else ""))
     ks = sorted(set(odds.damage[setup.attacker]) | set(odds.damage[setup.defender]))
     out.append("<table border='1' cellspacing='0' cellpadding='2'><tr><th>damage</th>"
                f"<th>{side_title(setup.attacker)}</th><th>{side_title(setup.defender)}</th></tr>")

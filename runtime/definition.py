@@ -1020,7 +1020,9 @@ class DicePoolRules:
     of unpaired weapons' tank support; ``retreat``: a losing side may
     retreat one hex to halve its losses (14.0); ``position``: a factor whose
     value on a defender's counter (a position chit) replaces the terrain's
-    defence level when higher, before the +N rows are added."""
+    defence level when higher, before the +N rows are added; ``uses``: the
+    support chits' effects in a battle (the chit catalogue); ``rerolls``:
+    duel weapons whose owner may roll a shot by or at them again (Wittmann)."""
 
     die: str
     support: int
@@ -1039,6 +1041,11 @@ class DicePoolRules:
     retreat: bool
     where: str = ""
     position: str = ""  # a factor: a defender's counter with it raises the defence level to it (positions)
+    # ``on-use SELECTORS { EFFECTS }``: (selectors, effects key) of what a support chit that matches does
+    # in the battle it is used in (runtime/combat/dicepool/chits.py applies the battle verbs)
+    uses: tuple[tuple[frozenset[str], str], ...] = ()
+    # ``duel { reroll SELECTORS }``: a shot by or at such a weapon may be rolled again once, by its owner
+    rerolls: frozenset[str] = frozenset()
 
 
 # ---------------------------------------------------------------- the game

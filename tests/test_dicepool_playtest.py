@@ -67,3 +67,45 @@ def test_a_dice_pool_battle_in_the_playtest(qtbot, tmp_path, monkeypatch):
         assert w.grab().save(str(SHOTS / "dicepool-after.png"))
     finally:
         doc.close()
+
+
+def test_the_combat_panel_shows_what_the_support_chits_do(qtbot, tmp_path, monkeypatch):
+    """games/prokhorovka: the Soviets use hand-to-hand and a minefield; the
+    panel's pools, damage step and odds show them before the dice."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609")):
+            s.place(uid, b.parse(h))
+        A.attach(g, s, "Wittmann", "LAH")
+        A.attach(g, s, "T34-1", "52G")
+        for c, pool in (("SMelee", "soviet-support"), ("Mines", "soviet-support"), ("GArty1", "german-support")):
+            s.place(c, None, f"pool:{pool}")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0609"))
+        w.roll()   # Fight: the Soviets allocate first
+        assert "Soviet allocates support chits" in w.decision.prompt.text()
+        w.act(Use("SMelee"))
+        w.act(Use("Mines"))
+        text = w.odds.report.toPlainText()
+        assert "SMelee (soviet): normal-combat dice x2 for both sides" in text
+        assert "Mines +2 (Soviet)" in text and "Wittmann: a shot by or at it may be rolled again once" in text
+        p = w.state.pending[0]
+        odds = battle_odds(w.runner.engine.dicepool.setup(w.state, p))
+        assert odds.notes and "Normal combat (11.4)" in text
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-chits.png"))
+    finally:
+        doc.close()

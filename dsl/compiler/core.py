@@ -234,7 +234,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         outcomes = self.battle_outcomes(mechanisms["combat"])
         fire_attacks = {st.name: fa for st in self.all("fire-attack")
                         if (fa := self.fire_attack(st, classes, crts, mechanisms["combat"])) is not None}
-        dice_pool = self.dice_pool(classes, chart, pools, mechanisms["combat"])
+        dice_pool = self.dice_pool(classes, chart, pools, mechanisms["combat"], counters)
         rebuilds = {st.name: self.rebuild(st, classes) for st in self.all("rebuild")}
         control_hexes = self.control()
         if map_def is not None:

@@ -23,7 +23,8 @@ def _number(cell: str) -> bool:
 
 
 class DicePoolMixin:
-    def dice_pool(self, classes, chart: D.TerrainChart, pools, combat: D.CombatRules) -> D.DicePoolRules | None:
+    def dice_pool(self, classes, chart: D.TerrainChart, pools, combat: D.CombatRules,
+                  counters=None) -> D.DicePoolRules | None:
         st = self.one("dice-pool")
         ctx = self.ctx
         if st is None:
@@ -68,6 +69,18 @@ class DicePoolMixin:
                               + ("" if kind == "terrain" else (" or '-'" + (" or +N" if adds else ""))),
                               Span.parse(eff.where + ":1") if eff.where else a.span)
             return a.text
+
+        def chosen(args, what: str) -> frozenset[str]:
+            """Unit selectors or counter ids (Wittmann)."""
+            out = set()
+            for a in args:
+                if a.text in (counters or {}):
+                    out.add(a.text)
+                else:
+                    out |= self.selectors([a], classes)
+            if not args:
+                ctx.error("arguments", f"{what} needs unit selectors or counter ids", st.span)
+            return frozenset(out)
 
         def hit_cell(s: Statement, allowed: tuple[str, ...], what: str) -> tuple[str, str] | None:
             """ROLE VALUE | ROLE column COLUMN."""
@@ -156,6 +169,7 @@ class DicePoolMixin:
                           "hit attacker column COLUMN", s.span)
         du = b.one("duel", (0, 1))
         weapons, fire, armour, exclude, rounds, cells = frozenset(), "", "", [], [], []
+        rerolls: frozenset[str] = frozenset()
         if du is not None:
             db = Body(ctx, du, "duel")
             w = db.one("weapons", (1, 9))
@@ -183,6 +197,8 @@ class DicePoolMixin:
                 ctx.error("missing", "duel needs at least one firing round", du.span,
                           "write: round attacker \"Attacker's round\" { side attacker }")
             cells = [x for x in (hit_cell(s, ("number", "●", "◆"), "tank support") for s in db.all("support")) if x]
+            rr = db.one("reroll", (0, 1))
+            rerolls = chosen(rr.args, "reroll") if rr is not None else frozenset()
             for role in ROLES:
                 if role not in dict(cells):
                     ctx.error("missing", f"duel needs 'support {role} ...': how an unpaired weapon scores", du.span)
@@ -192,10 +208,14 @@ class DicePoolMixin:
         r = b.one("retreat")
         if r is not None and r.args and r.args[0].text != "halves-losses":
             ctx.error("value", f"retreat is 'halves-losses', not '{r.args[0].text}'", r.args[0].span)
+        self.fx.battle_steps = tuple(s.id for s in steps)
+        uses = []
+        for i, u in enumerate(b.all("on-use")):
+            uses.append((chosen(u.args, "on-use"), self.fx.block(u, f"battle:on-use:{i}")))
         if not steps and du is None:
             ctx.error("missing", "dice-pool needs at least one step or a duel", st.span)
         b.finish()
         return D.DicePoolRules(die, support, tuple(sides.get("support-from:pools", ())),
                                tuple(sides.get("support-to:pools", ())), first, superior, level, tuple(steps),
                                weapons, fire, armour, tuple(exclude), tuple(rounds), tuple(cells), r is not None,
-                               where(st), position)
+                               where(st), position, tuple(uses), rerolls)

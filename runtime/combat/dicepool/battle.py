@@ -29,6 +29,7 @@ engine rolls through the game state and the tests enumerate every face."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Callable
 
 from .hits import HitTest, firing_round
@@ -77,6 +78,10 @@ class Setup:
     level: int  # the defender's defence level, added to its total (11.6(1)1)
     target_level: int  # the "armour" a ◆ tank-support shot must beat: the defence level of the target
     sides: int = 6
+    extra: tuple[tuple[str, str, int], ...] = ()  # (side, what, amount) added in the damage step (a minefield)
+    both_lose: bool = False  # the winner loses the loser's track too (close combat)
+    notes: tuple[str, ...] = ()  # what the chits used do (runtime.combat.dicepool.chits)
+    rerolls: frozenset[str] = frozenset()  # weapons whose owner may roll a shot by or at them again, once
 
     def weapon(self, wid: str) -> Weapon:
         return next(w for w in self.weapons if w.id == wid)
@@ -89,6 +94,18 @@ class Setup:
         t = dict(self.support).get(w.side, HitTest("auto"))
         return firing_round(w.fire, self.target_level) if t.kind == "round" else t
 
+    def shot_probability(self, test: HitTest, shooter: str, target: str = "") -> Fraction:
+        """The chance that a shot hits, with the rerolls its shooter's owner
+        (a miss) and its target's owner (a hit) may make (``shoot``)."""
+        p = test.probability(self.sides)
+        mine, theirs = shooter in self.rerolls, target in self.rerolls
+
+        def after(used_mine: bool, used_theirs: bool) -> Fraction:
+            hit = after(used_mine, True) if theirs and not used_theirs else Fraction(1)
+            miss = after(True, used_theirs) if mine and not used_mine else Fraction(0)
+            return p * hit + (1 - p) * miss
+        return after(False, False)
+
     def shots(self, rnd: int, a: Weapon, d: Weapon) -> list[tuple[Weapon, Weapon]]:
         """The shots of one pair in one firing round, as (shooter, target)."""
         return [(w, d if w is a else a) for w in (a, d) if w.round == rnd]
@@ -100,6 +117,7 @@ class Outcome:
     bonus: dict[str, list[tuple[str, int]]]  # (what, amount) added in the damage step
     destroyed: list[str] = field(default_factory=list)  # duel weapons destroyed
     lines: list[str] = field(default_factory=list)  # what happened, for the log
+    both_lose: bool = False  # the winner loses the loser's track too
 
     def total(self, side: str) -> int:
         return self.damage[side] + sum(n for _, n in self.bonus[side])
@@ -111,11 +129,12 @@ class Outcome:
 
     def losses(self, attacker: str, defender: str) -> dict[str, int]:
         """Steps each side loses before any retreat: the loser the winner's
-        track; on a tie both lose the other's track (11.6(2)(3))."""
+        track; on a tie both lose the other's track (11.6(2)(3)); with
+        ``both_lose`` the winner too."""
         w = self.winner(attacker, defender)
         out = {attacker: 0, defender: 0}
         for side, other in ((attacker, defender), (defender, attacker)):
-            if w != side:
+            if w != side or self.both_lose:
                 out[side] = self.damage[other]
         return out
 
@@ -131,10 +150,30 @@ def armour_bonus(setup: Setup, side: str, destroyed: set[str]) -> tuple[str, int
     return best
 
 
+def shoot(setup: Setup, test: HitTest, shooter: str, target: str, roll: Callable[[str], int], why: str,
+          out: Outcome) -> tuple[int, bool]:
+    """One shot: the die and whether it hits.  The shooter's owner rolls a
+    miss again, the target's owner a hit, once each, where ``rerolls``
+    names them (Wittmann); the same order as ``Setup.shot_probability``."""
+    used_mine = used_theirs = False
+    while True:
+        die = roll(why)
+        hit = test.hits(die)
+        if hit and target in setup.rerolls and not used_theirs:
+            used_theirs = True
+            out.lines.append(f"{why}: {die} hits; {target}'s owner rolls it again")
+        elif not hit and shooter in setup.rerolls and not used_mine:
+            used_mine = True
+            out.lines.append(f"{why}: {die} misses; {shooter}'s owner rolls it again")
+        else:
+            return die, hit
+
+
 def resolve(setup: Setup, roll: Callable[[str], int]) -> Outcome:
     """Roll the battle (see the module's docstring)."""
     att, dfd = setup.attacker, setup.defender
-    out = Outcome({att: 0, dfd: 0}, {att: [], dfd: []})
+    out = Outcome({att: 0, dfd: 0}, {att: [], dfd: []}, both_lose=setup.both_lose)
+    out.lines.extend(setup.notes)
     for pool in setup.pools:
         hits = 0
         faces = []
@@ -157,8 +196,7 @@ def resolve(setup: Setup, roll: Callable[[str], int]) -> Outcome:
                 if shooter.id in destroyed or target.id in destroyed:
                     continue
                 test = firing_round(shooter.fire, target.guard)
-                die = roll(f"{title}: {shooter.id} at {target.id}")
-                hit = test.hits(die)
+                die, hit = shoot(setup, test, shooter.id, target.id, roll, f"{title}: {shooter.id} at {target.id}", out)
                 out.lines.append(f"{title}: {shooter.id} ({shooter.side}) fires at {target.id} "
                                  f"({test.text()}): {die}, {'destroyed' if hit else 'missed'}")
                 if hit:
@@ -167,8 +205,7 @@ def resolve(setup: Setup, roll: Callable[[str], int]) -> Outcome:
     for w in setup.unpaired():
         test = setup.support_test(w)
         if test.rolls:
-            die = roll(f"tank support: {w.id}")
-            hit = test.hits(die)
+            die, hit = shoot(setup, test, w.id, "", roll, f"tank support: {w.id}", out)
             out.lines.append(f"tank support: {w.id} ({w.side}, {test.text()}): {die}, {'1 damage' if hit else 'miss'}")
         else:
             hit = True
@@ -176,6 +213,8 @@ def resolve(setup: Setup, roll: Callable[[str], int]) -> Outcome:
         out.damage[w.side] += int(hit)
     if setup.level:
         out.bonus[dfd].append(("defence level", setup.level))
+    for side, what, n in setup.extra:
+        out.bonus[side].append((what, n))
     for side in (att, dfd):
         best = armour_bonus(setup, side, destroyed)
         if best is not None:

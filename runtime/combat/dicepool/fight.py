@@ -6,8 +6,9 @@ carries the battle through its stages:
 * ``support``: each side allocates support chits from its support pool,
   the side the rules name (``declares-first``) first, at most
   ``support-chits`` each: ``use CHIT``, then ``done``.  A chit is offered
-  only where one of its factors feeds a fire step (heavy artillery);
-  chits whose effects are not run yet (aircraft, tactical) are not offered;
+  only where one of its factors feeds a fire step (heavy artillery) or the
+  game says what it does in a battle (``on-use``: ``chits``); chits whose
+  effects are not run yet (aircraft) are not offered;
 * ``pairs``: the superior side pairs tank-battle weapons one to one,
   ``pair MINE THEIRS``, until one side has none left (11.5(2));
 * the roll (``runtime.combat.dicepool.battle.resolve``);
@@ -65,8 +66,10 @@ class DicePoolBattles:
         box = f"pool:{pool}"
         used = set(p["chits"].get(side, []))
         steps = {st.factor for st in self.rules.steps}
+        g = self.game
         return sorted(u.id for u in s.units.values() if u.box == box and u.hex is None and u.side == side
-                      and u.id not in used and any(factor(self.game, s, u.id, f) > 0 for f in steps))
+                      and u.id not in used and (any(factor(g, s, u.id, f) > 0 for f in steps) or
+                                                any(u.id in sel or g.matches(u.id, sel) for sel, _ in self.rules.uses)))
 
     def pairs_open(self, s: GameState, p: dict) -> list[Pair]:
         st = self.setup(s, p)
@@ -219,10 +222,22 @@ class DicePoolBattles:
         by default, no support chits): the greedy bot's measure."""
         return float(battle_odds(self.preview(s, attackers, target)).win[s.units[attackers[0]].side])
 
+    def chance(self, s: GameState, p: dict, chits: dict[str, list[str]]):
+        """The deciding side's exact chance to win, with these chits, paired by
+        default; a tie counts half (both lose)."""
+        odds = battle_odds(self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits))
+        return odds.win[p["side"]] + odds.tie / 2
+
     # ------------------------------------------------------------ bots
     def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
-        if p["stage"] == "support":
-            return next((a for a in acts if isinstance(a, Use)), Done())
+        if p["stage"] == "support":  # the chit that raises the side's chance to win most, if one does
+            best, chance = Done(), self.chance(s, p, p["chits"])
+            for a in acts:
+                if isinstance(a, Use):
+                    c = self.chance(s, p, {**p["chits"], p["side"]: [*p["chits"].get(p["side"], []), a.option]})
+                    if c > chance:
+                        best, chance = a, c
+            return best
         if p["stage"] == "pairs":
             st = self.setup(s, p)
             want = default_pairs(st)[len(p["pairs"])]

@@ -27,6 +27,7 @@ class BattleOdds:
     win: dict[str, Fraction]
     tie: Fraction
     survives: dict[str, Fraction]  # each duel weapon's chance to survive the duel
+    notes: tuple[str, ...] = ()  # what the support chits used do
 
     def lines(self) -> list[str]:
         out = []
@@ -41,6 +42,7 @@ class BattleOdds:
             out.append(f"duel: {wid} survives {pct(p)}")
         for side in (self.attacker, self.defender):
             out.append(f"{side} damage: " + ", ".join(f"{k} {pct(v)}" for k, v in sorted(self.damage[side].items())))
+        out.extend(self.notes)
         out.append(f"{self.attacker} wins {pct(self.win[self.attacker])}, {self.defender} wins "
                    f"{pct(self.win[self.defender])}, tie (both lose) {pct(self.tie)}")
         return out
@@ -60,7 +62,7 @@ def pair_outcomes(setup: Setup, a: Weapon, d: Weapon) -> dict[frozenset[str], Fr
     dist = {frozenset(): Fraction(1)}
     for rnd in range(len(setup.rounds)):
         for shooter, target in setup.shots(rnd, a, d):
-            p = firing_round(shooter.fire, target.guard).probability(setup.sides)
+            p = setup.shot_probability(firing_round(shooter.fire, target.guard), shooter.id, target.id)
             nxt: dict[frozenset[str], Fraction] = {}
             for dead, q in dist.items():
                 if shooter.id in dead or target.id in dead:
@@ -77,8 +79,15 @@ def battle_odds(setup: Setup) -> BattleOdds:
     att, dfd = setup.attacker, setup.defender
     pools = [(pool, hits_distribution([pool.test] * pool.dice, setup.sides)) for pool in setup.pools]
     unpaired = setup.unpaired()
-    support = {side: hits_distribution([setup.support_test(w) for w in unpaired if w.side == side], setup.sides)
-               for side in (att, dfd)}
+    support = {}
+    for side in (att, dfd):
+        dist = {0: Fraction(1)}
+        for w in unpaired:
+            if w.side == side:
+                test = setup.support_test(w)
+                p = setup.shot_probability(test, w.id) if test.rolls else Fraction(1)
+                dist = convolve(dist, {0: 1 - p, 1: p} if p < 1 else {1: Fraction(1)})
+        support[side] = {k: v for k, v in sorted(dist.items()) if v}
     damage = {}
     for side in (att, dfd):
         dist = support[side]
@@ -108,9 +117,12 @@ def battle_odds(setup: Setup) -> BattleOdds:
     totals: dict[str, dict[int, Fraction]] = {att: {}, dfd: {}}
     win = {att: Fraction(0), dfd: Fraction(0)}
     tie = Fraction(0)
+    extra = {att: 0, dfd: 0}
+    for side, _, n in setup.extra:
+        extra[side] += n
     for (ba, bd), q in bonus.items():
-        ta = {k + ba: p for k, p in damage[att].items()}
-        td = {k + bd + setup.level: p for k, p in damage[dfd].items()}
+        ta = {k + ba + extra[att]: p for k, p in damage[att].items()}
+        td = {k + bd + setup.level + extra[dfd]: p for k, p in damage[dfd].items()}
         for side, t in ((att, ta), (dfd, td)):
             for k, p in t.items():
                 totals[side][k] = totals[side].get(k, Fraction(0)) + q * p
@@ -123,4 +135,5 @@ def battle_odds(setup: Setup) -> BattleOdds:
                 else:
                     tie += q * p * r
     return BattleOdds(att, dfd, pools, support, damage,
-                      {s: dict(sorted(t.items())) for s, t in totals.items()}, win, tie, survives)
+                      {s: dict(sorted(t.items())) for s, t in totals.items()}, win, tie, survives,
+                      setup.notes)

@@ -22,6 +22,7 @@ from ...hexes import Hex
 from ...state import GameState
 from ..modifiers import crossed_by
 from .battle import Pool, Setup, Weapon
+from .chits import chit_effects
 from .hits import HitTest, read_test
 
 
@@ -92,12 +93,16 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
              dfd: [i for uid in defenders for i in stack_items(state, uid)]}
     for side, used in (chits or {}).items():
         items[side] = items[side] + list(used)
+    fx = chit_effects(game, items, chits or {}, att, dfd, state.turn)  # the chit catalogue (on-use)
+    for side, gone in fx.neutral.items():
+        items[side] = [i for i in items[side] if i not in gone]
     pools = []
     for step in rules.steps:
         for side, role in ((att, "attacker"), (dfd, "defender")):
-            got = tuple((i, factor(game, state, i, step.factor)) for i in items[side]
+            times = fx.multiply.get((side, step.id), (1, ""))[0]
+            got = tuple((i, factor(game, state, i, step.factor) * times) for i in items[side]
                         if not (step.except_ and game.matches(i, step.except_)))
-            got = tuple(x for x in got if x[1] > 0)
+            got = tuple(x for x in got if x[1] > 0 and (side, step.id) not in fx.cancel)
             test = read_test(step.defender) if role == "defender" else \
                 hit_test(game, board, f"column {step.attacker}", target, crossed)
             if role == "attacker":  # a position in the defending stack (a bunker: artillery hits on 1)
@@ -128,7 +133,10 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
                     for role, text in rules.support_cells)
     sides = game.dice[rules.die].sides if rules.die in game.dice else 6
     return Setup(att, dfd, tuple(pools), tuple(weapons), tuple(r.title for r in rules.rounds), tuple(pairs),
-                 support, armour_items, level, guard_level, sides)
+                 support, armour_items, level, guard_level, sides,
+                 tuple((side, chit, n) for side, chit, n in fx.damage), bool(fx.both_lose), tuple(fx.notes),
+                 frozenset(i for i in rules.rerolls if i in duel) |
+                 frozenset(w.id for w in weapons if rules.rerolls and game.matches(w.id, rules.rerolls)))
 
 
 def default_pairs(setup: Setup) -> list[tuple[str, str]]:

@@ -1,0 +1,96 @@
+"""What the support chits used in a dice-pool battle do to it (the chit
+catalogue of Prokhorovka: smoke, engineer, close combat, hand-to-hand,
+minefield...), read from the game's ``dice-pool { on-use SELECTORS { ... } }``
+blocks.  Those blocks hold effects of the effects vocabulary's battle verbs
+(dsl/effects.py ``BATTLE_VERBS``); each changes this battle only, so they are
+applied to the battle's set-up, not to the state, and the odds before the
+dice see them as the dice do:
+
+    multiply STEP N [both]   the side's dice in STEP times N (``both``: both
+                             sides'); several do not add up: the highest counts
+    add-damage N             N added to the side's total in the damage step
+    cancel-step STEP         the enemy's dice in STEP do not roll
+    neutralise SELECTORS     the enemy's counters that match take no part
+                             (their effects, levels and dice are gone)
+    both-lose                the winner loses the loser's track too
+
+Each effect's ``when`` condition reads ``side`` (the chit's side),
+``enemy``, ``attacker``, ``defender`` and ``turn``.  Neutralising comes
+first (11.2(3): chits are cancelled before the others take effect), so a
+neutralised chit does nothing."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ... import expr as E
+from ...definition import Effect, GameDefinition
+
+
+@dataclass
+class ChitEffects:
+    """The battle's changes, by side."""
+
+    neutral: dict[str, set[str]] = field(default_factory=dict)  # side -> its counters that take no part
+    multiply: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)  # (side, step) -> (times, chit)
+    cancel: dict[tuple[str, str], str] = field(default_factory=dict)  # (side, step) -> the chit that cancels it
+    damage: list[tuple[str, str, int]] = field(default_factory=list)  # (side, chit, amount)
+    both_lose: str = ""  # the chit that makes the winner lose too
+    notes: list[str] = field(default_factory=list)  # what each chit does, for the panel and the log
+
+
+def _effects(game: GameDefinition, chit: str) -> list[Effect]:
+    rules = game.dice_pool
+    return [eff for sel, key in rules.uses if chit in sel or game.matches(chit, sel)
+            for eff in game.effects.get(key, ())]
+
+
+def _holds(eff: Effect, names: dict) -> bool:
+    return eff.condition is None or E.evaluate(eff.condition, names) is True
+
+
+def chit_effects(game: GameDefinition, items: dict[str, list[str]], chits: dict[str, list[str]],
+                 attacker: str, defender: str, turn: int) -> ChitEffects:
+    """The effects of the chits each side used (``chits``), on a battle
+    whose items are ``items`` (each side's units, equipment and chits)."""
+    out = ChitEffects()
+    if game.dice_pool is None or not game.dice_pool.uses:
+        return out
+    other = {attacker: defender, defender: attacker}
+
+    def names(side: str) -> dict:
+        return {"side": side, "enemy": other[side], "attacker": attacker, "defender": defender, "turn": turn,
+                **game.declared_ids()}
+
+    for side in (attacker, defender):  # first: what is neutralised
+        for chit in chits.get(side, ()):
+            for eff in _effects(game, chit):
+                if eff.verb == "neutralise" and _holds(eff, names(side)):
+                    sel = frozenset(eff.args["units"])
+                    hit = [i for i in items.get(other[side], ()) if i in sel or game.matches(i, sel)]
+                    out.neutral.setdefault(other[side], set()).update(hit)
+                    out.notes.append(f"{chit} ({side}): " + (f"{', '.join(hit)} neutralised" if hit else
+                                                            "nothing to neutralise"))
+    for side in (attacker, defender):
+        for chit in chits.get(side, ()):
+            if chit in out.neutral.get(side, ()):
+                continue
+            for eff in _effects(game, chit):
+                if eff.verb == "neutralise" or not _holds(eff, names(side)):
+                    continue
+                a = eff.args
+                if eff.verb == "multiply":
+                    for s in ((attacker, defender) if a["both"] else (side,)):
+                        if out.multiply.get((s, a["step"]), (1, ""))[0] < a["times"]:
+                            out.multiply[(s, a["step"])] = (int(a["times"]), chit)
+                    out.notes.append(f"{chit} ({side}): {a['step']} dice x{a['times']}"
+                                     + (" for both sides" if a["both"] else ""))
+                elif eff.verb == "cancel-step":
+                    out.cancel.setdefault((other[side], a["step"]), chit)
+                    out.notes.append(f"{chit} ({side}): {other[side]}'s {a['step']} does not fire")
+                elif eff.verb == "add-damage":
+                    out.damage.append((side, chit, int(a["amount"])))
+                    out.notes.append(f"{chit} ({side}): +{a['amount']} in the damage step")
+                elif eff.verb == "both-lose":
+                    out.both_lose = out.both_lose or chit
+                    out.notes.append(f"{chit} ({side}): the winner loses the loser's damage too")
+    return out

@@ -1,0 +1,189 @@
+"""The chit catalogue in dice-pool battles (Prokhorovka 签一览): what a
+support chit used in a battle does, declared in the game's
+``dice-pool { on-use ... }`` blocks with the effects vocabulary's battle
+verbs, and the Wittmann reroll (``duel { reroll ... }``); the exact odds
+with them against a brute-force enumeration of every die face."""
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+from hypothesis import given, settings, strategies as st
+
+from runtime.combat.dicepool.battle import Pool, Weapon, resolve
+from runtime.combat.dicepool.hits import HitTest, firing_round
+from runtime.combat.dicepool.odds import battle_odds
+from test_dicepool import _check_against_enumeration, enumerate_battle, scripted, setup_of
+
+
+def test_a_reroll_takes_back_a_miss_of_its_own_and_a_hit_on_it():
+    w = [Weapon("Wittmann", "A", 6, 2, 2, 1), Weapon("KV1", "D", 3, 2, 2, 2)]
+    s = replace(setup_of(weapons=w, pairs=[("Wittmann", "KV1")]), rerolls=frozenset({"Wittmann"}))
+    # Wittmann at KV1 (guard 2: hits on 4 or less): 6 misses, rolled again: 3 hits; KV1 never fires
+    o = resolve(s, scripted([6, 3]))
+    assert o.destroyed == ["KV1"]
+    assert any("6 misses; Wittmann's owner rolls it again" in x for x in o.lines)
+    # Wittmann 5 misses, 6 misses again (once only); KV1 at Wittmann: 1 hits, rolled again: 4 misses
+    o = resolve(s, scripted([5, 6, 1, 4]))
+    assert o.destroyed == []
+    # 签一览 Wittmann: its shot hits with 1 - (2/6)^2, a shot at it with (1/6)^2 (KV1: 1 only)
+    assert s.shot_probability(firing_round(6, 2), "Wittmann", "KV1") == 1 - Fraction(2, 6) ** 2
+    assert s.shot_probability(firing_round(3, 2), "KV1", "Wittmann") == Fraction(1, 36)
+    odds = battle_odds(s)
+    assert odds.survives["KV1"] == Fraction(4, 36)
+    _check_against_enumeration(s)
+
+
+def test_extra_damage_and_both_lose():
+    pools = [Pool("normal", "Normal combat", "A", (("LAH", 2),), HitTest("number", 3)),
+             Pool("normal", "Normal combat", "D", (("52G", 1),), HitTest("number", 2))]
+    s = replace(setup_of(pools), extra=(("D", "Mines", 2),), both_lose=True)
+    o = resolve(s, scripted([1, 2, 6]))     # the attacker 2 damage, the defender 0 + 2 (the minefield)
+    assert o.total("A") == 2 and o.total("D") == 2 and o.winner("A", "D") == ""
+    o = resolve(s, scripted([1, 2, 1]))     # 2 against 1 + 2: the defender wins, and loses 2 all the same
+    assert o.winner("A", "D") == "D" and o.losses("A", "D") == {"A": 1, "D": 2}
+    _check_against_enumeration(s)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 6), st.integers(0, 3)), min_size=1, max_size=2),
+       st.lists(st.tuples(st.integers(1, 6), st.integers(0, 3)), min_size=1, max_size=1),
+       st.sampled_from([(), ("a0",), ("d0",), ("a1",)]), st.integers(-2, 2), st.integers(-2, 2))
+def test_exact_odds_with_rerolls_and_extra_damage_match_enumeration(aw, dw, rerolls, ea, ed):
+    ws = [Weapon(f"a{i}", "A", f, a, a, 1) for i, (f, a) in enumerate(aw)]
+    ws += [Weapon(f"d{i}", "D", f, a, a, 0 if i == 0 else 2) for i, (f, a) in enumerate(dw)]
+    pairs = [("a0", "d0")]
+    s = replace(setup_of(weapons=ws, pairs=pairs, support=(("A", HitTest("round")), ("D", HitTest("number", 2))),
+                         target_level=1),
+                rerolls=frozenset(rerolls), extra=(("A", "x", ea), ("D", "y", ed)))
+    _check_against_enumeration(s)
+    odds = battle_odds(s)
+    runs = enumerate_battle(s)
+    for wid in odds.survives:
+        assert odds.survives[wid] == sum((p for p, o in runs if wid not in o.destroyed), Fraction(0))
+
+
+# ---------------------------------------------------------------- the catalogue in games/prokhorovka
+
+def _battle(support=(), defend=("52G",), attack=(("167ID", "0610"), ("LAH", "0710"))):
+    from dsl.compiler import compile_game
+    from helpers import ROOT
+    from runtime import attachments as A
+    from runtime.runner import Runner
+    game = compile_game(ROOT / "games" / "prokhorovka")
+    runner = Runner(game)
+    s = runner.new_game(1)
+    for u in s.units.values():
+        s.place(u.id, None, "removed")
+    b = runner.board
+    target = b.parse("0609")
+    for item in defend:
+        uid, *carried = item.split("+")
+        s.place(uid, target)
+        for c in carried:
+            A.attach(game, s, c, uid)
+    attackers = []
+    for item, h in attack:
+        uid, *carried = item.split("+")
+        s.place(uid, b.parse(h))
+        attackers.append(uid)
+        for c in carried:
+            A.attach(game, s, c, uid)
+    chits: dict[str, list[str]] = {}
+    for c in support:
+        chits.setdefault(game.counters[c].side, []).append(c)
+    return runner, s, runner.engine.dicepool.preview(s, attackers, target, chits)
+
+
+def _dice(st, step, side):
+    return next(p for p in st.pools if p.step == step and p.side == side).dice
+
+
+def test_hand_to_hand_doubles_both_sides_normal_fire():
+    _, _, base = _battle()
+    _, _, st = _battle(["SMelee"])
+    for side in ("german", "soviet"):
+        assert _dice(st, "normal-combat", side) == 2 * _dice(base, "normal-combat", side)
+        assert _dice(st, "bombardment", side) == _dice(base, "bombardment", side)
+    assert "SMelee (soviet): normal-combat dice x2 for both sides" in st.notes
+
+
+def test_smoke_cancels_the_enemys_artillery_only():
+    _, _, st = _battle(["GArty1", "SArty1", "GSmoke"])
+    assert _dice(st, "bombardment", "soviet") == 0 and _dice(st, "bombardment", "german") == 3
+    assert battle_odds(st).damage["soviet"] == battle_odds(_battle(["GArty1"])[2]).damage["soviet"]
+
+
+def test_a_minefield_adds_2_in_defence_only():
+    _, _, st = _battle(["Mines"])
+    assert st.extra == (("soviet", "Mines", 2),)
+    base = battle_odds(_battle()[2])
+    odds = battle_odds(st)
+    assert odds.totals["soviet"] == {k + 2: p for k, p in base.totals["soviet"].items()}
+    assert odds.win["soviet"] > base.win["soviet"]
+    # the Soviets attacking with it: nothing
+    _, _, st = _battle(["Mines"], defend=("LAH",), attack=(("52G", "0610"),))
+    assert st.extra == ()
+
+
+def test_an_engineer_neutralises_every_enemy_position():
+    _, _, st = _battle(["SArty1"], defend=("52G+SBunker1",))
+    assert st.level == 4   # 0609, an entrenched hill: a bunker 3 + the entrenchment 1 (17.2 example)
+    assert next(p for p in st.pools if p.step == "bombardment" and p.side == "german").test.value == 1
+    _, _, st = _battle(["GArty1", "GEng", "Mines"], defend=("52G+SBunker1",))
+    assert st.level == 2 and st.extra == ()   # the hill's 1 + 1: the bunker and the minefield are gone
+    art = next(p for p in st.pools if p.step == "bombardment" and p.side == "german")
+    assert art.test.value == 2   # the hill's artillery number, no longer the bunker's 1
+    assert "GEng (german): SBunker1, Mines neutralised" in st.notes
+
+
+def test_close_combat_makes_the_winner_lose_too_in_the_engine():
+    runner, s, st = _battle(["GClose"])
+    assert st.both_lose
+    eng = runner.engine
+    s.place("GClose", None, "pool:german-support")
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+    s = eng.apply(s, "attack 0609 with 167ID,LAH")
+    assert "use GClose" in [str(a) for a in eng.legal_actions(s)]
+    s = eng.apply(s, "use GClose")
+    s = eng.apply(s, "done") if s.pending and s.pending[0].get("stage") == "support" else s
+    r = next(e for e in s.log if e.get("battle") == "0609" and "losses" in e)
+    assert r["losses"] == {"german": r["damage"]["soviet"], "soviet": r["damage"]["german"]}
+
+
+def test_the_bot_uses_a_chit_only_where_it_raises_its_chance():
+    runner, s, _ = _battle()
+    eng = runner.engine
+    for c in ("GSmoke", "GArty1"):
+        s.place(c, None, "pool:german-support")
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+    s = eng.apply(s, "attack 0609 with 167ID,LAH")
+    p = s.pending[0]
+    acts = eng.legal_actions(s)
+    assert {str(a) for a in acts} == {"use GSmoke", "use GArty1", "done"}
+    assert str(eng.dicepool.default(s, p, acts)) == "use GArty1"   # smoke: the Soviets have no artillery here
+    p["chits"]["german"] = ["GArty1"]
+    assert str(eng.dicepool.default(s, p, [a for a in acts if str(a) != "use GArty1"])) == "done"
+
+
+def test_check_refuses_battle_verbs_out_of_place(tmp_path, capfd):
+    import shutil
+    from editor.cli import main
+    from helpers import ROOT
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(ROOT / "games" / "prokhorovka", folder)
+    rules = (folder / "game.hxr").read_text(encoding="utf-8")
+    rules = rules.replace("on-use smoke { cancel-step bombardment }", "on-use smoke { cancel-step bombardmnt }")
+    rules = rules.replace("on-use close-combat { both-lose }", "on-use close-combat { award german 1 }")
+    rules = rules.replace("        move 8 support from german-support-cup to german-support random\n",
+                          "        move 8 support from german-support-cup to german-support random\n        both-lose\n")
+    (folder / "game.hxr").write_text(rules, encoding="utf-8")
+    assert main(["check", str(folder)]) != 0
+    err = capfd.readouterr().err
+    lines = rules.splitlines()
+    at = {k: next(i + 1 for i, line in enumerate(lines) if k in line)
+          for k in ("bombardmnt", "award german 1", "        both-lose")}
+    assert f"game.hxr:{at['bombardmnt']}:" in err and "the dice-pool battle has no step 'bombardmnt'" in err
+    assert f"game.hxr:{at['award german 1']}:" in err and "'award' is not a battle effect" in err
+    assert f"game.hxr:{at['        both-lose']}:" in err and \
+        "'both-lose' changes a dice-pool battle: it stands only in dice-pool's on-use" in err

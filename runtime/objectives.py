@@ -11,6 +11,13 @@ VP hexes and cities, for every side.
 name for it (the largest constant amount among the rules that name it; 1
 when the amount is computed or the place comes from a win rule).
 
+A side also plays for the places whose entering sets off a rule for it
+(an ``enter`` trigger whose condition names the side: A Victory Denied's
+star hexes, where a Soviet unit draws a victory chit and a German unit
+returns it to the German box): the hexes of the terrain or features its
+condition asks for with ``terrain-at(hex, ...)``, and those where the
+scenario sets up the markers it asks for with ``marker-at(hex, ...)``.
+
 ``sudden`` are the places a side wins the game at once by reaching: those
 its ``win`` rules name that are tried before the game's end (A Victory
 Denied's Moscow, Barbarossa's Warsaw): the other side guards them whatever
@@ -86,5 +93,71 @@ def victory_objectives(runner) -> Objectives:
     if not any(worth.values()):  # no places in the victory rules: VP hexes and cities
         marked = {h: float(mh.vp or 1) for h, mh in g.map.hexes.items() if mh.vp or "city" in mh.features}
         worth = {s: dict(marked) for s in sides}
+    for side, hexes in entry_places(runner).items():
+        for h in hexes:
+            worth[side].setdefault(h, 1.0)
     return Objectives({s: tuple(sorted(v)) for s, v in worth.items()}, worth,
                       {s: tuple(sorted(v)) for s, v in sudden.items()})
+
+
+def entry_places(runner) -> dict[str, set[Hex]]:
+    """Side -> the hexes whose entering runs an ``enter`` trigger for it."""
+    g = runner.game
+    out: dict[str, set[Hex]] = {s: set() for s in g.sides}
+    for t in g.triggers:
+        if t.at != "enter" or t.condition is None:
+            continue
+        sides = _sides_compared(t.condition, g.sides) or set(g.sides)
+        hexes = _asked_hexes(runner, t.condition)
+        for side in sides:
+            out[side] |= hexes
+    return out
+
+
+def _sides_compared(e, sides) -> set[str]:
+    """The sides a condition requires with ``side == X`` (outside any ``not``)."""
+    found: set[str] = set()
+    pending = [e]
+    while pending:
+        n = pending.pop()
+        if isinstance(n, E.Unary) and n.op == "not":
+            continue
+        if isinstance(n, E.Binary):
+            if n.op == "==":
+                for a, b in ((n.left, n.right), (n.right, n.left)):
+                    if isinstance(a, E.Name) and a.name == "side" and isinstance(b, (E.Name, E.Str)):
+                        value = b.name if isinstance(b, E.Name) else b.value
+                        if value in sides:
+                            found.add(value)
+            pending += [n.left, n.right]
+    return found
+
+
+def _asked_hexes(runner, e) -> set[Hex]:
+    """The hexes the condition's ``terrain-at(hex, T)`` and ``marker-at(hex, K)``
+    calls (outside any ``not``) can hold for: T's hexes, and the hexes the
+    scenario sets K markers up on."""
+    g = runner.game
+    out: set[Hex] = set()
+    pending = [e]
+    while pending:
+        n = pending.pop()
+        if isinstance(n, E.Unary):
+            if n.op != "not":
+                pending.append(n.operand)
+            continue
+        if isinstance(n, E.Binary):
+            pending += [n.left, n.right]
+            continue
+        if not (isinstance(n, E.Call) and len(n.args) == 2 and isinstance(n.args[0], E.Name)
+                and n.args[0].name == "hex" and isinstance(n.args[1], (E.Name, E.Str))):
+            continue
+        what = n.args[1].name if isinstance(n.args[1], E.Name) else n.args[1].value
+        if n.func == "terrain-at":
+            out |= {h for h, mh in g.map.hexes.items() if mh.terrain == what or what in mh.features}
+        elif n.func == "marker-at":
+            for m in runner.scenario.markers:
+                if m.kind == what:
+                    hexes = runner.where_hexes(m.at)  # where the runner sets it up (an area: its first hex)
+                    out.update(hexes[:1] if hexes else ())
+    return out

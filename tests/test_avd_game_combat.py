@@ -85,3 +85,18 @@ def test_the_soviet_greedy_bot_guards_moscow_however_far_the_germans_are(game):
     s.place("28RD", moscow)
     assert moscow not in bot.goals(r, s, "soviet", reach=2)        # held: the unit there guards it
     assert "28RD" in bot._guards(r, s, "soviet", reach=2)
+
+
+def test_both_sides_play_for_the_star_hexes_their_enter_triggers_name(game):
+    from runtime.objectives import entry_places, victory_objectives
+    r = Runner(game)
+    stars = {h for h, mh in game.map.hexes.items() if {"minor-vp", "major-vp"} & set(mh.features)
+             or mh.terrain in ("minor-vp", "major-vp")}
+    places = entry_places(r)
+    assert places["soviet"] == stars                       # vp-draw: any star hex (移动 1 g)
+    s = r.new_game(seed=1)
+    chits = {m["hex"] for m in s.markers if m["kind"] == "vp-chit" and m["hex"] is not None}
+    assert places["german"] == chits and chits <= stars    # vp-return: the stars set up with a chit (移动 1 h)
+    aims = victory_objectives(r)
+    assert set(aims.places["soviet"]) == stars and set(aims.places["german"]) == chits | {
+        game.map.grid.parse_id("4142")}                    # and Moscow (移动 1 e)

@@ -45,13 +45,16 @@ VERBS = {
     "cancel-step": "cancel-step STEP",
     "neutralise": "neutralise SELECTORS",
     "both-lose": "both-lose",
+    "cancel-chit": "cancel-chit SELECTORS",
+    "cancel-equipment": "cancel-equipment SELECTORS [removed-with FACTOR]",
 }
 RESULT_VERBS = ("join", "reroll")  # a CRT result's own effects: only in results { on CODE { ... } }
 # a support chit's effects in a dice-pool battle: only in dice-pool { on-use SELECTORS { ... } }
 # (runtime/combat/dicepool/chits.py applies them; they change that battle only)
-BATTLE_VERBS = ("multiply", "add-damage", "cancel-step", "neutralise", "both-lose")
+BATTLE_VERBS = ("multiply", "add-damage", "cancel-step", "neutralise", "both-lose", "cancel-chit", "cancel-equipment")
 # the words after a verb's first arguments that take one value
-KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", "else-row", "marked", "unmarked"}
+KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", "else-row", "marked", "unmarked",
+            "removed-with"}
 UNIT_MARKERS = ("out-of-supply", "isolated", "disrupted")  # markers on units (runtime/supply.py reads them)
 BLOCK_KEYWORDS = ("do", "on", "on-draw", "option", "on-use")  # statements whose body is effects (no global value/condition rules)
 
@@ -66,6 +69,7 @@ class EffectCompiler:
         self.effects: dict[str, tuple[D.Effect, ...]] = {}
         self.bound_places: tuple[str, ...] = ()  # names a trigger binds that stand for a place (``hex`` at enter)
         self.battle_steps: tuple[str, ...] = ()  # the dice-pool battle's fire steps (multiply, cancel-step)
+        self.factors: set[str] = set()  # the factors unit classes print (cancel-equipment removed-with)
 
     # ------------------------------------------------------------ places
     def location(self, a: Arg, boxes: bool = True, whole_map: bool = False) -> str | None:
@@ -162,7 +166,8 @@ class EffectCompiler:
                 "attach": 1 + counted,
                 "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:])),
                 "join": 2, "reroll": 0, "lose-source": 1,
-                "multiply": 2, "add-damage": 1, "cancel-step": 1, "neutralise": 1, "both-lose": 0}[verb]
+                "multiply": 2, "add-damage": 1, "cancel-step": 1, "neutralise": 1, "both-lose": 0,
+                "cancel-chit": 1, "cancel-equipment": 1}[verb]
         split = self._split(e, npos)
         if split is None:
             return None
@@ -378,7 +383,7 @@ class EffectCompiler:
                 ctx.error("arguments", "reroll takes no arguments", e.args[0].span, "write: reroll")
                 ok = False
         elif verb in BATTLE_VERBS:
-            refuse("both") if verb == "multiply" else refuse()
+            refuse("both") if verb == "multiply" else refuse("removed-with") if verb == "cancel-equipment" else refuse()
             if verb in ("multiply", "cancel-step"):
                 step = pos[0].text
                 if step not in self.battle_steps:
@@ -393,9 +398,16 @@ class EffectCompiler:
             elif verb == "add-damage":
                 args["amount"] = ctx.int_(pos[0], "damage added", -99, 99)
                 ok = ok and args["amount"] is not None
-            elif verb == "neutralise":
+            elif verb in ("neutralise", "cancel-chit", "cancel-equipment"):
                 args["units"] = tuple(self.selectors(pos[0]))
                 ok = ok and bool(args["units"])
+                if "removed-with" in named:
+                    f = named["removed-with"].text
+                    if f not in self.factors:
+                        ctx.error("unknown-name", f"no unit class prints a factor '{f}'", named["removed-with"].span,
+                                  did_you_mean(f, self.factors))
+                        ok = False
+                    args["removed-with"] = f
         elif verb == "end-game":
             refuse()
             args["winner"] = ctx.ref("side", pos[0], allow=("draw",))

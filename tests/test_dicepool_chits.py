@@ -175,6 +175,7 @@ def test_check_refuses_battle_verbs_out_of_place(tmp_path, capfd):
     rules = (folder / "game.hxr").read_text(encoding="utf-8")
     rules = rules.replace("on-use smoke { cancel-step bombardment }", "on-use smoke { cancel-step bombardmnt }")
     rules = rules.replace("on-use close-combat { both-lose }", "on-use close-combat { award german 1 }")
+    rules = rules.replace("removed-with fire", "removed-with fyre")
     rules = rules.replace("        move 8 support from german-support-cup to german-support random\n",
                           "        move 8 support from german-support-cup to german-support random\n        both-lose\n")
     (folder / "game.hxr").write_text(rules, encoding="utf-8")
@@ -182,8 +183,55 @@ def test_check_refuses_battle_verbs_out_of_place(tmp_path, capfd):
     err = capfd.readouterr().err
     lines = rules.splitlines()
     at = {k: next(i + 1 for i, line in enumerate(lines) if k in line)
-          for k in ("bombardmnt", "award german 1", "        both-lose")}
+          for k in ("bombardmnt", "award german 1", "        both-lose", "fyre")}
+    assert f"game.hxr:{at['fyre']}:" in err and "no unit class prints a factor 'fyre'" in err
     assert f"game.hxr:{at['bombardmnt']}:" in err and "the dice-pool battle has no step 'bombardmnt'" in err
     assert f"game.hxr:{at['award german 1']}:" in err and "'award' is not a battle effect" in err
     assert f"game.hxr:{at['        both-lose']}:" in err and \
         "'both-lose' changes a dice-pool battle: it stands only in dice-pool's on-use" in err
+
+
+def _fight(support, defend=("52G",)):
+    runner, s, _ = _battle(defend=defend)
+    for c in support:
+        side = runner.game.counters[c].side
+        s.place(c, None, f"pool:{side}-support")
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+    return runner, runner.engine.apply(s, "attack 0609 with 167ID,LAH")
+
+
+def test_a_sniper_cancels_a_commander_before_it_acts():
+    """11.2(3)1-3: the Soviets name what their sniper cancels first; a commander it names does nothing."""
+    runner, s = _fight(["SSniper1", "GCmdr1", "GArty1"])
+    eng = runner.engine
+    s = eng.apply(s, "use SSniper1")   # the only Soviet chit: the Germans allocate next
+    s = eng.apply(s, "use GCmdr1")
+    s = eng.apply(s, "use GArty1")   # the last German chit: the battle moves on
+    p = s.pending[0]
+    assert p["stage"] == "cancel" and p["side"] == "soviet"
+    assert [str(a) for a in eng.legal_actions(s)] == ["use SSniper1 GCmdr1", "done"]  # heavy guns are no tactical chit
+    assert "soviet says what SSniper1 cancels in 0609" in eng.explain(s, "use SSniper1 GArty1")
+    s = eng.apply(s, "use SSniper1 GCmdr1")
+    assert s.units["GCmdr1"].box == "pool:german-support-cup"
+    assert any(e.get("step") == "SSniper1 (soviet) cancels GCmdr1: back to german-support-cup" for e in s.log)
+    assert not s.pending or s.pending[0].get("stage") != "cancel"   # the commander was cancelled: no decision
+
+
+def test_a_commander_cancels_an_equipment_chit_or_a_support_chit():
+    runner, s = _fight(["SArty1", "GCmdr1"], defend=("52G+PakFront2",))
+    eng = runner.engine
+    s = eng.apply(s, "use SArty1")
+    s = eng.apply(s, "use GCmdr1")
+    assert s.pending[0]["stage"] == "cancel"
+    acts = eng.legal_actions(s)
+    assert [str(a) for a in acts] == ["use GCmdr1 SArty1", "use GCmdr1 PakFront2", "done"]
+    p = s.pending[0]
+    assert str(eng.dicepool.default(s, p, acts)) in ("use GCmdr1 SArty1", "use GCmdr1 PakFront2")
+    t = s.copy()
+    t = eng.apply(t, "use GCmdr1 SArty1")
+    assert t.units["SArty1"].box == "pool:soviet-support-cup"
+    s = eng.apply(s, "use GCmdr1 PakFront2")   # an anti-tank gun with fire 4: out of the game
+    assert s.units["PakFront2"].box == "removed"
+    assert any("GCmdr1 (german) cancels PakFront2 for this battle and removes it from the game (fire 4)"
+               == e.get("step") for e in s.log)
+    assert not any("PakFront2" in e.get("step", "") and "fires" in e.get("step", "") for e in s.log)

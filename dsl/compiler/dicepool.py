@@ -209,6 +209,7 @@ class DicePoolMixin:
         if r is not None and r.args and r.args[0].text != "halves-losses":
             ctx.error("value", f"retreat is 'halves-losses', not '{r.args[0].text}'", r.args[0].span)
         self.fx.battle_steps = tuple(s.id for s in steps)
+        self.fx.factors = factors
         uses = []
         for i, u in enumerate(b.all("on-use")):
             uses.append((chosen(u.args, "on-use"), self.fx.block(u, f"battle:on-use:{i}")))

@@ -13,6 +13,17 @@ dice see them as the dice do:
     neutralise SELECTORS     the enemy's counters that match take no part
                              (their effects, levels and dice are gone)
     both-lose                the winner loses the loser's track too
+    cancel-chit SELECTORS    (a decision) one enemy chit used in this battle
+                             that matches is cancelled: back to its cup
+    cancel-equipment SELECTORS [removed-with FACTOR]
+                             (a decision) one enemy counter carried in the
+                             battle takes no part; with FACTOR 1 or more it is
+                             removed from the game
+
+A chit's decisions are alternatives (a commander cancels a chit or an
+equipment counter): its side picks one target among them, or none, in the
+battle's ``cancel`` stage (``runtime.combat.dicepool.fight``), the side that
+declares first first, before the other effects apply (11.2(3)).
 
 Each effect's ``when`` condition reads ``side`` (the chit's side),
 ``enemy``, ``attacker``, ``defender`` and ``turn``.  Neutralising comes
@@ -42,6 +53,14 @@ def _effects(game: GameDefinition, chit: str) -> list[Effect]:
     rules = game.dice_pool
     return [eff for sel, key in rules.uses if chit in sel or game.matches(chit, sel)
             for eff in game.effects.get(key, ())]
+
+
+DECISIONS = ("cancel-chit", "cancel-equipment")
+
+
+def decisions(game: GameDefinition, chit: str) -> list[Effect]:
+    """A chit's effects that ask its side for a target."""
+    return [eff for eff in _effects(game, chit) if eff.verb in DECISIONS]
 
 
 def _holds(eff: Effect, names: dict) -> bool:
@@ -75,7 +94,7 @@ def chit_effects(game: GameDefinition, items: dict[str, list[str]], chits: dict[
             if chit in out.neutral.get(side, ()):
                 continue
             for eff in _effects(game, chit):
-                if eff.verb == "neutralise" or not _holds(eff, names(side)):
+                if eff.verb in ("neutralise", *DECISIONS) or not _holds(eff, names(side)):
                     continue
                 a = eff.args
                 if eff.verb == "multiply":

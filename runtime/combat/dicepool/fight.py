@@ -9,6 +9,9 @@ carries the battle through its stages:
   only where one of its factors feeds a fire step (heavy artillery) or the
   game says what it does in a battle (``on-use``: ``chits``); chits whose
   effects are not run yet (aircraft) are not offered;
+* ``cancel``: each chit used whose effects cancel (a sniper, a commander:
+  ``runtime.combat.dicepool.chits``) asks its side for a target, ``use
+  CHIT TARGET`` or ``done``, the side that declares first first;
 * ``pairs``: the superior side pairs tank-battle weapons one to one,
   ``pair MINE THEIRS``, until one side has none left (11.5(2));
 * the roll (``runtime.combat.dicepool.battle.resolve``);
@@ -29,6 +32,7 @@ from ...actions import Action, Attack, Done, Hold, IllegalActionError, Pair, Use
 from ...definition import GameDefinition
 from ...state import GameState, eliminate
 from .battle import Setup, resolve
+from .chits import decisions
 from .odds import battle_odds
 from .setup import build, default_pairs, factor
 
@@ -42,13 +46,15 @@ class DicePoolBattles:
     # ------------------------------------------------------------ reading
     def setup(self, s: GameState, p: dict, pairs: list | None = None) -> Setup:
         return build(self.game, self.e.board, s, p["attackers"], self.e.hex(p["hex"]), p["chits"],
-                     [tuple(x) for x in (p["pairs"] if pairs is None else pairs)])
+                     [tuple(x) for x in (p["pairs"] if pairs is None else pairs)], tuple(p.get("neutral", ())))
 
-    def preview(self, s: GameState, attackers: list[str], target, chits: dict[str, list[str]] | None = None) -> Setup:
-        """The battle as it would be fought now (with these support chits),
-        paired by default (the panel's and ``hexforge battle``'s odds)."""
-        st = build(self.game, self.e.board, s, attackers, target, chits)
-        return build(self.game, self.e.board, s, attackers, target, chits, default_pairs(st))
+    def preview(self, s: GameState, attackers: list[str], target, chits: dict[str, list[str]] | None = None,
+                neutral: tuple[str, ...] = ()) -> Setup:
+        """The battle as it would be fought now (with these support chits,
+        without the ``neutral`` counters), paired by default (the panel's and
+        ``hexforge battle``'s odds)."""
+        st = build(self.game, self.e.board, s, attackers, target, chits, (), neutral)
+        return build(self.game, self.e.board, s, attackers, target, chits, default_pairs(st), neutral)
 
     def order(self, p: dict) -> list[str]:
         first = self.rules.declares_first
@@ -71,6 +77,44 @@ class DicePoolBattles:
                       and u.id not in used and (any(factor(g, s, u.id, f) > 0 for f in steps) or
                                                 any(u.id in sel or g.matches(u.id, sel) for sel, _ in self.rules.uses)))
 
+    def enemy(self, p: dict, side: str) -> str:
+        return p["defender"] if side == p["attacker"] else p["attacker"]
+
+    def targets(self, s: GameState, p: dict, side: str, chit: str) -> list[str]:
+        """What ``chit``'s decisions may cancel: enemy chits used in the
+        battle, enemy counters carried into it (``chits``)."""
+        g, enemy = self.game, self.enemy(p, side)
+        out: list[str] = []
+        for eff in decisions(g, chit):
+            sel = frozenset(eff.args["units"])
+            if eff.verb == "cancel-chit":
+                out += [c for c in p["chits"].get(enemy, []) if c in sel or g.matches(c, sel)]
+            else:
+                units = p["attackers"] if enemy == p["attacker"] else \
+                    [u.id for u in s.units_at(self.e.hex(p["hex"])) if u.side == enemy]
+                out += [a for u in units if s.units[u].hex is not None for a in A.under(s, u)
+                        if a not in p.get("neutral", ()) and (a in sel or g.matches(a, sel))]
+        return list(dict.fromkeys(out))
+
+    def cancel(self, s: GameState, p: dict, side: str, chit: str, target: str) -> None:
+        g, enemy = self.game, self.enemy(p, side)
+        if target in p["chits"].get(enemy, []):
+            p["chits"][enemy].remove(target)
+            back = self._support_pool(enemy, self.rules.support_to)
+            if back:
+                s.place(target, None, f"pool:{back}")
+            line = f"{chit} ({side}) cancels {target}" + (f": back to {back}" if back else "")
+        else:
+            p.setdefault("neutral", []).append(target)
+            line = f"{chit} ({side}) cancels {target} for this battle"
+            eff = next(e for e in decisions(g, chit) if e.verb == "cancel-equipment"
+                       and (target in e.args["units"] or g.matches(target, frozenset(e.args["units"]))))
+            f = eff.args.get("removed-with")
+            if f and factor(g, s, target, f) > 0:
+                A.detach(g, s, target, "removed", f"cancelled by {chit}")
+                line += f" and removes it from the game ({f} {factor(g, s, target, f)})"
+        s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
+
     def pairs_open(self, s: GameState, p: dict) -> list[Pair]:
         st = self.setup(s, p)
         done = {x for pair in p["pairs"] for x in pair}
@@ -86,7 +130,8 @@ class DicePoolBattles:
         s.attacked_hexes.add(target)
         self.e.record(s, a)
         p = {"kind": "dice-pool", "hex": a.target, "attackers": list(a.attackers), "attacker": s.active,
-             "defender": defender, "stage": "support", "chits": {}, "pairs": [], "losses": {}, "retreat": []}
+             "defender": defender, "stage": "support", "chits": {}, "pairs": [], "losses": {}, "retreat": [],
+             "cancel": [], "neutral": []}
         p["side"] = self.order(p)[0]
         s.pending.append(p)
 
@@ -95,6 +140,9 @@ class DicePoolBattles:
             return [Use(c) for c in self.chits_open(s, p)] + [Done()]
         if p["stage"] == "pairs":
             return list(self.pairs_open(s, p))
+        if p["stage"] == "cancel":
+            side, chit = p["cancel"][0]
+            return [Use(chit, t) for t in self.targets(s, p, side, chit)] + [Done()]
         if p["stage"] == "retreat":
             return [Hold(), Done()]
         return []
@@ -104,6 +152,9 @@ class DicePoolBattles:
             can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "none"
             return f"the battle in {p['hex']} waits for {p['side']}'s support chits " \
                    f"(at most {self.rules.support}): it may use {can}, or 'done'"
+        if p["stage"] == "cancel":
+            return f"{p['side']} says what {p['cancel'][0][1]} cancels in {p['hex']}: " \
+                   f"{'; '.join(str(x) for x in legal if isinstance(x, Use))}, or 'done' for nothing"
         if p["stage"] == "pairs":
             return f"{p['side']} pairs the tank weapons in {p['hex']}: choose one of: " \
                    f"{'; '.join(str(x) for x in legal)}"
@@ -119,6 +170,10 @@ class DicePoolBattles:
                 s.log.append({"turn": s.turn, "support": a.option, "side": p["side"], "battle": p["hex"]})
             else:
                 self._next_declarer(p)
+        elif p["stage"] == "cancel":
+            side, chit = p["cancel"].pop(0)
+            if isinstance(a, Use):
+                self.cancel(s, p, side, chit, a.unit)
         elif p["stage"] == "pairs":
             mine_attacks = p["side"] == p["attacker"]
             p["pairs"].append([a.unit, a.target] if mine_attacks else [a.target, a.unit])
@@ -133,9 +188,9 @@ class DicePoolBattles:
         order = self.order(p)
         if p["side"] == order[0]:
             p["side"] = order[1]
-        else:
-            p["stage"] = "pairs"
-            p["side"] = self.rules.superior
+        else:  # the chits that cancel others, the side that declares first first (11.2(3))
+            p["stage"] = "cancel"
+            p["cancel"] = [[side, c] for side in order for c in p["chits"].get(side, []) if decisions(self.game, c)]
 
     def settle(self, s: GameState, p: dict) -> bool:
         """Run the automatic stages; True when the entry moved on."""
@@ -144,6 +199,16 @@ class DicePoolBattles:
                 self._next_declarer(p)
                 return True
             return False
+        if p["stage"] == "cancel":
+            while p["cancel"]:
+                side, chit = p["cancel"][0]
+                if chit in p["chits"].get(side, []) and self.targets(s, p, side, chit):
+                    p["side"] = side
+                    return False
+                p["cancel"].pop(0)  # cancelled itself, or nothing to cancel
+            p["stage"] = "pairs"
+            p["side"] = self.rules.superior
+            return True
         if p["stage"] == "pairs":
             if p["side"] not in (p["attacker"], p["defender"]):
                 p["side"] = p["attacker"]
@@ -222,10 +287,11 @@ class DicePoolBattles:
         by default, no support chits): the greedy bot's measure."""
         return float(battle_odds(self.preview(s, attackers, target)).win[s.units[attackers[0]].side])
 
-    def chance(self, s: GameState, p: dict, chits: dict[str, list[str]]):
+    def chance(self, s: GameState, p: dict, chits: dict[str, list[str]], neutral=None):
         """The deciding side's exact chance to win, with these chits, paired by
         default; a tie counts half (both lose)."""
-        odds = battle_odds(self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits))
+        neutral = tuple(p.get("neutral", ()) if neutral is None else neutral)
+        odds = battle_odds(self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits, neutral))
         return odds.win[p["side"]] + odds.tie / 2
 
     # ------------------------------------------------------------ bots
@@ -235,6 +301,15 @@ class DicePoolBattles:
             for a in acts:
                 if isinstance(a, Use):
                     c = self.chance(s, p, {**p["chits"], p["side"]: [*p["chits"].get(p["side"], []), a.option]})
+                    if c > chance:
+                        best, chance = a, c
+            return best
+        if p["stage"] == "cancel":  # the target whose loss lowers the enemy's chance most, if one does
+            best, chance = Done(), self.chance(s, p, p["chits"])
+            for a in acts:
+                if isinstance(a, Use):
+                    chits = {k: [c for c in v if c != a.unit] for k, v in p["chits"].items()}
+                    c = self.chance(s, p, chits, (*p.get("neutral", ()), a.unit))
                     if c > chance:
                         best, chance = a, c
             return best

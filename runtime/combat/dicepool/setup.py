@@ -80,7 +80,8 @@ def hit_test(game: GameDefinition, board: Board, text: str, target: Hex, crossed
 
 
 def build(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
-          chits: dict[str, list[str]] | None = None, pairs: list[tuple[str, str]] = ()) -> Setup:
+          chits: dict[str, list[str]] | None = None, pairs: list[tuple[str, str]] = (),
+          neutral: tuple[str, ...] = ()) -> Setup:
     """The battle of ``attackers`` against the stack in ``target``; ``chits``:
     the support chits each side used; ``pairs``: (attacker's weapon,
     defender's weapon) as paired so far."""
@@ -93,6 +94,8 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
              dfd: [i for uid in defenders for i in stack_items(state, uid)]}
     for side, used in (chits or {}).items():
         items[side] = items[side] + list(used)
+    for side in items:  # counters a commander cancelled for this battle
+        items[side] = [i for i in items[side] if i not in neutral]
     fx = chit_effects(game, items, chits or {}, att, dfd, state.turn)  # the chit catalogue (on-use)
     for side, gone in fx.neutral.items():
         items[side] = [i for i in items[side] if i not in gone]

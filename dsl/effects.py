@@ -565,25 +565,32 @@ def trigger(ctx: Ctx, st: Statement, fx: EffectCompiler, checkpoints: set[str]) 
 
 
 def placement(ctx: Ctx, st: Statement, fx: EffectCompiler) -> D.MarkerPlacement | None:
-    """A scenario's ``place KIND at WHERE [value N] [count N]``."""
+    """A scenario's ``place KIND at WHERE [value N] [count N]``, or ``place
+    KIND at WHERE from WHERE [count N] [random]`` (markers set up above, moved)."""
+    usage = "write: place KIND at WHERE [value N] [count N], or place KIND at WHERE from WHERE [count N] [random]"
     split = fx._split(st, 1)
     if split is None:
         return None
     pos, named, flags = split
     kind = ctx.ref("marker", pos[0], "marker kind")
-    bad = [w for w in list(named) + sorted(flags) if w not in ("at", "value", "count")]
+    bad = [w for w in list(named) + sorted(flags) if w not in ("at", "value", "count", "from", "random")]
+    if "from" in named and "value" in named:
+        bad.append("value")
+    if "random" in flags and "from" not in named:
+        bad.append("random")
     for w in bad:
-        ctx.error("arguments", f"a scenario's place takes no '{w}'", named[w].span if w in named else st.span,
-                  "write: place KIND at WHERE [value N] [count N]")
+        ctx.error("arguments", f"a scenario's place takes no '{w}'" + (" here" if w in ("value", "random") else ""),
+                  named[w].span if w in named else st.span, usage)
     if "at" not in named:
-        ctx.error("arguments", "place needs 'at WHERE'", st.span, "write: place KIND at WHERE [value N] [count N]")
+        ctx.error("arguments", "place needs 'at WHERE'", st.span, usage)
         return None
     at = fx.location(named["at"])
+    source = fx.location(named["from"]) if "from" in named else ""
     value = ctx.int_(named["value"], "a marker's value", -99, 99) if "value" in named else None
     count = ctx.int_(named["count"], "count", 1, 99) or 1 if "count" in named else 1
-    if kind is None or at is None or bad:
+    if kind is None or at is None or source is None or bad:
         return None
-    return D.MarkerPlacement(kind, at, value, count, where(st))
+    return D.MarkerPlacement(kind, at, value, count, where(st), source or "", "random" in flags)
 
 
 def check_results(ctx: Ctx, t: D.DieTable, ons: list[Statement]) -> None:

@@ -923,13 +923,18 @@ class HiddenRules:
 
 @dataclass(frozen=True, slots=True)
 class MarkerPlacement:
-    """A marker a scenario sets up: on a hex, in an area (its first hex) or in a pool."""
+    """A marker a scenario sets up: on a hex, in an area (its first hex) or in
+    a pool; with ``source``, ``count`` markers set up before are moved there
+    from that place (drawn at random with ``random``: AVD's face-down victory
+    chits, drawn by colour onto the star hexes)."""
 
     kind: str
     at: str  # printed hex id, area id or pool id
     value: int | None = None
     count: int = 1
     where: str = ""
+    source: str = ""  # a hex, area or pool the markers are taken from
+    random: bool = False
 
 
 @dataclass(frozen=True, slots=True)

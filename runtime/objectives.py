@@ -156,8 +156,25 @@ def _asked_hexes(runner, e) -> set[Hex]:
         if n.func == "terrain-at":
             out |= {h for h, mh in g.map.hexes.items() if mh.terrain == what or what in mh.features}
         elif n.func == "marker-at":
-            for m in runner.scenario.markers:
-                if m.kind == what:
-                    hexes = runner.where_hexes(m.at)  # where the runner sets it up (an area: its first hex)
-                    out.update(hexes[:1] if hexes else ())
+            out |= _set_up_on(runner, what)
+    return out
+
+
+def _set_up_on(runner, kind: str) -> set[Hex]:
+    """The hexes where the scenario's set-up leaves markers of a kind (its
+    ``place`` lines in order: a line ``from`` a place moves them on)."""
+    count: dict[str, int] = {}
+    for m in runner.scenario.markers:
+        if m.kind != kind:
+            continue
+        if m.source:
+            moved = min(m.count, count.get(m.source, m.count))
+            count[m.source] = count.get(m.source, 0) - moved
+            count[m.at] = count.get(m.at, 0) + moved
+        else:
+            count[m.at] = count.get(m.at, 0) + m.count
+    out: set[Hex] = set()
+    for where, n in count.items():
+        hexes = runner.where_hexes(where) if n > 0 else None  # a pool: None
+        out.update(hexes[:1] if hexes else ())  # an area: its first hex, where the runner puts it
     return out

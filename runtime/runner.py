@@ -216,6 +216,12 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
                 s.control[u.hex] = u.side
         s.cache["initial-control"] = dict(s.control)
         for m in self.scenario.markers:
+            if m.source:  # markers set up above, moved (drawn at random with ``random``)
+                found = self.markers_at(s, m.source, m.kind)
+                why = f"set-up: {m.kind} from {m.source} to {m.at}"
+                for mk in (self._pick(s, found, m.count, why) if m.random else found[:m.count]):
+                    self.place_marker_at(mk, m.at)
+                continue
             for _ in range(m.count):
                 mk = self.new_marker(m.kind, None, "", m.value)
                 self.place_marker_at(mk, m.at)

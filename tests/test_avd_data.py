@@ -350,10 +350,12 @@ def test_the_front_of_10_july(avd):
         h = hx(board, german[cid])
         assert any(board.grid.format_id(n) in soviet for n in h.neighbours()), cid
     # the VP chits: one face down on every star hex but Vitebsk's and Bobruysk's, theirs in the box
-    chits = [m for m in avd.scenarios["campaign"].markers if m.kind == "vp-chit"]
-    on_map = sorted(board.grid.format_id(next(iter(board.areas[m.at]))) for m in chits if m.at in board.areas)
+    # (drawn by colour at set-up: tests/test_avd_game_combat.py checks the draw)
+    from runtime.runner import Runner
+    chits = [m for m in Runner(avd).new_game(seed=1).markers if m["kind"] == "vp-chit"]
+    on_map = sorted(board.grid.format_id(m["hex"]) for m in chits if m["hex"] is not None)
     stars = board.areas["gold-stars"] | board.areas["silver-stars"]
     returned = {named(board, "Vitebsk"), named(board, "Bobruysk")}
     assert on_map == sorted(board.grid.format_id(h) for h in stars if board.grid.format_id(h) not in returned)
-    in_box = [m for m in chits if m.at == "victory-chits"]
-    assert len(in_box) >= 3 and all(m.value for m in chits)
+    in_box = [m for m in chits if m["box"] == "pool:victory-chits"]
+    assert len(in_box) >= 3 and all(m["value"] for m in chits)

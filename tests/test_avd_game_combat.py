@@ -100,3 +100,23 @@ def test_both_sides_play_for_the_star_hexes_their_enter_triggers_name(game):
     aims = victory_objectives(r)
     assert set(aims.places["soviet"]) == stars and set(aims.places["german"]) == chits | {
         game.map.grid.parse_id("4142")}                    # and Moscow (移动 1 e)
+
+
+def test_the_victory_chits_are_drawn_by_colour_onto_the_stars_face_down(game):
+    r = Runner(game)
+    gold = set(game.map.areas["gold-stars"])
+    silver = set(game.map.areas["silver-stars"])
+    layouts = set()
+    for seed in range(6):
+        s = r.new_game(seed=seed)
+        chits = [m for m in s.markers if m["kind"] == "vp-chit"]
+        on = {m["hex"]: m["value"] for m in chits if m["hex"] is not None}
+        box = sorted(m["value"] for m in chits if m["box"] == "pool:victory-chits")
+        assert set(on) == (gold | silver) - {game.map.grid.parse_id("3709"), game.map.grid.parse_id("2204")}
+        assert all(2 <= on[h] <= 4 for h in on if h in gold) and all(on[h] <= 2 for h in on if h in silver)
+        assert sorted(list(on.values()) + box) == sorted([4] + [3] * 4 + [2] * 3 + [2] * 3 + [1] * 8)
+        assert len(box) == 5 and all(m["face"] == "down" for m in chits)
+        for side in ("german", "soviet"):                      # nobody sees a value at the start
+            assert all(m["value"] is None for m in r.observe(s, side).markers if m["kind"] == "vp-chit")
+        layouts.add(tuple(sorted(on.items())))
+    assert len(layouts) > 1

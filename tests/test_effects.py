@@ -53,6 +53,26 @@ def test_a_scenario_places_markers_with_their_own_hidden_values(runner):
     assert fns["markers"]("all", "vp-chit") == 3
 
 
+def test_a_scenario_moves_markers_it_set_up_drawing_at_random_with_the_seed(tmp_path):
+    folder = tmp_path / "pocket"
+    folder.mkdir()
+    (folder / "map.hxm").write_text((GAME / "map.hxm").read_text())
+    text = (GAME / "game.hxr").read_text()
+    old = "  place vp-chit at 0603 value 3\n"
+    assert old in text
+    (folder / "game.hxr").write_text(text.replace(old, old + "  place vp-chit at 0501 from victory-chits random\n"))
+    r = Runner(compile_game(folder))
+    drawn = set()
+    for seed in range(12):
+        s = r.new_game(seed=seed)
+        [m] = [m for m in s.markers if m["kind"] == "vp-chit" and str(m["hex"]) == str(r.game.map.grid.parse_id("0501"))]
+        assert m["face"] == "down" and m["value"] in (1, 2)            # one of the box's two, still face down
+        assert sorted(x["value"] for x in s.markers if x["box"] == "pool:victory-chits") == [3 - m["value"]]
+        assert r.new_game(seed=seed).markers == s.markers                # the same seed draws the same chit
+        drawn.add(m["value"])
+    assert drawn == {1, 2}
+
+
 def test_a_marker_never_blocks_movement_nor_counts_for_stacking(runner):
     s = runner.new_game(seed=3)
     assert Choose("hold") in runner.legal_actions(s)
@@ -200,6 +220,11 @@ def test_random_bots_play_the_test_game_to_the_end(game, seed):
     ("place drm at pocket when not marker-at(pocket, drm)\n  }\n  on B",
      "place drm at pocket when not marker-at(pocket, drn)\n  }\n  on B", "unknown name 'drn'"),
     ("  input = released\n", "", "a two-way table without"),
+    ("  place objective at 0501\n", "  place objective at 0501 from victory-chits value 2\n",
+     "a scenario's place takes no 'value' here"),
+    ("  place objective at 0501\n", "  place objective at 0501 random\n", "a scenario's place takes no 'random' here"),
+    ("  place objective at 0501\n", "  place objective at 0501 from nowhere\n",
+     "'nowhere' is not a hex, an area or a pool"),
 ])
 def test_misused_effects_get_located_errors(tmp_path, old, new, message):
     if message == "a two-way table without":

@@ -268,12 +268,34 @@ def _odds_modifiers(game, crt, args, side: str, terrain: list[str]):
               "enemy": "--side", "terrain": "--terrain"}
     out: dict[str, list] = {"shift": [], "drm": []}
     notes = []
+
+    def known(x) -> bool:
+        return all(n in names for n in E.free_names(x)) and \
+            all(f in fns or f in E.BUILTINS for f in E.called_functions(x))
+
+    def ruled_out(cond) -> bool:
+        """A part of the condition's 'and' chain that the command line decides is false
+        (a Soviet attack never takes 'attacker == german and marker-at(...)')."""
+        parts, pending = [], [cond]
+        while pending:
+            x = pending.pop()
+            if isinstance(x, E.Binary) and x.op == "and":
+                pending += [x.left, x.right]
+            else:
+                parts.append(x)
+        try:
+            return any(known(x) and E.evaluate(x, names, fns) is False for x in parts)
+        except E.ExprError:
+            return False
+
     for kind, target in (("shift", f"{crt.id}.shift"), ("drm", crt.id)):
         for m in game.modifiers.get(target, ()):
             title = m.title or f"modifier {target}"
             used = [x for x in (m.condition, m.amount) if x is not None]
             missing = sorted({n for x in used for n in E.free_names(x) if n not in names})
             calls = sorted({f for x in used for f in E.called_functions(x) if f not in fns and f not in E.BUILTINS})
+            if (missing or calls) and m.condition is not None and ruled_out(m.condition):
+                continue  # it does not apply whatever the rest says
             if missing or calls:
                 need = sorted({option.get(n, f"'{n}'") for n in missing}) + [f"{f}()" for f in calls]
                 notes.append(f"not counted: {title} (it needs {', '.join(need)}"

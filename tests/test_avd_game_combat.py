@@ -120,3 +120,28 @@ def test_the_victory_chits_are_drawn_by_colour_onto_the_stars_face_down(game):
             assert all(m["value"] is None for m in r.observe(s, side).markers if m["kind"] == "vp-chit")
         layouts.add(tuple(sorted(on.items())))
     assert len(layouts) > 1
+
+
+def test_hexforge_odds_shows_the_d6_and_d10_and_notes_only_modifiers_that_could_apply(capsys):
+    import os
+
+    from dsl import cli
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert cli.main(["odds", "games/a-victory-denied", "--attack", "12", "--defense", "3", "--side", "soviet"]) == 0
+        soviet = capsys.readouterr().out
+        assert cli.main(["odds", "games/a-victory-denied", "--attack", "12", "--defense", "3", "--side", "german",
+                         "--turn", "1", "--use", "stuka", "--terrain", "town"]) == 0
+        german = capsys.readouterr().out
+        assert cli.main(["odds", "games/a-victory-denied", "--fire", "artillery", "--defense", "3",
+                         "--terrain", "city"]) == 0
+        fire = capsys.readouterr().out
+    finally:
+        os.chdir(old)
+    assert "(odds, d10)" in soviet and "RED    10.0%" in soviet          # row 10 only on the Soviet d10
+    assert "Minsk Pocket escapees" in soviet and "turn 1" not in soviet  # a German-only shift is not even noted
+    assert "(odds, d6)" in german and "RED" not in german
+    assert "turn 1: all German attacks" in german and "Stuka" in german and "final column: 7-1" in german
+    assert "note: not counted" not in german                           # the Minsk DRM is Soviet-only
+    assert "fires on: 3-1" in fire and "final column: 1.5-1" in fire and "note: not counted" not in fire

@@ -981,7 +981,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         o = self.odds
         o.attackers.blockSignals(True)
         o.attackers.clear()
-        shown = self.dice_pool_setup(s) if self.timeline.at_end else None
+        # from the viewing side's observation: the chits the enemy allocated face down stay hidden (9.2(2)2)
+        shown = self.dice_pool_setup(self.shown_state(s)) if self.timeline.at_end else None
         fighting = shown is not None and shown[2]
         if self.kind() == "combat" and self.target is not None and self.human_to_move():
             for uid in self.eligible_attackers(self.target):

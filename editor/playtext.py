@@ -4,6 +4,7 @@ command range of the active HQ.  Everything here reads a Runner and a
 GameState and changes nothing."""
 from __future__ import annotations
 
+from runtime import attachments as A
 from runtime.combat import firepower as F
 from runtime.actions import Advance, Attack, Done, Hit, Hold, LoseStep, Move, Pair, Retreat, Use
 from runtime.hexes import Hex
@@ -314,7 +315,10 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
     where = f"Battle in {p['hex']}"
     if p["stage"] == "support":
         n = runner.game.dice_pool.support
-        return f"{where}: {who} allocates support chits (at most {n}; listed below), then presses {done_label(s)}."
+        return f"{where}: {who} allocates support chits face down (at most {n}) and equipment in range " \
+               f"(listed below), then presses {done_label(s)}."
+    if p["stage"] == "cancel":
+        return f"{where}: {who} says what {p['cancel'][0][1]} cancels (listed below), or presses Done for nothing."
     if p["stage"] == "pairs":
         return f"{where}: {who} pairs the tank weapons for the duel, one of {who}'s with one of the enemy's " \
                "(the Combat panel shows each weapon's chance to survive)."
@@ -349,7 +353,9 @@ def done_label(s: GameState) -> str:
     if k == "battle":
         return "No (more) options" if s.pending[0]["stage"] == "options" else "Done"
     if k == "dice-pool":
-        return "No (more) support chits" if s.pending[0]["stage"] == "support" else "Retreat (halve the losses)"
+        stage = s.pending[0]["stage"]
+        return "No (more) support chits" if stage == "support" else "Done" if stage == "cancel" else \
+            "Retreat (halve the losses)"
     return {"declare": "No (more) options", "movement": "End movement", "combat": "End combat", "advance": "No (more) advance",
             "hold": "Retreat", "choose": "Stop choosing", "interrupt": "Pass", "place": "Stop placing",
             "activate": "Stop activating", "decide": "No", "rebuild": "Stop rebuilding",
@@ -407,7 +413,13 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         return f"Pair {a.unit} with {a.target} (tank duel)"
     if isinstance(a, Use) and s.pending and s.pending[0]["kind"] == "dice-pool":
         c = g.counters.get(a.option)
-        return f"Use support chit {a.option}" + (f" ({c.name})" if c is not None and c.name else "")
+        name = f" ({c.name})" if c is not None and c.name else ""
+        if a.unit:   # the cancel stage: a sniper or a commander names its target
+            return f"{a.option}{name} cancels {a.unit}"
+        host = A.host_of(s, a.option)
+        if host is not None and s.units[host].hex is not None:   # ranged equipment of another stack
+            return f"Support with {a.option}{name} from {host} in {runner.board.hex_id(s.units[host].hex)}"
+        return f"Use support chit {a.option}{name}"
     if isinstance(a, Hold):
         p = s.pending[0]
         return f"Hold: take {p['hexes']} step loss{'es' * (p['hexes'] != 1)} instead of retreating"

@@ -1051,6 +1051,9 @@ class DicePoolRules:
     uses: tuple[tuple[frozenset[str], str], ...] = ()
     # ``duel { reroll SELECTORS }``: a shot by or at such a weapon may be rolled again once, by its owner
     rerolls: frozenset[str] = frozenset()
+    # ``ranged FACTOR``: a counter carried with this factor may support a battle up to that many hexes
+    # from its stack, once per turn (Prokhorovka 11.2(1)3)
+    ranged: str = ""
 
 
 # ---------------------------------------------------------------- the game

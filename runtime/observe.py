@@ -16,8 +16,13 @@ OpenSpiel's information states do.
   (``view.observed["places"]``), not which they are;
 - the other sides' secret decisions (the chits they chose and picked: their
   ``step`` entries and the ``picked:`` records) are left out;
-- the log is the side's own (``observe_log``): the other sides' chit choices
-  and the values of face-down markers drawn are left out.
+- the log is the side's own (``observe_log``): the other sides' chit choices,
+  what they did face down (a log entry with ``"face": "down"``: a support
+  chit allocated to a dice-pool battle) and the values of face-down markers
+  drawn are left out;
+- the support chits the other side allocated to a dice-pool battle that is
+  still allocating are placeholders (their number shows): they are turned
+  face up together (Prokhorovka 9.2(2)2, 11.2(2)).
 
 Everything else (units, control, VP, turn, phase, pending decisions) is
 public.  A game that hides nothing (no chits, no hidden marker kinds, no
@@ -74,7 +79,9 @@ def _facts(game: GameDefinition) -> dict:
              # per side: the records of the other sides' picked chits (secret until drawn)
              "pick-keys": {s: frozenset(f"picked:{k}" for k, c in game.chits.items() if c.side != s)
                            for s in game.sides},
-             "any": bool(markers or unit_markers or game.chits or pools)}
+             "battles": game.dice_pool is not None and game.dice_pool.support > 0,
+             "any": bool(markers or unit_markers or game.chits or pools or
+                         (game.dice_pool is not None and game.dice_pool.support > 0))}
     if len(_FACTS) > 64:
         _FACTS.clear()
     _FACTS[key] = (game, facts)
@@ -146,6 +153,9 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
             out.append(m)
         view.markers = out
         unseen = {k: sorted(v, key=lambda x: (x is None, x or 0)) for k, v in unseen.items()}
+    if facts["battles"] and any(p.get("kind") == "dice-pool" and p.get("stage") == "support" for p in state.pending):
+        view.pending = [dict(p, chits={k: (list(v) if k == side else [UNKNOWN] * len(v)) for k, v in p["chits"].items()})
+                        if p.get("kind") == "dice-pool" and p.get("stage") == "support" else p for p in state.pending]
     units = None
     places: dict[str, int] = {}
     if facts["pools"]:  # counters in a cup, or in another side's hand: where each is, is hidden
@@ -187,6 +197,8 @@ def observe_log(game: GameDefinition, entries: list[dict], side: str | None) -> 
 def seen_entry(game: GameDefinition, e: dict, side: str) -> dict:
     """One log entry as ``side`` saw it."""
     who = e.get("side")
+    if who is not None and who != side and e.get("face") == "down":  # done face down: that it happened shows
+        return {k: (action_of(v) if k == "action" else UNKNOWN if k == "support" else v) for k, v in e.items()}
     if who is not None and who != side and game.chits:
         action = str(e.get("action", ""))
         if action.startswith(SECRET_ACTIONS):
@@ -200,6 +212,11 @@ def seen_entry(game: GameDefinition, e: dict, side: str) -> dict:
         return dict(e, draw=[dict(x, value=None) if isinstance(x, dict) and marker_hidden_from(game, x, side)
                              else x for x in draw])
     return e
+
+
+def action_of(text: object) -> str:
+    """An action with its object hidden: 'use ?'."""
+    return str(text).split(" ", 1)[0] + " " + UNKNOWN
 
 
 def unseen_values(view: GameState) -> dict[str, list]:

@@ -235,3 +235,71 @@ def test_a_commander_cancels_an_equipment_chit_or_a_support_chit():
     assert any("GCmdr1 (german) cancels PakFront2 for this battle and removes it from the game (fire 4)"
                == e.get("step") for e in s.log)
     assert not any("PakFront2" in e.get("step", "") and "fires" in e.get("step", "") for e in s.log)
+
+
+def test_support_chits_are_allocated_face_down_and_turned_up_together():
+    """9.2(2)2, 11.2(2): the Germans allocate without knowing which chits the Soviets put in."""
+    from runtime.observe import observe, view_key
+    runner, s = _fight(["SSniper1", "SArty1", "GArty1", "GSmoke"])
+    eng, g = runner.engine, runner.game
+    a = eng.apply(eng.apply(s, "use SSniper1"), "done")
+    b = eng.apply(eng.apply(s, "use SArty1"), "done")
+    va, vb = observe(g, a, "german"), observe(g, b, "german")
+    assert va.pending[0]["chits"] == {"soviet": ["?"]} and a.pending[0]["chits"] == {"soviet": ["SSniper1"]}
+    assert observe(g, a, "soviet").pending[0]["chits"] == {"soviet": ["SSniper1"]}
+    assert view_key(va) == view_key(vb)   # the Germans see the two states alike ...
+    assert "use ?" in [e.get("action") for e in va.log] and not any("SSniper1" in str(e) for e in va.log)
+    da = eng.dicepool.default(va, va.pending[0], eng.legal_actions(va))
+    assert da == eng.dicepool.default(vb, vb.pending[0], eng.legal_actions(vb))   # ... and decide alike
+    a = eng.apply(a, "use GArty1")
+    a = eng.apply(a, "done") if a.pending and a.pending[0].get("stage") == "support" else a
+    seen = observe(g, a, "german").log
+    assert any(e.get("revealed") == {"soviet": ["SSniper1"], "german": ["GArty1"]} for e in seen)
+
+
+def test_ranged_equipment_supports_a_nearby_battle_once_per_turn():
+    """11.2(1)3: equipment with a range, carried by another stack whose hex is
+    within it of the battle, may support it (an anti-tank gun in the duel,
+    self-propelled artillery with its dice), once per turn; its armour counts
+    in the damage step only where its own stack fights."""
+    from runtime import attachments as A
+    from runtime.hexes import hex_distance
+    runner, s, _ = _battle()
+    g, b, eng = runner.game, runner.board, runner.engine
+    for uid, h, carried in (("DR", "0810", ("Hummel1", "Pak1")), ("31TK", "0508", ("PakFront1",)),
+                            ("6TK", "0203", ("PakFront3",))):
+        s.place(uid, b.parse(h))
+        for c in carried:
+            A.attach(g, s, c, uid)
+    target = b.parse("0609")
+    assert hex_distance(b.parse("0810"), target) <= 3 and hex_distance(b.parse("0508"), target) <= 2
+    assert hex_distance(b.parse("0203"), target) > 2   # too far
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+    s = eng.apply(s, "attack 0609 with 167ID,LAH")
+    assert [str(a) for a in eng.legal_actions(s)] == ["use PakFront1", "done"]   # the Soviets: no chit, one gun
+    s = eng.apply(s, "use PakFront1")
+    # the Germans: the Hummel, not the Pak (an attacker's anti-tank gun takes no part, 11.5(1)1)
+    assert [str(a) for a in eng.legal_actions(s)] == ["use Hummel1", "done"]
+    s = eng.apply(s, "use Hummel1")
+    log = [e.get("step", "") for e in s.log]
+    assert "PakFront1 (soviet) supports the battle from 0508" in log and \
+        "Hummel1 (german) supports the battle from 0810" in log
+    assert any(x.startswith("Artillery (11.3): german 3 dice") for x in log)
+    assert any("PakFront1" in x and ("fires" in x or "tank support" in x) for x in log)   # it fought
+    assert "ranged:1:Hummel1" in s.done
+    # the next battle this turn: the Hummel has supported one already
+    p = {"hex": "0609", "attackers": ["167ID"], "attacker": "german", "defender": "soviet", "side": "german"}
+    assert "Hummel1" not in eng.dicepool.ranged_open(s, p)
+
+
+def test_a_ranged_weapon_counts_in_the_duel_not_in_the_damage_step():
+    from runtime import attachments as A
+    runner, s, _ = _battle()
+    g, b = runner.game, runner.board
+    s.place("31TK", b.parse("0508"))
+    A.attach(g, s, "PakFront1", "31TK")
+    st = runner.engine.dicepool.preview(s, ["167ID", "LAH"], b.parse("0609"), ranged={"soviet": ["PakFront1"]})
+    w = st.weapon("PakFront1")
+    assert (w.armour, w.guard, w.round) == (0, 1, 0)   # guarded by its armour 1; the anti-tank round
+    odds = battle_odds(st)   # no armour bonus for the Soviets: only the defence level is added
+    assert odds.totals["soviet"] == {k + st.level: p for k, p in odds.damage["soviet"].items()}

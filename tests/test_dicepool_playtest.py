@@ -90,6 +90,8 @@ def test_the_combat_panel_shows_what_the_support_chits_do(qtbot, tmp_path, monke
             s.place(uid, b.parse(h))
         A.attach(g, s, "Wittmann", "LAH")
         A.attach(g, s, "T34-1", "52G")
+        s.place("DR", b.parse("0810"))
+        A.attach(g, s, "Hummel1", "DR")   # range 3: it may support the battle in 0609 (11.2(1)3)
         for c, pool in (("SMelee", "soviet-support"), ("Mines", "soviet-support"), ("GArty1", "german-support")):
             s.place(c, None, f"pool:{pool}")
         s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
@@ -105,7 +107,54 @@ def test_the_combat_panel_shows_what_the_support_chits_do(qtbot, tmp_path, monke
         p = w.state.pending[0]
         odds = battle_odds(w.runner.engine.dicepool.setup(w.state, p))
         assert odds.notes and "Normal combat (11.4)" in text
+        items = [w.decision.list.item(i).text() for i in range(w.decision.list.count())]
+        assert items == ["Use support chit GArty1 (Heavy artillery)", "Support with Hummel1 (Hummel) from DR in 0810"]
+        assert "equipment in range" in w.decision.prompt.text()
         SHOTS.mkdir(parents=True, exist_ok=True)
         assert w.grab().save(str(SHOTS / "dicepool-chits.png"))
+    finally:
+        doc.close()
+
+
+def test_in_hotseat_the_germans_do_not_see_the_soviet_chits_before_they_are_turned_up(qtbot, tmp_path, monkeypatch):
+    """9.2(2)2: support chits are allocated face down; the Combat panel of the
+    side at the screen shows its own chits only (runtime.observe)."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"}, secrets=True)
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        b = w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609")):
+            s.place(uid, b.parse(h))
+        for c, pool in (("SMelee", "soviet-support"), ("Mines", "soviet-support"), ("GArty1", "german-support"),
+                        ("GSmoke", "german-support")):
+            s.place(c, None, f"pool:{pool}")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w.viewer = "german"
+        w._click_combat(b.parse("0609"))
+        w.roll()   # Fight: the Soviets allocate first
+        if w.handover.isVisible():
+            w.handover.go.click()
+        assert w.viewing_side() == "soviet"
+        w.act(Use("SMelee"))
+        assert "SMelee (soviet)" in w.odds.report.toPlainText()   # the Soviet player sees his own chit
+        w.act(w.legal()[-1])   # done: the Germans allocate
+        if w.handover.isVisible():
+            w.handover.go.click()
+        assert w.viewing_side() == "german"
+        text = w.odds.report.toPlainText()
+        assert "German attacks Soviet in 0609" in text and "SMelee" not in text and "x2" not in text
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-hidden-chits.png"))
     finally:
         doc.close()

@@ -203,6 +203,8 @@ class DicePoolMixin:
                 if role not in dict(cells):
                     ctx.error("missing", f"duel needs 'support {role} ...': how an unpaired weapon scores", du.span)
             db.finish()
+        rg = b.arg("ranged")
+        ranged = factor(rg, "ranged") if rg is not None else ""
         pos = b.arg("position-level")
         position = factor(pos, "position-level") if pos is not None else ""
         r = b.one("retreat")
@@ -219,4 +221,4 @@ class DicePoolMixin:
         return D.DicePoolRules(die, support, tuple(sides.get("support-from:pools", ())),
                                tuple(sides.get("support-to:pools", ())), first, superior, level, tuple(steps),
                                weapons, fire, armour, tuple(exclude), tuple(rounds), tuple(cells), r is not None,
-                               where(st), position, tuple(uses), rerolls)
+                               where(st), position, tuple(uses), rerolls, ranged)

@@ -9,6 +9,9 @@ carries the battle through its stages:
   only where one of its factors feeds a fire step (heavy artillery) or the
   game says what it does in a battle (``on-use``: ``chits``); chits whose
   effects are not run yet (aircraft) are not offered;
+  Equipment carried by the side's other stacks whose ``ranged`` factor
+  reaches the battle hex is offered too (``use Pak1``, face up, not
+  counted against the limit; once per turn, 11.2(1)3);
 * ``cancel``: each chit used whose effects cancel (a sniper, a commander:
   ``runtime.combat.dicepool.chits``) asks its side for a target, ``use
   CHIT TARGET`` or ``done``, the side that declares first first;
@@ -30,6 +33,7 @@ from __future__ import annotations
 from ... import attachments as A
 from ...actions import Action, Attack, Done, Hold, IllegalActionError, Pair, Use
 from ...definition import GameDefinition
+from ...hexes import hex_distance
 from ...state import GameState, eliminate
 from .battle import Setup, resolve
 from .chits import decisions
@@ -46,15 +50,16 @@ class DicePoolBattles:
     # ------------------------------------------------------------ reading
     def setup(self, s: GameState, p: dict, pairs: list | None = None) -> Setup:
         return build(self.game, self.e.board, s, p["attackers"], self.e.hex(p["hex"]), p["chits"],
-                     [tuple(x) for x in (p["pairs"] if pairs is None else pairs)], tuple(p.get("neutral", ())))
+                     [tuple(x) for x in (p["pairs"] if pairs is None else pairs)], tuple(p.get("neutral", ())),
+                     p.get("ranged"))
 
     def preview(self, s: GameState, attackers: list[str], target, chits: dict[str, list[str]] | None = None,
-                neutral: tuple[str, ...] = ()) -> Setup:
+                neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None) -> Setup:
         """The battle as it would be fought now (with these support chits,
         without the ``neutral`` counters), paired by default (the panel's and
         ``hexforge battle``'s odds)."""
-        st = build(self.game, self.e.board, s, attackers, target, chits, (), neutral)
-        return build(self.game, self.e.board, s, attackers, target, chits, default_pairs(st), neutral)
+        st = build(self.game, self.e.board, s, attackers, target, chits, (), neutral, ranged)
+        return build(self.game, self.e.board, s, attackers, target, chits, default_pairs(st), neutral, ranged)
 
     def order(self, p: dict) -> list[str]:
         first = self.rules.declares_first
@@ -76,6 +81,31 @@ class DicePoolBattles:
         return sorted(u.id for u in s.units.values() if u.box == box and u.hex is None and u.side == side
                       and u.id not in used and (any(factor(g, s, u.id, f) > 0 for f in steps) or
                                                 any(u.id in sel or g.matches(u.id, sel) for sel, _ in self.rules.uses)))
+
+    def ranged_open(self, s: GameState, p: dict) -> list[str]:
+        """The deciding side's counters carried by its other stacks that may
+        support this battle from where they are: their ``ranged`` factor
+        reaches the battle hex, and they have not supported one this turn
+        (11.2(1)3)."""
+        f, g = self.rules.ranged, self.game
+        if not f:
+            return []
+        side, target = p["side"], self.e.hex(p["hex"])
+        role = "attacker" if side == p["attacker"] else "defender"
+        barred = frozenset().union(*(sel for r, sel in self.rules.exclude if r == role))  # an attacker's AT gun
+        inside = set(p["attackers"]) | {u.id for u in s.units_at(target)}
+        used = set(p.get("ranged", {}).get(side, ()))
+        out = []
+        for uid in sorted(s.attached):
+            u = s.units[uid]
+            if u.side != side or u.hex is None or uid in inside:
+                continue
+            for a in A.under(s, uid):
+                r = factor(g, s, a, f)
+                if r > 0 and a not in used and f"ranged:{s.turn}:{a}" not in s.done and \
+                        hex_distance(u.hex, target) <= r and not (barred and g.matches(a, barred)):
+                    out.append(a)
+        return out
 
     def enemy(self, p: dict, side: str) -> str:
         return p["defender"] if side == p["attacker"] else p["attacker"]
@@ -137,7 +167,7 @@ class DicePoolBattles:
 
     def actions(self, s: GameState, p: dict) -> list[Action]:
         if p["stage"] == "support":
-            return [Use(c) for c in self.chits_open(s, p)] + [Done()]
+            return [Use(c) for c in self.chits_open(s, p) + self.ranged_open(s, p)] + [Done()]
         if p["stage"] == "pairs":
             return list(self.pairs_open(s, p))
         if p["stage"] == "cancel":
@@ -163,13 +193,20 @@ class DicePoolBattles:
                f"'done' retreats one hex and loses {n // 2}"
 
     def answer(self, s: GameState, p: dict, a: Action) -> None:
-        self.e.record(s, a, side=p["side"])
-        if p["stage"] == "support":
+        secret = p["stage"] == "support" and isinstance(a, Use) and a.option in self.chits_open(s, p)  # face down
+        self.e.record(s, a, side=p["side"], **({"face": "down"} if secret else {}))
+        if p["stage"] == "support" and isinstance(a, Use) and a.option not in self.chits_open(s, p):
+            p.setdefault("ranged", {}).setdefault(p["side"], []).append(a.option)  # equipment, declared face up
+            s.done.add(f"ranged:{s.turn}:{a.option}")
+            s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{a.option} ({p['side']}) supports the battle "
+                          f"from {self.e.board.hex_id(s.units[A.host_of(s, a.option)].hex)}"})
+        elif p["stage"] == "support":
             if isinstance(a, Use):
                 p["chits"].setdefault(p["side"], []).append(a.option)
-                s.log.append({"turn": s.turn, "support": a.option, "side": p["side"], "battle": p["hex"]})
+                s.log.append({"turn": s.turn, "support": a.option, "side": p["side"], "battle": p["hex"],
+                              "face": "down"})
             else:
-                self._next_declarer(p)
+                self._next_declarer(p, s)
         elif p["stage"] == "cancel":
             side, chit = p["cancel"].pop(0)
             if isinstance(a, Use):
@@ -184,19 +221,23 @@ class DicePoolBattles:
                 p["losses"][side] //= 2
             p["deciding"].pop(0)
 
-    def _next_declarer(self, p: dict) -> None:
+    def _next_declarer(self, p: dict, s: GameState) -> None:
         order = self.order(p)
         if p["side"] == order[0]:
             p["side"] = order[1]
-        else:  # the chits that cancel others, the side that declares first first (11.2(3))
+        else:
+            if any(p["chits"].values()):  # 11.2(2): every chit allocated to the battle is turned face up
+                s.log.append({"turn": s.turn, "battle": p["hex"], "revealed": {k: list(v) for k, v in p["chits"].items()},
+                              "step": "support chits: " + "; ".join(f"{k} {', '.join(v)}" for k, v in p["chits"].items()
+                                                                   if v)})  # the chits that cancel others, the side that declares first first (11.2(3))
             p["stage"] = "cancel"
             p["cancel"] = [[side, c] for side in order for c in p["chits"].get(side, []) if decisions(self.game, c)]
 
     def settle(self, s: GameState, p: dict) -> bool:
         """Run the automatic stages; True when the entry moved on."""
         if p["stage"] == "support":
-            if not self.chits_open(s, p):
-                self._next_declarer(p)
+            if not self.chits_open(s, p) and not self.ranged_open(s, p):
+                self._next_declarer(p, s)
                 return True
             return False
         if p["stage"] == "cancel":
@@ -287,19 +328,26 @@ class DicePoolBattles:
         by default, no support chits): the greedy bot's measure."""
         return float(battle_odds(self.preview(s, attackers, target)).win[s.units[attackers[0]].side])
 
-    def chance(self, s: GameState, p: dict, chits: dict[str, list[str]], neutral=None):
-        """The deciding side's exact chance to win, with these chits, paired by
-        default; a tie counts half (both lose)."""
+    def chance(self, s: GameState, p: dict, chits: dict[str, list[str]], neutral=None, ranged=None):
+        """The deciding side's exact chance to win, with these chits (and
+        ranged equipment), paired by default; a tie counts half (both lose)."""
         neutral = tuple(p.get("neutral", ()) if neutral is None else neutral)
-        odds = battle_odds(self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits, neutral))
+        ranged = p.get("ranged", {}) if ranged is None else ranged
+        odds = battle_odds(self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits, neutral, ranged))
         return odds.win[p["side"]] + odds.tie / 2
 
     # ------------------------------------------------------------ bots
     def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
         if p["stage"] == "support":  # the chit that raises the side's chance to win most, if one does
             best, chance = Done(), self.chance(s, p, p["chits"])
+            far = set(self.ranged_open(s, p))
             for a in acts:
-                if isinstance(a, Use):
+                if isinstance(a, Use) and a.option in far:
+                    rg = p.get("ranged", {})
+                    c = self.chance(s, p, p["chits"], None, {**rg, p["side"]: [*rg.get(p["side"], []), a.option]})
+                    if c > chance:
+                        best, chance = a, c
+                elif isinstance(a, Use):
                     c = self.chance(s, p, {**p["chits"], p["side"]: [*p["chits"].get(p["side"], []), a.option]})
                     if c > chance:
                         best, chance = a, c

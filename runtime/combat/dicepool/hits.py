@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from math import comb
 
 AUTO = "●"
 ROUND = "◆"
@@ -74,6 +75,16 @@ def convolve(a: dict[int, Fraction], b: dict[int, Fraction]) -> dict[int, Fracti
         for y, q in b.items():
             out[x + y] = out.get(x + y, Fraction(0)) + p * q
     return out
+
+
+def binomial(n: int, p: Fraction) -> dict[int, Fraction]:
+    """The exact probability of each number of hits of ``n`` dice that each
+    hit with probability ``p`` (one pool: every die has the same test)."""
+    if p >= 1:
+        return {n: Fraction(1)}
+    if p <= 0:
+        return {0: Fraction(1)}
+    return {k: comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1)}
 
 
 def hits_distribution(tests, sides: int = 6) -> dict[int, Fraction]:

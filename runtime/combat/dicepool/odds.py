@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .battle import Pool, Setup, Weapon
-from .hits import convolve, firing_round, hits_distribution
+from .hits import binomial, convolve, firing_round
 
 
 @dataclass
@@ -77,7 +77,7 @@ def pair_outcomes(setup: Setup, a: Weapon, d: Weapon) -> dict[frozenset[str], Fr
 
 def battle_odds(setup: Setup) -> BattleOdds:
     att, dfd = setup.attacker, setup.defender
-    pools = [(pool, hits_distribution([pool.test] * pool.dice, setup.sides)) for pool in setup.pools]
+    pools = [(pool, binomial(pool.dice, pool.test.probability(setup.sides))) for pool in setup.pools]
     unpaired = setup.unpaired()
     support = {}
     for side in (att, dfd):

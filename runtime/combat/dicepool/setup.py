@@ -81,11 +81,13 @@ def hit_test(game: GameDefinition, board: Board, text: str, target: Hex, crossed
 
 def build(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
           chits: dict[str, list[str]] | None = None, pairs: list[tuple[str, str]] = (),
-          neutral: tuple[str, ...] = ()) -> Setup:
+          neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None) -> Setup:
     """The battle of ``attackers`` against the stack in ``target``; ``chits``:
     the support chits each side used; ``pairs``: (attacker's weapon,
     defender's weapon) as paired so far."""
     rules: DicePoolRules = game.dice_pool
+    # a chit another side allocated face down is unknown in that side's view (runtime.observe): it counts for nothing
+    chits = {k: [c for c in v if c in game.counters] for k, v in (chits or {}).items()}
     att = state.units[attackers[0]].side
     defenders = [u.id for u in state.units_at(target)]
     dfd = state.units[defenders[0]].side if defenders else next(s for s in game.sides if s != att)
@@ -94,6 +96,9 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
              dfd: [i for uid in defenders for i in stack_items(state, uid)]}
     for side, used in (chits or {}).items():
         items[side] = items[side] + list(used)
+    far = {i for v in (ranged or {}).values() for i in v}  # equipment supporting from another stack (11.2(1)3)
+    for side, used in (ranged or {}).items():
+        items[side] = items[side] + [i for i in used if i not in items[side]]
     for side in items:  # counters a commander cancelled for this battle
         items[side] = [i for i in items[side] if i not in neutral]
     fx = chit_effects(game, items, chits or {}, att, dfd, state.turn)  # the chit catalogue (on-use)
@@ -126,12 +131,15 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
             fire, armour = factor(game, state, i, rules.fire), factor(game, state, i, rules.armour)
             rnd = next((k for k, r in enumerate(rules.rounds) if r.side == role and
                         (not r.weapons or game.matches(i, r.weapons))), -1)
+            if i in far:  # from another hex: its armour guards it, and counts for nothing in the damage step
+                weapons.append(Weapon(i, side, fire, 0, armour, rnd))
+                continue
             weapons.append(Weapon(i, side, fire, armour, armour if role == "attacker" else max(armour, guard_level),
                                   rnd))
     duel = {w.id for w in weapons}
     pairs = [(a, d) for a, d in pairs if a in duel and d in duel]  # a weapon gone since it was paired
     armour_items = tuple((i, side, factor(game, state, i, rules.armour)) for side in (att, dfd) for i in items[side]
-                         if i not in duel and factor(game, state, i, rules.armour) > 0)
+                         if i not in duel and i not in far and factor(game, state, i, rules.armour) > 0)
     support = tuple((att if role == "attacker" else dfd, hit_test(game, board, text, target, crossed))
                     for role, text in rules.support_cells)
     sides = game.dice[rules.die].sides if rules.die in game.dice else 6

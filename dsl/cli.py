@@ -384,6 +384,27 @@ def cmd_battle(args: argparse.Namespace) -> int:
                 if game.dice_pool is not None:
                     s.place(uid, h)
             sides.append(game.counters[uid].side if flag == "--attack" else "")
+    for item in (x.strip() for x in getattr(args, "near", "").split(",") if x.strip()):
+        head, _, where = item.partition("@")  # a stack beside the battle whose ranged equipment supports it
+        uid, *carried = head.split("+")
+        if game.dice_pool is None or not game.dice_pool.ranged:
+            return fail("--near: this game has no ranged support (dice-pool { ranged FACTOR })")
+        if uid not in game.counters:
+            return fail(f"--near: no counter '{uid}'", did_you_mean(uid, game.counters))
+        try:
+            h = board.parse(where)
+        except ValueError as e:
+            return fail(f"--near {item}: write UNIT+EQUIPMENT@HEX ({e})")
+        if h == target or h not in board:
+            return fail(f"--near {item}: {where} is not a hex beside the battle")
+        s.place(uid, h)
+        for cid in carried:
+            if cid not in game.counters:
+                return fail(f"--near {item}: no counter '{cid}'", did_you_mean(cid, game.counters))
+            why = A.why_not_attach(game, s, cid, uid)
+            if why:
+                return fail(f"--near {item}: {why}")
+            A.attach(game, s, cid, uid, "set up for the battle")
     attackers = {game.counters[x.split("@")[0].split("+")[0].strip()].side for x in args.attack.split(",") if x.strip()}
     defenders = {game.counters[x.split("+")[0].strip()].side for x in args.defend.split(",") if x.strip()}
     if len(attackers) != 1 or len(defenders) != 1 or attackers == defenders:
@@ -441,10 +462,24 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
     and the exact probability of each damage total and of winning."""
     import json
 
+    from runtime import attachments as A
+
     from runtime.combat.dicepool.odds import battle_odds, pct
 
     from .diagnostics import did_you_mean
-    attackers = sorted(u.id for u in s.units.values() if u.hex is not None and u.hex != target)
+    near = {x.strip().split("@")[0].split("+")[0] for x in args.near.split(",") if x.strip()}
+    attackers = sorted(u.id for u in s.units.values() if u.hex is not None and u.hex != target and u.id not in near)
+    from runtime.combat.dicepool.setup import factor
+    from runtime.hexes import hex_distance
+    ranged: dict[str, list[str]] = {}
+    for uid in sorted(near):
+        for cid in A.under(s, uid):
+            r, d = factor(game, s, cid, game.dice_pool.ranged), hex_distance(s.units[uid].hex, target)
+            if r < d:
+                say_error(f"--near: {cid}'s {game.dice_pool.ranged} {r} does not reach {args.hex} "
+                          f"({d} hex{'es' * (d != 1)} from {runner.board.hex_id(s.units[uid].hex)})", args.game)
+                return 1
+            ranged.setdefault(game.counters[cid].side, []).append(cid)
     chits: dict[str, list[str]] = {}
     for cid in (x.strip() for x in args.support.split(",") if x.strip()):
         if cid not in game.counters:
@@ -456,7 +491,7 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
             say_error(f"--support: {side} allocates at most {game.dice_pool.support} support chits to a battle",
                       args.game)
             return 1
-    st = runner.engine.dicepool.preview(s, attackers, target, chits)
+    st = runner.engine.dicepool.preview(s, attackers, target, chits, (), ranged)
     odds = battle_odds(st)
     if args.json:
         print(json.dumps({
@@ -478,6 +513,9 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
         print(f"  duel: {a} against {d} (paired by {game.dice_pool.superior}, strongest first)")
     for w in st.unpaired():
         print(f"  tank support: {w.id} ({w.side}), hit on {st.support_test(w).text()}")
+    for side, ids in ranged.items():
+        for cid in ids:
+            print(f"  {cid} ({side}) supports from {runner.board.hex_id(s.units[A.host_of(s, cid)].hex)} (ranged)")
     for note in st.notes:
         print(f"  {note}")
     for wid in sorted(st.rerolls):
@@ -680,6 +718,8 @@ def add_commands(sub) -> None:
     b.add_argument("--defend", required=True, help="defending units (WF,2T; 52G+PakFront2: with what it carries)")
     b.add_argument("--turn", type=int, default=1, help="the turn (weather, turn-limited options) (default: 1)")
     b.add_argument("--disrupted", default="", help="units already disrupted")
+    b.add_argument("--near", default="", help="dice-pool: stacks beside the battle whose ranged equipment supports it, "
+                                               "UNIT+EQUIPMENT@HEX (DR+Hummel1@0810)")
     b.add_argument("--support", default="", help="dice-pool: support chits used in the battle, either side's (GArty1,SArty1)")
     b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable; default: none)")

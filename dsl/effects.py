@@ -47,14 +47,16 @@ VERBS = {
     "both-lose": "both-lose",
     "cancel-chit": "cancel-chit SELECTORS",
     "cancel-equipment": "cancel-equipment SELECTORS [removed-with FACTOR]",
+    "strike": "strike SELECTORS on N [spent]",
 }
 RESULT_VERBS = ("join", "reroll")  # a CRT result's own effects: only in results { on CODE { ... } }
 # a support chit's effects in a dice-pool battle: only in dice-pool { on-use SELECTORS { ... } }
 # (runtime/combat/dicepool/chits.py applies them; they change that battle only)
-BATTLE_VERBS = ("multiply", "add-damage", "cancel-step", "neutralise", "both-lose", "cancel-chit", "cancel-equipment")
+BATTLE_VERBS = ("multiply", "add-damage", "cancel-step", "neutralise", "both-lose", "cancel-chit", "cancel-equipment",
+                "strike")
 # the words after a verb's first arguments that take one value
 KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", "else-row", "marked", "unmarked",
-            "removed-with"}
+            "removed-with", "on"}
 UNIT_MARKERS = ("out-of-supply", "isolated", "disrupted")  # markers on units (runtime/supply.py reads them)
 BLOCK_KEYWORDS = ("do", "on", "on-draw", "option", "on-use")  # statements whose body is effects (no global value/condition rules)
 
@@ -119,7 +121,7 @@ class EffectCompiler:
             if w in KEYWORDS and i + 1 < len(rest):
                 named[w] = rest[i + 1]
                 i += 2
-            elif w in ("random", "upto", "commanding-nobody", "both"):
+            elif w in ("random", "upto", "commanding-nobody", "both", "spent"):
                 flags.add(w)
                 i += 1
             else:
@@ -167,7 +169,7 @@ class EffectCompiler:
                 "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:])),
                 "join": 2, "reroll": 0, "lose-source": 1,
                 "multiply": 2, "add-damage": 1, "cancel-step": 1, "neutralise": 1, "both-lose": 0,
-                "cancel-chit": 1, "cancel-equipment": 1}[verb]
+                "cancel-chit": 1, "cancel-equipment": 1, "strike": 1}[verb]
         split = self._split(e, npos)
         if split is None:
             return None
@@ -383,7 +385,8 @@ class EffectCompiler:
                 ctx.error("arguments", "reroll takes no arguments", e.args[0].span, "write: reroll")
                 ok = False
         elif verb in BATTLE_VERBS:
-            refuse("both") if verb == "multiply" else refuse("removed-with") if verb == "cancel-equipment" else refuse()
+            refuse(*{"multiply": ("both",), "cancel-equipment": ("removed-with",),
+                     "strike": ("on", "spent")}.get(verb, ()))
             if verb in ("multiply", "cancel-step"):
                 step = pos[0].text
                 if step not in self.battle_steps:
@@ -398,7 +401,12 @@ class EffectCompiler:
             elif verb == "add-damage":
                 args["amount"] = ctx.int_(pos[0], "damage added", -99, 99)
                 ok = ok and args["amount"] is not None
-            elif verb in ("neutralise", "cancel-chit", "cancel-equipment"):
+            if verb == "strike":
+                on = need("on")
+                args["on"] = ctx.int_(on, "the hit number", 0, 99) if on else None
+                args["spent"] = "spent" in flags
+                ok = ok and args["on"] is not None
+            if verb in ("neutralise", "cancel-chit", "cancel-equipment", "strike"):
                 args["units"] = tuple(self.selectors(pos[0]))
                 ok = ok and bool(args["units"])
                 if "removed-with" in named:

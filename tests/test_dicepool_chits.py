@@ -5,6 +5,7 @@ verbs, and the Wittmann reroll (``duel { reroll ... }``); the exact odds
 with them against a brute-force enumeration of every die face."""
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from fractions import Fraction
 
@@ -303,3 +304,50 @@ def test_a_ranged_weapon_counts_in_the_duel_not_in_the_damage_step():
     assert (w.armour, w.guard, w.round) == (0, 1, 0)   # guarded by its armour 1; the anti-tank round
     odds = battle_odds(st)   # no armour bonus for the Soviets: only the defence level is added
     assert odds.totals["soviet"] == {k + st.level: p for k, p in odds.damage["soviet"].items()}
+
+
+def test_a_molotov_cocktail_strikes_a_random_tank_before_the_duel():
+    """签一览 Molotov: before the tank battle, a participating tank or SP anti-tank
+    gun drawn at random; 2 or less destroys it, and the chit leaves the game."""
+    outcomes = set()
+    for seed in range(12):
+        runner, s, _ = _battle(attack=(("167ID", "0610"), ("LAH+Tiger1+Panther1", "0710")))
+        eng = runner.engine
+        s.rng_state = random.Random(seed).getstate()   # a different draw and die each time
+        s.place("Molotov", None, "pool:soviet-support")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+        s = eng.apply(s, "attack 0609 with 167ID,LAH")
+        p = s.pending[0]
+        # the Soviets' chance with it: each tank destroyed with 1/3 x 1/2, worked out exactly
+        with_it = eng.dicepool.chance(s, p, {"soviet": ["Molotov"]})
+        base = eng.dicepool.chance(s, p, {})
+        one = [eng.dicepool.chance(s, p, {}, (t,)) for t in ("Panther1", "Tiger1")]
+        assert with_it == Fraction(2, 3) * base + Fraction(1, 6) * sum(one) and with_it > base
+        s = eng.apply(s, "use Molotov")   # its only chit; no German chit: the battle goes on
+        line = next(e["step"] for e in s.log if e.get("step", "").startswith("Molotov (soviet) at "))
+        target = line.split(" at ")[1].split(":")[0]
+        assert target in ("Tiger1", "Panther1")
+        if "destroyed" in line:
+            assert s.units[target].box == "pool:german-tank-cup" and s.units["Molotov"].box == "removed"
+            assert not any(target in e.get("step", "") and "fires" in e.get("step", "") for e in s.log)
+            outcomes.add("hit")
+        else:
+            assert s.units["Molotov"].box == "pool:soviet-support-cup"
+            outcomes.add("miss")
+    assert outcomes == {"hit", "miss"}
+
+
+def test_hexforge_battle_shows_ranged_support_and_the_chits(capsys):
+    from editor.cli import main
+    from helpers import ROOT
+    game = str(ROOT / "games" / "prokhorovka")
+    assert main(["battle", game, "--hex", "0609", "--attack", "167ID@0610,LAH+Wittmann@0710", "--defend", "52G",
+                 "--near", "DR+Hummel1@0810,31TK+PakFront1@0508", "--support", "GArty1,SMelee"]) == 0
+    out = capsys.readouterr().out
+    assert "Artillery (11.3): german 6 dice (GArty1 3, Hummel1 3), hit on 2 or less" in out
+    assert "duel: Wittmann against PakFront1" in out and "PakFront1 (soviet) supports from 0508 (ranged)" in out
+    assert "SMelee (soviet): normal-combat dice x2 for both sides" in out
+    assert "Wittmann: a shot by or at it may be rolled again once" in out
+    assert main(["battle", game, "--hex", "0609", "--attack", "LAH@0710", "--defend", "52G",
+                 "--near", "6TK+PakFront3@0203"]) == 1
+    assert "PakFront3's range 2 does not reach 0609 (8 hexes from 0203)" in capsys.readouterr().err

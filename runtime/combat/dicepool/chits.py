@@ -19,6 +19,11 @@ dice see them as the dice do:
                              (a decision) one enemy counter carried in the
                              battle takes no part; with FACTOR 1 or more it is
                              removed from the game
+    strike SELECTORS on N [spent]
+                             before the tank duel, one enemy counter in the
+                             battle that matches, drawn at random, is
+                             destroyed on a die of N or less (``spent``: the
+                             chit leaves the game when it destroys one)
 
 A chit's decisions are alternatives (a commander cancels a chit or an
 equipment counter): its side picks one target among them, or none, in the
@@ -63,6 +68,11 @@ def decisions(game: GameDefinition, chit: str) -> list[Effect]:
     return [eff for eff in _effects(game, chit) if eff.verb in DECISIONS]
 
 
+def strikes(game: GameDefinition, chit: str) -> list[Effect]:
+    """A chit's strikes (a Molotov cocktail)."""
+    return [eff for eff in _effects(game, chit) if eff.verb == "strike"]
+
+
 def _holds(eff: Effect, names: dict) -> bool:
     return eff.condition is None or E.evaluate(eff.condition, names) is True
 
@@ -95,6 +105,10 @@ def chit_effects(game: GameDefinition, items: dict[str, list[str]], chits: dict[
                 continue
             for eff in _effects(game, chit):
                 if eff.verb in ("neutralise", *DECISIONS) or not _holds(eff, names(side)):
+                    continue
+                if eff.verb == "strike":
+                    out.notes.append(f"{chit} ({side}): before the duel, one of the enemy's "
+                                     f"{', '.join(eff.args['units'])} at random is destroyed on {eff.args['on']} or less")
                     continue
                 a = eff.args
                 if eff.verb == "multiply":

@@ -30,13 +30,15 @@ weapon that is hit goes where its attachment kind returns it (its cup), or
 is eliminated when it stands as a unit of its own."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ... import attachments as A
 from ...actions import Action, Attack, Done, Hold, IllegalActionError, Pair, Use
 from ...definition import GameDefinition
 from ...hexes import hex_distance
 from ...state import GameState, eliminate
 from .battle import Setup, resolve
-from .chits import decisions
+from .chits import decisions, strikes
 from .odds import battle_odds
 from .setup import build, default_pairs, factor
 
@@ -125,6 +127,44 @@ class DicePoolBattles:
                 out += [a for u in units if s.units[u].hex is not None for a in A.under(s, u)
                         if a not in p.get("neutral", ()) and (a in sel or g.matches(a, sel))]
         return list(dict.fromkeys(out))
+
+    def strike_targets(self, s: GameState, p: dict, side: str, eff, neutral=None, ranged=None) -> list[str]:
+        """The enemy counters in the battle a strike may hit (sorted)."""
+        g, enemy = self.game, self.enemy(p, side)
+        neutral = set(p.get("neutral", ()) if neutral is None else neutral)
+        ranged = p.get("ranged", {}) if ranged is None else ranged
+        sel = frozenset(eff.args["units"])
+        units = p["attackers"] if enemy == p["attacker"] else \
+            [u.id for u in s.units_at(self.e.hex(p["hex"])) if u.side == enemy]
+        items = [a for u in units if s.units[u].hex is not None for a in A.under(s, u)] + list(ranged.get(enemy, ()))
+        return sorted({a for a in items if a not in neutral and (a in sel or g.matches(a, sel))})
+
+    def strike(self, s: GameState, p: dict) -> None:
+        """Before the duel: each chit's strike, the side that declares first
+        first: a target drawn at random, one die (Molotov cocktail)."""
+        g = self.game
+        die = g.dice[self.rules.die]
+        for side in self.order(p):
+            for chit in list(p["chits"].get(side, ())):
+                for eff in strikes(g, chit):
+                    cands = self.strike_targets(s, p, side, eff)
+                    if not cands:
+                        continue
+                    r = s.rng()
+                    target = r.choice(cands)
+                    s.rng_state = r.getstate()
+                    s.log.append({"turn": s.turn, "draw": [target], "for": f"{chit} in {p['hex']}"})
+                    roll = s.roll(die, f"{chit} at {target} in {p['hex']}")
+                    hit = roll <= eff.args["on"]
+                    line = f"{chit} ({side}) at {target}: {roll}, " + ("destroyed" if hit else "missed")
+                    if hit:
+                        p.setdefault("neutral", []).append(target)
+                        if A.host_of(s, target) is not None:
+                            A.remove(g, s, target, f"{chit}")
+                        if eff.args.get("spent"):
+                            p.setdefault("spent", []).append(chit)
+                            line += f"; {chit} leaves the game"
+                    s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
 
     def cancel(self, s: GameState, p: dict, side: str, chit: str, target: str) -> None:
         g, enemy = self.game, self.enemy(p, side)
@@ -247,6 +287,7 @@ class DicePoolBattles:
                     p["side"] = side
                     return False
                 p["cancel"].pop(0)  # cancelled itself, or nothing to cancel
+            self.strike(s, p)
             p["stage"] = "pairs"
             p["side"] = self.rules.superior
             return True
@@ -291,7 +332,9 @@ class DicePoolBattles:
         for side, used in p["chits"].items():
             back = self._support_pool(side, self.rules.support_to)
             for c in used:
-                if back:
+                if c in p.get("spent", ()):
+                    s.place(c, None, "removed")
+                elif back:
                     s.place(c, None, f"pool:{back}")
         winner = out.winner(att, dfd)
         p["losses"] = out.losses(att, dfd)
@@ -333,8 +376,28 @@ class DicePoolBattles:
         ranged equipment), paired by default; a tie counts half (both lose)."""
         neutral = tuple(p.get("neutral", ()) if neutral is None else neutral)
         ranged = p.get("ranged", {}) if ranged is None else ranged
-        odds = battle_odds(self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits, neutral, ranged))
-        return odds.win[p["side"]] + odds.tie / 2
+        g = self.game
+        chits = {k: [c for c in v if c in g.counters] for k, v in chits.items()}  # '?': the enemy's, unseen
+        todo = [(side, eff) for side in self.order(p) for c in chits.get(side, ()) for eff in strikes(g, c)] \
+            if p["stage"] in ("support", "cancel") else []
+        return self._mix(s, p, chits, neutral, ranged, todo)
+
+    def _mix(self, s: GameState, p: dict, chits, neutral: tuple, ranged, todo):
+        """The chance over every outcome of the strikes still to come
+        (a target at random, then one die)."""
+        if not todo:
+            odds = battle_odds(self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits, neutral, ranged))
+            return odds.win[p["side"]] + odds.tie / 2
+        (side, eff), rest = todo[0], todo[1:]
+        cands = self.strike_targets(s, p, side, eff, neutral, ranged)
+        if not cands:
+            return self._mix(s, p, chits, neutral, ranged, rest)
+        sides = self.game.dice[self.rules.die].sides
+        q = Fraction(max(0, min(eff.args["on"], sides)), sides)
+        total = (1 - q) * self._mix(s, p, chits, neutral, ranged, rest)
+        for t in cands:
+            total += q / len(cands) * self._mix(s, p, chits, (*neutral, t), ranged, rest)
+        return total
 
     # ------------------------------------------------------------ bots
     def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:

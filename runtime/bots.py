@@ -397,6 +397,11 @@ class GreedyBot:
             self.goals(runner, state, side, reach)
         guards = self._guards(runner, state, side, reach)
         lines = supply_map(runner.game, runner.board, state, side)
+        if runner.game.combat.procedure == "odds" and not move_in:  # attacks follow movement
+            setup, ready = self._attack_setup(runner, state, by_unit, side, lines, guards)
+            if setup is not None:
+                return setup
+            guards = guards | ready  # units set for a good attack wait for the combat phase
         # the unit whose best move gains the most toward an objective, staying in supply
         best, best_gain = None, 0
         follows_control = runner.game.supply.blocked_by_enemy_control
@@ -421,6 +426,91 @@ class GreedyBot:
         if best is None and hqs:
             best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets)
         return best or next(a for a in acts if isinstance(a, Done))
+
+    def _attack_odds(self, runner: Runner, state: GameState, attackers: list[str], target) -> tuple | None:
+        """(column, chance that the defender loses a step or retreats) of an attack, None if illegal."""
+        g = runner.game
+        rep = combat_odds(g, runner.board, state, attackers, target, env=runner.env)
+        if not rep.legal:
+            return None
+        good = sum(p for code, p in rep.probabilities.items()
+                   if (r := g.results[rep.crt.results].get(code)) and (r.defender_loss or r.defender_retreat))
+        return rep.column.index, good
+
+    def _ready(self, runner: Runner, state: GameState, side: str, target) -> list[str]:
+        """The side's units next to ``target`` that could attack it in the combat to come."""
+        engine, out = runner.engine, []
+        for n, _ in runner.board.adj[target]:
+            for x in state.occupants.get(n, ()):
+                if state.units[x].side == side and x not in state.attacked and not self._is_hq(runner, x) \
+                        and engine.can_act(state, x) and not engine.no_attack_after_move(state, x):
+                    out.append(x)
+        return sorted(out)
+
+    def _attack_setup(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
+                      guards: set[str]) -> tuple[Move | None, set[str]]:
+        """CRT games whose attacks follow movement: the move that makes an
+        attack worth declaring, a unit next to an enemy stack so that the
+        side's units around it would attack at odds where the defender loses
+        or retreats at least as often as not, where they would not without it
+        (or a column better, while that chance is under 0.8); the best such:
+        an attack made good first, then the column, the chance, an objective's
+        hex.  Also the units already set for a good attack (they stay)."""
+        board = runner.board
+        enemy = set(self._enemy_hexes(state, side))
+        aims = set(self.objectives(runner, side))
+        base: dict = {}
+        ready: set[str] = set()
+
+        def now(t):
+            if t not in base:
+                units = self._ready(runner, state, side, t)
+                base[t] = (self._attack_odds(runner, state, units, t) if units else None, units)
+                if base[t][0] is not None and base[t][0][1] >= 0.5:
+                    ready.update(units)
+            return base[t][0]
+
+        best, best_key = None, None
+        tried: dict = {}  # (target, unit, the hexside it would attack across) -> odds
+        for uid, ms in sorted(by_unit.items()):
+            if uid in guards or self._is_hq(runner, uid):
+                continue
+            here = state.units[uid].hex
+            for m in ms:
+                h = board.parse(m.to)
+                if h not in lines:
+                    continue
+                targets = [t for t, _ in board.adj[h] if t in enemy and t not in state.attacked_hexes
+                           and t.distance(here) > 1]  # next to it already: moving adds nothing there
+                if not targets:
+                    continue
+                after = None
+                for t in targets:
+                    before = now(t)
+                    if before is not None and before[1] >= 0.8:
+                        continue  # good enough without it
+                    e = board.edge(h, t)
+                    k = (t, uid, tuple(sorted(e.hexside)), e.bridged)
+                    if k not in tried:
+                        if after is None:
+                            after = state.copy()
+                            after.place(uid, h)
+                            after.moved.add(uid)
+                        tried[k] = self._attack_odds(runner, after, self._ready(runner, after, side, t), t)
+                    new = tried[k]
+                    if new is None or new[1] < 0.5:
+                        continue
+                    made = before is None or before[1] < 0.5
+                    if not made and new[0] <= before[0]:
+                        continue
+                    key = (made, new[0], new[1], t in aims, uid, m.to)
+                    if best_key is None or key > best_key:
+                        best, best_key = m, key
+        movers = {state.units[u].hex for u in by_unit}
+        for t in sorted(enemy):  # the movers next to a good attack stay, whether or not a move was found
+            if any(n in movers for n, _ in board.adj[t]):
+                now(t)
+        return best, ready
 
     def _guards(self, runner: Runner, state: GameState, side: str, reach: int) -> set[str]:
         """The last unit of the side on each place the enemy plays for that

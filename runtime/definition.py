@@ -1052,7 +1052,7 @@ class DicePoolRules:
     # ``duel { reroll SELECTORS }``: a shot by or at such a weapon may be rolled again once, by its owner
     rerolls: frozenset[str] = frozenset()
     # ``ranged FACTOR``: a counter carried with this factor may support a battle up to that many hexes
-    # from its stack, once per turn (Prokhorovka 11.2(1)3)
+    # from its stack, once per combat phase (Prokhorovka 11.2(1)3)
     ranged: str = ""
 
 

@@ -258,10 +258,10 @@ def test_support_chits_are_allocated_face_down_and_turned_up_together():
     assert any(e.get("revealed") == {"soviet": ["SSniper1"], "german": ["GArty1"]} for e in seen)
 
 
-def test_ranged_equipment_supports_a_nearby_battle_once_per_turn():
+def test_ranged_equipment_supports_a_nearby_battle_once_a_combat_phase():
     """11.2(1)3: equipment with a range, carried by another stack whose hex is
     within it of the battle, may support it (an anti-tank gun in the duel,
-    self-propelled artillery with its dice), once per turn; its armour counts
+    self-propelled artillery with its dice), once a combat phase; its armour counts
     in the damage step only where its own stack fights."""
     from runtime import attachments as A
     from runtime.hexes import hex_distance
@@ -287,10 +287,36 @@ def test_ranged_equipment_supports_a_nearby_battle_once_per_turn():
         "Hummel1 (german) supports the battle from 0810" in log
     assert any(x.startswith("Artillery (11.3): german 3 dice") for x in log)
     assert any("PakFront1" in x and ("fires" in x or "tank support" in x) for x in log)   # it fought
-    assert "ranged:1:Hummel1" in s.done
-    # the next battle this turn: the Hummel has supported one already
+    from runtime.combat.dicepool.setup import ranged_key
+    assert ranged_key(s, "Hummel1") in s.done
+    # the next battle this phase: the Hummel has supported one already
     p = {"hex": "0609", "attackers": ["167ID"], "attacker": "german", "defender": "soviet", "side": "german"}
     assert "Hummel1" not in eng.dicepool.ranged_open(s, p)
+    s.pc += 1   # the next combat phase: it may again
+    assert "Hummel1" in eng.dicepool.ranged_open(s, p)
+
+
+def test_equipment_with_a_range_that_fought_in_its_own_battle_supports_no_other_this_phase():
+    runner, s, _ = _battle(attack=(("167ID", "0610"), ("LAH+Hummel1", "0710")))
+    eng, b = runner.engine, runner.board
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+    s = eng.apply(s, "attack 0609 with 167ID,LAH")   # no chit either side: the battle is fought at once
+    assert any(x.get("step", "").startswith("Artillery (11.3): german 3 dice") for x in s.log)  # the Hummel fired
+    while s.pending:   # losses, retreats, the advance: the first choice each time
+        s = eng.apply(s, eng.legal_actions(s)[0])
+    assert s.units["LAH"].hex is not None and A_under(s, "LAH") == ["Hummel1"]   # this seed: both came through
+    here = s.units["LAH"].hex
+    free = next(n for n, _ in sorted(b.adj[here]) if not s.units_at(n))
+    s.place("31TK", free)
+    st = eng.dicepool.preview(s, ["LAH"], free)   # LAH's next battle this phase: the Hummel does not fire again
+    assert all("Hummel1" not in dict(pool.items) for pool in st.pools)
+    s.pc += 1
+    assert any("Hummel1" in dict(pool.items) for pool in eng.dicepool.preview(s, ["LAH"], free).pools)
+
+
+def A_under(s, uid):
+    from runtime import attachments as A
+    return list(A.under(s, uid))
 
 
 def test_a_ranged_weapon_counts_in_the_duel_not_in_the_damage_step():

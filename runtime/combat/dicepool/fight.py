@@ -11,7 +11,7 @@ carries the battle through its stages:
   effects are not run yet (aircraft) are not offered;
   Equipment carried by the side's other stacks whose ``ranged`` factor
   reaches the battle hex is offered too (``use Pak1``, face up, not
-  counted against the limit; once per turn, 11.2(1)3);
+  counted against the limit; once per combat phase, 11.2(1)3);
 * ``cancel``: each chit used whose effects cancel (a sniper, a commander:
   ``runtime.combat.dicepool.chits``) asks its side for a target, ``use
   CHIT TARGET`` or ``done``, the side that declares first first;
@@ -40,7 +40,7 @@ from ...state import GameState, eliminate
 from .battle import Setup, resolve
 from .chits import decisions, strikes
 from .odds import battle_odds
-from .setup import build, default_pairs, factor
+from .setup import build, default_pairs, factor, ranged_key
 
 
 class DicePoolBattles:
@@ -104,7 +104,7 @@ class DicePoolBattles:
                 continue
             for a in A.under(s, uid):
                 r = factor(g, s, a, f)
-                if r > 0 and a not in used and f"ranged:{s.turn}:{a}" not in s.done and \
+                if r > 0 and a not in used and ranged_key(s, a) not in s.done and \
                         hex_distance(u.hex, target) <= r and not (barred and g.matches(a, barred)):
                     out.append(a)
         return out
@@ -237,7 +237,7 @@ class DicePoolBattles:
         self.e.record(s, a, side=p["side"], **({"face": "down"} if secret else {}))
         if p["stage"] == "support" and isinstance(a, Use) and a.option not in self.chits_open(s, p):
             p.setdefault("ranged", {}).setdefault(p["side"], []).append(a.option)  # equipment, declared face up
-            s.done.add(f"ranged:{s.turn}:{a.option}")
+            s.done.add(ranged_key(s, a.option))
             s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{a.option} ({p['side']}) supports the battle "
                           f"from {self.e.board.hex_id(s.units[A.host_of(s, a.option)].hex)}"})
         elif p["stage"] == "support":
@@ -318,6 +318,11 @@ class DicePoolBattles:
 
     def roll(self, s: GameState, p: dict) -> None:
         st = self.setup(s, p)
+        if self.rules.ranged:  # what fights with a range here supports no other battle this phase (11.2(1)3)
+            inside = [*p["attackers"], *(u.id for u in s.units_at(self.e.hex(p["hex"])))]
+            for cid in [a for u in inside for a in A.under(s, u)]:
+                if factor(self.game, s, cid, self.rules.ranged) > 0:
+                    s.done.add(ranged_key(s, cid))
         die = self.game.dice[self.rules.die]
         out = resolve(st, lambda why: s.roll(die, f"{why} in {p['hex']}"))
         att, dfd = p["attacker"], p["defender"]

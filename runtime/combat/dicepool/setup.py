@@ -31,6 +31,12 @@ def stack_items(state: GameState, uid: str) -> list[str]:
     return [uid, *A.under(state, uid)]
 
 
+def ranged_key(state: GameState, cid: str) -> str:
+    """The record that ``cid`` fought with its range in this combat phase
+    (11.2(1)3: once a phase; an SP gun fires at most three times a full turn)."""
+    return f"ranged:{state.turn}:{state.pc}:{cid}"
+
+
 def factor(game: GameDefinition, state: GameState, uid: str, name: str) -> int:
     c = game.counters[uid]
     return c.steps[min(state.units[uid].step, len(c.steps) - 1)].get(name, 0) if name else 0
@@ -99,8 +105,9 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
     far = {i for v in (ranged or {}).values() for i in v}  # equipment supporting from another stack (11.2(1)3)
     for side, used in (ranged or {}).items():
         items[side] = items[side] + [i for i in used if i not in items[side]]
-    for side in items:  # counters a commander cancelled for this battle
-        items[side] = [i for i in items[side] if i not in neutral]
+    for side in items:  # counters a commander cancelled for this battle, or that fought with their range
+        items[side] = [i for i in items[side] if i not in neutral and  # in another battle this phase
+                       (i in far or not rules.ranged or ranged_key(state, i) not in state.done)]
     fx = chit_effects(game, items, chits or {}, att, dfd, state.turn)  # the chit catalogue (on-use)
     for side, gone in fx.neutral.items():
         items[side] = [i for i in items[side] if i not in gone]

@@ -964,7 +964,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         the combat phase; (setup, hex id, fighting) or None."""
         eng = self.runner.engine
         try:
-            if s.pending and s.pending[0]["kind"] == "dice-pool" and s.pending[0]["stage"] in ("support", "pairs"):
+            if s.pending and s.pending[0]["kind"] == "dice-pool" and \
+                    s.pending[0]["stage"] in ("support", "cancel", "pairs"):
                 p = s.pending[0]
                 st = eng.dicepool.setup(s, p)
                 return eng.dicepool.setup(s, p, default_pairs(st)), p["hex"], True

@@ -158,3 +158,45 @@ def test_in_hotseat_the_germans_do_not_see_the_soviet_chits_before_they_are_turn
         assert w.grab().save(str(SHOTS / "dicepool-hidden-chits.png"))
     finally:
         doc.close()
+
+
+def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """11.2(3): once both sides have allocated, a commander's side says what it
+    cancels; the Combat panel keeps showing the battle meanwhile."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609"), ("DR", "0810")):
+            s.place(uid, b.parse(h))
+        for aid, host in (("Tiger1", "LAH"), ("PakFront2", "52G"), ("Hummel1", "DR")):
+            A.attach(g, s, aid, host)
+        for c, pool in (("SArty1", "soviet-support"), ("GCmdr1", "german-support"), ("GArty1", "german-support")):
+            s.place(c, None, f"pool:{pool}")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0609"))
+        w.roll()
+        w.act(Use("SArty1"))
+        w.act(Use("GCmdr1"))
+        w.act(Use("Hummel1"))
+        w.act(w.legal()[-1])   # the Germans are done: the commander names its target
+        assert "German says what GCmdr1 cancels" in w.decision.prompt.text()
+        assert [w.decision.list.item(i).text() for i in range(w.decision.list.count())] == \
+            ["GCmdr1 (Commander) cancels SArty1", "GCmdr1 (Commander) cancels PakFront2"]
+        text = w.odds.report.toPlainText()
+        assert "German attacks Soviet in 0609" in text and "Hummel1 3" in text
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-commander.png"))
+    finally:
+        doc.close()

@@ -566,7 +566,7 @@ def trigger(ctx: Ctx, st: Statement, fx: EffectCompiler, checkpoints: set[str]) 
                   did_you_mean(at.text, sorted(checkpoints)))
         return None
     ctx.expr(st.condition)
-    fx.bound_places = ("hex",) if at.text == "enter" else ()  # the hex entered
+    fx.bound_places = ("hex",) if at.text in ("enter", "enter-each") else ()  # the hex entered
     key = fx.block(st, f"trigger:{st.name}")
     fx.bound_places = ()
     return D.Trigger(st.name, title_of(st) or st.name, at.text, st.condition, key, where(st))

@@ -55,6 +55,9 @@ class Engine:
         self.on_battle: Callable[[GameState, str, str, str, str], None] | None = None
         # runs a CRT result's effects (``results { on CODE { ... } }``) with (state, effects key, why)
         self.on_result: Callable[[GameState, str, str], None] | None = None
+        # called with (state, unit, the hexes it entered in order) after a move, a retreat or an
+        # advance: the ``enter-each`` checkpoint (AVD 移动 1 g-h: every star hex entered)
+        self.on_enter: Callable[[GameState, str, list[Hex]], None] | None = None
 
     def _plain_env(self, s: GameState) -> tuple[dict, dict]:
         g = self.game
@@ -406,6 +409,8 @@ class Engine:
         m = mode_by_id(self.game, a.mode) if a.mode else None
         if m is not None:
             self._mode_markers(s, a.unit, m)
+        if self.on_enter is not None:
+            self.on_enter(s, a.unit, path[1:])
 
     def overrun_along(self, s: GameState, uid: str, hexes, over: frozenset[Hex]) -> dict[str, str]:
         """The lone enemy units in the ``over`` hexes (``overrun_hexes``) among
@@ -621,6 +626,8 @@ class Engine:
             hexes = [self.board.parse(x) for x in a.path]
             s.place(a.unit, hexes[-1])
             self.pass_through(s, s.units[a.unit].side, hexes)
+            if self.on_enter is not None:
+                self.on_enter(s, a.unit, hexes)
         elif isinstance(a, Retreat):
             u = s.units[a.unit]
             path = self._retreat_options(s, p)
@@ -646,6 +653,8 @@ class Engine:
                 for q in s.pending:  # the followers that may go with it (6 c)
                     if q["kind"] == "follow" and a.unit in q["movers"]:
                         q["paths"] = q["paths"] + [[a.unit, path_ids]]
+                if self.on_enter is not None:
+                    self.on_enter(s, a.unit, list(chosen.hexes))
         elif isinstance(a, Advance):
             u = s.units[a.unit]
             hexes = [self.board.parse(x) for x in a.path]
@@ -658,6 +667,8 @@ class Engine:
                 s.log.append({"turn": s.turn, "advance": a.unit, "overrun": overrun})
             self.pass_through(s, u.side, hexes)
             p["advanced"] = p["advanced"] + [a.unit]
+            if self.on_enter is not None:
+                self.on_enter(s, a.unit, hexes)
             if p.get("one"):  # one stack advances (Prokhorovka 15.0(1))
                 s.pending.pop(0)
         elif isinstance(a, Hold):  # step losses instead of the retreat

@@ -101,11 +101,11 @@ def victory_objectives(runner) -> Objectives:
 
 
 def entry_places(runner) -> dict[str, set[Hex]]:
-    """Side -> the hexes whose entering runs an ``enter`` trigger for it."""
+    """Side -> the hexes whose entering runs an ``enter`` or ``enter-each`` trigger for it."""
     g = runner.game
     out: dict[str, set[Hex]] = {s: set() for s in g.sides}
     for t in g.triggers:
-        if t.at != "enter" or t.condition is None:
+        if t.at not in ("enter", "enter-each") or t.condition is None:
             continue
         sides = _sides_compared(t.condition, g.sides) or set(g.sides)
         hexes = _asked_hexes(runner, t.condition)

@@ -180,6 +180,9 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
             raise ValueError("this scenario needs " + ", ".join(f"--param {n}=N" for n in needed))
         # the ``enter`` checkpoint (a unit moved into a hex) is run only for games that use it
         self._enter = any(t.at == "enter" for t in game.triggers) or any(r.at == "enter" for r in self.victory)
+        # the ``enter-each`` checkpoint: every hex a unit enters (moves, retreats, advances), run by the engine
+        if any(t.at == "enter-each" for t in game.triggers) or any(r.at == "enter-each" for r in self.victory):
+            self.engine.on_enter = self._entered
 
     # ---------------------------------------------------------- set-up
     def new_game(self, seed: int = 0) -> GameState:
@@ -528,6 +531,14 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
                 continue
             check_supply(self.game, self.board, s, side)
         self.checkpoint(s, "supply")
+
+    def _entered(self, s: GameState, uid: str, hexes) -> None:
+        """The ``enter-each`` checkpoint for each hex ``uid`` entered, in order."""
+        side = s.units[uid].side
+        for h in hexes:
+            if s.result is not None:
+                return
+            self.checkpoint(s, "enter-each", hex=self.board.hex_id(h), side=side)
 
     def _proc_advance_turn(self, s: GameState, ph: Phase) -> None:
         s.cup, s.activated, s.moved = [], set(), set()

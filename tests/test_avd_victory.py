@@ -1,6 +1,6 @@
 """A Victory Denied's victory chits (移动 1 g-h, 胜负): the triggers vp-draw and
-vp-return of games/a-victory-denied/game.hxr, run at the `enter` checkpoint a
-move reaches, on the stand-in board (chits: the box 1+1+2, Smolensk 2010 a 3,
+vp-return of games/a-victory-denied/game.hxr, run at the `enter-each` checkpoint
+(every hex a move, a retreat or an advance enters), on the stand-in board (chits: the box 1+1+2, Smolensk 2010 a 3,
 Moscow 3810 a 5; Yelnya 2515 and Krupki 2806 are empty star hexes)."""
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ def at(game, s, hex_id: str) -> list[dict]:
 
 
 def enter(runner, game, s, unit: str, hex_id: str):
-    """What the runner does after a move of ``unit`` into ``hex_id``."""
+    """What the runner does when ``unit`` enters ``hex_id``."""
     s.place(unit, game.map.grid.parse_id(hex_id))
-    runner.checkpoint(s, "enter", hex=hex_id, side=s.units[unit].side)
+    runner.checkpoint(s, "enter-each", hex=hex_id, side=s.units[unit].side)
     return s
 
 
@@ -92,3 +92,48 @@ def test_a_move_onto_a_star_runs_the_trigger(runner, game):
     s2 = runner.apply(s, "move 7Pz 2010")
     assert at(game, s2, "2010") == [] and len(chits(s2, "victory-chits")) == 4
     assert any("vp-return" in str(e) or "star hex with a chit" in str(e) for e in s2.log)
+
+
+# ------------------------------------------------------------------ every hex entered (移动 1 g-h: 进入)
+
+def bare(runner, active: str):
+    """The set-up with every unit off the map, in a movement segment of ``active``."""
+    s = runner.new_game(seed=1).copy()
+    for uid, u in s.units.items():
+        if u.hex is not None:
+            s.place(uid, None, "removed")
+    s.pending, s.phase, s.active, s.activated, s.step = [], "movement", active, set(), {}
+    return s
+
+
+def test_a_soviet_unit_moving_through_an_empty_star_draws_a_chit(runner, game):
+    s = bare(runner, "soviet")
+    s.place("28RD", game.map.grid.parse_id("2514"))
+    s = runner.engine.apply(s, "move 28RD 2516")          # 2515 (Yelnya) is the only hex between
+    assert next(e for e in s.log if e.get("action") == "move 28RD 2516")["path"] == ["2514", "2515", "2516"]
+    [chit] = at(game, s, "2515")
+    assert chit["face"] == "up" and len(chits(s, "victory-chits")) == 2
+
+
+def test_a_german_advance_through_a_star_returns_its_chit(runner, game):
+    s = bare(runner, "german")
+    s.place("4Pz", game.map.grid.parse_id("2009"))
+    s.phase = "combat"
+    s.pending = [{"kind": "advance", "hex": "2010", "units": ["4Pz"], "advanced": []}]
+    s = runner.engine.apply(s, "advance 4Pz 2010,2011")   # through Smolensk
+    assert at(game, s, "2010") == [] and len(chits(s, "victory-chits")) == 4
+
+
+def test_a_soviet_retreat_through_an_empty_star_draws_a_chit(runner, game):
+    s = bare(runner, "german")
+    s.place("28RD", game.map.grid.parse_id("2615"))
+    s.phase = "combat"
+    s.pending = [{"kind": "retreat", "unit": "28RD", "hexes": 2, "enemy": "german"}]
+    s = runner.engine.apply(s, "retreat 28RD 2515,2414")  # through Yelnya
+    assert len(at(game, s, "2515")) == 1 and len(chits(s, "victory-chits")) == 2
+    s2 = bare(runner, "german")
+    s2.place("28RD", game.map.grid.parse_id("2615"))
+    s2.phase = "combat"
+    s2.pending = [{"kind": "retreat", "unit": "28RD", "hexes": 2, "enemy": "german"}]
+    s2 = runner.engine.apply(s2, "retreat 28RD 2516,2416")  # past it: nothing drawn
+    assert at(game, s2, "2515") == [] and len(chits(s2, "victory-chits")) == 3

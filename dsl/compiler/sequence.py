@@ -255,7 +255,7 @@ class SequenceMixin:
         b.finish()
         return tuple(rules)
 
-    CHECKPOINTS = ("end", "turn-end", "supply", "roll", "failed-attack", "enter")
+    CHECKPOINTS = ("end", "turn-end", "supply", "roll", "failed-attack", "enter", "enter-each")
 
     def check_checkpoints(self, victory: dict, sequence: tuple[D.Phase, ...]) -> set[str]:
         """Every ``at CHECKPOINT`` names one the engine reaches: a fixed one or a victory-check phase."""

@@ -378,6 +378,13 @@ class GreedyBot:
         last on a threatened place the enemy plays for stays there; HQs
         follow their units."""
         moves = [a for a in acts if isinstance(a, Move)]
+        if runner.game.movement.exits:  # a move off the map into a box (AVD: the Minsk Pocket): taken if it wins
+            boxes = [m for m in moves if m.to in runner.game.pools]
+            for m in boxes:
+                after = runner.engine.apply(state, m)
+                if after.result is not None and after.result.get("winner") == side:
+                    return m
+            moves = [m for m in moves if m not in boxes]
         if not moves:
             return acts[-1]
         board = runner.board

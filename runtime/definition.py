@@ -464,6 +464,10 @@ class MovementRules:
     overrun: frozenset[str] = frozenset()
     overrun_by: frozenset[str] = frozenset()
     displace: int = 0
+    # (area, pool, selectors): a unit the selectors name, in a hex of the area with
+    # at least 1 MP left, may move on off the map into the pool (a box: AVD 移动 1 d,
+    # the Minsk Pocket): ``move UNIT POOL``
+    exits: tuple[tuple[str, str, frozenset[str]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from .board import Board
 from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
-from .movement import MoveError, mode_by_id, move_range, overrun_hexes, why_not
+from .movement import SCALE, MoveError, mode_by_id, move_range, overrun_hexes, why_not
 from .stacking import stacking_bars
 from .overrun import displace
 from .retreat import advance_paths, retreat_paths
@@ -226,14 +226,18 @@ class Engine:
         moves, then each mode's further destinations), then 'done'; the
         Move actions are built when read."""
         groups: list[tuple[str, str, list[Hex]]] = []
+        exits: list[Action] = []
         for uid, u in state.units.items():
             if not self.can_act(state, uid) or self.immobile(uid):
                 continue
             normal: frozenset[Hex] = frozenset()
             if not self.mode_bars(state, uid, ""):
-                normal = move_range(self.game, self.board, state, uid).destinations
+                r = move_range(self.game, self.board, state, uid)
+                normal = r.destinations
                 if normal:
                     groups.append((uid, "", sorted(normal)))
+                for pool in self.game.movement.exits and self._exits(uid, r):
+                    exits.append(Move(uid, pool))
             for m in self.game.movement.modes:
                 if self.mode_bars(state, uid, m.id):
                     continue
@@ -243,9 +247,48 @@ class Engine:
                     continue
                 if extra:
                     groups.append((uid, m.id, sorted(extra)))
-        tail: list[Action] = self._detach_actions(state) if state.attached else []
+        tail: list[Action] = exits + (self._detach_actions(state) if state.attached else [])
         tail.append(Done())
         return Moves(groups, tail, self.board.hex_id)
+
+    def _exits(self, uid: str, r) -> dict[str, Hex]:
+        """The boxes ``uid`` may move into off the map (movement { exit AREA to
+        POOL by ... }: AVD 移动 1 d), each with the hex of the area it leaves
+        from: the cheapest it reaches with at least 1 MP left (then the hex id)."""
+        out: dict[str, Hex] = {}
+        for area, pool, sel in self.game.movement.exits:
+            if pool in out or not self._matches(uid, sel):
+                continue
+            edge = [h for h in self.game.map.areas.get(area, ()) if h in r.cost and (h in r.prev or h == r.start)
+                    and r.mp - r.cost[h] >= SCALE]
+            if edge:
+                out[pool] = min(edge, key=lambda h: (r.cost[h], self.board.hex_id(h)))
+        return out
+
+    def _exit(self, s: GameState, a: Move) -> None:
+        """A move off the map into a box (``_exits``)."""
+        r = move_range(self.game, self.board, s, a.unit)
+        edge = self._exits(a.unit, r).get(a.to)
+        if edge is None:
+            mine = [(area, sel) for area, pool, sel in self.game.movement.exits if pool == a.to]
+            areas = [area for area, sel in mine if self._matches(a.unit, sel)]
+            if not areas:
+                raise IllegalActionError(f"{a.unit} cannot move into {a.to}: only "
+                                         f"{', '.join(sorted(set().union(*(sel for _, sel in mine))))} units may")
+            raise IllegalActionError(f"{a.unit} cannot move into {a.to}: it must reach a hex of "
+                                     f"{' or '.join(areas)} with 1 MP left")
+        path = r.path_to(edge)
+        u = s.units[a.unit]
+        over = overrun_hexes(self.game, s, a.unit)
+        s.place(a.unit, None, f"pool:{a.to}")
+        s.moved.update((a.unit, f"{a.unit}@normal"))
+        s.step = dict(s.step, **{"last-moved": a.unit})
+        overrun = self.overrun_along(s, a.unit, path[1:], over)
+        self.pass_through(s, u.side, path[1:])
+        self.record(s, a, path=[self.board.hex_id(h) for h in path] + [a.to], mp=str(r.mp_to(edge) + 1),
+                    **({"overrun": overrun} if overrun else {}))
+        if self.on_enter is not None:
+            self.on_enter(s, a.unit, path[1:] + [a.to])
 
     def battle_report(self, s: GameState, p: dict | None = None, target: Hex | None = None) -> F.BattleReport:
         """The firepower of the battle pending now (``p``), or of the battle in
@@ -388,6 +431,11 @@ class Engine:
             raise IllegalActionError(reason)
         if self.immobile(a.unit):
             raise IllegalActionError(f"{a.unit} cannot move")
+        if a.to in self.game.pools and any(pool == a.to for _, pool, _ in self.game.movement.exits):
+            if a.mode:
+                raise IllegalActionError(f"{a.unit} moves into {a.to} by a normal move only")
+            self._exit(s, a)
+            return
         dest = self.hex(a.to)
         reason = why_not(self.game, self.board, s, a.unit, dest, a.mode or None)
         if reason:

@@ -533,12 +533,13 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         self.checkpoint(s, "supply")
 
     def _entered(self, s: GameState, uid: str, hexes) -> None:
-        """The ``enter-each`` checkpoint for each hex ``uid`` entered, in order."""
+        """The ``enter-each`` checkpoint for each hex ``uid`` entered, in order
+        (a box a move ends in, by its pool id: AVD's Minsk Pocket)."""
         side = s.units[uid].side
         for h in hexes:
             if s.result is not None:
                 return
-            self.checkpoint(s, "enter-each", hex=self.board.hex_id(h), side=side)
+            self.checkpoint(s, "enter-each", hex=h if isinstance(h, str) else self.board.hex_id(h), side=side)
 
     def _proc_advance_turn(self, s: GameState, ph: Phase) -> None:
         s.cup, s.activated, s.moved = [], set(), set()

@@ -433,7 +433,7 @@ class SearchBot:
         if len(acts) <= 1:
             return [Edge(a, 1.0) for a in acts]
         scores: dict[int, float] = {}
-        moves = [(i, a) for i, a in enumerate(acts) if isinstance(a, Move)]
+        moves = [(i, a) for i, a in enumerate(acts) if isinstance(a, Move) and a.to not in runner.game.pools]
         if moves:
             self._score_moves(runner, values, s, side, moves, scores)
         attacks = [(i, a) for i, a in enumerate(acts) if isinstance(a, Attack)]

@@ -31,6 +31,8 @@ class VictoryRules:
             w = str(where)
             if w in g.map.areas:
                 return list(g.map.areas[w])
+            if w in g.pools:  # a box off the map (the hex bound at enter-each when a move ends in one)
+                return []
             try:
                 return [g.map.grid.parse_id(w)]
             except ValueError as e:

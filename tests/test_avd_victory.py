@@ -137,3 +137,49 @@ def test_a_soviet_retreat_through_an_empty_star_draws_a_chit(runner, game):
     s2.pending = [{"kind": "retreat", "unit": "28RD", "hexes": 2, "enemy": "german"}]
     s2 = runner.engine.apply(s2, "retreat 28RD 2516,2416")  # past it: nothing drawn
     assert at(game, s2, "2515") == [] and len(chits(s2, "victory-chits")) == 3
+
+
+# ------------------------------------------------------------------ 移动 1 d, f: the Minsk Pocket box
+
+def test_a_soviet_unit_moving_into_the_minsk_pocket_box_wins_at_once(runner, game):
+    s = bare(runner, "soviet")
+    assert s.result is None                               # the Soviet units set up in the box entered nothing
+    s.place("28RD", game.map.grid.parse_id("2803"))       # two hexes from the box's edge hex 2801
+    acts = [str(a) for a in runner.engine.legal_actions(s)]
+    assert "move 28RD minsk-pocket" in acts
+    s = runner.engine.apply(s, "move 28RD minsk-pocket")
+    entry = next(e for e in s.log if e.get("action") == "move 28RD minsk-pocket")
+    assert entry["path"] == ["2803", "2802", "2801", "minsk-pocket"] and entry["mp"] == "3"
+    assert s.units["28RD"].hex is None and s.units["28RD"].box == "pool:minsk-pocket"
+    assert s.result is not None and s.result["winner"] == "soviet" and "Minsk Pocket" in s.result["why"]
+
+
+def test_the_box_needs_a_hex_of_its_edge_with_1_mp_left(runner, game):
+    from runtime.actions import IllegalActionError
+    s = bare(runner, "soviet")
+    s.place("28RD", game.map.grid.parse_id("2805"))       # 4 MP: reaches 2801 with none left
+    assert "move 28RD minsk-pocket" not in [str(a) for a in runner.engine.legal_actions(s)]
+    with pytest.raises(IllegalActionError, match="cannot move into minsk-pocket: it must reach a hex of "
+                                                 "minsk-box-edge with 1 MP left"):
+        runner.engine.apply(s, "move 28RD minsk-pocket")
+
+
+def test_german_units_never_enter_the_box(runner, game):
+    from runtime.actions import IllegalActionError
+    s = bare(runner, "german")
+    s.place("4Pz", game.map.grid.parse_id("2801"))
+    assert not any(str(a).endswith("minsk-pocket") for a in runner.engine.legal_actions(s))
+    with pytest.raises(IllegalActionError, match="4Pz cannot move into minsk-pocket: only soviet units may"):
+        runner.engine.apply(s, "move 4Pz minsk-pocket")
+
+
+@pytest.mark.parametrize("new, message", [
+    ("exit minsk-box-edg to minsk-pocket by soviet", "unknown area 'minsk-box-edg'"),
+    ("exit minsk-box-edge to minsk-pockt by soviet", "minsk-pockt"),
+    ("exit minsk-box-edge to minsk-pocket by sovet", "'sovet' is not a unit class"),
+    ("exit minsk-box-edge minsk-pocket soviet", "exit takes a map area, 'to' a pool"),
+])
+def test_check_refuses_a_malformed_exit_at_its_place(tmp_path, new, message):
+    from test_avd_rules import diagnostics
+    found = diagnostics(tmp_path, "exit minsk-box-edge to minsk-pocket by soviet", new)
+    assert any(message in d for d in found), found

@@ -93,12 +93,15 @@ class MechanismsMixin:
         overrun: frozenset[str] = frozenset()
         overrun_by: frozenset[str] = frozenset()
         displace = 0
+        exits: list[tuple[str, str, frozenset[str]]] = []
         if st is not None:
             b = Body(ctx, st, "movement")
             points = b.text("points", "move")
             ov = b.one("overrun", (4, 30))
             if ov is not None:
                 overrun, overrun_by, displace = self._overrun(ov, classes)
+            for ex in b.all("exit"):
+                exits.extend(self._exit(ex, classes))
             b.finish()
         self.overrun_declared = bool(overrun)  # read by retreat/advance { overrun yes; follows ... }
         modes = []
@@ -154,7 +157,21 @@ class MechanismsMixin:
                                         tuple(forbid), tuple(marks), b.flag("own-control"), where(m),
                                         self.terrain_set(av.args, ("terrain", "feature")) if av else frozenset()))
             b.finish()
-        return D.MovementRules(points, tuple(modes), where(st) if st else "", overrun, overrun_by, displace)
+        return D.MovementRules(points, tuple(modes), where(st) if st else "", overrun, overrun_by, displace,
+                               tuple(exits))
+
+    def _exit(self, st, classes) -> list[tuple[str, str, frozenset[str]]]:
+        """exit AREA to POOL by SELECTOR...: units the selectors name may move
+        from a hex of the area (with 1 MP left) into the pool (a box off the map)."""
+        words = [a.text for a in st.args]
+        if len(words) < 5 or words[1] != "to" or words[3] != "by":
+            self.ctx.error("arguments", "exit takes a map area, 'to' a pool, and 'by' the units that may leave "
+                           "the map there", st.span, "write: exit minsk-box-edge to minsk-pocket by soviet")
+            return []
+        self.phase_areas.append(st.args[0])  # checked once the map is read
+        pool = self.ctx.ref("pool", st.args[2])
+        sel = self.selectors(st.args[4:], classes)
+        return [(words[0], pool, sel)] if pool and sel else []
 
     def _overrun(self, st, classes) -> tuple[frozenset[str], frozenset[str], int]:
         """overrun SELECTOR... by SELECTOR... displace N: who may be overrun when

@@ -636,6 +636,9 @@ class Arrival:
     where: str = ""
     # the units move onto the map (15.3(1)): the entry hex's cost comes off their MP for that activation
     move_on: bool = False
+    # movement modes the units move onto the map by, as they arrive (AVD 5 f iii: strategic movement
+    # by road at 1/3 MP, full MP from the entry hex): each unit the first mode whose ``only`` takes it
+    move_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,8 @@ from .actions import Done
 from .decisions import Choose, Place, RunnerAction
 from .definition import Phase, Placement
 from .hexes import Hex
-from .movement import ALL, SCALE, class_costs, stack_count, unit_mp
-from .stacking import extra_bars
+from .movement import ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, stack_count, unit_mp
+from .stacking import extra_bars, stacking_bars
 from .state import GameState
 from .supply import reached, sources_of
 from .zoc import enemy_zoc
@@ -210,6 +210,17 @@ class Reinforcements:
         if "points" in st:
             if self._answer_points(s, a):
                 return
+        elif isinstance(a, Place) and st.get("arrival") and self.game.arrivals[st["arrival"]].move_by:
+            h = self.board.parse(a.at)  # moved onto the map by its mode (AVD 5 f iii)
+            path = self.move_on_targets(s, self.game.arrivals[st["arrival"]], a.unit)[h]
+            s.place(a.unit, h)
+            self.engine.pass_through(s, s.units[a.unit].side, path)
+            s.log.append({"turn": s.turn, "moves-on": a.unit, "at": self.board.hex_id(path[0]), "to": a.at,
+                          "path": [self.board.hex_id(x) for x in path]})
+            if self.engine.on_enter is not None:
+                self.engine.on_enter(s, a.unit, path)
+            st["units"] = [u for u in st["units"] if u != a.unit]
+            st["placed"] += 1
         elif isinstance(a, Place):
             h = self.board.parse(a.at)
             s.place(a.unit, h)
@@ -294,6 +305,35 @@ class Reinforcements:
                 seen.add(n)
                 todo.append(n)
         return {h for h in seen if any("rail" in e.links for _, e in self.board.adj[h])}
+
+    def move_on_targets(self, s: GameState, arrival, uid: str) -> dict[Hex, list[Hex]]:
+        """Where ``uid`` may end its move onto the map by the arrival's
+        ``move-by`` modes (AVD 5 f iii: strategic movement by road, full MP
+        from the entry hex): each hex -> its path from an entry hex (an entry
+        hex itself: a path of that hex).  The unit moves by the first mode
+        whose ``only`` takes it; a mode it may not use there leaves it on the
+        entry hex."""
+        g = self.game
+        mode = next((m for m in arrival.move_by
+                     if not mode_by_id(g, m).only or g.matches(uid, mode_by_id(g, m).only)), None)
+        out: dict[Hex, list[Hex]] = {}
+        for e in self.arrival_hexes(s, arrival):
+            if stacking_bars(g, s, e, uid):
+                continue
+            out.setdefault(e, [e])
+            if mode is None:
+                continue
+            t = s.copy()
+            t.place(uid, e)
+            t.entering = {}
+            try:
+                r = move_range(g, self.board, t, uid, mode)
+            except MoveError:
+                continue
+            for h in sorted(r.destinations, key=g.map.grid.to_colrow):
+                if h not in out:
+                    out[h] = r.path_to(h)
+        return out
 
     def _fits(self, s: GameState, h: Hex) -> bool:
         limit = self.game.stacking.get("units")

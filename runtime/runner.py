@@ -297,6 +297,10 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
             return [Transfer(u) for u in self._hq_transferable(s, s.step["hq"])] + [Done()]
         if d == "place" and "points" in s.step:  # point-buy (AVD 5 c-e)
             return self._point_actions(s)
+        if d == "place" and s.step.get("arrival") and self.game.arrivals[s.step["arrival"]].move_by:
+            arrival = self.game.arrivals[s.step["arrival"]]  # each unit: where its move onto the map may end
+            return [Place(u, self.board.hex_id(h)) for u in s.step["units"]
+                    for h in self.move_on_targets(s, arrival, u)] + [Done()]
         if d == "place":
             arrival = s.step.get("arrival")
             hexes = self.arrival_hexes(s, self.game.arrivals[arrival]) if arrival else \

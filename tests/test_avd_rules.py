@@ -260,7 +260,8 @@ def diagnostics(tmp_path, old: str, new: str) -> list[str]:
     ("  at hq for brown elite\n  at next-to-hq for brown elite\n", "", "per-hq is not used by any rule"),
     ("  cost elite pvo 0 ", "  chit-cost 2 ", "chit-cost"),
     ("to arriving by german upto", "to arriving upto", "'upto' lets the side that picks stop early"),
-    ("procedure move }\n    phase first-3pzg-combat", "procedure move; chit 3PzG }\n    phase first-3pzg-combat",
+    ("procedure move; mode normal strategic }\n    phase first-3pzg-combat",
+     "procedure move; mode normal strategic; chit 3PzG }\n    phase first-3pzg-combat",
      "'chit' is not used by any rule of a move phase"),
 ])
 def test_check_refuses_what_no_rule_reads_at_its_place(tmp_path, old, new, message):

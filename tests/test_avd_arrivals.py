@@ -1,0 +1,89 @@
+"""A Victory Denied's German reinforcements (增援 5 f): they move onto the map
+by strategic movement, 1/3 MP a road hex with their full MP from the entry
+hex, never into enemy ZOC or a VP star; the 3rd Panzer Group's HQ at most 10
+hexes (5 f iii) -- the arrivals' move-by of games/a-victory-denied/game.hxr,
+on the stand-in board with a road from 3902 along column 39."""
+from __future__ import annotations
+
+import pytest
+
+from dsl.compiler import compile_game
+from runtime.runner import Runner
+
+from test_avd_rules import avd_folder, diagnostics
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    folder = avd_folder(tmp_path_factory.mktemp("avd-arrivals"))
+    text = (folder / "map.hxm").read_text(encoding="utf-8")
+    road = " ".join(f"39{r:02d}" for r in range(2, 18))                  # 3902 ... 3917: 15 road hexes on
+    (folder / "map.hxm").write_text(text + f"path road {road}\n", encoding="utf-8")
+    return compile_game(folder)
+
+
+def targets(runner, s, arrival: str, uid: str) -> list[str]:
+    return sorted(runner.board.hex_id(h) for h in runner.move_on_targets(s, runner.game.arrivals[arrival], uid))
+
+
+def bare(runner):
+    s = runner.new_game(seed=1).copy()
+    for uid, u in s.units.items():
+        if u.hex is not None:
+            s.place(uid, None, "removed")
+    return s
+
+
+def test_the_arrivals_move_by_road_entry_and_the_movement_phases_do_not_offer_it(game):
+    assert game.arrivals["ninth-army"].move_by == ("road-entry",)
+    assert game.arrivals["third-panzer"].move_by == ("hq-entry", "road-entry")
+    assert not game.arrivals["ninth-army"].move_on
+    phases, stack = [], list(game.sequence)
+    while stack:
+        ph = stack.pop()
+        phases += [ph] if ph.procedure == "move" else []
+        stack.extend(ph.children)
+    assert len(phases) == 2 and all(tuple(p.params["mode"]) == ("normal", "strategic") for p in phases)
+
+
+def test_a_panzer_division_goes_24_road_hexes_and_the_3rd_panzer_group_hq_10(game):
+    runner = Runner(game)
+    s = bare(runner)
+    pz = targets(runner, s, "third-panzer", "7Pz")                      # 8 MP at 1/3: 24 hexes, the road ends at 3917
+    assert "3917" in pz and "3902" in pz and all(h.startswith("39") for h in pz)
+    hq = targets(runner, s, "third-panzer", "3PzG")                     # its HQ: 10 hexes at most (5 f iii 1)
+    assert hq == [f"39{r:02d}" for r in range(2, 13)]
+
+
+def test_a_move_onto_the_map_never_enters_enemy_zoc_nor_a_star(game):
+    runner = Runner(game)
+    s = bare(runner)
+    s.place("28RD", game.map.grid.parse_id("4008"))                    # Soviet ZOC over 3908 (and 3909)
+    pz = targets(runner, s, "third-panzer", "7Pz")
+    assert "3907" in pz and not any(h >= "3908" for h in pz)
+    inf = targets(runner, s, "ninth-army", "31ID")                      # 3106 -> 3006 2906, then Krupki's star 2806
+    assert inf == ["2906", "3006", "3106"]
+
+
+def test_an_arrival_places_where_its_move_ends_and_logs_the_path(game):
+    runner = Runner(game)
+    s = bare(runner)
+    s.set_unit("7Pz", box="pool:arriving")
+    s.step = {"decision": "place", "side": "german", "units": ["7Pz"], "n": 1, "placed": 0,
+              "arrival": "third-panzer", "chit": "Reinf"}
+    acts = [str(a) for a in runner.legal_actions(s)]
+    assert "place 7Pz 3910" in acts and "place 7Pz 3901" not in acts
+    s2 = runner.apply(s, "place 7Pz 3910")
+    assert s2.units["7Pz"].hex == game.map.grid.parse_id("3910")
+    entry = next(e for e in s2.log if e.get("moves-on") == "7Pz")
+    assert entry["path"] == [f"39{r:02d}" for r in range(2, 11)] and entry["at"] == "3902"
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ("  move-by road-entry ", "  move-by road-entri ", "road-entri"),
+    ("  enter 3106\n  move-by road-entry ", "  enter 3106 move-on\n  move-by road-entry ",
+     "move-by moves the units onto the map already"),
+])
+def test_check_refuses_a_bad_move_by_at_its_place(tmp_path, old, new, message):
+    found = diagnostics(tmp_path, old, new)
+    assert any(message in d for d in found), found

@@ -817,6 +817,9 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
                     ov.attackers.add(a.unit)  # who may take the point, or provide an option
                 elif isinstance(a, Retreat) and a.path and stage == "retreat":
                     ov.legal[self.hex(a.path[0])] = ""
+        elif k == "displace":
+            for a in self.legal():
+                ov.legal.setdefault(self.hex(a.to), "")
         elif k in ("retreat", "follow"):
             for a in self.legal():
                 if isinstance(a, Retreat) and a.path:

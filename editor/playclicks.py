@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QListWidgetItem
 
-from runtime.actions import Advance, Attack, Done, Fire, Hit, Move, Retreat
+from runtime.actions import Advance, Attack, Displace, Done, Fire, Hit, Move, Retreat
 from runtime.combat.odds import combat_odds, fmt_num
 from runtime.hexes import Hex
 from runtime.movement import show_mp, why_not
@@ -256,6 +256,14 @@ class PlayClicks:
         self.act(opts[0])
 
     _click_follow = _click_retreat  # an HQ retreating with a stack-mate (AVD 6 c)
+
+    def _click_displace(self, h: Hex, unit: str = "") -> None:
+        """Where a displaced HQ goes (AVD 移动 4 f)."""
+        opts = [a for a in self.legal() if isinstance(a, Displace) and self.hex(a.to) == h]
+        if not opts:
+            self.say(f"{self.state.pending[0]['unit']} cannot go to {self.hid(h)}: pick a highlighted hex", error=True)
+            return
+        self.act(opts[0])
 
     def _click_advance(self, h: Hex, unit: str = "") -> None:
         opts = [a for a in self.legal() if isinstance(a, Advance) and self.hex(a.path[-1]) == h]

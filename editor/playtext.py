@@ -183,7 +183,7 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
 # ------------------------------------------------------------------ the decision due
 
 def decision_kind(s: GameState) -> str:
-    """loss | retreat | follow | hold | advance | movement | combat | choose | interrupt |
+    """loss | retreat | follow | displace | hold | advance | movement | combat | choose | interrupt |
     place | activate | withdraw | over | none"""
     if s.result is not None:
         return "over"
@@ -229,6 +229,9 @@ def prompt(runner: Runner, s: GameState) -> str:
         p = s.pending[0]
         return f"{p['unit']} retreats {p['hexes']} hex{'es' * (p['hexes'] != 1)}: click a highlighted hex " \
                "(or pick a path in the list)."
+    if k == "displace":
+        p = s.pending[0]
+        return f"{p['unit']} is displaced toward its supply: click a highlighted hex (or pick one in the list)."
     if k == "follow":
         p = s.pending[0]
         return f"{p['unit']} retreats with a unit it stacked with: click a highlighted hex " \

@@ -130,6 +130,16 @@ class Advance:
 
 
 @dataclass(frozen=True, slots=True)
+class Displace:
+    """Where an overrun (or stranded) unit goes (AVD 移动 4 f: its owner chooses)."""
+    unit: str
+    to: str
+
+    def __str__(self) -> str:
+        return f"displace {self.unit} {self.to}"
+
+
+@dataclass(frozen=True, slots=True)
 class Hold:
     """Take step losses instead of retreating (Smolensk 14.2(5))."""
 
@@ -200,7 +210,7 @@ class Done:
         return "done"
 
 
-Action = Union[Move, Attack, LoseStep, Retreat, Advance, Hold, Use, Hit, Detach, Fire, Pair, Done]
+Action = Union[Move, Attack, LoseStep, Retreat, Advance, Displace, Hold, Use, Hit, Detach, Fire, Pair, Done]
 
 
 def parse_action(text: str) -> Action:
@@ -220,6 +230,8 @@ def parse_action(text: str) -> Action:
             return Retreat(rest[0], () if rest[1] == "-" else tuple(rest[1].split(",")))
         if verb == "advance" and len(rest) == 2:
             return Advance(rest[0], tuple(rest[1].split(",")))
+        if verb == "displace" and len(rest) == 2:
+            return Displace(rest[0], rest[1])
         if verb == "done" and not rest:
             return Done()
         if verb == "hold" and not rest:
@@ -238,5 +250,5 @@ def parse_action(text: str) -> Action:
         pass
     raise IllegalActionError(f"cannot read the action '{text}': write e.g. 'move 7Pz 1405', "
                              "'attack 1305 with 4Pz,10Mot', 'lose 4Pz', 'retreat 7Pz 1306', 'advance 4Pz 1305', "
-                             "'use desperate-effort 1PzG', 'hit WF', 'detach Det1 0305', 'fire artillery 1203', "
+                             "'use desperate-effort 1PzG', 'hit WF', 'displace 13A 1215', 'detach Det1 0305', 'fire artillery 1203', "
                              "'pair Tiger KV1', 'done'")

@@ -273,6 +273,8 @@ class GreedyBot:
             return self._advance(runner, state, acts, side)
         if kind in ("retreat", "follow"):
             return self._retreat(runner, state, acts, side)
+        if kind == "displace":
+            return self._displace(runner, state, acts, side)
         if kind == "hold":
             return self._hold(runner, state, acts, side, p)
         if kind == "battle" and p.get("stage") == "retreat":
@@ -296,6 +298,18 @@ class GreedyBot:
             end = board.parse(a.path[-1])
             return (0, dist.get(end, 999), -self._nearest(end, enemy), str(a))
         return min(acts, key=key)
+
+    def _displace(self, runner, state, acts, side):
+        """Where a displaced unit goes (AVD 移动 4 f: an overrun HQ): the hex
+        with the most of the side's other units within its command range
+        (an HQ there commands them), then the nearest to where it was."""
+        g, board = runner.game, runner.board
+        uid = state.pending[0]["unit"]
+        c = g.counters[uid]
+        rng = c.steps[min(state.units[uid].step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
+        units = [u.hex for u in state.on_map(side) if u.id != uid and not self._is_hq(runner, u.id)]
+        return max(acts, key=lambda a: (sum(1 for h in units if h.distance(board.parse(a.to)) <= rng),
+                                        -acts.index(a)))
 
     def _battle_options(self, runner, state, acts, side, p):
         """A battle option that gains firepower on average is used; a fair

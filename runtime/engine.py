@@ -23,15 +23,15 @@ from .combat import firepower as F
 from .combat.declare import CrtDeclarations
 from .combat.fire import FireAttacks
 from .combat.dicepool.fight import DicePoolBattles, check_attack
-from .actions import (Action, Advance, Attack, Detach, Done, Hold, IllegalActionError, LoseStep, Move, Moves, Retreat,
-                      Use, parse_action)
+from .actions import (Action, Advance, Attack, Detach, Displace, Done, Hold, IllegalActionError, LoseStep, Move, Moves,
+                      Retreat, Use, parse_action)
 from .board import Board
 from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
 from .movement import SCALE, MoveError, mode_by_id, move_range, overrun_hexes, why_not
 from .stacking import stacking_bars
-from .overrun import displace
+from .overrun import displace_hexes
 from .retreat import advance_paths, retreat_paths
 from .state import GameState, eliminate
 
@@ -346,6 +346,8 @@ class Engine:
             return [Hold(), Done()]
         if p["kind"] == "follow":
             return self._follow_options(state, p)
+        if p["kind"] == "displace":
+            return [Displace(p["unit"], h) for h in p["hexes"]]
         if p["kind"] == "advance":
             target = self.board.parse(p["hex"])
             out: list[Action] = [Done()]
@@ -474,9 +476,20 @@ class Engine:
         return out
 
     def displace(self, s: GameState, uid: str) -> str:
-        """Displace ``uid`` (movement { overrun ... displace N }): its new hex id, or "eliminated"."""
-        to = displace(self.game, self.board, s, uid)
-        return self.board.hex_id(to) if to is not None else "eliminated"
+        """Displace ``uid`` (movement { overrun ... displace N }): its new hex
+        id, "eliminated" when no hex qualifies, or "its owner chooses" when
+        several do (a "displace" decision comes next, before anything else)."""
+        from_id = self.board.hex_id(s.units[uid].hex)
+        hexes = displace_hexes(self.game, self.board, s, uid)
+        if not hexes:
+            eliminate(self.game, s, uid, "overrun")
+            return "eliminated"
+        if len(hexes) == 1:
+            s.place(uid, hexes[0])
+            return self.board.hex_id(hexes[0])
+        s.pending.insert(0, {"kind": "displace", "unit": uid, "side": s.units[uid].side, "from": from_id,
+                             "hexes": [self.board.hex_id(h) for h in hexes]})
+        return "its owner chooses"
 
     def alone(self, s: GameState, h: Hex, follows: frozenset[str]) -> list[str]:
         """The ``follows`` units in ``h`` with no other friendly unit there."""
@@ -650,6 +663,9 @@ class Engine:
             if p["kind"] == "loss":
                 raise IllegalActionError(f"{p['side']} must lose a step from one of "
                                          f"{', '.join(u for u in p['units'] if s.units[u].hex is not None)}")
+            if p["kind"] == "displace":
+                raise IllegalActionError(f"{p['unit']} is displaced toward its supply: choose one of "
+                                         + ", ".join(p["hexes"]))
             if p["kind"] == "follow":
                 raise IllegalActionError(f"{p['unit']} retreats with a unit it stacked with: choose one of: "
                                          + "; ".join(str(x) for x in legal))
@@ -664,7 +680,10 @@ class Engine:
     def _answer(self, s: GameState, p: dict, a: Action) -> None:
         unit = p.get("unit") or (p.get("units") or [None])[0]
         self.record(s, a, side=p.get("side") or (s.units[unit].side if unit else ""))  # who decided
-        if isinstance(a, LoseStep):
+        if isinstance(a, Displace):  # 移动 4 f: where its owner puts the displaced unit
+            s.pending.pop(0)
+            s.place(a.unit, self.board.parse(a.to))
+        elif isinstance(a, LoseStep):
             self.lose_step(s, a.unit)
             p["steps"] -= 1
             if p["steps"] <= 0 or not any(s.units[u].hex is not None for u in p["units"]):
@@ -774,6 +793,8 @@ class Engine:
                                   for u in units] + \
                     [{"kind": "follow", "unit": u, "movers": units, "paths": []} for u in followers]
                 continue
+            if p["kind"] == "displace":
+                return
             if p["kind"] == "follow":  # 6 c: with a stack-mate's retreat, or, left alone, displaced (6 j)
                 if s.units[p["unit"]].hex is None:
                     s.pending.pop(0)
@@ -805,15 +826,15 @@ class Engine:
             if p["kind"] == "advance-check":
                 s.pending.pop(0)
                 target = self.board.parse(p["hex"])
-                follows = self.game.retreat.follows
-                for hid in p.get("stacks", ()) if follows else ():  # 5 f iv: an HQ the combat left alone
-                    for x in self.alone(s, self.board.parse(hid), follows):
-                        s.log.append({"turn": s.turn, "alone": x, "displaced": self.displace(s, x)})
                 vacated = not s.units_at(target)
                 attackers = [u for u in p["units"] if s.units[u].hex is not None]
                 if vacated and attackers:
                     s.pending.insert(0, {"kind": "advance", "hex": p["hex"], "units": attackers, "advanced": [],
                                          **({"one": True} if p.get("one") else {})})
+                follows = self.game.retreat.follows
+                for hid in p.get("stacks", ()) if follows else ():  # 5 f iv: an HQ the combat left alone
+                    for x in self.alone(s, self.board.parse(hid), follows):  # (displaced before any advance)
+                        s.log.append({"turn": s.turn, "alone": x, "displaced": self.displace(s, x)})
                 continue
             if p["kind"] == "loss":
                 alive = [u for u in p["units"] if s.units[u].hex is not None]

@@ -10,9 +10,9 @@ stacking allows it; if there is none it is eliminated.
 
 "Toward supply" is measured by the length of the side's supply line: the new
 hex's line is at least N hexes shorter than the one from the hex it leaves
-(or it is a source itself, when that one is shorter than N).  Of the hexes
-that qualify the engine takes the nearest to the one left (then the shortest
-line, then the hex id): the owner's choice among them is not offered yet.
+(or it is a source itself, when that one is shorter than N).  The owner
+chooses among the hexes that qualify (runtime.engine: a pending "displace"
+decision when there are several).
 """
 from __future__ import annotations
 
@@ -20,14 +20,15 @@ from .board import Board
 from .definition import GameDefinition
 from .hexes import Hex
 from .stacking import stacking_bars
-from .state import GameState, eliminate
+from .state import GameState
 from .supply import supply_map
 from .zoc import enemy_zoc
 
 
-def displace(game: GameDefinition, board: Board, state: GameState, unit_id: str) -> Hex | None:
-    """Move an overrun unit toward its supply; returns its new hex, or None
-    when none qualifies and it was eliminated."""
+def displace_hexes(game: GameDefinition, board: Board, state: GameState, unit_id: str) -> list[Hex]:
+    """The hexes an overrun unit may be displaced to (its owner chooses), the
+    nearest to the hex it leaves first (then the shortest line, then the hex
+    id); the unit is taken off the map meanwhile (box "displaced")."""
     u = state.units[unit_id]
     start = u.hex
     assert start is not None
@@ -37,20 +38,13 @@ def displace(game: GameDefinition, board: Board, state: GameState, unit_id: str)
     # the line from the hex it leaves: through a neighbour a line reaches
     here = min((lines[x] + 1 for x, _ in board.adj[start] if x in lines), default=None)
     if here is None:
-        eliminate(game, state, unit_id, "overrun")
-        return None
+        return []
     zoc = enemy_zoc(game, board, state, u.side)
-    best = None
+    found = []
     for h, d in lines.items():
         if not (d <= here - n or d == 0) or h == start or h in zoc:
             continue
         if any(x.side != u.side for x in state.units_at(h)) or stacking_bars(game, state, h, unit_id):
             continue
-        key = (start.distance(h), d, board.hex_id(h))
-        if best is None or key < best[0]:
-            best = (key, h)
-    if best is None:
-        eliminate(game, state, unit_id, "overrun")
-        return None
-    state.place(unit_id, best[1])
-    return best[1]
+        found.append(((start.distance(h), d, board.hex_id(h)), h))
+    return [h for _, h in sorted(found)]

@@ -228,8 +228,9 @@ def test_an_hq_its_units_leave_alone_is_displaced_toward_supply(game):
     s.place("4Pz", P("2614"))
     s = retreat(runner, s, ["13A"], 2, "german")
     entry = next(e for e in s.log if e.get("alone") == "13A")
-    to = s.units["13A"].hex
-    assert entry["displaced"] == runner.board.hex_id(to) and to.distance(P("2514")) >= 4
+    assert entry["displaced"] == "its owner chooses" and s.pending[0]["kind"] == "displace"
+    s = settle_first(runner, s)
+    assert s.units["13A"].hex.distance(P("2514")) >= 4
 
 
 def test_an_attacking_hq_left_alone_by_the_attackers_losses_is_displaced(game):
@@ -332,9 +333,10 @@ def test_a_retreat_overruns_a_lone_enemy_hq(game):
     s.place("2PzG", nearer[0])                          # a lone German HQ on the way
     assert nearer[0] in [p.hexes[0] for p in retreat_paths(game, runner.board, s, "28RD", 1, "german")]
     s = retreat(runner, s, ["28RD"], 1, "german")
-    while s.pending:
+    while s.pending and s.pending[0]["kind"] == "retreat":
         acts = runner.engine.legal_actions(s)
         s = runner.engine.apply(s, next((a for a in acts if P(a.path[-1]) == nearer[0]), acts[0]))
+    s = settle_first(runner, s)                         # where the German player puts his HQ
     assert s.units["28RD"].hex == nearer[0]
     assert s.units["2PzG"].hex != nearer[0] and any("overrun" in e and "2PzG" in e["overrun"] for e in s.log)
 
@@ -371,6 +373,8 @@ def test_an_hq_advances_with_the_unit_that_leaves_its_hex_and_an_advance_overrun
     acts = [str(a) for a in runner.engine.legal_actions(s)]
     assert "advance 4Pz 2514,2413" in acts and not any(a.startswith("advance 2PzG") for a in acts)
     s = runner.engine.apply(s, "advance 4Pz 2514,2413")
+    if s.pending[0]["kind"] == "displace":              # the Soviet player puts 13A where he likes first
+        s = runner.engine.apply(s, runner.engine.legal_actions(s)[0])
     assert s.units["13A"].hex not in (None, P("2413")) or "13A" in s.lost
     assert any(e.get("advance") == "4Pz" and "13A" in e["overrun"] for e in s.log)
     assert [str(a) for a in runner.engine.legal_actions(s)] == ["done", "advance 2PzG 2514,2413"]

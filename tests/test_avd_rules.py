@@ -458,14 +458,36 @@ def test_a_unit_overruns_a_lone_hq_which_moves_4_hexes_toward_its_supply(runner,
     before = supply_map(game, runner.board, s, "soviet")[grid.parse_id("1012")]
     s2 = runner.engine.apply(s, Move("4Pz", "1013"))            # through the HQ's hex, on beyond it
     assert s2.units["4Pz"].hex == grid.parse_id("1013")
-    new = s2.units["13A"].hex
-    assert new is not None and new != grid.parse_id("1012")
-    lines = supply_map(game, runner.board, s2, "soviet")
-    assert lines[new] <= before - 4                              # 4 f i: at least 4 hexes toward supply
-    assert all(n.distance(new) > 1 for n in [s2.units["4Pz"].hex])   # 4 f ii: not in enemy ZOC
+    # 4 f: the Soviet player chooses where 13A goes, among the hexes that qualify
+    assert s2.pending[0]["kind"] == "displace" and runner.to_move(s2) == "soviet"
+    options = runner.engine.legal_actions(s2)
+    assert len(options) > 1 and all(str(a).startswith("displace 13A ") for a in options)
     entry = next(e for e in s2.log if e.get("action", "").startswith("move 4Pz"))
-    assert entry["overrun"] == {"13A": grid.format_id(new)}
-    assert s2.control[grid.parse_id("1012")] == "german"
+    assert entry["overrun"] == {"13A": "its owner chooses"}
+    lines = supply_map(game, runner.board, s2, "soviet")
+    for a in options:
+        h = grid.parse_id(a.to)
+        assert lines[h] <= before - 4                            # 4 f i: at least 4 hexes toward supply
+        assert s2.units["4Pz"].hex.distance(h) > 1               # 4 f ii: not in enemy ZOC
+    s3 = runner.engine.apply(s2, options[-1])                    # not the nearest: the owner's choice
+    assert s3.units["13A"].hex == grid.parse_id(options[-1].to) and not s3.pending
+    assert s3.control[grid.parse_id("1012")] == "german"
+    with pytest.raises(Exception, match="13A is displaced toward its supply: choose one of"):
+        runner.engine.apply(s2, "displace 13A 1012")
+
+
+def test_the_greedy_bot_displaces_its_hq_where_it_commands_the_most_units(runner, game):
+    from runtime.actions import Move
+    from runtime.bots import GreedyBot
+    grid = game.map.grid
+    s = runner.engine.apply(overrun_board(runner, game), Move("4Pz", "1013"))
+    options = runner.engine.legal_actions(s)
+    far = grid.parse_id(options[-1].to)                           # its division stands by the farthest choice
+    s.place("28RD", next(n for n, _ in runner.board.adj[far] if not s.units_at(n)))
+    pick = GreedyBot(1).choose(runner, s)
+    assert pick == options[-1] or grid.parse_id(pick.to).distance(s.units["28RD"].hex) <= 4
+    assert str(GreedyBot(1).choose(runner, runner.engine.apply(overrun_board(runner, game), Move("4Pz", "1013")))) \
+        == str(options[0])                                        # nobody to command: the nearest hex
 
 
 def test_an_overrun_hq_with_no_hex_toward_supply_is_eliminated(runner, game):

@@ -73,10 +73,22 @@ class VictoryRules:
                "held-since": lambda side, where: min((s.control_since.get(h, 0) for h in hexes_of(where)
                                                       if s.control.get(h) == side), default=0),
                "chosen": lambda name: f"chosen:{name}" in s.done,
+               "chits-in-play": lambda cid: s.cup.count(str(cid)) + self._drawn_this_turn(s, str(cid)),
                "param": self._param,
                "rolled": lambda table: s.rolled.get(str(table), ""),
                **self.marker_functions(s)}
         return names, fns
+
+    @staticmethod
+    def _drawn_this_turn(s: GameState, cid: str) -> int:
+        """How many times ``cid`` was drawn from the cup this turn (the log's draws)."""
+        n = 0
+        for e in reversed(s.log):
+            if e.get("turn", s.turn) < s.turn:
+                break
+            if e.get("draw") == cid:
+                n += 1
+        return n
 
     def _param(self, name):
         if name not in self.params:

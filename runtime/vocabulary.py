@@ -59,6 +59,7 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "marker-at": 2,  # marker-at(where, kind): a marker of that kind is at the hex, area or pool ("all": anywhere)
     "markers": 2,  # markers(where, kind): how many markers of that kind are there
     "marker-value": 2,  # marker-value(where, kind): the sum of their values (hidden faces count too)
+    "chits-in-play": 1,  # chits-in-play(chit): that chit's copies in the cup or drawn from it this turn
     "held-since": 2,  # held-since(side, hex): the turn the side took the hex (n + 1/2: after turn n's supply check; 0: not held)
 }
 

@@ -129,12 +129,28 @@ def test_releasing_only_infantry_asks_no_chit(runner):
     assert not s.effects
 
 
-def test_the_pocket_ends_on_turn_4(runner, game):
+@pytest.mark.parametrize("in_cup", [0, 1, 2])
+def test_the_pocket_ends_when_the_reinforcements_chit_is_drawn_on_turn_4(runner, game, in_cup):
     s = runner.new_game(seed=4)
     s.turn = 4
-    runner.run_effects(s, "event:minsk-ends", "Minsk Pocket ends")
-    assert s.units["9A"].box == "pool:arriving" and "9A" in s.cup   # 5 i ii: a 9th Army chit per HQ released
-    assert s.units["24RD"].box == "removed" and s.units["2RD"].box == "removed"
+    runner.run_effects(s, "event:minsk-ends", "Minsk Pocket ends")    # the turn's special event: not yet
+    assert s.units["9A"].box == "pool:minsk-pocket"
+    s.cup = ["9A"] * in_cup + ["Supply"]                              # 9th Army chits chosen for the cup this turn
+    hqs = sum(1 for u in s.units.values() if u.box == "pool:minsk-pocket" and game.counters[u.id].unit_class == "hq")
+    runner.run_effects(s, "chit:Reinf", "Reinforcements drawn")
+    asked = 0
+    while s.effects:                                                  # ii: an unused 9th Army chit per HQ released
+        ask = s.effects[0]["ask"]
+        if ask["decision"] == "choose":
+            asked += 1
+            s = runner.apply(s, Choose(next(o for o in ask["options"] if o.startswith("add-"))))
+        else:
+            s = runner.apply(s, Take(ask["units"][0]))
+    assert s.units["9A"].box == "pool:arriving"                       # 5 i: every German unit leaves, by road
+    assert s.units["24RD"].box == "removed" and s.units["2RD"].box == "removed"   # iii: every Soviet one is lost
+    assert hqs >= 1 and asked == min(hqs, 2 - in_cup)                 # one per HQ, while one of the 2 is unused
+    assert s.cup.count("9A") == in_cup + asked
+    assert not any(e.get("table") == "minsk-escape" for e in s.log)   # no escape roll
 
 
 # ------------------------------------------------------------------ victory
@@ -337,7 +353,11 @@ def to_soviet_purchase(runner, turn: int = 2):
     runner.run_effects(s, "chit:Reinf", "Reinforcements drawn")
     while s.effects:                                  # the pocket: hold; the "*" units: the first offered
         ask = s.effects[0]["ask"]
-        s = runner.apply(s, Choose("hold")) if ask["decision"] == "choose" else runner.apply(s, Take(ask["units"][0]))
+        if ask["decision"] == "choose":  # hold the pocket; on turn 4 no 9th Army chit
+            s = runner.apply(s, Choose("hold" if "hold" in ask["options"] else
+                                       next(o for o in ask["options"] if o.startswith("no-"))))
+        else:
+            s = runner.apply(s, Take(ask["units"][0]))
     runner._proc_activate(s, runner.program[s.pc].phase)
     while s.step.get("decision") == "place" and s.step["side"] != "soviet":
         s = runner.apply(s, "done")

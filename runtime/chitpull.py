@@ -227,12 +227,19 @@ class ChitPull:
                 s.step = {"chit": cid, "decision": "transfer", "side": sides[0], "sides": sides[1:]}
                 return
         elif chit.kind == "reinforcements":
-            if chit.side == "both":  # each side in turn (AVD 5 b: the Soviets first)
-                self._start_placements(s, list(g.reinforcements.order) or list(g.sides))
-            else:
-                self._start_placement(s, chit.side)
-            if s.step.get("decision"):
-                s.step["chit"] = cid
+            late = any(a.after_reinforcements and a.on_chit == cid for a in g.arrivals.values())
+            key = f"reinforced:{cid}@{s.turn}"  # (with late arrivals this phase runs again after each)
+            if not (late and key in s.done):
+                if late:
+                    s.done.add(key)
+                if chit.side == "both":  # each side in turn (AVD 5 b: the Soviets first)
+                    self._start_placements(s, list(g.reinforcements.order) or list(g.sides))
+                else:
+                    self._start_placement(s, chit.side)
+                if s.step.get("decision"):
+                    s.step["chit"] = cid
+                    return
+            if late and self._start_trigger(s, cid, late=True):  # AVD 5 f: the Germans enter after the purchase
                 return
         elif chit.kind == "reserve":
             table = g.die_tables.get((ph.params.get("die-table") or ("",))[0])
@@ -276,8 +283,9 @@ class ChitPull:
         s.pc += 1
 
     # ---------------------------------------------------------- triggers
-    def _start_trigger(self, s: GameState, cid: str) -> bool:
-        """Start the first withdrawal or arrival this chit triggers now."""
+    def _start_trigger(self, s: GameState, cid: str, late: bool = False) -> bool:
+        """Start the first withdrawal or arrival this chit triggers now (with
+        ``late``: the arrivals that come after the chit's reinforcements)."""
         for w in self.game.withdrawals.values():
             key = f"{w.id}@{s.turn}"
             if w.on_chit == cid and w.first <= s.turn <= w.last and key not in s.done:
@@ -288,7 +296,8 @@ class ChitPull:
                 s.step = {"chit": cid}
         for a in self.game.arrivals.values():
             key = f"{a.id}@{s.turn}"
-            if a.on_chit == cid and a.first <= s.turn <= a.last and key not in s.done:
+            if a.on_chit == cid and a.first <= s.turn <= a.last and key not in s.done and \
+                    a.after_reinforcements == late:
                 s.done.add(key)
                 units = self._arriving(s, a)
                 n = len(units) if a.count == "all" else (int(a.count) if a.count.isdigit() else

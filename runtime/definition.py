@@ -639,6 +639,9 @@ class Arrival:
     # movement modes the units move onto the map by, as they arrive (AVD 5 f iii: strategic movement
     # by road at 1/3 MP, full MP from the entry hex): each unit the first mode whose ``only`` takes it
     move_by: tuple[str, ...] = ()
+    # the arrival comes after the chit's own (point-buy) reinforcements, not before them
+    # (AVD 5 b: the Soviets buy first, then the Germans enter)
+    after_reinforcements: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,8 +238,9 @@ class Reinforcements:
                 s.log.append({"turn": s.turn, "reinforcements": st["side"], "placed": st["placed"]})
                 s.step = {"chit": chit} if chit else {}
                 self._start_placements(s, st["then"])
-                if not s.step.get("decision"):
-                    s.pc += 1
+                if not s.step.get("decision") and not (chit and any(
+                        a.after_reinforcements and a.on_chit == chit for a in self.game.arrivals.values())):
+                    s.pc += 1  # (with arrivals after these, back to the chit's activation)
                 return
             if st.get("arrival"):  # back to the chit's own effect
                 s.log.append({"turn": s.turn, "arrival": st["arrival"], "placed": st["placed"]})
@@ -247,6 +248,8 @@ class Reinforcements:
                 return
             s.log.append({"turn": s.turn, "reinforcements": st["side"], "placed": st["placed"]})
             s.step = {"chit": chit} if chit else {}
+            if chit and any(a.after_reinforcements and a.on_chit == chit for a in self.game.arrivals.values()):
+                return  # back to the chit's activation: the arrivals that come after these
             s.pc += 1
 
     def entry_hexes(self, s: GameState, side: str, area: str = "") -> list[Hex]:

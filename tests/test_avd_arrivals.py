@@ -87,3 +87,22 @@ def test_an_arrival_places_where_its_move_ends_and_logs_the_path(game):
 def test_check_refuses_a_bad_move_by_at_its_place(tmp_path, old, new, message):
     found = diagnostics(tmp_path, old, new)
     assert any(message in d for d in found), found
+
+
+def test_the_soviets_buy_first_then_the_germans_enter(tmp_path_factory):
+    """5 b: the Soviet purchase comes before the German arrivals (5 f), and once only."""
+    from test_avd_rules import to_soviet_purchase
+    game = compile_game(avd_folder(tmp_path_factory.mktemp("avd-order")))
+    assert game.arrivals["ninth-army"].after_reinforcements and not game.arrivals["timoshenko"].after_reinforcements
+    runner = Runner(game)
+    s = to_soviet_purchase(runner, turn=2)
+    assert s.step["decision"] == "place" and s.step["side"] == "soviet" and "points" in s.step
+    arriving = sorted(u for u, x in s.units.items() if x.box == "pool:arriving" and x.side == "german")
+    s = runner.apply(s, "done")                                         # the Soviets buy nothing
+    seen = []
+    while s.step.get("decision") == "place":
+        assert s.step["side"] == "german"                              # never the Soviet purchase again
+        seen.append(s.step.get("arrival", "german reinforcements"))
+        s = runner.apply(s, "done")
+    assert not arriving or any(a in ("ninth-army", "third-panzer") for a in seen)
+    assert any(e.get("reinforcements") == "soviet" for e in s.log)

@@ -358,7 +358,8 @@ def to_soviet_purchase(runner, turn: int = 2):
                                        next(o for o in ask["options"] if o.startswith("no-"))))
         else:
             s = runner.apply(s, Take(ask["units"][0]))
-    runner._proc_activate(s, runner.program[s.pc].phase)
+    if not s.step.get("decision"):                    # (answering the effects ran the activation already)
+        runner._proc_activate(s, runner.program[s.pc].phase)
     while s.step.get("decision") == "place" and s.step["side"] != "soviet":
         s = runner.apply(s, "done")
     return s

@@ -81,13 +81,18 @@ class ScenariosMixin:
             hexes |= set(reader.hex_list(rest))
         elif ent is None:
             ctx.error("missing", f"arrival {st.name} needs 'enter' with its entry hexes", st.span)
+        af = b.arg("after")
+        if af is not None and af.text != "reinforcements":
+            ctx.error("value", f"an arrival comes 'after reinforcements' (the chit's own), not after '{af.text}'",
+                      af.span)
         mb = b.one("move-by", (1, 9))
         move_by = tuple(a.text for a in mb.args if ctx.ref("movement-mode", a)) if mb else ()
         if mb and move_on:
             ctx.error("value", "move-by moves the units onto the map already: leave out move-on", mb.span)
         b.finish()
         return D.Arrival(st.name, title_of(st) or st.name, side, formation, pools, chit, first, last, count,
-                         frozenset(hexes), traced, where(st), move_on, move_by)
+                         frozenset(hexes), traced, where(st), move_on, move_by,
+                         af is not None and af.text == "reinforcements")
 
     def withdrawal(self, st: Statement, classes, chits) -> D.Withdrawal:
         """withdrawal ID "Title" { side S; units SELECTOR...; total FACTOR N; on-chit C; turns A B }"""

@@ -55,6 +55,7 @@ class Ctx:
     # keyword): references to them stay quiet, so one mistake is one diagnostic
     poisoned: set[str] = field(default_factory=set)
     track_calls: list = field(default_factory=list)  # track("column") calls, checked once the turn track is read
+    designated: set[str] = field(default_factory=set)  # unit markers designate phases give (a reserve)
 
     # (code, message, span) of every diagnostic so far, and how many items that covers
     _seen: set[tuple] = field(default_factory=set)

@@ -520,9 +520,10 @@ def hidden_rules(ctx: Ctx, st: Statement | None) -> D.HiddenRules:
         if len(words) != 3 or words[1] != "from" or words[2] not in ("enemy", "all"):
             ctx.error("arguments", "unit-marker takes a unit marker and whom it is hidden from", s.span, form)
             continue
-        if words[0] not in UNIT_MARKERS:
+        known = UNIT_MARKERS + tuple(sorted(ctx.designated))  # and those designate phases give (a reserve)
+        if words[0] not in known:
             ctx.error("unknown-name", f"'{words[0]}' is not a unit marker the engine reads", s.args[0].span,
-                      did_you_mean(words[0], UNIT_MARKERS) or "unit markers: " + ", ".join(UNIT_MARKERS))
+                      did_you_mean(words[0], known) or "unit markers: " + ", ".join(known))
             continue
         if words[0] in units:
             ctx.error("duplicate", f"unit-marker {words[0]} is declared hidden twice", s.span)

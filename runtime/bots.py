@@ -23,7 +23,7 @@ from typing import Callable
 
 from .actions import Advance, Attack, Done, Fire, Hold, IllegalActionError, Move, Use
 from .combat.odds import combat_odds
-from .decisions import Activate, Attach, Pick, Placements, Take, Withdraw
+from .decisions import Activate, Attach, Designate, Pick, Placements, Take, Withdraw
 from .observe import determinise, observe
 from .objectives import Objectives, victory_objectives
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
@@ -672,6 +672,16 @@ class GreedyBot:
         return max(takes, key=lambda a: (self._strength(runner, state, a.unit), self._strength(runner, state, a.host),
                                          a.unit, a.host))
 
+    def _designate(self, runner, state, acts, side):
+        """A designate phase (runtime/designate.py, a reserve): the units with no
+        enemy next to them, which could not attack before moving anyway, so
+        that they may move and then attack (and move by road at double speed)."""
+        enemy = set(self._enemy_hexes(state, side))
+        for a in acts:
+            if isinstance(a, Designate) and not any(n in enemy for n, _ in runner.board.adj[state.units[a.unit].hex]):
+                return a
+        return Done()
+
 
 GreedyBot.DECISIONS = {
     "choose": GreedyBot._choose_chit, "pick": GreedyBot._pick, "interrupt": GreedyBot._interrupt,
@@ -679,7 +689,7 @@ GreedyBot.DECISIONS = {
     "decide": GreedyBot._decide, "withdraw": GreedyBot._withdraw, "transfer": GreedyBot._transfer,
     "hq-transfer": GreedyBot._transfer, "activate": GreedyBot._activate, "command-hq": GreedyBot._command_hq,
     "combat": GreedyBot._combat,
-    "movement": GreedyBot._movement, "reorganize": GreedyBot._reorganize,
+    "movement": GreedyBot._movement, "reorganize": GreedyBot._reorganize, "designate": GreedyBot._designate,
 }
 
 from .search import SearchBot  # noqa: E402  (it builds on GreedyBot)

@@ -101,6 +101,16 @@ class Return:
         return f"return {self.unit}"
 
 
+@dataclass(frozen=True, slots=True)
+class Designate:
+    """A unit given a designate phase's marker (GJ63 5.1(3): a reserve)."""
+
+    unit: str
+
+    def __str__(self) -> str:
+        return f"designate {self.unit}"
+
+
 class Placements(Sequence):
     """The place decisions ``[Place(u, h) for u in units for h in hexes] + tail``,
     in that order, without building them: a reinforcement step can offer
@@ -151,7 +161,7 @@ class Placements(Sequence):
         return f"Placements({len(self.units)} units x {len(self.hexes)} hexes + {self.tail!r})"
 
 
-RunnerAction = Union[Action, Choose, Pick, Play, Place, Activate, Withdraw, Transfer, Take, Attach, Return]
+RunnerAction = Union[Action, Choose, Pick, Play, Place, Activate, Withdraw, Transfer, Take, Attach, Return, Designate]
 
 
 def parse(text: str) -> RunnerAction:
@@ -176,4 +186,6 @@ def parse(text: str) -> RunnerAction:
         return Attach(words[1], words[2])
     if len(words) == 2 and words[0] == "return":
         return Return(words[1])
+    if len(words) == 2 and words[0] == "designate":
+        return Designate(words[1])
     return parse_action(text)

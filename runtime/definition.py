@@ -511,6 +511,9 @@ class SupplyRules:
     # (selectors, consequence): a consequence for some units, before the general one (9.0: German units disrupt)
     consequences: tuple[tuple[frozenset[str], str], ...] = ()
     city_supply: frozenset[str] = frozenset()  # sides whose units in a VP hex are supplied, up to its VP (9.0)
+    # a side's sources are closed to the enemy: its stacks never enter them, its ZOC never extends
+    # into them (GJ63 2.2.1 5: runtime.supply.closed_to)
+    closed_sources: bool = False
     where: str = ""
 
     def consequence_for(self, unit_selectors: frozenset[str]) -> str:

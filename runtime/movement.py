@@ -31,6 +31,7 @@ from .definition import Cost, GameDefinition, MovementMode
 from .hexes import Hex
 from .stacking import extra_bars, extra_limits
 from .state import GameState
+from .supply import closed_to
 from .zoc import enemy_zoc
 
 SCALE = 60
@@ -356,10 +357,11 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
     occupants = state.occupants
     side = u.side
     held = held_by_others(state, side)
+    closed = closed_to(game, board, state, side)  # the enemy's sources, where the game closes them
 
     if m is not None:
-        if m.only and not game.matches(unit_id, m.only):
-            raise MoveError(f"{unit_id} may not use {m.title}")
+        if m.only and not game.matches(unit_id, m.only) and not m.only & u.markers:  # a class, or a state (reserve)
+            raise MoveError(f"{unit_id} may not use {m.title}: only {', '.join(sorted(m.only))} units do")
         barred = sorted(m.barred & u.markers)
         if barred:
             raise MoveError(f"{unit_id} may not use {m.title}: it is {', '.join(barred)}")
@@ -409,6 +411,8 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
                 stop = True  # an attack: the move ends in the enemy hex
             if own_control and control.get(n) != side:
                 continue  # a mode that keeps to the side's own hexes (strategic movement)
+            if closed and n in closed:
+                continue  # an enemy source (GJ63 2.2.1 5)
             if avoid and (hexes[n].terrain in avoid or avoid & set(hexes[n].features)):
                 continue  # a mode that keeps out of such hexes (AVD strategic movement: VP stars)
             n_in_zoc = n in zoc

@@ -10,7 +10,10 @@ OpenSpiel's information states do.
   that handles it (``marker ... { side SIDE }``), and a ``reveal ... to SIDE``
   shows one marker's value to that side;
 - unit markers the game declares hidden from the enemy (``hidden {
-  unit-marker NAME from enemy }``) are missing from the enemy's units;
+  unit-marker NAME from enemy }``) are missing from the enemy's units, and
+  the enemy's log shows a designation of one as ``designate ?``, until the
+  unit shows it by acting (``shown:MARKER:UNIT`` in ``state.done``,
+  runtime/designate.py);
 - the counters in a pool of kind ``cup`` (from every side) or ``hand`` (from
   the other sides) stand in the box ``"?"``: how many each pool holds shows
   (``view.observed["places"]``), not which they are;
@@ -170,7 +173,7 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
         for uid, u in state.units.items():
             if u.side == side or not u.markers:
                 continue
-            gone = {mk for mk in u.markers if mk in facts["unit-markers"]}
+            gone = {mk for mk in u.markers if mk in facts["unit-markers"] and f"shown:{mk}:{uid}" not in state.done}
             if gone:
                 if units is None:
                     units = dict(state.units)
@@ -199,6 +202,8 @@ def seen_entry(game: GameDefinition, e: dict, side: str) -> dict:
     who = e.get("side")
     if who is not None and who != side and e.get("face") == "down":  # done face down: that it happened shows
         return {k: (action_of(v) if k == "action" else UNKNOWN if k == "support" else v) for k, v in e.items()}
+    if who is not None and who != side and e.get("marker") in _facts(game)["unit-markers"]:
+        return dict(e, action=str(e.get("action", "")).split(" ", 1)[0] + " " + UNKNOWN)  # a designation
     if who is not None and who != side and game.chits:
         action = str(e.get("action", ""))
         if action.startswith(SECRET_ACTIONS):

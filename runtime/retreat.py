@@ -25,7 +25,7 @@ from .hexes import Hex
 from .movement import class_costs, overrun_hexes, stack_count, stack_weight
 from .stacking import extra_bars, extra_limits
 from .state import GameState
-from .supply import lost_sources
+from .supply import closed_to, lost_sources
 from .zoc import zoc_of
 
 
@@ -100,6 +100,7 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
     limit = game.stacking.get("units")
     if limit is None and extra_limits(game.stacking):
         limit = 99  # only the hq and per-selector limits apply
+    closed = closed_to(game, board, state, u.side)  # the enemy's sources (GJ63 2.2.1 5)
 
     def over(h: Hex) -> bool:
         return stack_count(game, state, h, unit_id) + stack_weight(game, unit_id) > limit or bool(extra_bars(game, state, h, unit_id))
@@ -126,7 +127,7 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
                                 if n not in path and n != start and dist.get(n, big) <= d_here]
         for n, e in candidates:
             side_there = state.side_at(n)
-            if side_there is not None and side_there != u.side and n not in overrun:
+            if side_there is not None and side_there != u.side and n not in overrun or n in closed:
                 continue
             why = _forbidden(game, board, counter.unit_class, n)
             if not why and len(path) >= 1 and any(e.crosses(f) for f in rules.second_hex_across):
@@ -188,11 +189,12 @@ def advance_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
     costs = class_costs(game, board, c.unit_class)
     limit = game.stacking.get("units")
     n_max = advance_limit(game, board, unit_id)
+    closed = closed_to(game, board, state, u.side)  # the enemy's sources (GJ63 2.2.1 5)
 
     overrun = overrun_hexes(game, state, unit_id) if game.advance.overrun else frozenset()
 
     def enterable(a: Hex, b: Hex, k: int) -> bool:
-        if b not in board or costs.enter.get(b) is None:
+        if b not in board or costs.enter.get(b) is None or b in closed:
             return False
         side_there = state.side_at(b)
         if side_there is not None and side_there != u.side and b not in overrun:

@@ -18,6 +18,7 @@ Decisions, with their text notation:
     choose escape        answer an effect's ``choose`` (runtime.effects)
     take 31ID            pick a unit for an effect (``move ... by SIDE``, ``restore``; "done" to stop a restore)
     attach Tiger LAH     put a counter under a unit in a reorganize phase (runtime/reorganize.py); "done" to stop
+    designate LAH        give a unit a designate phase's marker (a reserve: runtime/designate.py); "done" to stop
     return Tiger         send a counter under a unit back to the reorganize phase's pool
     move / attack / lose / retreat / advance / done   (runtime.engine)
 """
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from .actions import Done, Fire, IllegalActionError, Move
 from .board import Board
 from .chitpull import ChitPull
+from .designate import Designation, designate_markers
 from .decisions import Activate, Choose, Pick, Place, Placements, Play, RunnerAction, Take, Transfer, Withdraw, parse
 from .definition import GameDefinition, Phase
 from .effects import Effects
@@ -95,7 +97,7 @@ def flatten(phases: tuple[Phase, ...]) -> tuple[Step, ...]:
 
 IMPLEMENTED = {"choose-chits", "draw-chit", "activate", "move", "combat", "supply", "reinforce", "advance-turn",
                "victory-check", "roll", "recover", "rebuild", "strategic-move", "decide", "event", "effects",
-               "reorganize"}
+               "reorganize", "designate"}
 
 
 def sequence_problems(game: GameDefinition) -> list[tuple[str, str]]:
@@ -141,7 +143,7 @@ def _fingerprint(s: GameState) -> tuple:
             len(s.activated), len(s.moved), len(s.attacked), len(s.cup), s.result is None)
 
 
-class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
+class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, Designation):
     """Plays a scenario; the chit-pull, reinforcement, victory and effect
     procedures are in runtime.chitpull, runtime.reinforce, runtime.victory
     and runtime.effects."""
@@ -162,6 +164,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         self.engine.on_result = self.run_effects
         self.board = self.engine.board
         self.program = flatten(game.sequence)
+        self._designations = designate_markers(game.sequence)  # player turn -> markers cleared at its end
         # ids, flags and the options of decide phases (read by chosen(...)) as expression names
         self.declared_names = dict(self.engine.declared)
         for st in self.program:
@@ -322,6 +325,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
             return self._rebuild_actions(s) + [Done()]
         if d == "reorganize":
             return self._reorganize_actions(s)
+        if d == "designate":
+            return self._designate_actions(s)
         return []
 
     # ---------------------------------------------------------- apply
@@ -335,6 +340,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         d = s.step.get("decision")
         if s.pending or d in ("movement", "combat"):
             s2 = self.engine.apply(s, action)
+            if self._designations and not s.pending:
+                self.shows(s2, action)
             if self._enter and isinstance(action, Move) and s2.result is None:
                 self.checkpoint(s2, "enter", hex=action.to, side=s2.units[action.unit].side)
             if not s2.pending and s2.phase != s.phase and d in ("movement", "combat"):
@@ -374,6 +381,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
             self._answer_rebuild(s2, action)
         elif d == "reorganize":
             self._answer_reorganize(s2, action)
+        elif d == "designate":
+            self._answer_designate(s2, action)
         return self._run(s2)
 
     def _answer_effect(self, s: GameState, action: RunnerAction) -> GameState:
@@ -413,6 +422,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
         d = s.step.get("decision")
         if d == "reorganize":
             return self._why_reorganize(s, action)
+        if d == "designate":
+            return self._why_designate(s, action)
         if d == "choose":
             return f"{s.step['side']} cannot choose {getattr(action, 'chit', action)}: it may choose " \
                    f"{', '.join(sorted(set(s.step['left']))) or 'nothing more'}, or 'done'"
@@ -456,6 +467,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization):
             s.step = {}
             s.pc += 1
         elif step.kind == "end-side":
+            if self._designations:
+                self.end_designations(s, ph)
             s.active = ""
             s.pc += 1
         elif step.kind == "loop":

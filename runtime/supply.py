@@ -117,6 +117,18 @@ def sources_of(board: Board, state: GameState, side: str) -> frozenset[Hex]:
     return board.supply_sources(side) - lost if lost else board.supply_sources(side)
 
 
+def closed_to(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
+    """The hexes ``side``'s units may never enter: the other sides' sources,
+    where the game closes them (``supply { closed-sources }``, GJ63 2.2.1 5)."""
+    if not game.supply.closed_sources:
+        return frozenset()
+    out: set[Hex] = set()
+    for other in game.sides:
+        if other != side:
+            out |= sources_of(board, state, other)
+    return frozenset(out)
+
+
 def _blocking(game: GameDefinition, board: Board, state: GameState, side: str):
     """(no_enter, no_exit, static): hexes a line may not enter / leave now."""
     rules = game.supply

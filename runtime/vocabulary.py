@@ -82,6 +82,7 @@ PROCEDURES: dict[str, str] = {
     "event": "apply the turn's events: the effects in each event's do { } block",
     "effects": "run the effects in the phase's do { } block (draws from cups each turn)",
     "reorganize": "a side moves counters between units and pools: attach from a pool, transfer, return",
+    "designate": "a side gives some of its units a marker (a reserve, hidden from the enemy), until its turn ends",
 }
 
 ACTIVATION_KINDS = ("hq", "reserve", "reinforcements", "supply", "interrupt", "event", "air", "artillery")
@@ -111,4 +112,5 @@ PHASE_PROPERTIES: dict[str, tuple[str, ...]] = {
     "event": (),
     "effects": ("do",),
     "reorganize": ("side", "from", "limit", "traced", "transfer", "returns"),
+    "designate": ("side", "marker", "only", "exclude", "outside-zoc"),
 }

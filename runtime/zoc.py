@@ -39,6 +39,11 @@ def zoc_of(game: GameDefinition, board: Board, state: GameState, side: str) -> f
             if game.matches(u.id, rules.exempt) and not (u.id in state.attached and gives_zoc(game, state, u.id)):
                 continue
             out.update(reach[u.hex])
+    if game.supply.closed_sources:  # no ZOC into the other sides' sources (GJ63 2.2.1 5)
+        from .supply import sources_of  # (supply reads ZOC)
+        for other in game.sides:
+            if other != side:
+                out -= sources_of(board, state, other)
     result = frozenset(out)
     cache[key] = result
     return result

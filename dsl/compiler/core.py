@@ -154,6 +154,10 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                 if isinstance(e, Statement):
                     if e.keyword == "option" and e.args and not e.args[0].quoted:
                         ctx.declare("option", e.args[0].text, e.args[0].span)
+                    if e.keyword == "phase":  # the unit markers designate phases give: names of unit states
+                        body = [x for x in e.body or () if isinstance(x, Statement)]
+                        if any(x.keyword == "procedure" and x.args and x.args[0].text == "designate" for x in body):
+                            ctx.designated.update(x.args[0].text for x in body if x.keyword == "marker" and x.args)
                     stack.append(e)
         for st in self.all("unit-class"):
             b = [e for e in st.body or () if isinstance(e, Statement) and e.keyword == "flags"]

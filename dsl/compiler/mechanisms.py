@@ -150,7 +150,7 @@ class MechanismsMixin:
                 marks.append((mk.args[0].text, sel, ctx.expr(mk.condition)))
             modes.append(D.MovementMode(m.name, title_of(m) or m.name, along, cost, mult,
                                         b.flag("no-enemy-zoc"), no_attack,
-                                        self.selectors(only.args, classes) if only else frozenset(),
+                                        self.selectors(only.args, classes, ctx.designated) if only else frozenset(),
                                         frozenset(a.text for a in barred.args) if barred else frozenset(),
                                         allowance, fo is not None,
                                         self.selectors(ex.args, classes) if ex else frozenset(),
@@ -317,7 +317,7 @@ class MechanismsMixin:
                                exempt=self.selectors(ex.args, classes) if ex else frozenset(), marker_halves=fm(halves),
                                order=order, skip=tuple(skip), transfer=ctx.ref("pool", b.arg("transfer-to")) or "",
                                blocked_by_enemy_control="enemy-control" in blocked, consequences=tuple(by_unit),
-                               city_supply=city, where=where(st))
+                               city_supply=city, closed_sources=b.flag("closed-sources"), where=where(st))
         b.finish()
         return result
 

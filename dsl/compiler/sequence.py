@@ -120,9 +120,15 @@ class SequenceMixin:
             elif e.keyword == "die-table":
                 params["die-table"] = params.get("die-table", ()) + tuple(
                     a.text for a in e.args if ctx.ref("die-table", a))
-            elif e.keyword in ("only", "exclude"):  # who may act: unit selectors or a state (disrupted)
+            elif e.keyword in ("only", "exclude", "outside-zoc"):  # who may act: unit selectors or a state (disrupted)
                 params[e.keyword] = params.get(e.keyword, ()) + tuple(
-                    self.selectors(e.args, self.ctx.symbols.get("unit-class", {}), UNIT_STATES))
+                    self.selectors(e.args, self.ctx.symbols.get("unit-class", {}), UNIT_STATES | ctx.designated))
+            elif e.keyword == "marker":  # designate: the unit marker it gives
+                if len(e.args) != 1 or e.args[0].quoted:
+                    ctx.error("arguments", "marker takes the one unit marker the phase gives", e.span,
+                              "write: marker reserve")
+                else:
+                    params["marker"] = (e.args[0].text,)
             elif e.keyword == "limit":
                 if len(e.args) != 1 or ctx.int_(e.args[0], "limit", 1, 999) is None:
                     if len(e.args) != 1:
@@ -188,6 +194,9 @@ class SequenceMixin:
                       "write: from german-reorganization (the pools counters are taken from and returned to)")
         if procedure == "effects" and f"phase:{name}" not in self.fx.effects:
             ctx.error("missing", f"phase {name} runs no effects", st.span, "write: do { effects }")
+        if procedure == "designate" and "marker" not in params:
+            ctx.error("missing", f"phase {name} designates units with no marker", st.span,
+                      "write: marker reserve (the unit marker the designated units carry until the turn ends)")
         if procedure == "decide" and "option" not in params:
             ctx.error("missing", f"phase {name} decides nothing: it needs an option", st.span,
                       'write: option siberian-early "Bring the Siberians in now?"')

@@ -55,7 +55,11 @@ class Ctx:
     # keyword): references to them stay quiet, so one mistake is one diagnostic
     poisoned: set[str] = field(default_factory=set)
     track_calls: list = field(default_factory=list)  # track("column") calls, checked once the turn track is read
-    designated: set[str] = field(default_factory=set)  # unit markers designate phases give (a reserve)
+    # unit markers the game gives besides the engine's own: designate and reinforce phases' markers
+    # (a reserve), and those a supply { marker NAME halve ... } line names
+    designated: set[str] = field(default_factory=set)
+    marked: set[str] = field(default_factory=set)  # unit markers 'mark ... with NAME' effects give
+    phase_read: set[str] = field(default_factory=set)  # the words of only/exclude lines (markers phases read)
 
     # (code, message, span) of every diagnostic so far, and how many items that covers
     _seen: set[tuple] = field(default_factory=set)

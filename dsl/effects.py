@@ -294,7 +294,7 @@ class EffectCompiler:
             fr = need("from")
             args["from"] = self.location(fr) if fr else None
             to = need("to")
-            args["to"] = tuple(self.selectors(to)) if to else ()
+            args["to"] = tuple(self.selectors(to, self.ctx.designated)) if to else ()
             args["random"] = "random" in flags
             ok = ok and args["from"] is not None and bool(args["to"])
         elif verb == "mark":
@@ -456,16 +456,17 @@ class EffectCompiler:
 
     def unit_marker(self, a: Arg) -> str | None:
         """A marker a unit carries, that the engine reads (supply halving, recovery, movement bars)."""
-        if a.text in UNIT_MARKERS:
-            return a.text
+        if a.text in UNIT_MARKERS or a.text in self.ctx.designated or a.text in self.ctx.phase_read:
+            return a.text  # the engine's own, one a phase gives, or one a phase reads (exclude held)
         self.ctx.error("unknown-name", f"'{a.text}' is not a unit marker the engine reads", a.span,
                        did_you_mean(a.text, UNIT_MARKERS) or "unit markers: " + ", ".join(UNIT_MARKERS))
         return None
 
-    def selectors(self, a: Arg) -> list[str]:
-        """Unit selectors: sides, classes, flags, nationalities, counters, all."""
+    def selectors(self, a: Arg, markers=()) -> list[str]:
+        """Unit selectors: sides, classes, flags, nationalities, counters, all
+        (and the unit markers given, where units carrying one may be named)."""
         out = []
-        known = set()
+        known = set(markers)
         for kind in ("side", "unit-class", "nationality", "counter"):
             known |= set(self.ctx.symbols.get(kind, {}))
         known |= self.ctx.class_flags | {"all"}

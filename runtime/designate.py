@@ -34,12 +34,13 @@ from .zoc import enemy_zoc
 
 
 def designate_markers(phases) -> dict[str, tuple[str, ...]]:
-    """Player turn id -> the markers the designate phases inside it give
-    (cleared when that player turn ends)."""
+    """Player turn id -> the markers the designate (and reinforce) phases
+    inside it give (cleared when that player turn ends)."""
     out: dict[str, tuple[str, ...]] = {}
 
     def under(ph: Phase) -> list[str]:
-        found = [ph.params["marker"][0]] if ph.procedure == "designate" and ph.params.get("marker") else []
+        found = [ph.params["marker"][0]] if ph.procedure in ("designate", "reinforce") and ph.params.get("marker") \
+            else []
         for c in ph.children:
             found += under(c)
         return found

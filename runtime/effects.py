@@ -360,7 +360,7 @@ class Effects:
             (pool if n is None else pool[:n])
         hosts = frozenset(a["to"])
         candidates = sorted(u.id for u in s.units.values() if not u.box.startswith(A.UNDER) and
-                            (u.id in hosts or g.matches(u.id, hosts)))
+                            (u.id in hosts or g.matches(u.id, hosts) or hosts & u.markers))
         for aid in taken:
             host = next((h for h in candidates if not A.why_not_attach(g, s, aid, h)), None)
             if host is None:

@@ -83,6 +83,15 @@ def _facts(game: GameDefinition) -> dict:
              "pick-keys": {s: frozenset(f"picked:{k}" for k, c in game.chits.items() if c.side != s)
                            for s in game.sides},
              "battles": game.dice_pool is not None and game.dice_pool.support > 0,
+             # counters that live in a hidden pool (equipment and support chits in cups and hands): the
+             # other sides' logs do not name them where they are drawn, taken or put in a hidden pool
+             "secret": {s: frozenset(cid for cid, c in game.counters.items()
+                                     if c.side != s and c.arrives.startswith("pool:") and
+                                     getattr(game.pools.get(c.arrives[5:]), "kind", "box") in ("cup", "hand"))
+                        for s in game.sides},
+             # a hidden pool -> the unit selectors of the effects that move counters into it (what a sample
+             # may deal there: support chits into a support pool, never a tank chit)
+             "admits": _admits(game),
              "any": bool(markers or unit_markers or game.chits or pools or
                          (game.dice_pool is not None and game.dice_pool.support > 0))}
     if len(_FACTS) > 64:
@@ -92,6 +101,16 @@ def _facts(game: GameDefinition) -> dict:
 
 
 _FACTS: dict[int, tuple[GameDefinition, dict]] = {}
+
+
+def _admits(game: GameDefinition) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for effects in game.effects.values():
+        for eff in effects:
+            to = eff.args.get("to") if eff.verb == "move" else None
+            if isinstance(to, str) and to in game.pools:
+                out.setdefault(f"pool:{to}", set()).update(eff.args.get("units") or ())
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def marker_hidden_from(game: GameDefinition, m: dict, side: str | None) -> bool:
@@ -213,6 +232,18 @@ def seen_entry(game: GameDefinition, e: dict, side: str) -> dict:
     if e.get("to") and e["to"] != side and "values" in e:  # a reveal to another side
         return {k: v for k, v in e.items() if k != "values"}
     draw = e.get("draw")
+    hidden = _facts(game)["secret"].get(side)
+    if hidden and (isinstance(draw, list) or "effect" in e or who not in (None, side)):
+        if isinstance(draw, list) and any(isinstance(x, str) and x in hidden for x in draw):
+            return dict(e, draw=[UNKNOWN if isinstance(x, str) and x in hidden else x for x in draw])
+        words = str(e.get("effect", "")).split()
+        if len(words) == 4 and words[0] == "move" and words[1] in hidden and words[2] == "to":
+            hid = _facts(game)["pools"].get(f"pool:{words[3]}")
+            if hid is not None and (hid[0] == "all" or hid[1] != side):  # into a cup, or another side's hand
+                return dict(e, effect=f"move {UNKNOWN} to {words[3]}")
+        action = str(e.get("action", "")).split()
+        if who not in (None, side) and len(action) == 2 and action[0] == "take" and action[1] in hidden:
+            return dict(e, action=f"take {UNKNOWN}")
     if isinstance(draw, list) and any(isinstance(x, dict) for x in draw):
         return dict(e, draw=[dict(x, value=None) if isinstance(x, dict) and marker_hidden_from(game, x, side)
                              else x for x in draw])
@@ -273,6 +304,7 @@ def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> Ga
     s.observed = None  # a sample is a whole state: nothing in it is hidden any more
     places = view.observed.get("places") or {}
     if places:  # the counters whose place is hidden, dealt out to the hidden pools (their side's first)
+        view_facts = _facts(game)
         units = dict(view.units)
         hidden = sorted(uid for uid, u in view.units.items() if u.hex is None and u.box == UNKNOWN)
         rng.shuffle(hidden)
@@ -280,6 +312,10 @@ def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> Ga
             owner = game.pools[place[5:]].side if place[5:] in game.pools else ""
             pool = place[5:]
             first = [uid for uid in hidden if getattr(game.counters.get(uid), "arrives", "") in (place, pool)]
+            admits = view_facts["admits"].get(place)
+            if admits:  # then the counters the game moves there (support chits into a support pool)
+                first += [uid for uid in hidden if uid not in first and game.matches(uid, admits) and
+                          (owner in ("", "both") or view.units[uid].side == owner)]
             fits = first + [uid for uid in hidden if uid not in first and
                             (owner in ("", "both") or view.units[uid].side == owner)]
             take = (fits + [uid for uid in hidden if uid not in fits])[:n]

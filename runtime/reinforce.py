@@ -72,19 +72,25 @@ class Reinforcements:
 
     def _proc_reinforce(self, s: GameState, ph: Phase) -> None:
         area = (ph.params.get("at") or ("",))[0]
-        self._start_placement(s, ph.side or s.active, area, bool(ph.params.get("due")))
+        self._start_placement(s, ph.side or s.active, area, bool(ph.params.get("due")),
+                              ph.params.get("from"), int(ph.params["count"][0]) if ph.params.get("count") else None)
+        if s.step.get("decision") and ph.params.get("marker"):
+            s.step["marker"] = ph.params["marker"][0]  # placed units carry it to the end of the player turn
         if not s.step.get("decision"):
             s.pc += 1
 
-    def _start_placement(self, s: GameState, side: str, area: str = "", early: bool = False) -> None:
+    def _start_placement(self, s: GameState, side: str, area: str = "", early: bool = False,
+                         pools_from: tuple[str, ...] | None = None, count: int | None = None) -> None:
         """Reinforcements of ``side`` waiting in the reinforcement pools: as
         many as the turn track's SIDE.reinforcements column says, or all of
         them without one.  ``area``: only there (12.3: Warsaw or Königsberg);
-        ``early``: the units due next turn come now (10.0: the Siberians)."""
+        ``early``: the units due next turn come now (10.0: the Siberians).
+        A phase's ``from`` pools replace the game's reinforcement pools, and
+        its ``count`` caps the number (GJ63 7.0: two of the XXIV Corps)."""
         track = self.game.turn_track
         column = f"{side}.reinforcements"
-        pools = {f"pool:{p}" for p in self.game.reinforcements.pools}
-        if self.game.supply.transfer:
+        pools = {f"pool:{p}" for p in (pools_from or self.game.reinforcements.pools)}
+        if self.game.supply.transfer and not pools_from:
             pools.add(f"pool:{self.game.supply.transfer}")
         if early:
             pools = {f"turn:{s.turn + 1}"}
@@ -94,6 +100,8 @@ class Reinforcements:
             n = track.turn(s.turn).values.get(column) or 0
         else:
             n = len(units)
+        if count is not None:
+            n = min(n, count)
         if self.game.reinforcements.costs and not early:  # point-buy: n is the side's points (AVD 5 c-e)
             s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0, area=area,
                           points=n, per_hq={})
@@ -224,6 +232,8 @@ class Reinforcements:
         elif isinstance(a, Place):
             h = self.board.parse(a.at)
             s.place(a.unit, h)
+            if st.get("marker"):
+                s.mark(a.unit, st["marker"])
             arrival = self.game.arrivals.get(st.get("arrival", ""))
             if arrival is not None and arrival.move_on:  # it moved onto the map: the entry hex's cost is spent
                 c = self.game.counters[a.unit]

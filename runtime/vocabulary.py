@@ -102,7 +102,7 @@ PHASE_PROPERTIES: dict[str, tuple[str, ...]] = {
     "strategic-move": ("side", "only", "exclude", "limit", "mode"),
     "combat": ("side", "only", "exclude", "limit", "ignore"),
     "supply": (),
-    "reinforce": ("side", "at", "due"),
+    "reinforce": ("side", "at", "due", "from", "count", "marker"),
     "rebuild": ("side",),
     "decide": ("side", "option"),
     "recover": ("side", "only", "exclude"),

@@ -48,15 +48,18 @@ def at_designation(r, seed=1, turn=1, side="german"):
 
 
 def test_each_player_turn_runs_in_the_rulebooks_order(game):
-    """5.1: support, reinforcements, reserve designation, normal attack,
-    movement, reserve attack, reorganisation (the Germans' reinforcements
-    come with issue 16's trigger)."""
-    turns = {ph.side: [c.procedure for c in ph.children] for ph in game.sequence if ph.kind == "player-turn"}
-    assert turns["soviet"] == ["effects", "reinforce", "designate", "combat", "move", "combat", "reorganize"]
-    assert turns["german"] == ["effects", "designate", "combat", "move", "combat", "reorganize"]
+    """5.1: support (the Germans' first chosen, 4.0(6)1), reinforcements,
+    reserve designation, normal attack, movement, reserve attack,
+    reorganisation."""
+    turns = {ph.side: [c.procedure for c in ph.children if c.procedure != "effects"]
+             for ph in game.sequence if ph.kind == "player-turn"}
+    for side in ("german", "soviet"):  # (effects phases: support draws, equipment drawn, 17.1's markers)
+        assert turns[side] == ["reinforce", "designate", "combat", "move", "combat", "reorganize"]
+    firsts = {ph.side: ph.children[0].id for ph in game.sequence if ph.kind == "player-turn"}
+    assert firsts == {"german": "german-first-support", "soviet": "soviet-support"}
     attacks = [c for ph in game.sequence if ph.kind == "player-turn" for c in ph.children if c.procedure == "combat"]
-    assert [(c.params.get("exclude"), c.params.get("only")) for c in attacks] == \
-        [(("reserve",), None), (None, ("reserve",))] * 2
+    assert [(set(c.params.get("exclude") or ()), set(c.params.get("only") or ())) for c in attacks] == \
+        [({"reserve", "arrived"}, set()), (set(), {"reserve"})] * 2
 
 
 def test_mechanized_stacks_and_foot_outside_enemy_zoc_may_be_designated(game):
@@ -197,3 +200,152 @@ def test_the_greedy_bot_designates_stacks_with_no_enemy_next_to_them(game):
     if isinstance(a, Designate):
         h = s.units[a.unit].hex
         assert not any(s.side_at(n) == "soviet" for n, _ in r.board.adj[h])
+
+
+# ------------------------------------------------------------------ support chits chosen, pools of kind hand
+
+def test_the_german_player_chooses_his_first_eight_support_chits(game):
+    """4.0(6)1: the Germans choose 8 of their 18 support chits; the rest go into the cup."""
+    r = Runner(game)
+    s = r.new_game(3)
+    s = until(r, s, lambda s: r.effect_asks(s) and r.effect_asks(s)["side"] == "german")
+    offered = sorted(a.unit for a in r.legal_actions(s) if hasattr(a, "unit"))
+    assert len(offered) == 18 and all(game.counters[c].unit_class in
+                                       ("heavy-guns", "attack-plane", "bomber", "fighter", "tactical") for c in offered)
+    chosen = ["Rudel", "GArty1", "GArty2", "GArty3", "GArty4", "Bf109-1", "GCmdr1", "GSmoke"]
+    for c in chosen:
+        s = r.apply(s, f"take {c}")
+    in_pool = sorted(u.id for u in s.units.values() if u.box == "pool:german-support")
+    assert in_pool == sorted(chosen)
+    cup = [u.id for u in s.units.values() if u.box == "pool:german-support-cup"]
+    assert len(cup) == 10 and not set(cup) & set(chosen)
+    # the Soviets see how many, not which; their log does not name them
+    view = observe(game, s, "soviet")
+    assert all(view.units[c].box == "?" for c in chosen)
+    assert view.observed["places"]["pool:german-support"] == 8
+    assert observe(game, s, "german").units["Rudel"].box == "pool:german-support"
+    log = observe_log(game, s.log, "soviet")
+    assert not any("Rudel" in str(e) for e in log)
+    assert sum(1 for e in log if e.get("action") == "take ?") == 8
+    assert any("Rudel" in str(e) for e in observe_log(game, s.log, "german"))
+
+
+def test_no_log_a_side_sees_names_the_enemys_face_down_chits_before_they_fight(game):
+    r = Runner(game)
+    s = r.new_game(1)
+    s = until(r, s, lambda s: s.turn == 2 and s.active == "soviet")
+    german_chits = {cid for cid, c in game.counters.items() if c.side == "german" and c.arrives.startswith("pool:")
+                    and game.pools[c.arrives[5:]].kind in ("cup", "hand")}
+    for e in observe_log(game, s.log, "soviet"):
+        if "draw" in e or "effect" in e or e.get("action", "").startswith("take"):
+            words = set(str(e.get("effect", "")).split()) | set(str(e.get("action", "")).split()) | \
+                {x for x in e.get("draw") or () if isinstance(x, str)}
+            assert not words & german_chits, e
+
+
+def test_a_pool_kind_is_box_cup_or_hand(tmp_path):
+    import shutil
+    from dsl.compiler import check_game
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(GAMES / "prokhorovka", folder)
+    text = (folder / "game.hxr").read_text().replace('{ side german; kind hand }', '{ side german; kind hamd }', 1)
+    (folder / "game.hxr").write_text(text)
+    _, diags, _ = check_game(folder)
+    assert any("'hamd' is not a pool kind (box, cup or hand)" in d.message for d in diags.items)
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 1000), n=st.integers(0, 250), other=st.integers(0, 1000))
+def test_states_a_side_sees_alike_get_the_same_bot_decision(game, seed, n, other):
+    """Cups, hands and the reserve: a state drawn anew from what the side sees
+    (determinise) is seen alike and gets the same decisions."""
+    from runtime.observe import determinise
+    r = Runner(game)
+    bot = RandomBot(seed)
+    s = r.new_game(seed)
+    for _ in range(n):
+        if s.result is not None:
+            return
+        s = r.apply(s, bot.choose(r, s))
+    if s.result is not None:
+        return
+    side = r.to_move(s)
+    t = determinise(game, observe(game, s, side), random.Random(other))
+    assert not any(u.box == "?" for u in t.units.values())
+    assert view_key(observe(game, t, side)) == view_key(observe(game, s, side))
+    for make in (GreedyBot, RandomBot):
+        assert make(seed).choose(r, s) == make(seed).choose(r, t)
+
+
+# ------------------------------------------------------------------ reinforcements (7.0, 17.1)
+
+def soviet_south_before_german_turn_2(r):
+    """Turn 1's Soviet reorganisation, a Soviet stack then put south of the start line."""
+    s = until(r, r.new_game(1), lambda s: s.turn == 1 and s.active == "soviet"
+              and s.step.get("decision") == "reorganize")
+    south = r.game.map.areas["start-line-south"]
+    h = next(h for h in sorted(south) if not s.units_at(h) and h not in sources_of(r.board, s, "german"))
+    uid = sorted(u.id for u in s.on_map("soviet"))[0]
+    s.place(uid, h)
+    s.version += 1
+    return s
+
+
+def test_a_soviet_stack_south_of_the_start_line_brings_up_the_xxiv_panzer_corps(game):
+    r = Runner(game)
+    s = soviet_south_before_german_turn_2(r)
+    s = until(r, s, lambda s: s.active == "german" and s.step.get("decision") in ("place", "designate"))
+    assert s.step["decision"] == "place" and s.step["side"] == "german" and s.step["n"] == 2
+    assert sorted(s.step["units"]) == ["17Pz", "23Pz", "VIK"]
+    places = [a for a in r.legal_actions(s) if hasattr(a, "at")]
+    assert {a.at for a in places} <= {"0112", "0412", "0712", "0912", "1212"}  # the German sources
+    first, second = sorted({a.at for a in places})[:2]
+    s = r.apply(s, f"place VIK {first}")
+    s = r.apply(s, f"place 17Pz {second}")
+    assert s.units["23Pz"].box == "pool:german-reserve"  # two of the three
+    carried = {h: list(s.attached.get(h, ())) for h in ("VIK", "17Pz")}
+    tanks = [c for cs in carried.values() for c in cs if game.counters[c].unit_class == "tank"]
+    assert 1 <= len(tanks) <= 4 and sum(len(v) for v in carried.values()) <= 3 + 2  # within capacity
+    assert all("arrived" in s.units[u].markers for u in ("VIK", "17Pz"))
+    # they enter in the movement phase: no attack before it
+    s = until(r, s, lambda s: s.step.get("decision") == "combat" and s.active == "german" and not s.pending)
+    assert all(u not in a.attackers for a in r.legal_actions(s) if isinstance(a, Attack) for u in ("VIK", "17Pz"))
+    s = until(r, s, lambda s: s.active == "soviet")
+    assert not any("arrived" in u.markers for u in s.units.values())
+
+
+def test_no_german_reinforcements_without_a_soviet_stack_south_of_the_start_line(game):
+    r = Runner(game)
+    s = until(r, r.new_game(1), lambda s: s.turn == 2 and s.active == "german"
+              and s.step.get("decision") in ("place", "designate"))
+    assert s.step["decision"] == "designate"
+    assert not any(u.side == "soviet" and u.hex in game.map.areas["start-line-south"] for u in s.units.values())
+
+
+def test_soviet_reinforcements_bring_the_tracks_tank_and_equipment_chits(game):
+    r = Runner(game)
+    s = until(r, r.new_game(1), lambda s: s.turn == 2 and s.active == "soviet" and s.step.get("decision") == "place")
+    assert sorted(s.step["units"]) == ["2GTK", "5GTK"]
+    places = [a for a in r.legal_actions(s) if hasattr(a, "at")]
+    assert {a.at for a in places} <= {"0101", "0301", "1001", "1301", "1402", "1405", "1408"}
+    hexes = sorted({a.at for a in places})
+    s = r.apply(s, f"place 2GTK {hexes[0]}")
+    s = r.apply(s, f"place 5GTK {hexes[1]}")
+    under = [c for h in ("2GTK", "5GTK") for c in s.attached.get(h, ())]
+    tanks = [c for c in under if game.counters[c].unit_class == "tank"]
+    assert len(tanks) == 4 and len(under) - len(tanks) == 2  # turn 2: TK 4, EQ 2 (capacity 3 each)
+
+
+def test_the_first_tank_army_stands_on_turn_1_and_moves_at_half_speed_on_turn_2(game):
+    r = Runner(game)
+    first = ("6TK", "31TK", "3MK")
+    s = until(r, r.new_game(1), lambda s: s.turn == 1 and s.active == "soviet" and s.step.get("decision") == "movement")
+    moving = {a.unit for a in r.legal_actions(s) if isinstance(a, Move)}
+    assert moving and not moving & set(first)
+    s = until(r, s, lambda s: s.turn == 2 and s.active == "soviet" and s.step.get("decision") == "movement")
+    from runtime.movement import unit_mp, SCALE
+    assert all(unit_mp(game, s, u) == 3 * SCALE for u in first if s.units[u].hex is not None)
+    others = [u.id for u in s.on_map("soviet") if u.id not in first and game.counters[u.id].unit_class == "mech"]
+    assert others and all(unit_mp(game, s, u) == 6 * SCALE for u in others)
+    s = until(r, s, lambda s: s.turn == 3)
+    assert not any({"held", "slowed"} & u.markers for u in s.units.values())

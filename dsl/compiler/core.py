@@ -156,9 +156,22 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                         ctx.declare("option", e.args[0].text, e.args[0].span)
                     if e.keyword == "phase":  # the unit markers designate phases give: names of unit states
                         body = [x for x in e.body or () if isinstance(x, Statement)]
-                        if any(x.keyword == "procedure" and x.args and x.args[0].text == "designate" for x in body):
+                        if any(x.keyword == "procedure" and x.args and x.args[0].text in ("designate", "reinforce")
+                               for x in body):
                             ctx.designated.update(x.args[0].text for x in body if x.keyword == "marker" and x.args)
                     stack.append(e)
+        for st in self.all("supply"):  # supply { marker NAME halve ... }: a unit marker the engine reads
+            ctx.designated.update(e.args[0].text for e in st.body or () if isinstance(e, Statement)
+                                  and e.keyword == "marker" and e.args)
+        stack = list(self.sts)  # unit markers effects give (mark ... with NAME) and phases read (only, exclude)
+        while stack:
+            st = stack.pop()
+            words = [a.text for a in st.args]
+            if st.keyword == "mark" and "with" in words[:-1]:
+                ctx.marked.add(words[words.index("with") + 1])
+            if st.keyword in ("only", "exclude"):
+                ctx.phase_read.update(words)
+            stack.extend(e for e in st.body or () if isinstance(e, Statement))
         for st in self.all("unit-class"):
             b = [e for e in st.body or () if isinstance(e, Statement) and e.keyword == "flags"]
             for f in b:
@@ -397,7 +410,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
     def pool(self, st: Statement) -> D.Pool:
         b = Body(self.ctx, st, f"pool {st.name}")
         side = self.ctx.ref("side", b.arg("side"), allow=("both",)) or ""
-        kind = self.choice(b.arg("kind"), ("box", "cup"), "pool kind (box or cup)") or "box"
+        kind = self.choice(b.arg("kind"), ("box", "cup", "hand"), "pool kind (box, cup or hand)") or "box"
         b.finish()
         self.pool_kinds[st.name] = kind
         return D.Pool(st.name, title_of(st) or st.name, side, where(st), kind)

@@ -122,13 +122,20 @@ class SequenceMixin:
                     a.text for a in e.args if ctx.ref("die-table", a))
             elif e.keyword in ("only", "exclude", "outside-zoc"):  # who may act: unit selectors or a state (disrupted)
                 params[e.keyword] = params.get(e.keyword, ()) + tuple(
-                    self.selectors(e.args, self.ctx.symbols.get("unit-class", {}), UNIT_STATES | ctx.designated))
-            elif e.keyword == "marker":  # designate: the unit marker it gives
+                    self.selectors(e.args, self.ctx.symbols.get("unit-class", {}),
+                                   UNIT_STATES | ctx.designated | ctx.marked))
+            elif e.keyword == "marker":  # designate, reinforce: the unit marker it gives
                 if len(e.args) != 1 or e.args[0].quoted:
                     ctx.error("arguments", "marker takes the one unit marker the phase gives", e.span,
                               "write: marker reserve")
                 else:
                     params["marker"] = (e.args[0].text,)
+            elif e.keyword == "count":  # reinforce: at most this many units
+                if len(e.args) != 1 or ctx.int_(e.args[0], "count", 1, 999) is None:
+                    if len(e.args) != 1:
+                        ctx.error("arguments", "count takes a number of units", e.span, "write: count 2")
+                    continue
+                params["count"] = (e.args[0].text,)
             elif e.keyword == "limit":
                 if len(e.args) != 1 or ctx.int_(e.args[0], "limit", 1, 999) is None:
                     if len(e.args) != 1:

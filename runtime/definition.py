@@ -142,6 +142,7 @@ class Terrain:
     colour: str = "#cccccc"
     pattern: str = ""
     where: str = ""
+    side: str = ""  # a feature that belongs to a side: its chart effects count for that side's stacks only (17.2(2))
 
 
 @dataclass(frozen=True, slots=True)

@@ -280,6 +280,34 @@ def _search(game, board, side, no_enter, no_exit, st: _Static, lost: frozenset[H
     return dist
 
 
+def reached_along(game: GameDefinition, board: Board, state: GameState, side: str, link: str) -> frozenset[Hex]:
+    """The hexes a line of ``side``'s reaches running along ``link`` all the
+    way from a source (GJ63 18.0(1)2: a line along roads only), blocked as
+    any line is."""
+    key = ("along", side, link, state.version)
+    hit = state.cache.get(key)
+    if hit is not None:
+        return hit
+    no_enter, no_exit, st = _blocking(game, board, state, side)
+    sources = [h for h in sources_of(board, state, side) if h not in no_enter]
+    seen = set(sources)
+    todo = deque(sources)
+    while todo:
+        u = todo.popleft()
+        if u in no_exit:
+            continue
+        for v, e in board.adj[u]:
+            if v in seen or link not in e.links or v in no_enter or (u, v) in st.bad_steps:
+                continue
+            seen.add(v)
+            todo.append(v)
+    out = frozenset(seen)
+    if len(state.cache) > 64:
+        state.cache.clear()
+    state.cache[key] = out
+    return out
+
+
 def supply_status(game: GameDefinition, board: Board, state: GameState, side: str,
                   by_city: dict[str, Hex] | None = None) -> dict[str, bool]:
     """Unit id -> in supply, for every unit of ``side`` on the map.  Where

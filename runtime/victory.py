@@ -7,7 +7,7 @@ from __future__ import annotations
 from . import expr as E
 from .hexes import Hex
 from .state import GameState
-from .supply import supply_map
+from .supply import reached_along, supply_map
 
 
 def params_of(rules) -> list[str]:
@@ -51,6 +51,10 @@ class VictoryRules:
             lines = supply_map(g, self.board, s, str(side))
             return any(h in lines for h in hexes_of(where))
 
+        def supplied_along(side, where, link):
+            lines = reached_along(g, self.board, s, str(side), str(link))
+            return any(h in lines for h in hexes_of(where))
+
         def eliminated(side, flag):
             """Units of ``side`` lost so far (in combat or to supply) whose class or flag is ``flag``."""
             n = 0
@@ -66,7 +70,7 @@ class VictoryRules:
                        for h in hexes_of(where))
 
         initial = s.cache.get("initial-control", {})
-        fns = {"terrain-at": terrain_at, "controls": controls, "occupies": occupies, "supplied": supplied, "vp": lambda side: s.vp.get(side, 0),
+        fns = {"terrain-at": terrain_at, "controls": controls, "occupies": occupies, "supplied": supplied, "supplied-along": supplied_along, "vp": lambda side: s.vp.get(side, 0),
                "eliminated": eliminated, "on-map": lambda cid: s.units[cid].hex is not None,
                "variant": lambda v: v in g.active_variants,
                "lost": lambda where: any(s.control.get(h) != initial.get(h) for h in hexes_of(where)),

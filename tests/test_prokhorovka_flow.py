@@ -349,3 +349,67 @@ def test_the_first_tank_army_stands_on_turn_1_and_moves_at_half_speed_on_turn_2(
     assert others and all(unit_mp(game, s, u) == 6 * SCALE for u in others)
     s = until(r, s, lambda s: s.turn == 3)
     assert not any({"held", "slowed"} & u.markers for u in s.units.values())
+
+
+# ------------------------------------------------------------------ entrenchments, victory (17.2, 18.0)
+
+def test_an_entrenchment_works_for_its_own_sides_stack_only(game):
+    """17.2(2): the (Soviet) entrenchments add 1 to the defence level of a
+    Soviet stack only, even in a hex the Germans took."""
+    from runtime.combat.dicepool.setup import build, defence_level
+    r = Runner(game)
+    town = r.board.parse("0708")  # Yakovlevo: a town (2) with an entrenchment
+    assert "entrenchment" in r.board.features(town)
+    assert defence_level(game, r.board, "defence-level", town, (), 0, "soviet") == 3
+    assert defence_level(game, r.board, "defence-level", town, (), 0, "german") == 2
+    s = r.new_game(1)
+    for u in list(s.units_at(town)) + list(s.units_at(r.board.parse("0709"))):
+        s.place(u.id, None, "pool:soviet-reserve" if u.side == "soviet" else "pool:german-reserve")
+    s.place("LAH", town)
+    s.place("52G", r.board.parse("0709"))
+    s.version += 1
+    assert build(game, r.board, s, ["52G"], town).level == 2  # a German stack in the Soviet entrenchment
+    s.place("LAH", r.board.parse("0709"))
+    s.place("52G", town)
+    s.version += 1
+    assert build(game, r.board, s, ["LAH"], town).level == 3
+
+
+def test_check_refuses_a_feature_of_a_side_where_nothing_reads_it(tmp_path):
+    from helpers import MINI_GAME, MINI_MAP, make_game
+    from dsl.compiler import check_game
+    text = MINI_GAME.replace('feature city "City" { colour "#cc2222" }', 'feature city "City" { colour "#cc2222"; side a }')
+    assert text != MINI_GAME
+    _, diags, _ = check_game(make_game(tmp_path, text, MINI_MAP))
+    assert any("feature city belongs to a side, which only dice-pool battles read" in d.message for d in diags.items)
+
+
+def test_a_road_to_a_soviet_source_scores_one_vp(game):
+    """18.0(1)2: a German stack next to a Soviet source along a road, with a
+    line to a German source along roads only."""
+    r = Runner(game)
+    s = r.new_game(1)
+    for u in list(s.on_map("soviet")):
+        s.place(u.id, None, "pool:soviet-reserve")
+    for u in list(s.on_map("german")):
+        if u.id != "LAH":
+            s.place(u.id, None, "pool:german-reserve")
+    s.place("LAH", r.board.parse("1002"))  # Prokhorovka, next to 1001 along the road
+    s.version += 1
+    names, fns = r.env(s)
+    assert fns["supplied-along"]("german", "1002", "road")
+    assert not fns["supplied-along"]("german", "1105", "road")  # no road there
+    s.vp = {}
+    r.checkpoint_end_awards(s)
+    with_gate = s.vp.get("german", 0)
+    s.place("LAH", r.board.parse("1105"))
+    s.version += 1
+    s.vp = {}
+    r.checkpoint_end_awards(s)
+    assert with_gate == s.vp.get("german", 0) + 1
+    # a Soviet stack on the road cuts the road-only line; a line across country still runs
+    s.place("LAH", r.board.parse("1002"))
+    s.place("52G", r.board.parse("1004"))
+    s.version += 1
+    names, fns = r.env(s)
+    assert not fns["supplied-along"]("german", "1002", "road") and fns["supplied"]("german", "1002")

@@ -95,6 +95,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         self.map_failed = False  # a map was named but did not load: setups stay quiet
         self.phase_areas: list[Arg] = []  # areas named by phases, checked once the map is read
         self.pool_kinds: dict[str, str] = {}  # pool -> box | cup
+        self.owned_features: dict = {}  # feature -> the span of its 'side' (features that belong to a side)
         self.by_kw: dict[str, list[Statement]] = {}
         for st in statements:
             if TOP_LEVEL.get(st.keyword) == "named" and not st.name:
@@ -252,6 +253,13 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         fire_attacks = {st.name: fa for st in self.all("fire-attack")
                         if (fa := self.fire_attack(st, classes, crts, mechanisms["combat"])) is not None}
         dice_pool = self.dice_pool(classes, chart, pools, mechanisms["combat"], counters)
+        for fid, span in self.owned_features.items():  # honoured by dice-pool battles alone (setup.py)
+            if mechanisms["combat"].procedure != "dice-pool":
+                ctx.error("unused", f"feature {fid} belongs to a side, which only dice-pool battles read", span,
+                          "leave 'side' out: with this combat procedure the feature works for both sides")
+            elif fid in chart.effects and any(c.kind != "inherit" for _, c in chart.effects[fid].move):
+                ctx.error("value", f"feature {fid} belongs to a side but costs movement, which both sides pay", span,
+                          "give it '-' in the chart's move columns")
         rebuilds = {st.name: self.rebuild(st, classes) for st in self.all("rebuild")}
         control_hexes = self.control()
         if map_def is not None:
@@ -404,8 +412,13 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         b = Body(self.ctx, st, f"{st.keyword} {st.name}")
         colour = self.ctx.colour(b.arg("colour")) or "#cccccc"
         pattern = b.text("pattern")
+        side = ""
+        if st.keyword == "feature":  # side SIDE: the feature works for that side's stacks only (GJ63 17.2(2))
+            side = self.ctx.ref("side", b.arg("side")) or ""
+            if side:
+                self.owned_features[st.name] = b.one("side", (1, 1)).span
         b.finish()
-        return D.Terrain(st.name, title_of(st) or st.name, st.keyword, colour, pattern, where(st))
+        return D.Terrain(st.name, title_of(st) or st.name, st.keyword, colour, pattern, where(st), side)
 
     def pool(self, st: Statement) -> D.Pool:
         b = Body(self.ctx, st, f"pool {st.name}")

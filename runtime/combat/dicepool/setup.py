@@ -51,11 +51,19 @@ def across(board: Board, state: GameState, attackers: list[str], target: Hex) ->
     return tuple(sorted(common or ()))
 
 
-def cell(game: GameDefinition, board: Board, column: str, target: Hex, crossed: tuple[str, ...] = ()) -> str:
+def works_for(game: GameDefinition, board: Board, target: Hex, side: str) -> tuple[str, ...]:
+    """The hex's features that work for ``side``'s stack: a feature that
+    belongs to the other side does not (GJ63 17.2(2): entrenchments)."""
+    feats = sorted(board.features(target))
+    return tuple(f for f in feats if not side or getattr(game.terrain.get(f), "side", "") in ("", side))
+
+
+def cell(game: GameDefinition, board: Board, column: str, target: Hex, crossed: tuple[str, ...] = (),
+         defender: str = "") -> str:
     """The chart cell of ``column`` for an attack on ``target`` across ``crossed``."""
     eff = game.chart.effects
     out = "-"
-    for tid in (board.terrain(target), *sorted(board.features(target)), *crossed):
+    for tid in (board.terrain(target), *works_for(game, board, target, defender), *crossed):
         v = eff[tid].values.get(column, "-") if tid in eff else "-"
         if v not in ("-", "") and not v.startswith("+"):
             out = v
@@ -63,14 +71,15 @@ def cell(game: GameDefinition, board: Board, column: str, target: Hex, crossed: 
 
 
 def defence_level(game: GameDefinition, board: Board, column: str, target: Hex,
-                  crossed: tuple[str, ...] = (), position: int = 0) -> int:
+                  crossed: tuple[str, ...] = (), position: int = 0, defender: str = "") -> int:
     """The defence level: the terrain's (or a feature's, or a position's,
-    ``position``) number, whichever is highest, plus the +N rows."""
+    ``position``) number, whichever is highest, plus the +N rows; only the
+    features that work for the ``defender``'s stack count."""
     if not column:
         return 0
     eff = game.chart.effects
     base, adds = position, 0
-    for tid in (board.terrain(target), *sorted(board.features(target)), *crossed):
+    for tid in (board.terrain(target), *works_for(game, board, target, defender), *crossed):
         v = eff[tid].values.get(column, "-") if tid in eff else "-"
         if v.startswith("+") and v[1:].isdigit():
             adds += int(v[1:])
@@ -79,9 +88,10 @@ def defence_level(game: GameDefinition, board: Board, column: str, target: Hex,
     return base + adds
 
 
-def hit_test(game: GameDefinition, board: Board, text: str, target: Hex, crossed: tuple[str, ...]) -> HitTest:
+def hit_test(game: GameDefinition, board: Board, text: str, target: Hex, crossed: tuple[str, ...],
+             defender: str = "") -> HitTest:
     if text.startswith("column "):
-        text = cell(game, board, text[len("column "):], target, crossed)
+        text = cell(game, board, text[len("column "):], target, crossed, defender)
     return read_test(text) or HitTest("number", 0)
 
 
@@ -119,14 +129,14 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
                         if not (step.except_ and game.matches(i, step.except_)))
             got = tuple(x for x in got if x[1] > 0 and (side, step.id) not in fx.cancel)
             test = read_test(step.defender) if role == "defender" else \
-                hit_test(game, board, f"column {step.attacker}", target, crossed)
+                hit_test(game, board, f"column {step.attacker}", target, crossed, dfd)
             if role == "attacker":  # a position in the defending stack (a bunker: artillery hits on 1)
                 cell = next((c for sel, c in step.against if any(game.matches(i, sel) for i in items[dfd])), None)
                 test = read_test(cell) if cell is not None else test
             pools.append(Pool(step.id, step.title, side, got, test or HitTest("number", 0)))
     position = max((factor(game, state, i, rules.position) for i in items[dfd]), default=0)
-    level = defence_level(game, board, rules.level, target, (), position)
-    guard_level = defence_level(game, board, rules.level, target, crossed, position)
+    level = defence_level(game, board, rules.level, target, (), position, dfd)
+    guard_level = defence_level(game, board, rules.level, target, crossed, position, dfd)
     weapons = []
     for side, role in ((att, "attacker"), (dfd, "defender")):
         excluded = frozenset().union(*(sel for r, sel in rules.exclude if r == role))
@@ -147,7 +157,7 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
     pairs = [(a, d) for a, d in pairs if a in duel and d in duel]  # a weapon gone since it was paired
     armour_items = tuple((i, side, factor(game, state, i, rules.armour)) for side in (att, dfd) for i in items[side]
                          if i not in duel and i not in far and factor(game, state, i, rules.armour) > 0)
-    support = tuple((att if role == "attacker" else dfd, hit_test(game, board, text, target, crossed))
+    support = tuple((att if role == "attacker" else dfd, hit_test(game, board, text, target, crossed, dfd))
                     for role, text in rules.support_cells)
     sides = game.dice[rules.die].sides if rules.die in game.dice else 6
     return Setup(att, dfd, tuple(pools), tuple(weapons), tuple(r.title for r in rules.rounds), tuple(pairs),

@@ -121,8 +121,10 @@ def attach(game: GameDefinition, state: GameState, aid: str, host: str, why: str
     was = host_of(state, aid)
     if was is not None:
         _unlist(state, was, aid)
-    elif state.units[aid].hex is not None:
-        state.place(aid, None, "")
+    else:  # from a pool or the map: face down again (GJ63 3.5(5); runtime/observe.py)
+        state.done.discard(f"face-up:{aid}")
+        if state.units[aid].hex is not None:
+            state.place(aid, None, "")
     state.set_unit(aid, box=UNDER + host)  # no hex: it is off the map, under its host
     state.attached[host] = state.attached.get(host, ()) + (aid,)
     state.version += 1  # what a host carries changes its MP and ZOC
@@ -132,6 +134,16 @@ def attach(game: GameDefinition, state: GameState, aid: str, host: str, why: str
     if why:
         entry["for"] = why
     state.log.append(entry)
+
+
+def face_up(game: GameDefinition, state: GameState, hosts) -> None:
+    """The face-down counters under ``hosts`` turn face up (their stacks fight:
+    GJ63 3.5(6)); they stay so until they go under a unit from a pool again."""
+    for host in hosts:
+        for aid in state.attached.get(host, ()):
+            kind = kind_of(game, aid)
+            if kind is not None and kind.face_down:
+                state.done.add(f"face-up:{aid}")
 
 
 def _unlist(state: GameState, host: str, aid: str) -> None:

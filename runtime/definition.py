@@ -821,6 +821,10 @@ class AttachmentKind:
     zoc: bool = False
     converts: frozenset[str] = frozenset()
     where: str = ""
+    # face down under their unit (GJ63 3.5(5)): the other sides do not see which counter it is until
+    # its stack fights ("cup": they see which cup it comes from, tank or equipment; "blind": not even
+    # that, 19.6); "" face up
+    face_down: str = ""
 
 
 # ---------------------------------------------------------------- map

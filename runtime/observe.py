@@ -92,8 +92,11 @@ def _facts(game: GameDefinition) -> dict:
              # a hidden pool -> the unit selectors of the effects that move counters into it (what a sample
              # may deal there: support chits into a support pool, never a tank chit)
              "admits": _admits(game),
+             # attachment kinds face down under their units (GJ63 3.5(5)): kind -> "cup" | "blind"
+             "face-down": {k: a.face_down for k, a in getattr(game, "attachments", {}).items() if a.face_down},
              "any": bool(markers or unit_markers or game.chits or pools or
-                         (game.dice_pool is not None and game.dice_pool.support > 0))}
+                         (game.dice_pool is not None and game.dice_pool.support > 0) or
+                         any(a.face_down for a in getattr(game, "attachments", {}).values()))}
     if len(_FACTS) > 64:
         _FACTS.clear()
     _FACTS[key] = (game, facts)
@@ -197,6 +200,34 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
                 if units is None:
                     units = dict(state.units)
                 units[uid] = replace(units[uid], markers=units[uid].markers - gone)
+    if facts["face-down"]:  # a record of a fight is kept while the counter stays under a unit
+        stale = {k for k in state.done if k.startswith("face-up:") and
+                 not state.units[k[len("face-up:"):]].box.startswith("under:")}
+        if stale:
+            view.done = view.done - stale
+    if facts["face-down"] and state.attached:  # the other sides' face-down counters under their units
+        attached = None
+        for host, ids in state.attached.items():
+            if state.units[host].side == side:
+                continue
+            keep = []
+            for aid in ids:
+                mode = facts["face-down"].get(game.attachment_of.get(aid, ""))
+                if mode is None or f"face-up:{aid}" in state.done:
+                    keep.append(aid)
+                    continue
+                if units is None:
+                    units = dict(state.units)
+                units[aid] = replace(units[aid], box=UNKNOWN)
+                cup = game.counters[aid].arrives if mode == "cup" else ""
+                place = f"under:{host}" + (f"|{cup}" if cup else "")
+                places[place] = places.get(place, 0) + 1
+            if len(keep) != len(ids):
+                if attached is None:
+                    attached = dict(state.attached)
+                attached[host] = tuple(keep)
+        if attached is not None:
+            view.attached = {k: v for k, v in attached.items() if v}
     if units is not None:  # derived data may read what was taken out: the view's own
         view.units = units
         view.cache = {k: v for k, v in state.cache.items() if isinstance(k, str)}
@@ -233,7 +264,8 @@ def seen_entry(game: GameDefinition, e: dict, side: str) -> dict:
         return {k: v for k, v in e.items() if k != "values"}
     draw = e.get("draw")
     hidden = _facts(game)["secret"].get(side)
-    if hidden and (isinstance(draw, list) or "effect" in e or who not in (None, side)):
+    if hidden and (isinstance(draw, list) or "effect" in e or "attach" in e or "return" in e or
+                   who not in (None, side)):
         if isinstance(draw, list) and any(isinstance(x, str) and x in hidden for x in draw):
             return dict(e, draw=[UNKNOWN if isinstance(x, str) and x in hidden else x for x in draw])
         words = str(e.get("effect", "")).split()
@@ -244,6 +276,16 @@ def seen_entry(game: GameDefinition, e: dict, side: str) -> dict:
         action = str(e.get("action", "")).split()
         if who not in (None, side) and len(action) == 2 and action[0] == "take" and action[1] in hidden:
             return dict(e, action=f"take {UNKNOWN}")
+        down = _facts(game)["face-down"]
+        if down:  # a face-down counter put under a unit, or sent back to the pool (GJ63 3.5(5), 5.1(7))
+            def face_down(cid) -> bool:
+                return cid in hidden and game.attachment_of.get(cid) in down
+            if who not in (None, side) and len(action) in (2, 3) and action[0] in ("attach", "return") and \
+                    face_down(action[1]):
+                return dict(e, action=" ".join([action[0], UNKNOWN, *action[2:]]))
+            for key in ("attach", "return"):
+                if key in e and face_down(e[key]):
+                    return dict(e, **{key: UNKNOWN})
     if isinstance(draw, list) and any(isinstance(x, dict) for x in draw):
         return dict(e, draw=[dict(x, value=None) if isinstance(x, dict) and marker_hidden_from(game, x, side)
                              else x for x in draw])
@@ -308,7 +350,23 @@ def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> Ga
         units = dict(view.units)
         hidden = sorted(uid for uid, u in view.units.items() if u.hex is None and u.box == UNKNOWN)
         rng.shuffle(hidden)
+        under = {p: n for p, n in places.items() if p.startswith("under:")}
+        if under:  # face-down counters under units first: each from its cup (a tank chit), if that shows
+            attached = dict(view.attached)
+            for place, n in under.items():
+                host, _, cup = place[len("under:"):].partition("|")
+                side_of = view.units[host].side
+                fits = [uid for uid in hidden if view.units[uid].side == side_of and uid in game.attachment_of
+                        and view_facts["face-down"].get(game.attachment_of[uid]) is not None
+                        and (not cup or game.counters[uid].arrives == cup)]
+                for uid in fits[:n]:
+                    hidden.remove(uid)
+                    units[uid] = replace(units[uid], box=f"under:{host}")
+                    attached[host] = attached.get(host, ()) + (uid,)
+            s.attached = attached
         for place, n in places.items():
+            if place.startswith("under:"):
+                continue
             owner = game.pools[place[5:]].side if place[5:] in game.pools else ""
             pool = place[5:]
             first = [uid for uid in hidden if getattr(game.counters.get(uid), "arrives", "") in (place, pool)]

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .actions import Done, Fire, IllegalActionError, Move
+from .actions import Attack, Done, Fire, IllegalActionError, Move
 from .board import Board
 from .chitpull import ChitPull
 from .designate import Designation, designate_markers
@@ -38,7 +38,7 @@ from .engine import Engine
 from .observe import observe
 from .reinforce import Reinforcements
 from .reorganize import Reorganization
-from .attachments import attach
+from .attachments import attach, face_up
 from .stacking import extra_bars, extra_limits
 from .state import GameState, new_state
 from .supply import check_supply, supply_status
@@ -165,6 +165,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         self.board = self.engine.board
         self.program = flatten(game.sequence)
         self._designations = designate_markers(game.sequence)  # player turn -> markers cleared at its end
+        self._face_down = any(k.face_down for k in game.attachments.values())  # GJ63 3.5(5)
         # ids, flags and the options of decide phases (read by chosen(...)) as expression names
         self.declared_names = dict(self.engine.declared)
         for st in self.program:
@@ -342,6 +343,9 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             s2 = self.engine.apply(s, action)
             if self._designations and not s.pending:
                 self.shows(s2, action)
+            if self._face_down and isinstance(action, Attack) and not s.pending:  # the stacks fight: face up
+                target = self.board.parse(action.target)
+                face_up(self.game, s2, [*action.attackers, *(u.id for u in s.units_at(target))])
             if self._enter and isinstance(action, Move) and s2.result is None:
                 self.checkpoint(s2, "enter", hex=action.to, side=s2.units[action.unit].side)
             if not s2.pending and s2.phase != s.phase and d in ("movement", "combat"):

@@ -413,3 +413,94 @@ def test_a_road_to_a_soviet_source_scores_one_vp(game):
     s.version += 1
     names, fns = r.env(s)
     assert not fns["supplied-along"]("german", "1002", "road") and fns["supplied"]("german", "1002")
+
+
+# ------------------------------------------------------------------ face-down equipment (3.5(5))
+
+def test_face_down_equipment_shows_its_cup_not_which_chit_until_its_stack_fights(game):
+    from runtime.observe import determinise
+    r = Runner(game)
+    s = until(r, r.new_game(1), lambda s: s.turn == 1 and s.active == "german" and s.step.get("decision") == "combat"
+              and not s.pending)
+    host = next(h for h in sorted(s.attached) if s.units[h].side == "german" and s.attached[h])
+    chits = s.attached[host]
+    view = observe(game, s, "soviet")
+    assert host not in view.attached and all(view.units[c].box == "?" for c in chits)
+    cups = {}
+    for c in chits:
+        cups[f"under:{host}|{game.counters[c].arrives}"] = cups.get(f"under:{host}|{game.counters[c].arrives}", 0) + 1
+    assert {k: v for k, v in view.observed["places"].items() if k.startswith(f"under:{host}|")} == cups
+    assert observe(game, s, "german").attached[host] == chits  # its own side sees them
+    sample = determinise(game, view, random.Random(5))
+    assert sorted(game.counters[c].arrives for c in sample.attached[host]) == \
+        sorted(game.counters[c].arrives for c in chits)
+    assert all(sample.units[c].box == f"under:{host}" for c in sample.attached[host])
+    # the log: the German player put them under his units unseen
+    log = observe_log(game, s.log, "soviet")
+    assert not any(e.get("attach") in chits for e in log)
+    assert any(e.get("action", "").startswith("attach ?") for e in log if e.get("side") == "german")
+    # once the stack fights, its chits are face up for good (until they come back from a pool)
+    attack = next((a for a in r.legal_actions(s) if isinstance(a, Attack) and host in a.attackers), None)
+    if attack is None:
+        return
+    s2 = r.apply(s, attack)
+    view2 = observe(game, s2, "soviet")
+    alive = [c for c in chits if s2.units[c].box == f"under:{host}"]
+    assert all(view2.units[c].box == f"under:{host}" for c in alive)
+
+
+def test_check_refuses_a_face_down_it_does_not_know(tmp_path):
+    import shutil
+    from dsl.compiler import check_game
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(GAMES / "prokhorovka", folder)
+    text = (folder / "game.hxr").read_text().replace("face-down yes ", "face-down maybe ", 1)
+    (folder / "game.hxr").write_text(text)
+    _, diags, _ = check_game(folder)
+    assert any("face-down is yes, blind or no, not 'maybe'" in d.message for d in diags.items)
+
+
+# ------------------------------------------------------------------ optional rules (19.0)
+
+def test_the_optional_rules_are_variants_that_play_to_the_end():
+    for variant in ("extended", "xxiv-corps", "more-5ga", "blind-equipment"):
+        g = compile_game(GAMES / "prokhorovka", variants=[variant])
+        r = Runner(g)
+        bot = GreedyBot(2)
+        s = r.new_game(2)
+        while s.result is None:
+            s = r.apply(s, bot.choose(r, s))
+        assert s.turn == (10 if variant == "extended" else 9), variant
+
+
+def test_19_2_a_roll_of_1_or_2_brings_a_xxiv_corps_unit_in():
+    g = compile_game(GAMES / "prokhorovka", variants=["xxiv-corps"])
+    r = Runner(g)
+    for seed in range(1, 40):
+        s = until(r, r.new_game(seed), lambda s: s.turn >= 5 or s.result is not None)
+        s = until(r, s, lambda s: s.result is not None or
+                  (s.log and s.log[-1].get("table") == "xxiv-corps" and s.log[-1]["result"] == "commits"))
+        if s.result is not None:
+            continue
+        assert s.step.get("decision") == "place" and s.step["n"] == 1 and s.step["side"] == "german"
+        uid = s.step["units"][0]
+        hexes = sorted({a.at for a in r.legal_actions(s) if hasattr(a, "at")})
+        s = r.apply(s, f"place {uid} {hexes[0]}")
+        carried = s.attached.get(uid, ())
+        assert len(carried) == 2 and {g.counters[c].unit_class == "tank" for c in carried} == {True, False}
+        return
+    raise AssertionError("no roll of 1-2 in 39 games")
+
+
+def test_19_4_adds_two_5ga_divisions_and_19_6_hides_the_cups_too():
+    g = compile_game(GAMES / "prokhorovka", variants=["more-5ga"])
+    r = Runner(g)
+    s = r.new_game(1)
+    assert s.units["6GAb"].box == "turn:5" and s.units["66G"].box == "turn:6"
+    assert g.turn_track.turn(5).values["soviet-eq"] == 3
+    g = compile_game(GAMES / "prokhorovka", variants=["blind-equipment"])
+    r = Runner(g)
+    s = until(r, r.new_game(1), lambda s: s.turn == 1 and s.active == "german" and s.step.get("decision") == "combat")
+    places = observe(g, s, "soviet").observed["places"]
+    under = [k for k in places if k.startswith("under:")]
+    assert under and all("|" not in k for k in under)

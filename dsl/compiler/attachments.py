@@ -76,6 +76,14 @@ class AttachmentsMixin:
         zoc = read_yes_no(ctx, b.arg("zoc"), "zoc", False) if b.one("zoc") else False
         adds_st = b.all("adds")
         conv = b.one("converts", (1, 99))
+        fd = b.one("face-down", (1, 1))
+        face_down = ""
+        if fd is not None:  # face-down yes | blind (GJ63 3.5(5), 19.6)
+            face_down = {"yes": "cup", "blind": "blind", "no": ""}.get(fd.args[0].text, "?")
+            if face_down == "?":
+                ctx.error("value", f"face-down is yes, blind or no, not '{fd.args[0].text}'", fd.args[0].span,
+                          "yes: the enemy sees which cup each comes from; blind: not even that")
+                face_down = ""
         b.finish()
         if st.condition is not None:
             ctx.error("condition-place", "an attachment declaration takes no 'when'", Span.parse(st.condition.where))
@@ -178,8 +186,14 @@ class AttachmentsMixin:
                     ctx.error("missing", f"{c.id} converts into a unit but its class {c.unit_class} prints no "
                               f"'{pts}' factor to move with", conv.span)
                     break
+        if face_down == "cup":
+            for cid, c in sorted(mine.items()):
+                if not c.arrives.startswith("pool:"):
+                    ctx.error("missing", f"{cid} is face down with its cup showing, but it arrives in no pool",
+                              fd.span, "give it its cup in the 'arrives' column, or write 'face-down blind'")
+                    break
         return D.AttachmentKind(st.name, title_of(st) or st.name, sel, hosts, tuple(capacity), returns, loss,
-                                tuple(adds), zoc, converts, where(st))
+                                tuple(adds), zoc, converts, where(st), face_down)
 
 
 def factors_the_engine_reads(movement: D.MovementRules, combat: D.CombatRules) -> set[str]:

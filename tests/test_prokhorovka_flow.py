@@ -210,8 +210,8 @@ def test_the_german_player_chooses_his_first_eight_support_chits(game):
     s = r.new_game(3)
     s = until(r, s, lambda s: r.effect_asks(s) and r.effect_asks(s)["side"] == "german")
     offered = sorted(a.unit for a in r.legal_actions(s) if hasattr(a, "unit"))
-    assert len(offered) == 18 and all(game.counters[c].unit_class in
-                                       ("heavy-guns", "attack-plane", "bomber", "fighter", "tactical") for c in offered)
+    assert len(offered) == 18 and all("support" in game.unit_classes[game.counters[c].unit_class].flags
+                                       for c in offered)
     chosen = ["Rudel", "GArty1", "GArty2", "GArty3", "GArty4", "Bf109-1", "GCmdr1", "GSmoke"]
     for c in chosen:
         s = r.apply(s, f"take {c}")
@@ -316,10 +316,19 @@ def test_a_soviet_stack_south_of_the_start_line_brings_up_the_xxiv_panzer_corps(
 
 def test_no_german_reinforcements_without_a_soviet_stack_south_of_the_start_line(game):
     r = Runner(game)
-    s = until(r, r.new_game(1), lambda s: s.turn == 2 and s.active == "german"
-              and s.step.get("decision") in ("place", "designate"))
+    for seed in range(1, 4):  # the greedy Soviets make for Korocha, south of the line
+        s = until(r, r.new_game(seed), lambda s: s.turn == 2 and s.active == "german"
+                  and s.step.get("decision") in ("place", "designate"))
+        south = any(u.side == "soviet" and u.hex in game.map.areas["start-line-south"] for u in s.units.values())
+        assert (s.step["decision"] == "place") == south
+    s = until(r, r.new_game(1), lambda s: s.turn == 1 and s.active == "soviet"
+              and s.step.get("decision") == "reorganize")
+    for u in list(s.on_map("soviet")):
+        if u.hex in game.map.areas["start-line-south"]:
+            s.place(u.id, None, "pool:soviet-reserve")
+    s.version += 1
+    s = until(r, s, lambda s: s.turn == 2 and s.active == "german" and s.step.get("decision") in ("place", "designate"))
     assert s.step["decision"] == "designate"
-    assert not any(u.side == "soviet" and u.hex in game.map.areas["start-line-south"] for u in s.units.values())
 
 
 def test_soviet_reinforcements_bring_the_tracks_tank_and_equipment_chits(game):

@@ -136,13 +136,14 @@ def attach(game: GameDefinition, state: GameState, aid: str, host: str, why: str
     state.log.append(entry)
 
 
-def face_up(game: GameDefinition, state: GameState, hosts) -> None:
-    """The face-down counters under ``hosts`` turn face up (their stacks fight:
-    GJ63 3.5(6)); they stay so until they go under a unit from a pool again."""
+def face_up(game: GameDefinition, state: GameState, hosts, only: str = "") -> None:
+    """The face-down counters under ``hosts`` turn face up (their stacks fight,
+    or ``only`` that one supports a battle: GJ63 3.5(6)); they stay so until
+    they go under a unit from a pool again."""
     for host in hosts:
         for aid in state.attached.get(host, ()):
             kind = kind_of(game, aid)
-            if kind is not None and kind.face_down:
+            if kind is not None and kind.face_down and (not only or aid == only):
                 state.done.add(f"face-up:{aid}")
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .actions import Attack, Done, Fire, IllegalActionError, Move
+from .actions import Attack, Done, Fire, IllegalActionError, Move, Use
 from .board import Board
 from .chitpull import ChitPull
 from .designate import Designation, designate_markers
@@ -38,7 +38,7 @@ from .engine import Engine
 from .observe import observe
 from .reinforce import Reinforcements
 from .reorganize import Reorganization
-from .attachments import attach, face_up
+from .attachments import attach, face_up, host_of
 from .stacking import extra_bars, extra_limits
 from .state import GameState, new_state
 from .supply import check_supply, supply_status
@@ -346,6 +346,10 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             if self._face_down and isinstance(action, Attack) and not s.pending:  # the stacks fight: face up
                 target = self.board.parse(action.target)
                 face_up(self.game, s2, [*action.attackers, *(u.id for u in s.units_at(target))])
+            elif self._face_down and isinstance(action, Use) and s2.units.get(action.option) is not None:
+                host = host_of(s2, action.option)  # a counter under another stack used in the battle (ranged)
+                if host is not None and action.option in s2.attached.get(host, ()):
+                    face_up(self.game, s2, [host], only=action.option)
             if self._enter and isinstance(action, Move) and s2.result is None:
                 self.checkpoint(s2, "enter", hex=action.to, side=s2.units[action.unit].side)
             if not s2.pending and s2.phase != s.phase and d in ("movement", "combat"):

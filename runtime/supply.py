@@ -61,7 +61,7 @@ RAIL = "rail"
 class _Static:
     """Board-only blocking data for one SupplyRules: computed once per board."""
 
-    __slots__ = ("rules", "impassable", "bad_steps", "bad_targets")
+    __slots__ = ("rules", "impassable", "bad_steps", "bad_targets", "neighbours", "along")
 
     def __init__(self, board: Board, rules: SupplyRules):
         self.rules = rules
@@ -91,6 +91,15 @@ class _Static:
         self.impassable = frozenset(impassable)
         self.bad_steps = frozenset(bad)
         self.bad_targets = frozenset(v for _, v in bad)
+        # the board's adjacency without the edges, for the search's loops
+        self.neighbours = {u: tuple(v for v, _ in nbrs) for u, nbrs in board.adj.items()}
+        self.along: dict[str, dict[Hex, tuple[Hex, ...]]] = {}  # link -> neighbours across a hexside with it
+
+    def neighbours_along(self, board: Board, link: str) -> dict[Hex, tuple[Hex, ...]]:
+        out = self.along.get(link)
+        if out is None:
+            out = self.along[link] = {u: tuple(v for v, e in nbrs if link in e.links) for u, nbrs in board.adj.items()}
+        return out
 
 
 _STATIC: "weakref.WeakKeyDictionary[Board, _Static]" = weakref.WeakKeyDictionary()
@@ -241,23 +250,24 @@ _SHARED: "weakref.WeakKeyDictionary[Board, tuple[SupplyRules, dict]]" = weakref.
 
 def _search(game, board, side, no_enter, no_exit, st: _Static, lost: frozenset[Hex] = frozenset()) -> dict[Hex, int]:
     """The search of ``supply_map``: breadth first (every step costs 1) over
-    ``board.adj``, the board graph's adjacency, with the same step rule as
+    the board graph's adjacency (as neighbour tuples, and along the rail link
+    for the rail net, computed once per board), with the same step rule as
     the weight functions of ``_weights``."""
     rules = game.supply
-    adj = board.adj
+    neighbours = st.neighbours
     bad_steps = st.bad_steps
     special = no_enter | st.bad_targets
     sources = [h for h in board.supply_sources(side) if h not in no_enter and h not in lost]
     dist: dict[Hex, int] = dict.fromkeys(sources, 0)
     if sources and side in rules.rail:  # the rail net first: it counts as sources
-        link = rules.rail_link.get(side, RAIL)
+        along = st.neighbours_along(board, rules.rail_link.get(side, RAIL))
         todo = deque(sources)
         while todo:
             u = todo.popleft()
             if u in no_exit:
                 continue
-            for v, e in adj[u]:
-                if v in dist or link not in e.links:
+            for v in along[u]:
+                if v in dist:
                     continue
                 if v in special and (v in no_enter or (u, v) in bad_steps):
                     continue
@@ -270,7 +280,7 @@ def _search(game, board, side, no_enter, no_exit, st: _Static, lost: frozenset[H
         d = dist[u] + 1
         if (cutoff is not None and d > cutoff) or u in no_exit:
             continue
-        for v, e in adj[u]:
+        for v in neighbours[u]:
             if v in dist:
                 continue
             if v in special and (v in no_enter or (u, v) in bad_steps):

@@ -1,8 +1,8 @@
 """Decisions per second of random playouts (the speed a search bot needs),
 each beside a reference measured in the same run: the same playouts with the
 engine's earlier algorithms put back (a networkx Dijkstra supply search for
-every new state, no searches shared across states, every legal-action list
-built in full).
+every new state, no supply or move searches shared across states, every
+legal-action list built in full).
 
     smolensk_actions_per_s              Smolensk full game, random vs random
     smolensk_reference_actions_per_s    the same games, earlier algorithms
@@ -25,6 +25,7 @@ import networkx as nx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from runtime import movement as M  # noqa: E402
 from runtime import supply as S  # noqa: E402
 
 
@@ -42,14 +43,15 @@ def _networkx_search(game, board, side, no_enter, no_exit, st, lost=frozenset())
 
 @contextlib.contextmanager
 def earlier_algorithms(runner):
-    search, shared, legal = S._search, S._SHARED, runner.legal_actions
+    search, shared, moves, legal = S._search, S._SHARED, M._SEARCHES, runner.legal_actions
     S._search = _networkx_search
     S._SHARED = _NoShareStore()
+    M._SEARCHES = _NoShareStore()
     runner.legal_actions = lambda s: list(legal(s))
     try:
         yield
     finally:
-        S._search, S._SHARED = search, shared
+        S._search, S._SHARED, M._SEARCHES = search, shared, moves
         del runner.legal_actions
 
 

@@ -29,7 +29,7 @@ from .board import Board
 from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
-from .movement import SCALE, MoveError, mode_by_id, move_range, overrun_hexes, why_not
+from .movement import SCALE, MoveError, mode_by_id, move_range, ordered_destinations, overrun_hexes, why_not
 from .stacking import stacking_bars
 from .overrun import displace_hexes
 from .retreat import advance_paths, retreat_paths
@@ -235,7 +235,7 @@ class Engine:
                 r = move_range(self.game, self.board, state, uid)
                 normal = r.destinations
                 if normal:
-                    groups.append((uid, "", sorted(normal)))
+                    groups.append((uid, "", ordered_destinations(r)))
                 for pool in self.game.movement.exits and self._exits(uid, r):
                     exits.append(Move(uid, pool))
             for m in self.game.movement.modes:

@@ -22,7 +22,9 @@ MP are scaled to integers (60ths) so that 1/2 and 1/3 costs stay exact.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .attachments import bonus
@@ -224,6 +226,7 @@ class MoveRange:
     stop_prev: dict[Hex, Hex]  # predecessor where the move must end in the hex (and is cheaper)
     destinations: frozenset[Hex]  # legal end hexes (stacking checked, start excluded)
     mode: str = ""
+    search: "_Search | None" = field(default=None, compare=False, repr=False)  # the search it read
 
     def path_to(self, h: Hex) -> list[Hex]:
         if h not in self.cost:
@@ -318,7 +321,11 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
     keyed also on what of the unit itself the search reads (hex, step,
     markers, MP spent entering the map, counters attached) and on the move-in attacks under
     way: listing the moves, checking one and making it search once.  The
-    range returned is shared: never change it."""
+    search itself is shared across states and units (``_SEARCHES``): units of
+    one class starting in one hex with the same MP, among the same enemy ZOC
+    and enemy-held hexes, reach the same hexes; only the stacking check of
+    where the move may end is made for each state.  The range returned is
+    shared: never change it."""
     u = state.units[unit_id]
     if u.hex is None:
         raise MoveError(f"{unit_id} is not on the map")
@@ -332,29 +339,50 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
            frozenset(state.attack_from.items()) if state.attack_from else None)
     hit = ranges.get(key)
     if hit is None:
-        hit = ranges[key] = _move_range(game, board, state, unit_id, mode, limit)
+        hit = ranges[key] = _move_range(game, board, state, unit_id, mode, limit, shared=True)
     return hit
 
 
+class _Search:
+    """One bounded Dijkstra of ``_move_range``: what it reached and how, for
+    every state and unit whose search reads the same inputs."""
+
+    __slots__ = ("cost", "prev", "stop_prev", "reached", "ordered")
+
+    def __init__(self, cost: dict[Hex, int], prev: dict[Hex, Hex | None], stop_prev: dict[Hex, Hex], start: Hex):
+        self.cost, self.prev, self.stop_prev = cost, prev, stop_prev
+        self.reached = frozenset(cost) - {start}  # the destinations where no stacking rule bars any
+        self.ordered: tuple[Hex, ...] | None = None  # ``reached`` sorted, when asked for
+
+
+# board -> {search inputs: _Search}: move searches shared across states and units
+_SEARCHES: "weakref.WeakKeyDictionary[Board, dict]" = weakref.WeakKeyDictionary()
+_SEARCHES_KEPT = 1024  # the oldest goes first
+
+
+def ordered_destinations(r: MoveRange) -> Sequence[Hex]:
+    """``r.destinations`` sorted (kept with a shared search when no stacking
+    rule bars any of the hexes it reached)."""
+    found = r.search
+    if found is not None and r.destinations is found.reached:
+        if found.ordered is None:
+            found.ordered = tuple(sorted(found.reached))
+        return found.ordered
+    return sorted(r.destinations)
+
+
 def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: str, mode: str | None,
-                limit: int | None) -> MoveRange:
+                limit: int | None, shared: bool = False) -> MoveRange:
+    """The range from nothing (``shared``: the search may come from, and go
+    to, the searches shared across states)."""
     u = state.units[unit_id]
     counter = game.counters[unit_id]
     cls = game.unit_classes[counter.unit_class]
     m = mode_by_id(game, mode)
-    costs = class_costs(game, board, cls.id)
     zoc = enemy_zoc(game, board, state, u.side)
-    rules = game.zoc
-    enter_stop = rules.enter == "stop"
-    leave_stop = rules.leave == "stop"  # a "sticky" ZOC: units in it cannot leave
-    z2z_no = rules.zoc_to_zoc == "no"
-    z2z_adjacent = rules.zoc_to_zoc == "adjacent"  # one step from ZOC to ZOC, then stop
-    enter_cost = 0 if enter_stop else scaled(int(rules.enter))
-    leave_cost = 0 if rules.leave == "stop" else scaled(int(rules.leave))
     mp = unit_mp(game, state, unit_id, m)
     bound = mp if limit is None else limit
     start = u.hex
-    occupants = state.occupants
     side = u.side
     held = held_by_others(state, side)
     closed = closed_to(game, board, state, side)  # the enemy's sources, where the game closes them
@@ -373,21 +401,65 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
         if m.no_enemy_zoc and start in zoc:
             raise MoveError(f"{unit_id} cannot use {m.title}: it starts in an enemy ZOC")
 
-    if m is None:
-        steps = costs.steps
-    elif m.along:
-        steps = mode_steps(game, board, cls.id, m)
-    else:
-        steps = class_costs(game, board, cls.id, m.id).steps
-    no_enemy_zoc = m is not None and m.no_enemy_zoc
     # attack by moving in (Barbarossa 6.3): an enemy hex may be entered, and the move ends there
     move_in = game.combat.attack == "move-in" and not (m is not None and m.no_attack and
                                                        game.matches(unit_id, m.no_attack))
     own_control = m is not None and m.own_control
+    overruns = overrun_hexes(game, state, unit_id)  # enemy hexes it may overrun (AVD 4 e)
+    found = None
+    if shared:
+        searches = _SEARCHES.get(board)
+        if searches is None:
+            searches = _SEARCHES[board] = {}
+        content = (cls.id, m.id if m is not None else "", start, mp, zoc, held, overruns, move_in,
+                   controlled(state, side) if own_control else None)
+        found = searches.get(content)
+    if found is None:
+        found = _search(game, board, state, cls.id, m, start, mp, bound, zoc, held, overruns, move_in, side)
+        if shared:
+            if len(searches) >= _SEARCHES_KEPT:
+                searches.pop(next(iter(searches)))
+            searches[content] = found
+    return MoveRange(unit_id, start, mp, found.cost, found.prev, found.stop_prev,
+                     _destinations(game, board, state, unit_id, found, move_in, overruns),
+                     m.id if m else "", found)
+
+
+def controlled(state: GameState, side: str) -> frozenset[Hex]:
+    """The hexes ``side`` controls (kept for the state's version)."""
+    key = ("controlled", side, state.version)
+    hit = state.cache.get(key)
+    if hit is None:
+        hit = state.cache[key] = frozenset(h for h, s in state.control.items() if s == side)
+    return hit
+
+
+def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m: MovementMode | None, start: Hex,
+            mp: int, bound: int, zoc: frozenset[Hex], held: frozenset[Hex], overruns: frozenset[Hex], move_in: bool,
+            side: str) -> _Search:
+    """The bounded Dijkstra of a move: it reads the unit's class, mode, start
+    hex and MP, the enemy ZOC, the enemy-held hexes, the hexes it may
+    overrun, whether it may attack by moving in, and (for a mode that keeps
+    to its own hexes) the hexes the side controls: nothing else of the state."""
+    costs = class_costs(game, board, cls_id)
+    rules = game.zoc
+    enter_stop = rules.enter == "stop"
+    leave_stop = rules.leave == "stop"  # a "sticky" ZOC: units in it cannot leave
+    z2z_no = rules.zoc_to_zoc == "no"
+    z2z_adjacent = rules.zoc_to_zoc == "adjacent"  # one step from ZOC to ZOC, then stop
+    enter_cost = 0 if enter_stop else scaled(int(rules.enter))
+    leave_cost = 0 if rules.leave == "stop" else scaled(int(rules.leave))
+    if m is None:
+        steps = costs.steps
+    elif m.along:
+        steps = mode_steps(game, board, cls_id, m)
+    else:
+        steps = class_costs(game, board, cls_id, m.id).steps
+    no_enemy_zoc = m is not None and m.no_enemy_zoc
+    own_control = m is not None and m.own_control
     control = state.control
     avoid = m.avoid if m is not None else frozenset()  # terrain and features the mode never enters
     hexes = board.map.hexes
-    overruns = overrun_hexes(game, state, unit_id)  # enemy hexes it may overrun (AVD 4 e)
 
     # Free states (the move may go on) go through the heap; states where the
     # move must end (ZOC "stop", an all-MP crossing) never expand, so they are
@@ -452,24 +524,43 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
             cost[h] = d
         else:
             del stop_prev[h]
+    return _Search(cost, prev, stop_prev, start)
+
+
+def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id: str, found: _Search,
+                  move_in: bool, overruns: frozenset[Hex]) -> frozenset[Hex]:
+    """The hexes the search reached where the move may end: stacking, and
+    6.3's hexside limits on a move-in attack, checked where they can bar
+    (occupied hexes, and the ends of move-in attacks)."""
+    cost = found.cost
+    occupants = state.occupants
+    if len(occupants) < len(cost):
+        check = [h for h in occupants if h in cost]
+    else:
+        check = [h for h in cost if h in occupants]
+    if move_in:
+        check.extend(h for h in found.stop_prev if h not in occupants)
+    if not check:
+        return found.reached
+    side = state.units[unit_id].side
+    start = state.units[unit_id].hex
     limit_units = game.stacking.get("units")
     extra = bool(extra_limits(game.stacking))  # hq and per-selector limits (runtime.stacking)
-    dests = set()
-    for h in cost:
+    barred = []
+    for h in check:
         if h == start:
             continue
         if overruns and h in overruns:
             pass  # its occupants will be displaced: the hex was theirs alone
-        elif move_in and h in stop_prev and state.side_at(h) != side:  # an attack: 6.3's hexside limits
-            if hexside_limit_reason(game, board, state, unit_id, stop_prev[h], h):
-                continue
+        elif move_in and h in found.stop_prev and state.side_at(h) != side:  # an attack: 6.3's hexside limits
+            if hexside_limit_reason(game, board, state, unit_id, found.stop_prev[h], h):
+                barred.append(h)
         elif limit_units is not None and h in occupants and \
                 stack_count(game, state, h, unit_id) + stack_weight(game, unit_id) > limit_units:
-            continue
+            barred.append(h)
         elif extra and h in occupants and extra_bars(game, state, h, unit_id):
-            continue
-        dests.add(h)
-    return MoveRange(unit_id, start, mp, cost, prev, stop_prev, frozenset(dests), m.id if m else "")
+            barred.append(h)
+    return found.reached.difference(barred) if barred else found.reached
 
 
 def overrun_hexes(game: GameDefinition, state: GameState, unit_id: str) -> frozenset[Hex]:

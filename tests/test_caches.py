@@ -70,8 +70,9 @@ def _fresh_range(r: Runner, s, uid: str, mode: str | None):
        steps=st.integers(1, 150))
 def test_property_cached_move_ranges_and_rail_entries_equal_fresh_ones(seed, game, steps):
     """Move ranges kept in a state's cache (and carried to the copies that
-    share its version), and rail entry traces shared across states, are what
-    a search from nothing gives, after random action sequences."""
+    share its version), move searches shared across states and units, and
+    rail entry traces shared across states, are what a search from nothing
+    gives, after random action sequences."""
     r = runner(*game)
     rnd = random.Random(seed)
     s = r.new_game(seed)

@@ -119,6 +119,14 @@ class Board:
         return out
 
     @cached_property
+    def colrow(self) -> "dict[Hex, tuple[int, int]]":
+        """Hex -> its printed (column, row), as ``grid.to_colrow``: a dict, so
+        that sorting hexes in map order (``key=board.colrow.__getitem__``)
+        calls no Python function per hex.  A hex off the map is converted
+        when first asked for."""
+        return _ColRow(self.grid, {h: self.grid.to_colrow(h) for h in self.map.hexes})
+
+    @cached_property
     def edge_hexes(self) -> dict[str, frozenset[Hex]]:
         """Hexes in play on each map edge (west: the first in-play hex of each
         row, and so on), for supply traced to a map edge."""
@@ -143,3 +151,16 @@ class Board:
         for e in edges:
             hexes |= self.edge_hexes[e]
         return frozenset(hexes)
+
+
+class _ColRow(dict):
+    """``Board.colrow``: (column, row) of the hexes in play, and of any other
+    hex on first lookup."""
+
+    def __init__(self, grid, known: dict):
+        super().__init__(known)
+        self.grid = grid
+
+    def __missing__(self, h: Hex) -> tuple[int, int]:
+        out = self[h] = self.grid.to_colrow(h)
+        return out

@@ -324,7 +324,7 @@ class ChitPull:
     def arrival_hexes(self, s: GameState, a) -> list[Hex]:
         lines = reached(self.game, self.board, s, a.side) if a.traced else None
         out = []
-        for h in sorted(a.hexes, key=self.game.map.grid.to_colrow):
+        for h in sorted(a.hexes, key=self.board.colrow.__getitem__):
             if s.side_at(h) not in (None, a.side) or (lines is not None and h not in lines):
                 continue
             out.append(h)

@@ -28,7 +28,7 @@ class Reinforcements:
         g = self.game
         area = s.units[uid].box.split(":", 1)[1]
         side = s.units[uid].side
-        return [h for h in sorted(g.map.areas[area], key=g.map.grid.to_colrow)
+        return [h for h in sorted(g.map.areas[area], key=self.board.colrow.__getitem__)
                 if s.side_at(h) in (None, side) and self._fits(s, h) and not extra_bars(g, s, h, uid)]
 
     def _deploy_actions(self, s: GameState) -> list[RunnerAction]:
@@ -53,7 +53,7 @@ class Reinforcements:
 
     def _place_in_area(self, s: GameState, p: Placement) -> None:
         g = self.game
-        hexes = sorted(g.map.areas[p.where_to], key=g.map.grid.to_colrow)
+        hexes = sorted(g.map.areas[p.where_to], key=self.board.colrow.__getitem__)
         limit = g.stacking.get("units", 99)
         side = s.units[p.counter].side
         best = None
@@ -173,7 +173,7 @@ class Reinforcements:
                 if ezoc is None:
                     ezoc = enemy_zoc(g, self.board, s, side)
                 hexes |= {n for u in room for n, _ in self.board.adj[u.hex] if n not in ezoc}
-        return sorted((h for h in hexes if h in ok), key=g.map.grid.to_colrow)
+        return sorted((h for h in hexes if h in ok), key=self.board.colrow.__getitem__)
 
     def _point_actions(self, s: GameState) -> list:
         st = s.step
@@ -278,7 +278,7 @@ class Reinforcements:
             hexes &= self.game.map.areas.get(area, frozenset())
         ezoc = enemy_zoc(self.game, self.board, s, side) if "enemy-zoc" in rules.not_in else frozenset()
         out = []
-        for h in sorted(hexes, key=self.game.map.grid.to_colrow):
+        for h in sorted(hexes, key=self.board.colrow.__getitem__):
             if h in ezoc or s.side_at(h) not in (None, side):
                 continue
             if "enemy-cities" in rules.not_in and h in self.engine.controllable and \
@@ -348,6 +348,16 @@ class Reinforcements:
                     out[h] = r.path_to(h)
         return out
 
+    def _room(self, s: GameState, hexes: list[Hex]) -> list[str]:
+        """The ids of ``hexes`` where one more unit fits (``_fits``), in order."""
+        hex_id = self.board.hex_id
+        limit = self.game.stacking.get("units")
+        if limit is None:
+            return [hex_id(h) for h in hexes]
+        occupants = s.occupants
+        free = limit >= 1
+        return [hex_id(h) for h in hexes if (free if h not in occupants else stack_count(self.game, s, h) + 1 <= limit)]
+
     def _fits(self, s: GameState, h: Hex) -> bool:
         limit = self.game.stacking.get("units")
         if limit is None or h not in s.occupants:
@@ -380,7 +390,7 @@ class Reinforcements:
             if used.get(self.board.hex_id(h), 0) >= rule.per_hex or not self._fits(s, h):
                 continue
             out.append(h)
-        return sorted(out, key=g.map.grid.to_colrow)
+        return sorted(out, key=self.board.colrow.__getitem__)
 
     def _rebuild_actions(self, s: GameState) -> list[RunnerAction]:
         out: list[RunnerAction] = []

@@ -309,7 +309,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             arrival = s.step.get("arrival")
             hexes = self.arrival_hexes(s, self.game.arrivals[arrival]) if arrival else \
                 self.entry_hexes(s, s.step["side"], s.step.get("area", ""))
-            room = [self.board.hex_id(h) for h in hexes if self._fits(s, h)]  # the same for every unit...
+            room = self._room(s, hexes)  # the same for every unit...
             if extra_limits(self.game.stacking):  # ...unless an hq or per-selector limit tells units apart
                 return [Place(u, hid) for u in s.step["units"] for hid in room
                         if not extra_bars(self.game, s, self.board.parse(hid), u)] + [Done()]

@@ -61,7 +61,8 @@ RAIL = "rail"
 class _Static:
     """Board-only blocking data for one SupplyRules: computed once per board."""
 
-    __slots__ = ("rules", "impassable", "bad_steps", "bad_targets", "neighbours", "along")
+    __slots__ = ("rules", "impassable", "bad_steps", "bad_targets", "neighbours", "along", "hexes", "index",
+                 "nbr", "bad", "along_nbr")
 
     def __init__(self, board: Board, rules: SupplyRules):
         self.rules = rules
@@ -94,6 +95,22 @@ class _Static:
         # the board's adjacency without the edges, for the search's loops
         self.neighbours = {u: tuple(v for v, _ in nbrs) for u, nbrs in board.adj.items()}
         self.along: dict[str, dict[Hex, tuple[Hex, ...]]] = {}  # link -> neighbours across a hexside with it
+        # the same as integers for the search: hex i is hexes[i]; nbr[i] its neighbours' numbers, in the
+        # adjacency's order; bad holds u * n + v for each step (u, v) in bad_steps
+        self.hexes: list[Hex] = list(board.adj)
+        self.index: dict[Hex, int] = {h: i for i, h in enumerate(self.hexes)}
+        index = self.index
+        self.nbr: list[tuple[int, ...]] = [tuple(index[v] for v in self.neighbours[u]) for u in self.hexes]
+        n = len(self.hexes)
+        self.bad = frozenset(index[u] * n + index[v] for u, v in bad)
+        self.along_nbr: dict[str, list[tuple[int, ...]]] = {}
+
+    def numbered_along(self, board: Board, link: str) -> list[tuple[int, ...]]:
+        out = self.along_nbr.get(link)
+        if out is None:
+            along, index = self.neighbours_along(board, link), self.index
+            out = self.along_nbr[link] = [tuple(index[v] for v in along[u]) for u in self.hexes]
+        return out
 
     def neighbours_along(self, board: Board, link: str) -> dict[Hex, tuple[Hex, ...]]:
         out = self.along.get(link)
@@ -250,44 +267,66 @@ _SHARED: "weakref.WeakKeyDictionary[Board, tuple[SupplyRules, dict]]" = weakref.
 
 def _search(game, board, side, no_enter, no_exit, st: _Static, lost: frozenset[Hex] = frozenset()) -> dict[Hex, int]:
     """The search of ``supply_map``: breadth first (every step costs 1) over
-    the board graph's adjacency (as neighbour tuples, and along the rail link
-    for the rail net, computed once per board), with the same step rule as
-    the weight functions of ``_weights``."""
+    the board graph's adjacency (as numbered neighbour tuples, and along the
+    rail link for the rail net, computed once per board), with the same step
+    rule as the weight functions of ``_weights``; the map it returns lists
+    the hexes in the order the search reached them."""
     rules = game.supply
-    neighbours = st.neighbours
-    bad_steps = st.bad_steps
-    special = no_enter | st.bad_targets
-    sources = [h for h in board.supply_sources(side) if h not in no_enter and h not in lost]
-    dist: dict[Hex, int] = dict.fromkeys(sources, 0)
+    index, hexes, n = st.index, st.hexes, len(st.hexes)
+    bad = st.bad
+    # per hex: 1 = a line may not enter it, 2 = may not leave it, 4 = some step into it is refused
+    flags = bytearray(n)
+    for h in st.bad_targets:
+        flags[index[h]] |= 4
+    for h in no_enter:
+        i = index.get(h)
+        if i is not None:
+            flags[i] |= 1
+    for h in no_exit:
+        i = index.get(h)
+        if i is not None:
+            flags[i] |= 2
+    sources = [index[h] for h in board.supply_sources(side) if h not in no_enter and h not in lost]
+    dist = [-1] * n
+    order = []
+    for i in sources:
+        if dist[i] < 0:
+            dist[i] = 0
+            order.append(i)
     if sources and side in rules.rail:  # the rail net first: it counts as sources
-        along = st.neighbours_along(board, rules.rail_link.get(side, RAIL))
-        todo = deque(sources)
-        while todo:
-            u = todo.popleft()
-            if u in no_exit:
+        along = st.numbered_along(board, rules.rail_link.get(side, RAIL))
+        k = 0
+        while k < len(order):
+            u = order[k]
+            k += 1
+            if flags[u] & 2:
                 continue
             for v in along[u]:
-                if v in dist:
+                if dist[v] >= 0:
                     continue
-                if v in special and (v in no_enter or (u, v) in bad_steps):
+                f = flags[v]
+                if f and (f & 1 or (f & 4 and u * n + v in bad)):
                     continue
                 dist[v] = 0
-                todo.append(v)
+                order.append(v)
     cutoff = _cutoff(rules, side)
-    todo = deque(dist)
-    while todo:
-        u = todo.popleft()
+    nbr = st.nbr
+    k = 0
+    while k < len(order):
+        u = order[k]
+        k += 1
         d = dist[u] + 1
-        if (cutoff is not None and d > cutoff) or u in no_exit:
+        if (cutoff is not None and d > cutoff) or flags[u] & 2:
             continue
-        for v in neighbours[u]:
-            if v in dist:
+        for v in nbr[u]:
+            if dist[v] >= 0:
                 continue
-            if v in special and (v in no_enter or (u, v) in bad_steps):
+            f = flags[v]
+            if f and (f & 1 or (f & 4 and u * n + v in bad)):
                 continue
             dist[v] = d
-            todo.append(v)
-    return dist
+            order.append(v)
+    return {hexes[i]: dist[i] for i in order}
 
 
 def reached_along(game: GameDefinition, board: Board, state: GameState, side: str, link: str) -> frozenset[Hex]:

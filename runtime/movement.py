@@ -412,10 +412,10 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
         if searches is None:
             searches = _SEARCHES[board] = {}
         content = (cls.id, m.id if m is not None else "", start, mp, zoc, held, overruns, move_in,
-                   controlled(state, side) if own_control else None)
+                   controlled(state, side) if own_control else None, closed)
         found = searches.get(content)
     if found is None:
-        found = _search(game, board, state, cls.id, m, start, mp, bound, zoc, held, overruns, move_in, side)
+        found = _search(game, board, state, cls.id, m, start, mp, bound, zoc, held, overruns, move_in, side, closed)
         if shared:
             if len(searches) >= _SEARCHES_KEPT:
                 searches.pop(next(iter(searches)))
@@ -436,11 +436,12 @@ def controlled(state: GameState, side: str) -> frozenset[Hex]:
 
 def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m: MovementMode | None, start: Hex,
             mp: int, bound: int, zoc: frozenset[Hex], held: frozenset[Hex], overruns: frozenset[Hex], move_in: bool,
-            side: str) -> _Search:
+            side: str, closed: frozenset[Hex]) -> _Search:
     """The bounded Dijkstra of a move: it reads the unit's class, mode, start
     hex and MP, the enemy ZOC, the enemy-held hexes, the hexes it may
-    overrun, whether it may attack by moving in, and (for a mode that keeps
-    to its own hexes) the hexes the side controls: nothing else of the state."""
+    overrun, whether it may attack by moving in, the enemy sources closed to
+    it, and (for a mode that keeps to its own hexes) the hexes the side
+    controls: nothing else of the state."""
     costs = class_costs(game, board, cls_id)
     rules = game.zoc
     enter_stop = rules.enter == "stop"

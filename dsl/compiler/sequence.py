@@ -121,9 +121,9 @@ class SequenceMixin:
                 params["die-table"] = params.get("die-table", ()) + tuple(
                     a.text for a in e.args if ctx.ref("die-table", a))
             elif e.keyword in ("only", "exclude", "outside-zoc"):  # who may act: unit selectors or a state (disrupted)
-                params[e.keyword] = params.get(e.keyword, ()) + tuple(
+                params[e.keyword] = params.get(e.keyword, ()) + tuple(sorted(  # sorted: no output hangs on hash order
                     self.selectors(e.args, self.ctx.symbols.get("unit-class", {}),
-                                   UNIT_STATES | ctx.designated | ctx.marked))
+                                   UNIT_STATES | ctx.designated | ctx.marked)))
             elif e.keyword == "marker":  # designate, reinforce: the unit marker it gives
                 if len(e.args) != 1 or e.args[0].quoted:
                     ctx.error("arguments", "marker takes the one unit marker the phase gives", e.span,

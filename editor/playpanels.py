@@ -8,6 +8,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHBoxLayout, QLabel, QListWidget,
                                QPushButton, QTextBrowser, QVBoxLayout, QWidget)
 
+from runtime.observe import UNKNOWN
 from runtime.state import GameState
 
 from . import playtext as T
@@ -149,8 +150,17 @@ class StatusPanel(QWidget):
         rows = ["<tr>" + "".join(cells[i:i + 4]) + "</tr>" for i in range(0, len(cells), 4)]
         self.track.setText("<b>Turn track</b><table cellspacing='0' width='100%'>" + "".join(rows) + "</table>")
         lines = []
+        hidden = dict(((s.observed or {}).get("places") or {})) if s.observed else {}
         for box, ids in waiting.items():
             if box.startswith("turn:"):
+                continue
+            if box == UNKNOWN:  # the other sides' hands and the cups, seen through an observation: counts only
+                for place, n in hidden.items():
+                    if place.startswith("under:"):
+                        continue  # face down under a unit: drawn beside it on the map
+                    p = g.pools.get(place.partition(":")[2]) if place.startswith("pool:") else None
+                    how = "a cup" if p is not None and p.kind == "cup" else "face down"
+                    lines.append(f"<b>{T.box_title(r, place)}:</b> {n} ({how})")
                 continue
             pool = g.pools.get(box.partition(":")[2]) if box.startswith("pool:") else None
             if pool is not None and pool.kind == "cup":  # drawn at random: what is in it is nobody's to see

@@ -104,3 +104,24 @@ def test_a_game_without_secrets_shows_everything_without_a_banner(qtbot, tmp_pat
         w.close()
     finally:
         d.close()
+
+
+def test_the_status_panel_lists_the_other_sides_hands_and_every_cup_by_count_only(qtbot):
+    """Prokhorovka's support chits are in hands and its equipment in cups: the German at the
+    screen sees how many the Soviet pools hold, never which chits (AA1, Il2-1...)."""
+    from dsl.compiler import compile_game
+    game = compile_game(HERE.parent / "games" / "prokhorovka")
+    w = show(qtbot, PlayWindow(game, seed=1, agents={"german": "human", "soviet": "human"}, secrets=True))
+    w.viewer = "german"
+    w.refresh()
+    assert w.viewing_side() == "german"
+    text = w.status_panel.boxes.text()
+    soviet_support = sorted(u for u, x in w.state.units.items() if x.side == "soviet" and x.hex is None
+                            and x.box.startswith("pool:soviet-support"))
+    assert soviet_support and not any(u in text for u in soviet_support)
+    assert "Soviet support chit cup (18):</b> 18 (a cup)" in text
+    assert "?:" not in text and "under:" not in text
+    w.designer_action.setChecked(True)  # the designer view reads the full state: a cup is counted all the same
+    w.toggle_designer()
+    assert "Soviet support chit cup (18):</b> 18 (a cup)" in w.status_panel.boxes.text()
+    w.close()

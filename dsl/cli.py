@@ -357,6 +357,17 @@ def cmd_battle(args: argparse.Namespace) -> int:
         return fail(f"--turn {args.turn} is not on the turn track ({turns[0]}-{turns[-1]})")
     s.turn = args.turn
     sides: list[str] = []
+
+    def carry(label: str, uid: str, carried: list[str]) -> tuple[str, str]:
+        """Put the counters a unit carries under it (UNIT+CHIT+CHIT): ("", "") or (error, hint)."""
+        for cid in carried:
+            if cid not in game.counters:
+                return f"{label}: no counter '{cid}'", did_you_mean(cid, game.counters)
+            why = A.why_not_attach(game, s, cid, uid)
+            if why:
+                return f"{label}: {why}", ""
+            A.attach(game, s, cid, uid, "set up for the battle")
+        return "", ""
     for flag, text in (("--attack", args.attack), ("--defend", args.defend)):
         for item in (x.strip() for x in text.split(",") if x.strip()):
             head, _, origin = item.partition("@")
@@ -364,13 +375,9 @@ def cmd_battle(args: argparse.Namespace) -> int:
             if uid not in game.counters:
                 return fail(f"{flag}: no counter '{uid}'", did_you_mean(uid, game.counters))
             s.place(uid, target)
-            for cid in carried:
-                if cid not in game.counters:
-                    return fail(f"{flag} {item}: no counter '{cid}'", did_you_mean(cid, game.counters))
-                why = A.why_not_attach(game, s, cid, uid)
-                if why:
-                    return fail(f"{flag} {item}: {why}")
-                A.attach(game, s, cid, uid, "set up for the battle")
+            error, hint = carry(f"{flag} {item}", uid, carried)
+            if error:
+                return fail(error, hint)
             if flag == "--attack" and game.dice_pool is not None and not origin:
                 return fail(f"{flag} {item}: a dice-pool attacker stands next to the battle hex: write {uid}@HEX")
             if flag == "--attack" and origin:
@@ -398,13 +405,9 @@ def cmd_battle(args: argparse.Namespace) -> int:
         if h == target or h not in board:
             return fail(f"--near {item}: {where} is not a hex beside the battle")
         s.place(uid, h)
-        for cid in carried:
-            if cid not in game.counters:
-                return fail(f"--near {item}: no counter '{cid}'", did_you_mean(cid, game.counters))
-            why = A.why_not_attach(game, s, cid, uid)
-            if why:
-                return fail(f"--near {item}: {why}")
-            A.attach(game, s, cid, uid, "set up for the battle")
+        error, hint = carry(f"--near {item}", uid, carried)
+        if error:
+            return fail(error, hint)
     attackers = {game.counters[x.split("@")[0].split("+")[0].strip()].side for x in args.attack.split(",") if x.strip()}
     defenders = {game.counters[x.split("+")[0].strip()].side for x in args.defend.split(",") if x.strip()}
     if len(attackers) != 1 or len(defenders) != 1 or attackers == defenders:

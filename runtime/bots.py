@@ -371,14 +371,10 @@ class GreedyBot:
                 attacks.append(Attack(a.target, fighters))
         best, best_key = None, None
         for a in attacks:
-            rep = combat_odds(runner.game, runner.board, state, list(a.attackers), runner.board.parse(a.target),
-                              env=runner.env)
-            if not rep.legal:
+            odds = self._attack_odds(runner, state, list(a.attackers), runner.board.parse(a.target))
+            if odds is None:
                 continue
-            good = sum(p for code, p in rep.probabilities.items()
-                       if (r := runner.game.results[rep.crt.results].get(code)) and
-                       (r.defender_loss or r.defender_retreat))
-            key = (rep.column.index, good, len(a.attackers))
+            key = (*odds, len(a.attackers))
             if best_key is None or key > best_key:
                 best, best_key = a, key
         if best is not None and best_key[1] >= 0.5:

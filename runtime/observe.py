@@ -129,9 +129,44 @@ def marker_hidden_from(game: GameDefinition, m: dict, side: str | None) -> bool:
 
 
 def chit_seen_by(game: GameDefinition, cid: str, side: str) -> bool:
-    """A chit in the cup is seen by the side it belongs to (which put it there)."""
+    """A chit in the cup is seen by the side it belongs to (which put it there),
+    and by every side if the rules always put it there (Smolensk's SUPPLY)."""
     c = game.chits.get(cid)
-    return c is not None and c.side == side
+    return c is not None and (c.side == side or c.always)
+
+
+def this_turn(state: GameState) -> list[dict]:
+    """The log entries of the state's turn (the tail of its log)."""
+    log = state.log
+    i = len(log)
+    while i > 0 and log[i - 1].get("turn", state.turn) == state.turn:
+        i -= 1
+    return log[i:]
+
+
+def spent_chits(entries: list[dict]) -> dict[str, int]:
+    """The chits seen leaving the cup or a hand in these log entries (drawn,
+    played, taken out of play) less those seen going back (an interrupted draw
+    returns to the cup, 7.3(1)), and those seen put in (bought, or put by an
+    effect) as negative counts: what every side knows of the cup's history
+    this turn."""
+    out: dict[str, int] = {}
+
+    def add(cid: object, n: int) -> None:
+        if isinstance(cid, str) and cid != UNKNOWN:
+            out[cid] = out.get(cid, 0) + n
+    for e in entries:
+        add(e.get("draw"), 1)
+        add(e.get("interrupt"), 1)
+        add(e.get("returned"), -1)
+        if e.get("into") == "cup":
+            add(e.get("bought"), -1)
+        words = str(e.get("effect", "")).split()
+        if len(words) == 5 and words[0] == "take" and words[2:] == ["out", "of", "play"]:
+            add(words[1], 1)
+        elif len(words) >= 4 and words[0] == "put" and words[2] == "into":
+            add(words[1], -1)
+    return out
 
 
 # ------------------------------------------------------------------ the view
@@ -231,7 +266,8 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
     if units is not None:  # derived data may read what was taken out: the view's own
         view.units = units
         view.cache = {k: v for k, v in state.cache.items() if isinstance(k, str)}
-    view.log = observe_log(game, state.log, side) if log else []
+    # a bot's view keeps only this turn's log: what was drawn from the cup this turn is known (determinise)
+    view.log = observe_log(game, state.log if log else this_turn(state), side)
     # the values of a kind's face-down markers, as a sorted multiset, are known to every side (the
     # counter mix is printed in the rules); which marker carries which is not.  ``places``: how many
     # counters each hidden pool holds (the counters themselves are in the box '?')
@@ -332,11 +368,57 @@ def needs_sample(view: GameState) -> bool:
         any(isinstance(v, list) and UNKNOWN in v for k, v in view.step.items() if k in SECRET_KEYS)
 
 
+def chit_bags(game: GameDefinition, view: GameState, side: str,
+              rng: random.Random) -> tuple[list[str], list[str]]:
+    """The other sides' chits that may fill a view's hidden chit slots, shuffled
+    with ``rng``: ``likely``, those the public history allows (each of the
+    chit's copies, if the chit may be chosen this turn: available from this
+    turn, its HQ on the map, never one the rules always put in; one of the
+    picked kind (Smolensk 15.2(2)5) only among as many as the side has
+    picked; less those played before the selection, and those seen drawn,
+    played or taken out this turn, plus those seen put in), and ``rest``,
+    every other copy the view does not show (a fallback where the history
+    does not account for a slot).  A sample of what the side cannot know,
+    not a belief: which chits the other side chose is drawn uniformly."""
+    seen: dict[str, int] = {}
+    for c in view.cup + [c for h in view.hands.values() for c in h]:
+        seen[c] = seen.get(c, 0) + 1
+    spent = spent_chits(this_turn(view))
+    on_map = {u.id for u in view.units.values() if u.hex is not None}
+    hq_sides = {view.units[uid].side for uid in on_map
+                if "hq" in game.unit_classes[game.counters[uid].unit_class].flags}
+    track = game.turn_track
+    picked: set[str] = set()
+    for other in sorted({c.side for c in game.chits.values()} - {side}):
+        pickable = sorted(cid for cid, c in game.chits.items() if c.side == other and c.pick and
+                          c.available <= view.turn)
+        if pickable:
+            made = sum((track.turn(t).values.get(f"{other}.new-chits") or 0) for t in range(1, view.turn + 1)
+                       if f"picked:{other}@{t}" in view.done) if track.turns else 0
+            picked.update(rng.sample(pickable, min(made, len(pickable))))
+    likely: list[str] = []
+    rest: list[str] = []
+    for cid, c in sorted(game.chits.items()):
+        if c.side == side:
+            continue
+        hidden = max(0, c.count - seen.get(cid, 0))
+        may = not c.always and c.available <= view.turn and (not c.pick or cid in picked) and \
+            (not c.needs_hq or (c.side in hq_sides if c.any_hq else c.hq in on_map))
+        base = c.count - (1 if f"played:{cid}@{view.turn}" in view.done else 0) if may else 0
+        n = min(hidden, max(0, base - spent.get(cid, 0) - seen.get(cid, 0)))
+        likely.extend([cid] * n)
+        rest.extend([cid] * (hidden - n))
+    rng.shuffle(likely)
+    rng.shuffle(rest)
+    return likely, rest
+
+
 def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> GameState:
     """One state that agrees with what the view shows, its secrets drawn with
     ``rng``: a face-down marker gets one of its kind's unseen values; a chit
-    the side cannot see, one of the other sides' chits it does not see
-    elsewhere (a sample, not a belief: the chits' history is not weighed).
+    the side cannot see, one of the other sides' chits that this turn's public
+    history allows there (``chit_bags``): an interrupt chit in a hand, another
+    in the cup.
     The view itself when it hides nothing.  The generator of the dice is the
     view's: re-seed it for a look-ahead that must not know the dice."""
     if not needs_sample(view):
@@ -394,24 +476,21 @@ def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> Ga
         s.markers = out
     secret_step = any(isinstance(v, list) and UNKNOWN in v for k, v in view.step.items() if k in SECRET_KEYS)
     if UNKNOWN in view.cup or any(UNKNOWN in h for h in view.hands.values()) or secret_step:
-        seen: dict[str, int] = {}
-        for c in view.cup + [c for h in view.hands.values() for c in h]:
-            seen[c] = seen.get(c, 0) + 1
-        bag = []
-        for cid, c in sorted(game.chits.items()):
-            if c.side != side:
-                bag.extend([cid] * max(0, c.count - seen.get(cid, 0)))
-        rng.shuffle(bag)
+        likely, rest = chit_bags(game, view, side, rng)
         others = sorted(cid for cid, c in game.chits.items() if c.side != side) or sorted(game.chits)
 
-        def one(kind_first: str | None = None) -> str:
-            if kind_first:
-                for i in range(len(bag) - 1, -1, -1):
-                    if game.chits[bag[i]].kind == kind_first:
-                        return bag.pop(i)
-            return bag.pop() if bag else rng.choice(others)
-        s.cup = [one() if c == UNKNOWN else c for c in view.cup]
-        s.hands = {k: [one("interrupt") if c == UNKNOWN else c for c in v] for k, v in view.hands.items()}
+        def one(interrupt: bool | None = None) -> str:
+            """A chit from the likely bag (of the kind the slot holds, if there is one), else from the rest."""
+            for bag in (likely, rest):
+                if interrupt is not None:
+                    for i in range(len(bag) - 1, -1, -1):
+                        if (game.chits[bag[i]].kind == "interrupt") == interrupt:
+                            return bag.pop(i)
+                if bag:
+                    return bag.pop()
+            return rng.choice(others)
+        s.cup = [one(False) if c == UNKNOWN else c for c in view.cup]
+        s.hands = {k: [one(True) if c == UNKNOWN else c for c in v] for k, v in view.hands.items()}
         if secret_step:
             st = dict(view.step)
             if "playable" in st:

@@ -312,3 +312,63 @@ def test_bots_never_read_what_is_in_a_cup(cups, seed, n, other):
     side = r.to_move(s)
     t = alike(r, s, side, other)
     assert GreedyBot(seed).choose(r, s) == GreedyBot(seed).choose(r, t)
+
+
+# ------------------------------------------------------------------ the chits' history in a sample
+
+def _hidden_chits(game, s, side):
+    """The other sides' chits in the cup and hands of the real state that ``side`` cannot see."""
+    view = observe(game, s, side, log=False)
+    out: dict[str, int] = {}
+    for c in s.cup:
+        if not view.cup or UNKNOWN in view.cup:
+            if game.chits[c].side != side and not game.chits[c].always:
+                out[c] = out.get(c, 0) + 1
+    for other, hand in s.hands.items():
+        if other != side:
+            for c in hand:
+                out[c] = out.get(c, 0) + 1
+    return out
+
+
+@pytest.mark.parametrize("folder", ["smolensk", "a-victory-denied"])
+def test_a_sample_deals_only_chits_the_public_history_allows(folder):
+    """determinise draws the other side's hidden chits from those the turn's
+    public history allows: never one seen drawn this turn, never one not yet
+    available, an interrupt chit only into a hand; and the truth is always
+    among what it may draw (so no sample is impossible by construction)."""
+    from runtime.observe import chit_bags, spent_chits, this_turn
+    game = compile_game(GAMES / folder)
+    r = Runner(game)
+    checked = 0
+    for seed in (1, 2):
+        bot = RandomBot(seed)
+        s = r.new_game(seed)
+        for n in range(400):
+            if s.result is not None:
+                break
+            if n % 7 == 0:
+                for side in game.sides:
+                    view = observe(game, s, side, log=False)
+                    truth = _hidden_chits(game, s, side)
+                    if not truth:
+                        continue
+                    likely, rest = chit_bags(game, view, side, random.Random(n))
+                    pickable = [cid for cid, c in game.chits.items() if c.pick]
+                    for cid, k in truth.items():  # the real hidden chits are all possible
+                        assert likely.count(cid) >= k or cid in pickable, (cid, k, likely)
+                    spent = spent_chits(this_turn(s))
+                    sample = determinise(game, view, random.Random(n))
+                    for cid in set(sample.cup) | {c for h in sample.hands.values() for c in h}:
+                        c = game.chits[cid]
+                        if c.side == side or c.always:
+                            continue
+                        held = sample.cup.count(cid) + sum(h.count(cid) for h in sample.hands.values())
+                        assert c.available <= s.turn, (cid, s.turn)
+                        assert held <= c.count - max(0, spent.get(cid, 0)), (cid, held, spent)
+                    for other, hand in sample.hands.items():
+                        if other != side:
+                            assert all(game.chits[c].kind == "interrupt" for c in hand), hand
+                    checked += 1
+            s = r.apply(s, bot.choose(r, s))
+    assert checked > 10

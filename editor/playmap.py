@@ -15,12 +15,14 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsView
 
 from runtime.definition import GameDefinition
+from runtime.observe import hidden_under
 from runtime.hexes import Hex
 from runtime.state import GameState
 
 from .document import MapModel
 from .gamefile import ClassInfo, MarkerInfo, NationalityInfo, SideInfo, Snapshot, TerrainInfo
 from .mapview import MapItem, ZoomMixin
+from .stackview import face_down_look
 from .paint import (FONT, S, CounterLook, MapPainter, _c, draw_attachments, draw_counter, draw_marker_chips, draw_outline,
                     draw_selected)
 
@@ -93,9 +95,12 @@ class PlayPainter(MapPainter):
         return self._under
 
     def draw_under(self, p: QPainter, r: QRectF, uid: str, px: float) -> None:
-        ids = self.under().get(uid)
-        if ids:
-            draw_attachments(p, r, [self.look(a) for a in ids], plain=px < 10)
+        looks = [self.look(a) for a in self.under().get(uid, ())]
+        if self.state is not None and self.state.observed:  # the face-down counters this view hides: backs
+            looks += [face_down_look(self.game, self.state.units[uid].side, cup)
+                      for cup in hidden_under(self.state).get(uid, ())]
+        if looks:
+            draw_attachments(p, r, looks, plain=px < 10)
 
     # -- counters from the state -------------------------------------------------
     def stacks(self) -> dict[Hex, list[str]]:

@@ -275,6 +275,19 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
     return view
 
 
+def hidden_under(view: GameState) -> dict[str, list[str]]:
+    """Unit id -> the face-down counters under it that the view hides, one
+    entry each: the pool it came from (``pool:ID``, GJ63 3.5(5): the enemy
+    sees a tank chit from an equipment chit), or "" where even that is hidden
+    (19.6).  Empty for a state that hides nothing."""
+    out: dict[str, list[str]] = {}
+    for place, n in sorted(((view.observed or {}).get("places") or {}).items()):
+        if place.startswith("under:"):
+            host, _, cup = place[len("under:"):].partition("|")
+            out.setdefault(host, []).extend([cup] * n)
+    return out
+
+
 def observe_log(game: GameDefinition, entries: list[dict], side: str | None) -> list[dict]:
     """The log as ``side`` saw it: the other sides' chit choices and the values
     of face-down markers drawn are left out (``side`` None: all of it)."""

@@ -125,3 +125,40 @@ def test_the_status_panel_lists_the_other_sides_hands_and_every_cup_by_count_onl
     w.toggle_designer()
     assert "Soviet support chit cup (18):</b> 18 (a cup)" in w.status_panel.boxes.text()
     w.close()
+
+
+@pytest.mark.parametrize("variants", [(), ("blind-equipment",)])
+def test_the_enemys_face_down_equipment_shows_as_backs_on_the_map_and_in_the_stack(qtbot, variants):
+    """GJ63 3.5(5): the other side sees how many equipment chits a unit carries and whether each is a
+    tank chit, never which one; under 19.6 not even that.  The stack dock counts them all."""
+    from dsl.compiler import compile_game
+    from editor.stackview import state_entries
+    from runtime.bots import GreedyBot
+    from runtime.observe import hidden_under, observe
+    from runtime.runner import Runner
+    game = compile_game(HERE.parent / "games" / "prokhorovka", variants=list(variants))
+    r = Runner(game)
+    s = r.new_game(1)
+    bot = GreedyBot(1)
+    while not any(u.side == "soviet" and u.box.startswith("under:") for u in s.units.values()):
+        s = r.apply(s, bot.choose(r, s))
+    view = observe(game, s, "german", log=False)
+    backs = hidden_under(view)
+    hosts = sorted({u.box[len("under:"):] for u in s.units.values() if u.side == "soviet" and u.box.startswith("under:")})
+    assert hosts and sorted(backs) == hosts
+    host = hosts[0]
+    real = list(s.attached[host])
+    w = show(qtbot, PlayWindow(game, seed=1))
+    entry = state_entries(game, view, [host], w.view.mp.look)[0]
+    titles = [t for _, t in entry.under]
+    assert len(titles) == len(real) and all(t.startswith("? face down") for t in titles)
+    assert not any(a in " ".join(titles) for a in real)
+    tags = sorted(look.label for look, _ in entry.under)
+    if variants:
+        assert set(tags) == {"?"} and titles == ["? face down"] * len(real)
+    else:
+        assert set(tags) <= {"Tank", "Equip"}
+        want = sorted("Tank" if "tank" in game.counters[a].arrives else "Equip" for a in real)
+        assert tags == want
+    assert f"Equipment chit: {len(real)} of" in entry.carries
+    w.close()

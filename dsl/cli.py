@@ -503,7 +503,8 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
                        "hit": p.test.text()} for p in st.pools],
             "pairs": [list(x) for x in st.pairs], "defence-level": st.level, "chits": list(st.notes),
             "damage": {side: {str(k): str(v) for k, v in d.items()} for side, d in odds.damage.items()},
-            "win": {side: str(v) for side, v in odds.win.items()}, "tie": str(odds.tie)},
+            "win": {side: str(v) for side, v in odds.win.items()}, "tie": str(odds.tie),
+            **({"air": "not included"} if game.dice_pool.air is not None else {})},
             ensure_ascii=False, indent=2))
         return 0
     print(f"{game.info.title}: battle in {args.hex}, turn {s.turn}: {st.attacker} attacks {st.defender}"
@@ -528,6 +529,10 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
               ", ".join(f"{k} {pct(v)}" for k, v in odds.damage[side].items()))
     print(f"{game.sides[st.attacker].title} wins {pct(odds.win[st.attacker])}, "
           f"{game.sides[st.defender].title} wins {pct(odds.win[st.defender])}, tie (both lose) {pct(odds.tie)}")
+    if game.dice_pool.air is not None:
+        print(f"  ({game.dice_pool.air.title}: the air missions are not in these figures; they are flown after the "
+              "support chits are turned up, and the odds shown after them count their damage and the weapons "
+              "they neutralised)")
     return 0
 
 

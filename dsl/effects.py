@@ -48,15 +48,21 @@ VERBS = {
     "cancel-chit": "cancel-chit SELECTORS",
     "cancel-equipment": "cancel-equipment SELECTORS [removed-with FACTOR]",
     "strike": "strike SELECTORS on N [spent]",
+    "intercept": "intercept",
+    "bomb": "bomb FACTOR",
+    "ground-attack": "ground-attack FACTOR [shots N]",
+    "recon": "recon N",
 }
 RESULT_VERBS = ("join", "reroll")  # a CRT result's own effects: only in results { on CODE { ... } }
 # a support chit's effects in a dice-pool battle: only in dice-pool { on-use SELECTORS { ... } }
 # (runtime/combat/dicepool/chits.py applies them; they change that battle only)
+# an aircraft's role in a dice-pool battle's air combat (dice-pool { air { ... } }, Prokhorovka 16.0)
+AIR_VERBS = ("intercept", "bomb", "ground-attack", "recon")
 BATTLE_VERBS = ("multiply", "add-damage", "cancel-step", "neutralise", "both-lose", "cancel-chit", "cancel-equipment",
-                "strike")
+                "strike", *AIR_VERBS)
 # the words after a verb's first arguments that take one value
 KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", "else-row", "marked", "unmarked",
-            "removed-with", "on"}
+            "removed-with", "on", "shots"}
 UNIT_MARKERS = ("out-of-supply", "isolated", "disrupted")  # markers on units (runtime/supply.py reads them)
 BLOCK_KEYWORDS = ("do", "on", "on-draw", "option", "on-use")  # statements whose body is effects (no global value/condition rules)
 
@@ -169,7 +175,8 @@ class EffectCompiler:
                 "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:])),
                 "join": 2, "reroll": 0, "lose-source": 1,
                 "multiply": 2, "add-damage": 1, "cancel-step": 1, "neutralise": 1, "both-lose": 0,
-                "cancel-chit": 1, "cancel-equipment": 1, "strike": 1}[verb]
+                "cancel-chit": 1, "cancel-equipment": 1, "strike": 1,
+                "intercept": 0, "bomb": 1, "ground-attack": 1, "recon": 1}[verb]
         split = self._split(e, npos)
         if split is None:
             return None
@@ -384,6 +391,20 @@ class EffectCompiler:
             if e.args:
                 ctx.error("arguments", "reroll takes no arguments", e.args[0].span, "write: reroll")
                 ok = False
+        elif verb in AIR_VERBS:
+            refuse(*(("shots",) if verb == "ground-attack" else ()))
+            if verb in ("bomb", "ground-attack"):
+                f = pos[0].text
+                if f not in self.factors:
+                    ctx.error("unknown-name", f"no unit class prints a factor '{f}' ({verb})", pos[0].span,
+                              did_you_mean(f, self.factors))
+                    ok = False
+                args["factor"] = f
+                args["shots"] = ctx.int_(named["shots"], "shots", 1, 9) if "shots" in named else 1
+                ok = ok and args["shots"] is not None
+            elif verb == "recon":
+                args["count"] = ctx.int_(pos[0], "how many face-down counters", 1, 99)
+                ok = ok and args["count"] is not None
         elif verb in BATTLE_VERBS:
             refuse(*{"multiply": ("both",), "cancel-equipment": ("removed-with",),
                      "strike": ("on", "spent")}.get(verb, ()))

@@ -53,6 +53,7 @@ from runtime import attachments as A
 from runtime.actions import Advance, Attack, Done, Hit, IllegalActionError, Move, Retreat, Use
 from runtime.combat.odds import OddsReport, combat_odds
 from runtime.combat.fire import fire_odds
+from runtime.combat.dicepool.fight import AIR_STAGES
 from runtime.combat.dicepool.odds import battle_odds
 from runtime.combat.dicepool.setup import default_pairs
 from runtime.definition import GameDefinition
@@ -968,7 +969,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         eng = self.runner.engine
         try:
             if s.pending and s.pending[0]["kind"] == "dice-pool" and \
-                    s.pending[0]["stage"] in ("support", "cancel", "pairs"):
+                    s.pending[0]["stage"] in ("support", "cancel", *AIR_STAGES, "pairs"):
                 p = s.pending[0]
                 st = eng.dicepool.setup(s, p)
                 return eng.dicepool.setup(s, p, default_pairs(st)), p["hex"], True

@@ -328,6 +328,21 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
     if p["stage"] == "retreat":
         n = p["losses"][p["side"]]
         return f"{where}: {who} loses {n} steps: hold and lose them all, or retreat one hex and lose {n // 2}."
+    m = (p.get("air") or {}).get("mission") or {}
+    if p["stage"] == "air":
+        return f"{where}, air combat: {who} may fly a mission with an aircraft from the support pool (listed " \
+               f"below; not counted against the support-chit limit), or press {done_label(s)}."
+    if p["stage"] == "intercept":
+        return f"{where}, air combat: {m.get('chit')} flies over the battle: {who} may send a fighter to " \
+               f"intercept it (listed below), or press {done_label(s)}."
+    if p["stage"] == "counter":
+        return f"{where}, air combat: {m.get('interceptor')} intercepts: {who} may send a fighter at it first " \
+               f"(listed below), or press {done_label(s)}."
+    if p["stage"] == "air-target":
+        what = "a face-down enemy counter to turn face up" if m.get("role") == "recon" else \
+            "the enemy equipment it shoots at (a hit: 1 damage, and the counter goes back to its cup)"
+        return f"{where}, air combat: {who} picks {m.get('chit')}'s {what} ({m.get('shots')} left), or presses " \
+               f"{done_label(s)}."
     return f"{where}: {who} decides."
 
 
@@ -358,7 +373,8 @@ def done_label(s: GameState) -> str:
     if k == "dice-pool":
         stage = s.pending[0]["stage"]
         return "No (more) support chits" if stage == "support" else "Done" if stage == "cancel" else \
-            "Retreat (halve the losses)"
+            "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
+            else "Stop" if stage == "air-target" else "Retreat (halve the losses)"
     return {"declare": "No (more) options", "movement": "End movement", "combat": "End combat", "advance": "No (more) advance",
             "hold": "Retreat", "choose": "Stop choosing", "interrupt": "Pass", "place": "Stop placing",
             "activate": "Stop activating", "decide": "No", "rebuild": "Stop rebuilding",
@@ -404,6 +420,18 @@ def hit_note(runner: Runner, s: GameState, uid: str) -> str:
            f"{verb}{'s' * (need == 1)} it"
 
 
+def _air_role(runner: Runner, chit: str) -> str:
+    """What an aircraft's mission does, for its line in the decisions list."""
+    eff = runner.engine.dicepool.air.role(chit) if runner.engine.dicepool and runner.engine.dicepool.air else None
+    if eff is None:
+        return "air mission"
+    return {"bomb": "bombing (its dice as artillery; the hits neutralise tank weapons)",
+            "ground-attack": f"bombing, {eff.args.get('shots', 1)} shot{'s' * (eff.args.get('shots', 1) != 1)} at "
+                             "enemy equipment",
+            "recon": f"recon (turns up to {eff.args.get('count')} face-down enemy counters face up)"}.get(eff.verb,
+                                                                                                    eff.verb)
+
+
 def action_label(a, runner: Runner, s: GameState) -> str:
     """A legal action as a line of the decisions list."""
     g = runner.game
@@ -417,6 +445,19 @@ def action_label(a, runner: Runner, s: GameState) -> str:
     if isinstance(a, Use) and s.pending and s.pending[0]["kind"] == "dice-pool":
         c = g.counters.get(a.option)
         name = f" ({c.name})" if c is not None and c.name else ""
+        stage = s.pending[0]["stage"]
+        if stage == "air":
+            return f"Fly {a.option}{name}: {_air_role(runner, a.option)}"
+        if stage in ("intercept", "counter"):
+            return f"{'Intercept with' if stage == 'intercept' else 'Counter-intercept with'} {a.option}{name}"
+        if stage == "air-target":
+            t = g.counters.get(a.unit)
+            tname = f" ({t.name})" if t is not None and t.name else ""
+            host = A.host_of(s, a.unit)
+            where = f" under {host} in {runner.board.hex_id(s.units[host].hex)}" if host else ""
+            verb = "turns face up" if (s.pending[0].get("air") or {}).get("mission", {}).get("role") == "recon" \
+                else "shoots at"
+            return f"{a.option} {verb} {a.unit}{tname}{where}"
         if a.unit:   # the cancel stage: a sniper or a commander names its target
             return f"{a.option}{name} cancels {a.unit}"
         host = A.host_of(s, a.option)

@@ -1027,6 +1027,34 @@ class DuelRound:
 
 
 @dataclass(frozen=True, slots=True)
+class AirRules:
+    """Air combat in a dice-pool battle (``dice-pool { air { ... } }``,
+    Prokhorovka 16.0): an interrupt before the battle's first die in which
+    either side flies air missions with its ``aircraft`` support chits,
+    outside the battle's support-chit limit.  What a chit does is its
+    ``on-use`` role (``bomb``, ``ground-attack``, ``recon``, ``intercept``);
+    ``anti_air``: the factor a die must not exceed in AA fire,
+    interception and counter-interception; ``guns``: the equipment that
+    fires at a mission over a hex within its ``ranged`` factor (AA guns);
+    ``defender``/``attacker``: the bombing dice's hit numbers (a cell, and
+    a TEC column for the attacker, as a fire step's); ``ground``: the TEC
+    column of a ground-attack shot (a number, or ◆: the aircraft's fire
+    against the target's armour); ``rerolls``: aircraft whose owner may roll
+    a shot by or at them again, once (Rudel)."""
+
+    id: str
+    title: str
+    aircraft: frozenset[str]
+    anti_air: str
+    guns: frozenset[str]
+    defender: str
+    attacker: str  # a TEC column
+    ground: str  # a TEC column
+    rerolls: frozenset[str] = frozenset()
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class DicePoolRules:
     """A dice-pool battle (``dice-pool { ... }``, runtime/combat/dicepool/).
 
@@ -1072,6 +1100,8 @@ class DicePoolRules:
     # ``ranged FACTOR``: a counter carried with this factor may support a battle up to that many hexes
     # from its stack, once per combat phase (Prokhorovka 11.2(1)3)
     ranged: str = ""
+    # ``air { ... }``: air missions as an interrupt before the battle's dice (Prokhorovka 16.0)
+    air: AirRules | None = None
 
 
 # ---------------------------------------------------------------- the game

@@ -267,6 +267,7 @@ def test_hexforge_battle_prints_a_dice_pool_battles_exact_odds(capsys):
     assert "Artillery (11.3): german 3 dice (GArty1 3), hit on 2 or less" in out
     assert "duel: Tiger1 against PakFront2" in out and "tank support: Panther1 (german)" in out
     assert "German wins 41.8%, Soviet wins 37.5%, tie (both lose) 20.7%" in out
+    assert "(Air combat (16.0): the air missions are not in these figures;" in out
     assert main(["battle", game, "--hex", "0609", "--attack", "LAH+Tiger1+Panther1+PzIV1+PzIV2@0710",
                  "--defend", "52G"]) == 1
     assert "LAH cannot carry PzIV2" in capsys.readouterr().err

@@ -174,7 +174,7 @@ def test_check_refuses_battle_verbs_out_of_place(tmp_path, capfd):
     folder = tmp_path / "prokhorovka"
     shutil.copytree(ROOT / "games" / "prokhorovka", folder)
     rules = (folder / "game.hxr").read_text(encoding="utf-8")
-    rules = rules.replace("on-use smoke { cancel-step bombardment }", "on-use smoke { cancel-step bombardmnt }")
+    rules = rules.replace("on-use smoke { cancel-step bombardment;", "on-use smoke { cancel-step bombardmnt;")
     rules = rules.replace("on-use close-combat { both-lose }", "on-use close-combat { award german 1 }")
     rules = rules.replace("removed-with fire", "removed-with fyre")
     rules = rules.replace("        move 8 support from german-support-cup to german-support random\n",

@@ -212,7 +212,7 @@ def test_the_german_player_chooses_his_first_eight_support_chits(game):
     offered = sorted(a.unit for a in r.legal_actions(s) if hasattr(a, "unit"))
     assert len(offered) == 18 and all("support" in game.unit_classes[game.counters[c].unit_class].flags
                                        for c in offered)
-    chosen = ["Rudel", "GArty1", "GArty2", "GArty3", "GArty4", "Bf109-1", "GCmdr1", "GSmoke"]
+    chosen = ["Rudel", "GArty1", "GArty2", "GArty3", "Fw189", "Bf109-1", "GCmdr1", "GSmoke"]
     for c in chosen:
         s = r.apply(s, f"take {c}")
     in_pool = sorted(u.id for u in s.units.values() if u.box == "pool:german-support")

@@ -210,15 +210,105 @@ class DicePoolMixin:
         r = b.one("retreat")
         if r is not None and r.args and r.args[0].text != "halves-losses":
             ctx.error("value", f"retreat is 'halves-losses', not '{r.args[0].text}'", r.args[0].span)
-        self.fx.battle_steps = tuple(s.id for s in steps)
+        air = self._air(b, classes, factor, column, chosen, hit_cell)
+        self.fx.battle_steps = tuple(s.id for s in steps) + ((air.id,) if air else ())
         self.fx.factors = factors
         uses = []
         for i, u in enumerate(b.all("on-use")):
             uses.append((chosen(u.args, "on-use"), self.fx.block(u, f"battle:on-use:{i}")))
+        self._air_roles(b, air, uses, classes, counters or {})
         if not steps and du is None:
             ctx.error("missing", "dice-pool needs at least one step or a duel", st.span)
         b.finish()
         return D.DicePoolRules(die, support, tuple(sides.get("support-from:pools", ())),
                                tuple(sides.get("support-to:pools", ())), first, superior, level, tuple(steps),
                                weapons, fire, armour, tuple(exclude), tuple(rounds), tuple(cells), r is not None,
-                               where(st), position, tuple(uses), rerolls, ranged)
+                               where(st), position, tuple(uses), rerolls, ranged, air)
+
+    def _air(self, b: Body, classes, factor, column, chosen, hit_cell) -> D.AirRules | None:
+        """``air NAME "title" { aircraft SEL; anti-air FACTOR; anti-aircraft SEL; hit defender N;
+        hit attacker column C; ground-attack column C; reroll SEL }`` (Prokhorovka 16.0)."""
+        ctx = self.ctx
+        found = b.all("air")
+        for extra in found[1:]:
+            ctx.error("duplicate", "dice-pool has one air block", extra.span)
+        if not found:
+            return None
+        s = found[0]
+        ab = Body(ctx, s, "air")
+        ac = ab.one("aircraft", (1, 9))
+        aircraft = self.selectors(ac.args, classes) if ac else frozenset()
+        if ac is None:
+            ctx.error("missing", "air needs 'aircraft SELECTORS': the support chits that fly air missions", s.span,
+                      "write: aircraft aircraft")
+        aa = factor(ab.arg("anti-air"), "air's anti-air: the factor a die must not exceed to hit an aircraft")
+        guns = ab.one("anti-aircraft", (0, 9))
+        hits = dict(x for x in (hit_cell(h, ("number", "●"), "bombing") for h in ab.all("hit")) if x)
+        for role in ROLES:
+            if role not in hits:
+                ctx.error("missing", f"air needs 'hit {role} ...': the bombing dice's hit number", s.span,
+                          "write: hit defender 2 and hit attacker column bombing")
+        d, a = hits.get("defender", "-"), hits.get("attacker", "-")
+        if d.startswith("column "):
+            ctx.error("value", "the defender's bombing hit number is a number or ● (16.2(1)1, as 11.3: 2)", s.span)
+        if a != "-" and not a.startswith("column "):
+            ctx.error("value", "the attacker's bombing hit number is read from the terrain effects chart: "
+                      "hit attacker column COLUMN", s.span)
+        g = ab.one("ground-attack", (2, 2))
+        ground = ""
+        if g is not None:
+            if g.args[0].text != "column":
+                ctx.error("arguments", "ground-attack takes 'column COLUMN'", g.span,
+                          "write: ground-attack column ground-attack")
+            else:
+                ground = column(g.args[1], ("number", "◆"), "a ground-attack shot")
+        rr = ab.one("reroll", (0, 9))
+        rerolls = chosen(rr.args, "reroll") if rr is not None else frozenset()
+        ab.finish()
+        if not s.name:
+            ctx.error("name", "air needs a name (what cancel-step calls it)", s.span,
+                      'write: air air-combat "Air combat (16.0)" { ... }')
+        return D.AirRules(s.name or "air", title_of(s) or s.name or "air", aircraft, aa,
+                          self.selectors(guns.args, classes) if guns else frozenset(),
+                          d, a[len("column "):] if a.startswith("column ") else "", ground, rerolls, where(s))
+
+    def _air_roles(self, b: Body, air: D.AirRules | None, uses, classes, counters) -> None:
+        """An aircraft's on-use is its air role and nothing else; an air role needs
+        the air block, and a ground-attack its column (checked here so that no
+        role is accepted that the engine would not fly)."""
+        from ..effects import AIR_VERBS
+        ctx = self.ctx
+        for (sel, key), u in zip(uses, b.all("on-use")):
+            effs = self.fx.effects.get(key, ())
+            roles = [e for e in effs if e.verb in AIR_VERBS]
+            if not roles:
+                if air is not None:
+                    flying = sorted(c for c, ctr in counters.items() if (c in sel or self._sel_of(classes, ctr) & sel)
+                                    and self._sel_of(classes, ctr) & air.aircraft)
+                    if flying:
+                        ctx.error("value", f"{flying[0]} is an aircraft (air {air.id}): what it does is an air role "
+                                  "(intercept, bomb, ground-attack, recon), flown in the air combat", u.span)
+                continue
+            if air is None:
+                ctx.error("missing", f"'{roles[0].verb}' is an air role: the dice-pool block needs "
+                          'air NAME "title" { ... } (16.0)', u.span)
+                continue
+            if len(roles) != len(effs):
+                ctx.error("value", "an aircraft's on-use holds its air role only (intercept, bomb, ground-attack, "
+                          "recon)", u.span)
+            if len(roles) > 1:
+                ctx.error("value", "an aircraft has one air role: " + ", ".join(e.verb for e in roles), u.span)
+            if any(e.condition is not None for e in roles):
+                ctx.error("value", "an air role takes no 'when'", u.span)
+            if any(e.verb == "ground-attack" for e in roles) and not air.ground:
+                ctx.error("missing", "a ground-attack role needs air's 'ground-attack column COLUMN' (16.3)", u.span)
+            grounded = sorted(c for c, ctr in counters.items() if (c in sel or self._sel_of(classes, ctr) & sel)
+                              and not self._sel_of(classes, ctr) & air.aircraft)
+            if grounded:
+                ctx.error("value", f"{grounded[0]} takes an air role but is not one of air {air.id}'s aircraft "
+                          f"({', '.join(sorted(air.aircraft))})", u.span)
+
+    @staticmethod
+    def _sel_of(classes, c) -> frozenset[str]:
+        cl = classes.get(c.unit_class)
+        return frozenset({c.id, c.unit_class, c.nationality, c.side, "all", "other", *(cl.flags if cl else ())})

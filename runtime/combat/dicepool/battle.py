@@ -82,6 +82,7 @@ class Setup:
     both_lose: bool = False  # the winner loses the loser's track too (close combat)
     notes: tuple[str, ...] = ()  # what the chits used do (runtime.combat.dicepool.chits)
     rerolls: frozenset[str] = frozenset()  # weapons whose owner may roll a shot by or at them again, once
+    track: tuple[tuple[str, str, int], ...] = ()  # (side, what, damage) on the track before the dice (bombing, 16.2)
 
     def weapon(self, wid: str) -> Weapon:
         return next(w for w in self.weapons if w.id == wid)
@@ -174,6 +175,8 @@ def resolve(setup: Setup, roll: Callable[[str], int]) -> Outcome:
     att, dfd = setup.attacker, setup.defender
     out = Outcome({att: 0, dfd: 0}, {att: [], dfd: []}, both_lose=setup.both_lose)
     out.lines.extend(setup.notes)
+    for side, what, n in setup.track:
+        out.damage[side] += n
     for pool in setup.pools:
         hits = 0
         faces = []

@@ -15,6 +15,10 @@ carries the battle through its stages:
 * ``cancel``: each chit used whose effects cancel (a sniper, a commander:
   ``runtime.combat.dicepool.chits``) asks its side for a target, ``use
   CHIT TARGET`` or ``done``, the side that declares first first;
+* the air combat (``runtime.combat.dicepool.air``: stages ``air``, ``aa``,
+  ``intercept``, ``counter``, ``dogfight``, ``mission``, ``air-target``),
+  when the game declares one: missions flown with aircraft from the support
+  pool, outside the support-chit limit;
 * ``pairs``: the superior side pairs tank-battle weapons one to one,
   ``pair MINE THEIRS``, until one side has none left (11.5(2));
 * the roll (``runtime.combat.dicepool.battle.resolve``);
@@ -37,10 +41,14 @@ from ...actions import Action, Attack, Done, Hold, IllegalActionError, Pair, Use
 from ...definition import GameDefinition
 from ...hexes import hex_distance
 from ...state import GameState, eliminate
+from .air import AirCombat
 from .battle import Setup, resolve
 from .chits import decisions, strikes
 from .odds import battle_odds
 from .setup import build, default_pairs, factor, ranged_key
+
+
+AIR_STAGES = ("air", "aa", "intercept", "counter", "dogfight", "mission", "air-target")
 
 
 class DicePoolBattles:
@@ -48,20 +56,23 @@ class DicePoolBattles:
         self.e = engine
         self.game: GameDefinition = engine.game
         self.rules = engine.game.dice_pool
+        self.air = AirCombat(self) if self.rules.air is not None else None
 
     # ------------------------------------------------------------ reading
     def setup(self, s: GameState, p: dict, pairs: list | None = None) -> Setup:
         return build(self.game, self.e.board, s, p["attackers"], self.e.hex(p["hex"]), p["chits"],
                      [tuple(x) for x in (p["pairs"] if pairs is None else pairs)], tuple(p.get("neutral", ())),
-                     p.get("ranged"))
+                     p.get("ranged"), p.get("track", ()))
 
     def preview(self, s: GameState, attackers: list[str], target, chits: dict[str, list[str]] | None = None,
-                neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None) -> Setup:
+                neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None,
+                track=()) -> Setup:
         """The battle as it would be fought now (with these support chits,
-        without the ``neutral`` counters), paired by default (the panel's and
+        without the ``neutral`` counters, with ``track``: (side, what, damage)
+        already scored from the air), paired by default (the panel's and
         ``hexforge battle``'s odds)."""
-        st = build(self.game, self.e.board, s, attackers, target, chits, (), neutral, ranged)
-        return build(self.game, self.e.board, s, attackers, target, chits, default_pairs(st), neutral, ranged)
+        st = build(self.game, self.e.board, s, attackers, target, chits, (), neutral, ranged, track)
+        return build(self.game, self.e.board, s, attackers, target, chits, default_pairs(st), neutral, ranged, track)
 
     def order(self, p: dict) -> list[str]:
         first = self.rules.declares_first
@@ -80,8 +91,9 @@ class DicePoolBattles:
         used = set(p["chits"].get(side, []))
         steps = {st.factor for st in self.rules.steps}
         g = self.game
+        air = self.rules.air.aircraft if self.rules.air else frozenset()  # aircraft fly in the air combat
         return sorted(u.id for u in s.units.values() if u.box == box and u.hex is None and u.side == side
-                      and u.id not in used and (any(factor(g, s, u.id, f) > 0 for f in steps) or
+                      and u.id not in used and not (air and g.matches(u.id, air)) and (any(factor(g, s, u.id, f) > 0 for f in steps) or
                                                 any(u.id in sel or g.matches(u.id, sel) for sel, _ in self.rules.uses)))
 
     def ranged_open(self, s: GameState, p: dict) -> list[str]:
@@ -105,7 +117,8 @@ class DicePoolBattles:
             for a in A.under(s, uid):
                 r = factor(g, s, a, f)
                 if r > 0 and a not in used and ranged_key(s, a) not in s.done and \
-                        hex_distance(u.hex, target) <= r and not (barred and g.matches(a, barred)):
+                        hex_distance(u.hex, target) <= r and not (barred and g.matches(a, barred)) and \
+                        not (self.air and g.matches(a, self.rules.air.guns)):  # AA guns fire in the air combat
                     out.append(a)
         return out
 
@@ -201,11 +214,13 @@ class DicePoolBattles:
         self.e.record(s, a)
         p = {"kind": "dice-pool", "hex": a.target, "attackers": list(a.attackers), "attacker": s.active,
              "defender": defender, "stage": "support", "chits": {}, "pairs": [], "losses": {}, "retreat": [],
-             "cancel": [], "neutral": []}
+             "cancel": [], "neutral": [], "track": []}
         p["side"] = self.order(p)[0]
         s.pending.append(p)
 
     def actions(self, s: GameState, p: dict) -> list[Action]:
+        if p["stage"] in AIR_STAGES:
+            return self.air.actions(s, p)
         if p["stage"] == "support":
             return [Use(c) for c in self.chits_open(s, p) + self.ranged_open(s, p)] + [Done()]
         if p["stage"] == "pairs":
@@ -218,6 +233,8 @@ class DicePoolBattles:
         return []
 
     def why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
+        if p["stage"] in AIR_STAGES:
+            return self.air.why(s, p, legal)
         if p["stage"] == "support":
             can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "none"
             return f"the battle in {p['hex']} waits for {p['side']}'s support chits " \
@@ -233,6 +250,10 @@ class DicePoolBattles:
                f"'done' retreats one hex and loses {n // 2}"
 
     def answer(self, s: GameState, p: dict, a: Action) -> None:
+        if p["stage"] in AIR_STAGES:
+            self.e.record(s, a, side=p["side"])
+            self.air.answer(s, p, a)
+            return
         secret = p["stage"] == "support" and isinstance(a, Use) and a.option in self.chits_open(s, p)  # face down
         self.e.record(s, a, side=p["side"], **({"face": "down"} if secret else {}))
         if p["stage"] == "support" and isinstance(a, Use) and a.option not in self.chits_open(s, p):
@@ -287,10 +308,13 @@ class DicePoolBattles:
                     p["side"] = side
                     return False
                 p["cancel"].pop(0)  # cancelled itself, or nothing to cancel
-            self.strike(s, p)
-            p["stage"] = "pairs"
-            p["side"] = self.rules.superior
+            if self.air is not None:
+                self.air.open(s, p)
+            else:
+                self.to_duel(s, p)
             return True
+        if p["stage"] in AIR_STAGES:
+            return self.air.settle(s, p)
         if p["stage"] == "pairs":
             if p["side"] not in (p["attacker"], p["defender"]):
                 p["side"] = p["attacker"]
@@ -315,6 +339,12 @@ class DicePoolBattles:
                 return True
             return False
         return False
+
+    def to_duel(self, s: GameState, p: dict) -> None:
+        """The strikes, then the superior side pairs the duel."""
+        self.strike(s, p)
+        p["stage"] = "pairs"
+        p["side"] = self.rules.superior
 
     def roll(self, s: GameState, p: dict) -> None:
         st = self.setup(s, p)
@@ -376,36 +406,41 @@ class DicePoolBattles:
         by default, no support chits): the greedy bot's measure."""
         return float(battle_odds(self.preview(s, attackers, target)).win[s.units[attackers[0]].side])
 
-    def chance(self, s: GameState, p: dict, chits: dict[str, list[str]], neutral=None, ranged=None):
-        """The deciding side's exact chance to win, with these chits (and
-        ranged equipment), paired by default; a tie counts half (both lose)."""
+    def chance(self, s: GameState, p: dict, chits: dict[str, list[str]], neutral=None, ranged=None, track=None,
+               side: str = ""):
+        """The deciding side's (or ``side``'s) exact chance to win, with these
+        chits (and ranged equipment, and damage already on the track), paired
+        by default; a tie counts half (both lose)."""
         neutral = tuple(p.get("neutral", ()) if neutral is None else neutral)
         ranged = p.get("ranged", {}) if ranged is None else ranged
+        track = tuple(tuple(x) for x in (p.get("track", ()) if track is None else track))
         g = self.game
         chits = {k: [c for c in v if c in g.counters] for k, v in chits.items()}  # '?': the enemy's, unseen
         todo = [(side, eff) for side in self.order(p) for c in chits.get(side, ()) for eff in strikes(g, c)] \
-            if p["stage"] in ("support", "cancel") else []
-        return self._mix(s, p, chits, neutral, ranged, todo)
+            if p["stage"] in ("support", "cancel", *AIR_STAGES) else []
+        return self._mix(s, p, chits, neutral, ranged, todo, track, side or p["side"])
 
-    def _mix(self, s: GameState, p: dict, chits, neutral: tuple, ranged, todo):
+    def _mix(self, s: GameState, p: dict, chits, neutral: tuple, ranged, todo, track=(), side=""):
         """The chance over every outcome of the strikes still to come
         (a target at random, then one die)."""
         if not todo:
-            odds = battle_odds(self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits, neutral, ranged))
-            return odds.win[p["side"]] + odds.tie / 2
+            odds = battle_odds(self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits, neutral, ranged, track))
+            return odds.win[side] + odds.tie / 2
         (side, eff), rest = todo[0], todo[1:]
         cands = self.strike_targets(s, p, side, eff, neutral, ranged)
         if not cands:
-            return self._mix(s, p, chits, neutral, ranged, rest)
+            return self._mix(s, p, chits, neutral, ranged, rest, track, side)
         sides = self.game.dice[self.rules.die].sides
         q = Fraction(max(0, min(eff.args["on"], sides)), sides)
-        total = (1 - q) * self._mix(s, p, chits, neutral, ranged, rest)
+        total = (1 - q) * self._mix(s, p, chits, neutral, ranged, rest, track, side)
         for t in cands:
-            total += q / len(cands) * self._mix(s, p, chits, (*neutral, t), ranged, rest)
+            total += q / len(cands) * self._mix(s, p, chits, (*neutral, t), ranged, rest, track, side)
         return total
 
     # ------------------------------------------------------------ bots
     def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
+        if p["stage"] in AIR_STAGES:
+            return self.air.default(s, p, acts)
         if p["stage"] == "support":  # the chit that raises the side's chance to win most, if one does
             best, chance = Done(), self.chance(s, p, p["chits"])
             far = set(self.ranged_open(s, p))

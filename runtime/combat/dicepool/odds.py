@@ -90,7 +90,8 @@ def battle_odds(setup: Setup) -> BattleOdds:
         support[side] = {k: v for k, v in sorted(dist.items()) if v}
     damage = {}
     for side in (att, dfd):
-        dist = support[side]
+        before = sum(n for s, _, n in setup.track if s == side)  # already on the track (bombing, 16.2)
+        dist = {k + before: p for k, p in support[side].items()}
         for pool, d in pools:
             if pool.side == side:
                 dist = convolve(dist, d)

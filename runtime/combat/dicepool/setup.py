@@ -97,10 +97,11 @@ def hit_test(game: GameDefinition, board: Board, text: str, target: Hex, crossed
 
 def build(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
           chits: dict[str, list[str]] | None = None, pairs: list[tuple[str, str]] = (),
-          neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None) -> Setup:
+          neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None, track=()) -> Setup:
     """The battle of ``attackers`` against the stack in ``target``; ``chits``:
     the support chits each side used; ``pairs``: (attacker's weapon,
-    defender's weapon) as paired so far."""
+    defender's weapon) as paired so far; ``track``: (side, what, damage)
+    scored before the dice (the air combat's bombing, 16.2)."""
     rules: DicePoolRules = game.dice_pool
     # a chit another side allocated face down is unknown in that side's view (runtime.observe): it counts for nothing
     chits = {k: [c for c in v if c in game.counters] for k, v in (chits or {}).items()}
@@ -113,8 +114,8 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
     for side, used in (chits or {}).items():
         items[side] = items[side] + list(used)
     far = {i for v in (ranged or {}).values() for i in v}  # equipment supporting from another stack (11.2(1)3)
-    for side, used in (ranged or {}).items():
-        items[side] = items[side] + [i for i in used if i not in items[side]]
+    for side, used in (ranged or {}).items():  # (one hit from the air since is back in its cup)
+        items[side] = items[side] + [i for i in used if i not in items[side] and A.host_of(state, i) is not None]
     for side in items:  # counters a commander cancelled for this battle, or that fought with their range
         items[side] = [i for i in items[side] if i not in neutral and  # in another battle this phase
                        (i in far or not rules.ranged or ranged_key(state, i) not in state.done)]
@@ -162,9 +163,12 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
     sides = game.dice[rules.die].sides if rules.die in game.dice else 6
     return Setup(att, dfd, tuple(pools), tuple(weapons), tuple(r.title for r in rules.rounds), tuple(pairs),
                  support, armour_items, level, guard_level, sides,
-                 tuple((side, chit, n) for side, chit, n in fx.damage), bool(fx.both_lose), tuple(fx.notes),
+                 tuple((side, chit, n) for side, chit, n in fx.damage), bool(fx.both_lose),
+                 tuple(fx.notes) + tuple(f"{what} ({side}): {n} damage on the track from the air (16.2)"
+                                         for side, what, n in track),
                  frozenset(i for i in rules.rerolls if i in duel) |
-                 frozenset(w.id for w in weapons if rules.rerolls and game.matches(w.id, rules.rerolls)))
+                 frozenset(w.id for w in weapons if rules.rerolls and game.matches(w.id, rules.rerolls)),
+                 tuple((side, what, int(n)) for side, what, n in track))
 
 
 def default_pairs(setup: Setup) -> list[tuple[str, str]]:

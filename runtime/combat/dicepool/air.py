@@ -1,0 +1,457 @@
+"""Air combat in a dice-pool battle (Prokhorovka 16.0-16.3), declared by
+``dice-pool { air NAME "title" { ... } }`` and the aircraft's ``on-use``
+roles (``bomb FACTOR``, ``ground-attack FACTOR [shots N]``, ``recon N``,
+``intercept``).
+
+The air combat interrupts the battle once its support chits are face up and
+cancelled (after the ``cancel`` stage), before the Molotov strikes, the duel
+pairing and the first die: the stages of the battle's pending entry are
+
+* ``air``: the side that declares first, then the other, may fly a mission
+  with an aircraft from its support pool (``use CHIT``) or pass (``done``);
+  the air combat ends when both pass in a row.  Aircraft do not count
+  against the support-chit limit (16.0(1)).  A bomber or a ground-attack
+  aircraft bombs the battle (16.1(1)1); a recon aircraft flies only in its
+  side's own player turn (16.1(1)3).  An enemy chit that cancels the air
+  step (smoke: ``cancel-step NAME``) grounds the side's bombing;
+* ``aa`` (the engine): every enemy anti-aircraft gun whose range reaches the
+  battle hex fires, one die each, a hit at or under its anti-air factor;
+  the first hit sends the aircraft back to its cup (16.1(2));
+* ``intercept``: the enemy may send one fighter (``use CHIT``) or not;
+* ``counter``: the raider may send one of its fighters at the interceptor;
+* ``dogfight`` (the engine): the counter-interceptor fires first, a hit
+  removes the interceptor from the game; else the interceptor fires, a hit
+  removes the aircraft from the game (16.1(4)(5));
+* ``mission`` (the engine) and ``air-target``: a bomber rolls its dice as
+  artillery (the air block's hit numbers), each hit one damage on its
+  side's track, and the hits (with what earlier bombers left) neutralise
+  enemy duel weapons for the rest of the battle, each costing its armour
+  (at least 1), the strongest first (16.2(3)); a ground-attack aircraft
+  shoots ``shots`` times at face-up enemy equipment with armour in the
+  battle (``use CHIT TARGET``): the TEC column's cell of the target's hex
+  (◆: the aircraft's factor against the target's armour; hexsides do not
+  count), a hit is one damage and the target goes back to its cup (16.2(2),
+  16.3); a recon aircraft turns up to N face-down enemy counters on the map
+  face up (``use CHIT TARGET``, ``done`` to stop).  Then the aircraft and
+  the fighters that flew go back to their cup.
+
+A shot by or at an aircraft the air block's ``reroll`` names (Rudel) is
+rolled again once when that helps its owner."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ... import attachments as A
+from ...actions import Action, Done, Use
+from ...definition import AirRules, Effect
+from ...hexes import hex_distance
+from ...state import GameState
+from .chits import _effects
+from .hits import HitTest, binomial, firing_round, read_test
+from .setup import across, factor, hit_test, stack_items
+
+ROLES = ("bomb", "ground-attack", "recon", "intercept")
+
+
+class AirCombat:
+    def __init__(self, battles):
+        self.b = battles
+        self.game = battles.game
+        self.air: AirRules = battles.rules.air
+
+    # ------------------------------------------------------------ reading
+    def role(self, chit: str) -> Effect | None:
+        return next((e for e in _effects(self.game, chit) if e.verb in ROLES), None)
+
+    def _pool(self, side: str) -> str:
+        return self.b._support_pool(side, self.b.rules.support_from)
+
+    def _aircraft(self, s: GameState, side: str, roles: tuple[str, ...]) -> list[str]:
+        """The side's aircraft in its support pool with one of these roles."""
+        pool = self._pool(side)
+        if not pool:
+            return []
+        box, g = f"pool:{pool}", self.game
+        return sorted(u.id for u in s.units.values() if u.box == box and u.hex is None and u.side == side
+                      and g.matches(u.id, self.air.aircraft) and (r := self.role(u.id)) is not None and r.verb in roles)
+
+    def smoked(self, p: dict, side: str) -> bool:
+        """An enemy chit cancels ``side``'s air attacks in this battle (smoke)."""
+        enemy = self.b.enemy(p, side)
+        return any(e.verb == "cancel-step" and e.args["step"] == self.air.id
+                   for c in p["chits"].get(enemy, ()) for e in _effects(self.game, c))
+
+    def missions_open(self, s: GameState, p: dict, side: str) -> list[str]:
+        out = []
+        for c in self._aircraft(s, side, ("bomb", "ground-attack", "recon")):
+            verb = self.role(c).verb
+            if verb == "recon":
+                if side == s.active and self.recon_targets(s, side):
+                    out.append(c)
+            elif not self.smoked(p, side) and (verb == "bomb" or self.ground_targets(s, p, side)):
+                out.append(c)
+        return out
+
+    def fighters(self, s: GameState, side: str) -> list[str]:
+        return self._aircraft(s, side, ("intercept",))
+
+    def battle_items(self, s: GameState, p: dict, side: str) -> list[str]:
+        """The side's counters in the battle, with those supporting from range."""
+        target = self.b.e.hex(p["hex"])
+        units = p["attackers"] if side == p["attacker"] else [u.id for u in s.units_at(target) if u.side == side]
+        items = [i for u in units if s.units[u].hex is not None for i in stack_items(s, u)]
+        items += [i for i in p.get("ranged", {}).get(side, ()) if A.host_of(s, i) is not None]
+        return [i for i in items if i not in p.get("neutral", ())]
+
+    def ground_targets(self, s: GameState, p: dict, side: str) -> list[str]:
+        """Face-up enemy equipment with armour in the battle (16.3(1))."""
+        g, enemy = self.game, self.b.enemy(p, side)
+        armour = self.b.rules.armour
+        out = []
+        for i in self.battle_items(s, p, enemy):
+            host = A.host_of(s, i)
+            if host is None or armour not in g.unit_classes[g.counters[i].unit_class].factors:
+                continue
+            kind = A.kind_of(g, i)
+            if kind is not None and kind.face_down and f"face-up:{i}" not in s.done:
+                continue
+            out.append(i)
+        return sorted(out)
+
+    def recon_targets(self, s: GameState, side: str) -> list[str]:
+        """The enemy's face-down counters under its units on the map (16.1(6)3)."""
+        out = []
+        for host in sorted(s.attached):
+            u = s.units[host]
+            if u.side == side or u.hex is None:
+                continue
+            for a in A.under(s, host):
+                kind = A.kind_of(self.game, a)
+                if kind is not None and kind.face_down and f"face-up:{a}" not in s.done:
+                    out.append(a)
+        return out
+
+    def guns(self, s: GameState, p: dict, side: str) -> list[str]:
+        """``side``'s anti-aircraft guns whose range reaches the battle hex
+        (any number of battles: 11.2(1)3's exception)."""
+        if not self.air.guns:
+            return []
+        g, target = self.game, self.b.e.hex(p["hex"])
+        out = []
+        for host in sorted(s.attached):
+            u = s.units[host]
+            if u.side != side or u.hex is None:
+                continue
+            for a in A.under(s, host):
+                reach = factor(g, s, a, self.b.rules.ranged) if self.b.rules.ranged else 0
+                if g.matches(a, self.air.guns) and a not in p.get("neutral", ()) and \
+                        hex_distance(u.hex, target) <= reach:
+                    out.append(a)
+        return out
+
+    def rerolls(self, cid: str) -> bool:
+        return bool(cid) and (cid in self.air.rerolls or self.game.matches(cid, self.air.rerolls))
+
+    # ------------------------------------------------------------ the stages
+    def open(self, s: GameState, p: dict) -> None:
+        p["stage"] = "air"
+        p["side"] = self.b.order(p)[0]
+        p["air"] = {"passes": 0, "mission": None, "left": {}}
+
+    def actions(self, s: GameState, p: dict) -> list[Action]:
+        st, side = p["stage"], p["side"]
+        if st == "air":
+            return [Use(c) for c in self.missions_open(s, p, side)] + [Done()]
+        if st in ("intercept", "counter"):
+            return [Use(c) for c in self.fighters(s, side)] + [Done()]
+        if st == "air-target":
+            m = p["air"]["mission"]
+            return [Use(m["chit"], t) for t in self.mission_targets(s, p, m)] + [Done()]
+        return []
+
+    def mission_targets(self, s: GameState, p: dict, m: dict) -> list[str]:
+        if m["role"] == "recon":
+            return self.recon_targets(s, m["side"])
+        return self.ground_targets(s, p, m["side"])
+
+    def why(self, s: GameState, p: dict, legal: list[Action]) -> str:
+        st, side = p["stage"], p["side"]
+        can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "none"
+        if st == "air":
+            return f"the air combat over {p['hex']} waits for {side}: it may fly {can}, or 'done'"
+        if st == "intercept":
+            return f"{side} may intercept {p['air']['mission']['chit']} over {p['hex']}: {can}, or 'done'"
+        if st == "counter":
+            return f"{side} may send a fighter at {p['air']['mission']['interceptor']}: {can}, or 'done'"
+        m = p["air"]["mission"]
+        return f"{side} picks {m['chit']}'s {'counter to turn face up' if m['role'] == 'recon' else 'target'}: " \
+               f"{can}, or 'done'"
+
+    def log(self, s: GameState, p: dict, line: str) -> None:
+        s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
+
+    def answer(self, s: GameState, p: dict, a: Action) -> None:
+        st, side, air = p["stage"], p["side"], p["air"]
+        if st == "air":
+            if isinstance(a, Done):
+                air["passes"] += 1
+                p["side"] = self.b.enemy(p, side)
+                return
+            verb = self.role(a.option).verb
+            air["mission"] = {"side": side, "chit": a.option, "role": verb, "interceptor": "", "counter": "",
+                              "shots": self.role(a.option).args.get("count" if verb == "recon" else "shots", 1)}
+            self.log(s, p, f"{a.option} ({side}) flies a {'bombing' if verb != 'recon' else 'recon'} "
+                     f"mission over {p['hex']} (16.1)")
+            p["stage"] = "aa"
+        elif st == "intercept":
+            m = air["mission"]
+            if isinstance(a, Use):
+                m["interceptor"] = a.option
+                self.log(s, p, f"{a.option} ({side}) intercepts {m['chit']}")
+                p["stage"], p["side"] = "counter", m["side"]
+            else:
+                p["stage"] = "mission"
+        elif st == "counter":
+            m = air["mission"]
+            if isinstance(a, Use):
+                m["counter"] = a.option
+                self.log(s, p, f"{a.option} ({side}) counter-intercepts {m['interceptor']}")
+            p["stage"] = "dogfight"
+        elif st == "air-target":
+            m = air["mission"]
+            if isinstance(a, Done):
+                self.finish(s, p)
+                return
+            m["shots"] -= 1
+            if m["role"] == "recon":
+                A.face_up(self.game, s, [A.host_of(s, a.unit)], only=a.unit)
+                self.log(s, p, f"{m['chit']} ({side}) turns {a.unit} under {A.host_of(s, a.unit)} face up")
+            else:
+                self.ground_attack(s, p, m, a.unit)
+            if m["shots"] <= 0 or not self.mission_targets(s, p, m):
+                self.finish(s, p)
+
+    def settle(self, s: GameState, p: dict) -> bool:
+        """Run the air combat's automatic stages; True when the entry moved on."""
+        st, air = p["stage"], p.get("air", {})
+        m = air.get("mission")
+        if st == "air":
+            if air["passes"] >= 2:
+                self.b.to_duel(s, p)
+                return True
+            if not self.missions_open(s, p, p["side"]):
+                air["passes"] += 1
+                p["side"] = self.b.enemy(p, p["side"])
+                return True
+            return False
+        if st == "aa":
+            enemy = self.b.enemy(p, m["side"])
+            for gun in self.guns(s, p, enemy):
+                test = HitTest("number", factor(self.game, s, gun, self.air.anti_air))
+                die, hit = self.shot(s, p, test, gun, m["chit"], f"AA fire: {gun} at {m['chit']}")
+                self.log(s, p, f"AA fire: {gun} ({enemy}) at {m['chit']} ({test.text()}): {die}, "
+                         + ("hit: back to its cup" if hit else "missed"))
+                if hit:
+                    self.finish(s, p)
+                    return True
+            p["stage"] = "intercept" if self.fighters(s, enemy) else "mission"
+            p["side"] = enemy
+            return True
+        if st in ("intercept", "counter"):
+            if not self.fighters(s, p["side"]):
+                p["stage"] = "mission" if st == "intercept" else "dogfight"
+                return True
+            return False
+        if st == "dogfight":
+            self.dogfight(s, p, m)
+            return True
+        if st == "mission":
+            if m["role"] == "bomb":
+                self.bomb(s, p, m)
+                self.finish(s, p)
+            else:
+                p["stage"], p["side"] = "air-target", m["side"]
+                if not self.mission_targets(s, p, m):
+                    self.finish(s, p)
+            return True
+        if st == "air-target":
+            if not self.mission_targets(s, p, m):
+                self.finish(s, p)
+                return True
+            return False
+        return False
+
+    # ------------------------------------------------------------ the rolls
+    def shot(self, s: GameState, p: dict, test: HitTest, shooter: str, target: str, why: str) -> tuple[int, bool]:
+        """One die; a shot by or at an aircraft ``reroll`` names is rolled again
+        once when that helps its owner (a miss by it, a hit at it)."""
+        die = self.game.dice[self.b.rules.die]
+        used_mine = used_theirs = False
+        while True:
+            d = s.roll(die, f"{why} in {p['hex']}")
+            hit = test.hits(d)
+            if hit and self.rerolls(target) and not used_theirs:
+                used_theirs = True
+                self.log(s, p, f"{why}: {d} hits; {target}'s owner rolls it again")
+            elif not hit and self.rerolls(shooter) and not used_mine:
+                used_mine = True
+                self.log(s, p, f"{why}: {d} misses; {shooter}'s owner rolls it again")
+            else:
+                return d, hit
+
+    def dogfight(self, s: GameState, p: dict, m: dict) -> None:
+        g, aa = self.game, self.air.anti_air
+        raider, enemy = m["side"], self.b.enemy(p, m["side"])
+        if m["counter"]:
+            test = HitTest("number", factor(g, s, m["counter"], aa))
+            die, hit = self.shot(s, p, test, m["counter"], m["interceptor"],
+                                 f"counter-interception: {m['counter']} at {m['interceptor']}")
+            self.log(s, p, f"counter-interception: {m['counter']} ({raider}) at {m['interceptor']} ({test.text()}): "
+                     f"{die}, " + ("shot down: out of the game" if hit else "missed"))
+            if hit:
+                s.place(m["interceptor"], None, "removed")
+                m["interceptor"] = ""
+                p["stage"] = "mission"
+                return
+        test = HitTest("number", factor(g, s, m["interceptor"], aa))
+        die, hit = self.shot(s, p, test, m["interceptor"], m["chit"],
+                             f"interception: {m['interceptor']} at {m['chit']}")
+        self.log(s, p, f"interception: {m['interceptor']} ({enemy}) at {m['chit']} ({test.text()}): {die}, "
+                 + ("shot down: out of the game" if hit else "missed"))
+        if hit:
+            s.place(m["chit"], None, "removed")
+            self.finish(s, p)
+            return
+        p["stage"] = "mission"
+
+    def bomb_test(self, s: GameState, p: dict, side: str) -> HitTest:
+        if side == p["defender"]:
+            return read_test(self.air.defender) or HitTest("number", 0)
+        target = self.b.e.hex(p["hex"])
+        crossed = across(self.b.e.board, s, p["attackers"], target)
+        return hit_test(self.game, self.b.e.board, f"column {self.air.attacker}", target, crossed, p["defender"])
+
+    def bomb(self, s: GameState, p: dict, m: dict) -> None:
+        """16.2(1)1, (3): bombing dice as artillery; the hits neutralise duel weapons."""
+        side, chit = m["side"], m["chit"]
+        n = factor(self.game, s, chit, self.role(chit).args["factor"])
+        test = self.bomb_test(s, p, side)
+        faces = [s.roll(self.game.dice[self.b.rules.die], f"bombing: {chit} in {p['hex']}") if test.rolls else 1
+                 for _ in range(n)]
+        hits = sum(test.hits(d) for d in faces)
+        self.log(s, p, f"bombing: {chit} ({side}) {n} dice ({test.text()}) {','.join(map(str, faces))}: "
+                 f"{hits} damage")
+        if hits:
+            p.setdefault("track", []).append([side, chit, hits])
+        left = p["air"]["left"].get(side, 0) + hits
+        gone, left = self.neutralised(s, p, side, left)
+        p["air"]["left"][side] = left
+        for w in gone:
+            p.setdefault("neutral", []).append(w)
+            self.log(s, p, f"bombing: {w} is neutralised for this battle (16.2(3))")
+
+    def neutralised(self, s: GameState, p: dict, side: str, points: int) -> tuple[list[str], int]:
+        """The enemy duel weapons ``points`` bombing hits neutralise: each costs
+        its armour (at least 1), the strongest (fire, then armour) first that
+        the points still pay for (16.2(3))."""
+        st = self.b.setup(s, p, [])
+        enemy = self.b.enemy(p, side)
+        out = []
+        for w in sorted((w for w in st.weapons if w.side == enemy), key=lambda w: (-w.fire, -w.armour, w.id)):
+            cost = max(w.armour, 1)
+            if cost <= points:
+                out.append(w.id)
+                points -= cost
+        return out, points
+
+    def ground_test(self, s: GameState, p: dict, chit: str, target: str) -> HitTest:
+        """16.3(2): the column's cell of the target's hex, hexsides ignored; ◆:
+        the aircraft's factor against the target's armour."""
+        g = self.game
+        host = A.host_of(s, target)
+        where = s.units[host].hex
+        test = hit_test(g, self.b.e.board, f"column {self.air.ground}", where, (), s.units[host].side)
+        if test.kind == "round":
+            return firing_round(factor(g, s, chit, self.role(chit).args["factor"]),
+                                factor(g, s, target, self.b.rules.armour))
+        return test
+
+    def ground_attack(self, s: GameState, p: dict, m: dict, target: str) -> None:
+        side, chit = m["side"], m["chit"]
+        test = self.ground_test(s, p, chit, target)
+        die, hit = self.shot(s, p, test, chit, target, f"ground attack: {chit} at {target}")
+        self.log(s, p, f"ground attack: {chit} ({side}) at {target} ({test.text()}): {die}, "
+                 + ("hit: 1 damage, and it goes back to its cup" if hit else "missed"))
+        if hit:
+            p.setdefault("track", []).append([side, chit, 1])
+            A.remove(self.game, s, target, f"hit by {chit} (16.2(2))")
+
+    def finish(self, s: GameState, p: dict) -> None:
+        """The mission is over: what flew and is still in play goes back to its cup."""
+        m = p["air"]["mission"]
+        for side, c in ((m["side"], m["chit"]), (self.b.enemy(p, m["side"]), m["interceptor"]),
+                        (m["side"], m["counter"])):
+            if c and s.units[c].box != "removed":
+                back = self.b._support_pool(side, self.b.rules.support_to)
+                if back:
+                    s.place(c, None, f"pool:{back}")
+        p["air"]["mission"] = None
+        p["air"]["passes"] = 0
+        p["stage"] = "air"
+        p["side"] = self.b.enemy(p, m["side"])
+
+    # ------------------------------------------------------------ odds and bots
+    def bomb_outcomes(self, s: GameState, p: dict, side: str, chit: str) -> list[tuple[Fraction, int, list[str]]]:
+        """(probability, hits, neutralised) of each number of hits of a bomber."""
+        n = factor(self.game, s, chit, self.role(chit).args["factor"])
+        q = self.bomb_test(s, p, side).probability(self.game.dice[self.b.rules.die].sides)
+        left = p["air"]["left"].get(side, 0) if p.get("air") else 0
+        return [(pr, k, self.neutralised(s, p, side, left + k)[0]) for k, pr in binomial(n, q).items() if pr]
+
+    def chance(self, s: GameState, p: dict, side: str, chit: str) -> Fraction:
+        """``side``'s chance to win (a tie half) if ``chit`` flies its mission
+        and reaches the battle (AA fire and fighters not counted): exact over
+        the bombing dice; a ground-attack aircraft shoots its best target."""
+        verb = self.role(chit).verb
+        track = [*p.get("track", [])]
+        if verb == "bomb":
+            total = Fraction(0)
+            for pr, k, gone in self.bomb_outcomes(s, p, side, chit):
+                total += pr * self.b.chance(s, p, p["chits"], (*p.get("neutral", ()), *gone), None,
+                                            [*track, [side, chit, k]], side)
+            return total
+        if verb == "ground-attack":
+            best = self.b.chance(s, p, p["chits"], None, None, track, side)
+            base = best
+            for t in self.ground_targets(s, p, side):
+                q = self.ground_test(s, p, chit, t).probability(self.game.dice[self.b.rules.die].sides)
+                c = q * self.b.chance(s, p, p["chits"], (*p.get("neutral", ()), t), None, [*track, [side, chit, 1]],
+                                      side) + (1 - q) * base
+                best = max(best, c)
+            return best
+        return self.b.chance(s, p, p["chits"], None, None, track, side)
+
+    def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
+        st, side = p["stage"], p["side"]
+        uses = [a for a in acts if isinstance(a, Use)]
+        if not uses:
+            return Done()
+        g = self.game
+        if st in ("intercept", "counter"):  # the best fighter goes
+            return max(uses, key=lambda a: (factor(g, s, a.option, self.air.anti_air), a.option))
+        if st == "air":  # the mission that raises the chance to win most, if by 5 points or more
+            base = self.b.chance(s, p, p["chits"], None, None, None, side)
+            best, gain = Done(), Fraction(1, 20)
+            for a in uses:
+                if self.role(a.option).verb == "recon":
+                    continue
+                c = self.chance(s, p, side, a.option) - base
+                if c >= gain:
+                    best, gain = a, c
+            return best
+        m = p["air"]["mission"]
+        if m["role"] == "recon":
+            return uses[0]
+        track = [*p.get("track", []), [side, m["chit"], 1]]
+        return min(uses, key=lambda a: (-self.b.chance(s, p, p["chits"], (*p.get("neutral", ()), a.unit), None,
+                                                       track, side), a.unit))

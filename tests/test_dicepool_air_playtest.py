@@ -1,0 +1,69 @@
+"""Air combat in the playtest (games/prokhorovka, 16.0): the decisions list
+offers the aircraft's missions, the interception and the targets, and the
+Combat panel keeps showing the battle with what the air combat scored.
+Screenshots go to /tmp/hexforge-play-shots."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from editor.document import GameDocument  # noqa: E402
+from editor.play import open_playtest  # noqa: E402
+from runtime import attachments as A  # noqa: E402
+from runtime.actions import Use  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = Path("/tmp/hexforge-play-shots")
+
+
+def _items(w):
+    return [w.decision.list.item(i).text() for i in range(w.decision.list.count())]
+
+
+def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609")):
+            s.place(uid, b.parse(h))
+        A.attach(g, s, "Tiger1", "LAH")
+        A.attach(g, s, "T34-1", "52G")
+        for c, pool in (("He111-1", "german-support"), ("Rudel", "german-support"), ("La5-1", "soviet-support")):
+            s.place(c, None, f"pool:{pool}")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0609"))
+        w.roll()   # Fight: no support chit to allocate (aircraft fly in the air combat); the Soviets fly nothing
+        assert "air combat: German may fly a mission" in w.decision.prompt.text()
+        assert _items(w) == ["Fly He111-1 (He 111): bombing (its dice as artillery; the hits neutralise tank weapons)",
+                             "Fly Rudel (Ju 87 (Rudel)): bombing, 2 shots at enemy equipment"]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-air.png"))
+        w.act(Use("Rudel"))
+        assert "Rudel flies over the battle: Soviet may send a fighter" in w.decision.prompt.text()
+        assert _items(w) == ["Intercept with La5-1 (La-5)"]
+        assert "German attacks Soviet in 0609" in w.odds.report.toPlainText()
+        assert w.grab().save(str(SHOTS / "dicepool-air-intercept.png"))
+        w.act(w.legal()[-1])   # no interception: Rudel picks its targets
+        assert "picks Rudel's the enemy equipment it shoots at" in w.decision.prompt.text()
+        assert _items(w) == ["Rudel shoots at T34-1 (T-34) under 52G in 0609"]
+        w.act(Use("Rudel", "T34-1"))
+        assert "Rudel (german): 1 damage on the track from the air (16.2)" in w.odds.report.toPlainText() or \
+            any("missed" in e.get("step", "") for e in w.state.log[-3:])
+        assert w.grab().save(str(SHOTS / "dicepool-air-target.png"))
+    finally:
+        doc.close()

@@ -32,6 +32,7 @@ VERBS = {
     "take-chit": "take-chit CHIT",
     "restore": "restore N|all SELECTORS by SIDE [cost N] = POINTS",
     "mark": "mark N|all SELECTORS with MARKER [random | by SIDE]",
+    "relocate": "relocate N|all SELECTORS by SIDE",
     "unmark": "unmark MARKER [SELECTORS]",
     "roll": "roll TABLE",
     "lose-source": "lose-source HEX",
@@ -170,7 +171,7 @@ class EffectCompiler:
         counted = (verb in ("move", "eliminate", "mark", "attach") and e.value is None) or verb == "restore"
         npos = {"place": 1, "remove": 1, "flip": 1, "reveal": 1, "award": 1 + (e.value is None), "set": 1,
                 "move": 1 + counted, "eliminate": 1 + counted, "put-chit": 2, "take-chit": 1, "restore": 1 + counted,
-                "roll": 1, "end-game": 1, "choose": 1, "mark": 1 + counted, "unmark": max(1, min(2, len(e.args))),
+                "roll": 1, "end-game": 1, "choose": 1, "mark": 1 + counted, "relocate": 2, "unmark": max(1, min(2, len(e.args))),
                 "attach": 1 + counted,
                 "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:])),
                 "join": 2, "reroll": 0, "lose-source": 1,
@@ -320,6 +321,14 @@ class EffectCompiler:
             if "by" in named:
                 args["by"] = ctx.ref("side", named["by"])
                 ok = ok and args["by"] is not None
+        elif verb == "relocate":  # the side may displace its units that match (AVD 补给 4 j: its HQs)
+            refuse("by")
+            c = pos[0]
+            args["count"] = "all" if c.text == "all" else ctx.int_(c, "how many", 1, 99)
+            args["units"] = tuple(self.selectors(pos[1]))
+            by = need("by")
+            args["by"] = ctx.ref("side", by) if by else None
+            ok = ok and args["count"] is not None and bool(args["units"]) and args["by"] is not None
         elif verb == "unmark":
             if len(e.args) > 2:
                 ctx.error("arguments", "unmark takes a unit marker and, optionally, unit selectors", e.args[2].span,

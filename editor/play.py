@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDockWidget, QFile
                                QSizePolicy, QToolBar)
 
 from runtime import attachments as A
-from runtime.actions import Advance, Attack, Done, Hit, IllegalActionError, Move, Retreat, Use
+from runtime.actions import Advance, Attack, Displace, Done, Hit, IllegalActionError, Move, Retreat, Use
 from runtime.combat.odds import OddsReport, combat_odds
 from runtime.combat.fire import fire_odds
 from runtime.combat.dicepool.fight import AIR_STAGES
@@ -177,6 +177,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         self.docks = {d.objectName(): d for d in docks}
         self._dock_layout: str | None = None
         self._centred_on: object = None
+        self._centred_for = ""  # the unit selected when the view was last brought to the highlighted hexes
         self.resizeDocks([docks[0]], [330], Qt.Horizontal)
         self.resizeDocks([docks[1]], [390], Qt.Horizontal)
         self.resizeDocks([docks[3]], [150], Qt.Vertical)
@@ -768,8 +769,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             self.resizeDocks([self.docks["decision"], self.docks["combat"]],
                              {"combat": [260, 640], "options": [420, 480], "list": [520, 380]}[layout], Qt.Vertical)
         legal = self.view.mp.overlay.legal
-        if legal and self._centred_on is not s:
-            self._centred_on = s
+        if legal and (self._centred_on is not s or self._centred_for != self.sel_unit):  # (a unit's own choices)
+            self._centred_on, self._centred_for = s, self.sel_unit
             seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
             if not any(seen.contains(self.view.scene_pos(h)) for h in legal):
                 self.view.centre_on_hex(min(legal, key=self.game.map.grid.to_colrow))
@@ -802,7 +803,13 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         if not self.timeline.at_end or not self.human_to_move():
             ov.path = []
             return
-        if k == "movement" and self.sel_unit:
+        ask = self.runner.effect_asks(s)
+        if ask is not None and ask["decision"] == "relocate":  # who may be relocated; where the selected one may go
+            ov.attackers = set(ask["units"])
+            for a in self.legal():
+                if isinstance(a, Displace) and a.unit == self.sel_unit:
+                    ov.legal.setdefault(self.hex(a.to), "")
+        elif k == "movement" and self.sel_unit:
             self._reach_overlay(s, ov)
         elif k == "combat":
             ov.targets = self.attack_targets()
@@ -894,7 +901,16 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         d.done.setText(T.done_label(s))
         d.done.setEnabled(Done() in acts)
         items: list[tuple[str, object, str]] = []
-        if k == "movement":
+        ask = self.runner.effect_asks(s)
+        if ask is not None and ask["decision"] == "relocate":  # the HQs; where the selected one may go
+            for uid in ask["units"]:
+                n = len(ask["hexes"][uid])
+                items.append(("select", uid, f"Select {uid} in {self.hid(s.units[uid].hex)} to relocate it "
+                              f"({n} hex{'es' * (n != 1)})" + (" ◀" if uid == self.sel_unit else "")))
+            for a in acts:
+                if isinstance(a, Displace) and a.unit == self.sel_unit:
+                    items.append(("action", a, T.action_label(a, self.runner, s)))
+        elif k == "movement":
             eng = self.runner.engine
             several = len(T.phase_modes(self.runner, s)) > 1
             for uid in self.movable():

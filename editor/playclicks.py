@@ -43,7 +43,9 @@ class PlayClicks:
             self.say(f"It is {T.side_title(self.runner, side)}'s decision, played by the "
                      f"{AGENT_TITLES[self.agents[side]].lower()}.", error=True)
             return
-        k = "fire" if self.fire_ask() is not None and not s.pending else self.kind()
+        ask = self.runner.effect_asks(s)
+        k = ask["decision"] if ask is not None and ask["decision"] in ("fire", "relocate") and not s.pending \
+            else self.kind()
         handler = getattr(self, f"_click_{k}", None)
         if handler is None:
             units = ", ".join(u.id for u in s.units_at(h))
@@ -135,6 +137,10 @@ class PlayClicks:
                 self.say(f"{uid}: {show_mp(r.mp)} MP by {T.mode_title(self.runner, self.mode())}, "
                          f"{n} hex{'es' * (n != 1)} within reach" +
                          (f" (blue: by {', '.join(other)})" if other else "") + ". Click one to move.")
+        elif self.relocating(uid):
+            n = len(self.runner.effect_asks(s)["hexes"][uid])
+            self.say(f"{uid} may be relocated to {n} hex{'es' * (n != 1)} (highlighted): click one, or "
+                     "'Leave the rest' to keep the HQs where they are.")
         else:
             self.say(f"{uid} selected")
         if s.units[uid].hex is not None:
@@ -264,6 +270,26 @@ class PlayClicks:
             self.say(f"{self.state.pending[0]['unit']} cannot go to {self.hid(h)}: pick a highlighted hex", error=True)
             return
         self.act(opts[0])
+
+    def relocating(self, uid: str) -> bool:
+        """Whether a relocate effect asks now and ``uid`` may be relocated."""
+        ask = self.runner.effect_asks(self.state)
+        return ask is not None and ask["decision"] == "relocate" and uid in ask["units"]
+
+    def _click_relocate(self, h: Hex, unit: str = "") -> None:
+        """An HQ its owner may relocate (AVD 补给 4 j): a click on it selects it, a click on a
+        highlighted hex puts the selected one there."""
+        ask = self.runner.effect_asks(self.state)
+        here = [u.id for u in self.state.units_at(h) if u.id in ask["units"]]
+        opts = [a for a in self.legal() if isinstance(a, Displace) and a.unit == self.sel_unit and self.hex(a.to) == h]
+        if opts:
+            self.act(opts[0])
+        elif here:
+            self.select_unit(unit if unit in here else here[0])
+        elif self.sel_unit in ask["units"]:
+            self.say(f"{self.sel_unit} cannot be relocated to {self.hid(h)}: click a highlighted hex", error=True)
+        else:
+            self.say(f"Select an HQ to relocate first: {', '.join(ask['units'])}", error=True)
 
     def _click_advance(self, h: Hex, unit: str = "") -> None:
         opts = [a for a in self.legal() if isinstance(a, Advance) and self.hex(a.path[-1]) == h]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from runtime import attachments as A
 from runtime.combat import firepower as F
-from runtime.actions import Advance, Attack, Done, Hit, Hold, LoseStep, Move, Pair, Retreat, Use
+from runtime.actions import Advance, Attack, Displace, Done, Hit, Hold, LoseStep, Move, Pair, Retreat, Use
 from runtime.hexes import Hex
 from runtime.runner import Activate, Choose, Place, Play, Runner, Withdraw
 from runtime.state import GameState
@@ -216,6 +216,9 @@ def prompt(runner: Runner, s: GameState) -> str:
                    "hex in reach to see the odds, then Fire (or pick one in the list); Done stops."
         if ask["decision"] == "choose":
             return f"{who}: {ask.get('question') or 'choose an option'} Pick one in the list."
+        if ask["decision"] == "relocate":
+            return f"{who} may relocate {', '.join(ask['units'])} ({s.effects[0]['why']}): click one, then a " \
+                   "highlighted hex (or select one in the list); 'Leave the rest' keeps the others where they are."
         return f"{who} picks a unit in the list ({ask.get('verb', '')})."
     if k == "over":
         r = s.result
@@ -367,6 +370,8 @@ def battle_prompt(runner: Runner, s: GameState, who: str) -> str:
 
 def done_label(s: GameState) -> str:
     """What 'done' means now, for its button."""
+    if s.effects and s.effects[0].get("ask", {}).get("decision") == "relocate":
+        return "Leave the rest"
     k = decision_kind(s)
     if k == "battle":
         return "No (more) options" if s.pending[0]["stage"] == "options" else "Done"
@@ -476,6 +481,10 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         return f"Retreat {a.unit} " + ("→ destroyed (no retreat possible)" if not a.path else "→ " + " → ".join(a.path))
     if isinstance(a, Advance):
         return f"Advance {a.unit} → " + " → ".join(a.path)
+    if isinstance(a, Displace):  # an overrun HQ (AVD 4 f) or one relocated at the supply check (4 j)
+        mh = g.map.hexes.get(runner.board.parse(a.to)) if g.map is not None else None
+        verb = "Relocate" if s.effects and s.effects[0].get("ask", {}).get("decision") == "relocate" else "Displace"
+        return f"{verb} {a.unit} to {a.to}" + (f" ({mh.name})" if mh is not None and mh.name else "")
     if isinstance(a, Use):
         opt = g.battle_options.get(a.option)
         title = opt.title if opt is not None else a.option

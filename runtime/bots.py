@@ -21,7 +21,7 @@ import copy
 import random
 from typing import Callable
 
-from .actions import Advance, Attack, Done, Fire, Hold, IllegalActionError, Move, Use
+from .actions import Advance, Attack, Displace, Done, Fire, Hold, IllegalActionError, Move, Use
 from .combat.odds import combat_odds
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, Withdraw
 from .observe import determinise, observe
@@ -160,6 +160,12 @@ class GreedyBot:
             harm = {a: runner.engine.fire.expected_harm(state, a) for a in fires}
             best = max(fires, key=lambda a: (harm[a], a.target, a.kind), default=None)
             return best if best is not None and harm[best] > 0 else Done()
+        if ask["decision"] == "relocate":  # an HQ moves where it commands more of the side's units than now
+            gain = {a: self._commanded(runner, state, side, a.unit, runner.board.parse(a.to))
+                    - self._commanded(runner, state, side, a.unit, state.units[a.unit].hex)
+                    for a in acts if isinstance(a, Displace)}
+            best = max(gain, key=lambda a: (gain[a], -acts.index(a)), default=None)
+            return best if best is not None and gain[best] > 0 else Done()
         takes = [a for a in acts if isinstance(a, Take)]
         if not takes:
             return Done()
@@ -303,13 +309,17 @@ class GreedyBot:
         """Where a displaced unit goes (AVD 移动 4 f: an overrun HQ): the hex
         with the most of the side's other units within its command range
         (an HQ there commands them), then the nearest to where it was."""
-        g, board = runner.game, runner.board
         uid = state.pending[0]["unit"]
+        return max(acts, key=lambda a: (self._commanded(runner, state, side, uid, runner.board.parse(a.to)),
+                                        -acts.index(a)))
+
+    def _commanded(self, runner, state, side, uid, at) -> int:
+        """How many of the side's units (not HQs) HQ ``uid`` would have within its command range at ``at``."""
+        g = runner.game
         c = g.counters[uid]
         rng = c.steps[min(state.units[uid].step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
-        units = [u.hex for u in state.on_map(side) if u.id != uid and not self._is_hq(runner, u.id)]
-        return max(acts, key=lambda a: (sum(1 for h in units if h.distance(board.parse(a.to)) <= rng),
-                                        -acts.index(a)))
+        return sum(1 for u in state.on_map(side) if u.id != uid and not self._is_hq(runner, u.id)
+                   and u.hex.distance(at) <= rng)
 
     def _battle_options(self, runner, state, acts, side, p):
         """A battle option that gains firepower on average is used; a fair

@@ -24,6 +24,7 @@ The verbs (docs/dsl.md, "Effects"):
     put-chit CHIT cup | hand SIDE   take-chit CHIT                  chits
     restore N|all SELECTORS by SIDE points = EXPR [cost N]          steps back from replacement points
     mark N|all SELECTORS with MARKER [random | by SIDE]             a unit marker (out-of-supply) on units on the map
+    relocate N|all SELECTORS by SIDE                                the side may displace its units (runtime/overrun.py)
     unmark MARKER [SELECTORS]                                       off every unit (that matches)
     roll TABLE                      end-game SIDE|draw "why"
     fire KIND[,KIND...] N | = EXPR | roll TABLE                     fire attacks a side makes now
@@ -39,8 +40,10 @@ from dataclasses import replace
 
 from . import attachments as A
 from . import expr as E
+from .actions import Displace
 from .definition import Effect
 from .hexes import Hex
+from .overrun import displace_hexes
 from .stacking import stacking_bars
 from .state import GameState, eliminate
 from .tables import roll_table
@@ -397,6 +400,61 @@ class Effects:
         for uid in self._pick(s, pool, n, f"mark {a['marker']}"):
             s.mark(uid, a["marker"])
             self._log(s, entry, f"mark {uid} {a['marker']}")
+
+    def _effect_relocate(self, s, eff, entry, names, fns) -> None:
+        """The side may relocate its units on the map that match, each once (up
+        to the count), to a hex where the displacement rule would put them
+        (movement { overrun ... displace N }: runtime/overrun.py); a unit it
+        leaves, or one no hex qualifies for, stays where it is (AVD 补给 4 j:
+        every HQ may be relocated when supply is traced)."""
+        a = eff.args
+        units = frozenset(a["units"])
+        mine = sorted(u.id for u in s.units.values() if u.hex is not None and u.side == a["by"]
+                      and (u.id in units or self.game.matches(u.id, units)))
+        n = self._count(eff, names, fns)
+        hexes = self.relocation_hexes(s, mine)
+        if not hexes or n == 0:
+            self._log(s, entry, f"{a['by']} has no unit to relocate")
+            return
+        entry["ask"] = {"decision": "relocate", "side": a["by"], "units": sorted(hexes), "hexes": hexes,
+                        "left": len(hexes) if n is None else min(n, len(hexes))}
+
+    def relocation_hexes(self, s: GameState, units: list[str]) -> dict[str, list[str]]:
+        """{unit: the hex ids it may be relocated to} for those of ``units``
+        that have any (runtime/overrun.py's displacement hexes, in its order)."""
+        out = {}
+        for uid in units:
+            hexes = displace_hexes(self.game, self.board, s.copy(), uid)  # (it takes the unit off a copy)
+            if hexes:
+                out[uid] = [self.board.hex_id(h) for h in hexes]
+        return out
+
+    def relocate_actions(self, ask: dict) -> list[Displace]:
+        return [Displace(uid, h) for uid in ask["units"] for h in ask["hexes"][uid]]
+
+    def answer_relocate(self, s: GameState, action) -> None:
+        """A unit relocated (``displace UNIT HEX``), or ``done``: the others stay."""
+        entry = s.effects[0]
+        ask = entry["ask"]
+        if not isinstance(action, Displace):
+            del entry["ask"]
+            self.drain_effects(s)
+            return
+        uid = action.unit
+        s.place(uid, self.board.parse(action.to))
+        self._log(s, entry, f"relocate {uid} to {action.to}")
+        marker = {"out-of-supply": "out-of-supply", "isolated": "isolated"}.get(
+            self.game.supply.consequence_for(self.game.selectors_of(uid)))
+        if marker and marker in s.units[uid].markers:  # the new hex is in supply
+            s.unmark(uid, marker)
+            self._log(s, entry, f"{uid} is back in supply: {marker} removed")
+        ask["left"] -= 1
+        rest = [u for u in ask["units"] if u != uid]
+        ask["hexes"] = self.relocation_hexes(s, rest) if ask["left"] > 0 else {}
+        ask["units"] = sorted(ask["hexes"])
+        if not ask["units"]:
+            del entry["ask"]
+        self.drain_effects(s)
 
     def _effect_unmark(self, s, eff, entry, names, fns) -> None:
         a = eff.args

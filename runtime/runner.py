@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .actions import Attack, Done, Fire, IllegalActionError, Move, Use
+from .actions import Attack, Displace, Done, Fire, IllegalActionError, Move, Use
 from .board import Board
 from .chitpull import ChitPull
 from .designate import Designation, designate_markers
@@ -283,6 +283,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
                 return [Choose(o) for o in ask["options"]]
             if ask["decision"] == "fire":
                 return [*self.fire_actions(s, ask), Done()]
+            if ask["decision"] == "relocate":
+                return [*self.relocate_actions(ask), Done()]
             return [Take(u) for u in ask["units"]] + ([Done()] if ask.get("optional") else [])
         d = s.step.get("decision")
         if s.pending or d in ("movement", "combat"):
@@ -397,6 +399,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         ask = self.effect_asks(s)
         if ask["decision"] == "fire":
             return self._answer_fire(s, ask, action)
+        if ask["decision"] == "relocate":
+            return self._answer_relocate(s, ask, action)
         if action not in self.legal_actions(s):
             what = "options " + ", ".join(ask["options"]) if ask["decision"] == "choose" else \
                 "units " + ", ".join(ask["units"])
@@ -424,6 +428,22 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         if isinstance(action, Done):
             s2.log.append({"turn": s2.turn, "side": ask["side"], "action": "done"})
         self.answer_fire(s2, action)
+        return self._run(s2)
+
+    def _answer_relocate(self, s: GameState, ask: dict, action: RunnerAction) -> GameState:
+        """A unit relocated (``displace UNIT HEX``) or ``done`` where a relocate effect asks."""
+        if action not in self.legal_actions(s):
+            unit = getattr(action, "unit", None)
+            if isinstance(action, Displace) and unit in ask["hexes"]:
+                why = f"{unit} cannot be relocated to {action.to}: it may go to " + ", ".join(ask["hexes"][unit])
+            elif isinstance(action, Displace):
+                why = f"{unit} cannot be relocated: {ask['side']} may relocate " + ", ".join(ask["units"])
+            else:
+                why = f"{ask['side']} relocates a unit (displace UNIT HEX) or says 'done'"
+            raise IllegalActionError(f"'{action}' is not an answer to {s.effects[0]['why']}: {why}")
+        s2 = s.copy()
+        s2.log.append({"turn": s2.turn, "side": ask["side"], "action": str(action)})
+        self.answer_relocate(s2, action)
         return self._run(s2)
 
     def _why(self, s: GameState, action) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from dsl.compiler import compile_game
+from runtime.actions import Done
 from runtime.bots import RandomBot, play
 from runtime.decisions import Choose, Take
 from runtime.runner import Runner
@@ -315,7 +316,8 @@ def test_a_disbanded_soviet_unit_goes_where_its_kind_says(runner, game, option, 
         s.place("1MRD", game.map.grid.parse_id("2012"))
     if isolated:
         s.mark(unit, "isolated")
-    runner.run_effects(s, "trigger:disband", "Soviet disbanding (4 k)")
+    runner.run_effects(s, "trigger:supply-check", "HQ relocation (4 j) and Soviet disbanding (4 k)")
+    s = past_relocation(runner, s)
     s = runner.apply(s, Choose(option))
     ask = s.effects[0]["ask"]
     assert unit in ask["units"] and "PVO1" not in ask["units"] and not any(
@@ -323,6 +325,92 @@ def test_a_disbanded_soviet_unit_goes_where_its_kind_says(runner, game, option, 
     assert all(("isolated" in s.units[u].markers) == isolated for u in ask["units"])
     s = runner.apply(s, Take(unit))
     assert s.units[unit].box == box and s.units[unit].hex is None and unit not in s.lost
+
+
+def past_relocation(runner, s):
+    """Both sides leave their HQs where they are (4 j), up to the disbanding (4 k)."""
+    while runner.effect_asks(s) and runner.effect_asks(s)["decision"] == "relocate":
+        s = runner.apply(s, "done")
+    return s
+
+
+# ------------------------------------------------------------------ HQ relocation at the supply check (补给 4 j)
+
+def relocation_board(runner, game):
+    """13A alone at 1012, a division 28RD at 1712 (out of its range); 4Pz at
+    1011 (its ZOC covers 1012's neighbours); the Soviet line runs to 1517."""
+    s = overrun_board(runner, game)
+    s.phase, s.active = "", ""
+    s.place("28RD", game.map.grid.parse_id("1712"))
+    return s
+
+
+def test_at_the_supply_check_every_hq_may_be_relocated_as_4_f_displaces_it(runner, game):
+    from runtime.actions import Displace
+    from runtime.supply import supply_map
+    grid = game.map.grid
+    s = relocation_board(runner, game)
+    before = supply_map(game, runner.board, s, "soviet")[grid.parse_id("1012")]
+    runner.run_effects(s, "trigger:supply-check", "HQ relocation (4 j) and Soviet disbanding (4 k)")
+    ask = runner.effect_asks(s)       # no German HQ is on the map: the Soviets are asked first
+    assert ask["decision"] == "relocate" and ask["side"] == "soviet" and runner.to_move(s) == "soviet"
+    acts = runner.legal_actions(s)
+    moves = [a for a in acts if isinstance(a, Displace)]
+    assert acts[-1] == Done() and moves and {a.unit for a in moves} == {"13A"}
+    lines = supply_map(game, runner.board, s, "soviet")
+    for a in moves:
+        h = grid.parse_id(a.to)
+        assert lines[h] <= before - 4                                   # 4 f i: 4 hexes toward supply
+        assert s.units["4Pz"].hex.distance(h) > 1                        # 4 f ii: not in enemy ZOC
+    s.mark("13A", "isolated")
+    s2 = runner.apply(s, moves[-1])                                     # the owner's choice, not the nearest
+    assert s2.units["13A"].hex == grid.parse_id(moves[-1].to)
+    assert "isolated" not in s2.units["13A"].markers                    # 4 f iii: the new hex is in supply
+    assert runner.effect_asks(s2)["decision"] == "choose"               # 4 k comes next
+    assert {"turn": 1, "side": "soviet", "action": str(moves[-1])} in s2.log
+
+
+def test_an_hq_its_owner_does_not_relocate_stays(runner, game):
+    grid = game.map.grid
+    s = relocation_board(runner, game)
+    runner.run_effects(s, "trigger:supply-check", "HQ relocation (4 j) and Soviet disbanding (4 k)")
+    s2 = runner.apply(s, "done")
+    assert s2.units["13A"].hex == grid.parse_id("1012") and runner.effect_asks(s2)["decision"] == "choose"
+
+
+def test_a_relocation_the_rule_does_not_allow_is_refused_with_the_hexes_it_allows(runner, game):
+    s = relocation_board(runner, game)
+    runner.run_effects(s, "trigger:supply-check", "HQ relocation (4 j) and Soviet disbanding (4 k)")
+    with pytest.raises(Exception, match="13A cannot be relocated to 1013: it may go to "):
+        runner.apply(s, "displace 13A 1013")
+    with pytest.raises(Exception, match="28RD cannot be relocated: soviet may relocate 13A"):
+        runner.apply(s, "displace 28RD 1515")
+
+
+def test_both_sides_relocate_the_germans_first(runner, game):
+    grid = game.map.grid
+    s = relocation_board(runner, game)
+    s.place("9A", grid.parse_id("2505"))
+    runner.run_effects(s, "trigger:supply-check", "HQ relocation (4 j) and Soviet disbanding (4 k)")
+    assert runner.effect_asks(s)["side"] == "german" and runner.effect_asks(s)["units"] == ["9A"]
+    s = runner.apply(s, "done")
+    assert runner.effect_asks(s)["side"] == "soviet"
+
+
+def test_the_greedy_bot_relocates_an_hq_only_where_it_commands_more_units(runner, game):
+    from runtime.actions import Displace
+    from runtime.bots import GreedyBot
+    grid = game.map.grid
+    s = relocation_board(runner, game)
+    runner.run_effects(s, "trigger:supply-check", "HQ relocation (4 j) and Soviet disbanding (4 k)")
+    pick = GreedyBot(1).choose(runner, s)                  # 13A commands nobody at 1012; 28RD stands at 1712
+    assert isinstance(pick, Displace) and grid.parse_id(pick.to).distance(grid.parse_id("1712")) <= 4
+    s.place("28RD", grid.parse_id("1013"))                 # now it commands 28RD where it stands
+    s.effects = []
+    runner.run_effects(s, "trigger:supply-check", "HQ relocation (4 j) and Soviet disbanding (4 k)")
+    far = [a for a in runner.legal_actions(s) if isinstance(a, Displace)
+           and grid.parse_id(a.to).distance(grid.parse_id("1013")) > 4]
+    assert far and GreedyBot(1).choose(runner, s) not in far
 
 
 def test_turn_7_under_hitler_distracted_the_germans_withdraw_4_motorized_units(runner, game):
@@ -541,4 +629,16 @@ def test_an_hq_cannot_overrun_and_a_stack_with_a_combat_unit_is_not_lone(runner,
      "overrun hq by tanks displace 4", "tanks"),
 ])
 def test_check_refuses_a_malformed_overrun(tmp_path, old, new, message):
+    assert any(message in d for d in diagnostics(tmp_path, old, new))
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("relocate all hq by german", "relocate all hq", "'relocate' needs 'by ...'"),
+    ("relocate all hq by german", "relocate all hq by germans", "unknown side 'germans'"),
+    ("relocate all hq by german", "relocate all hq by german random", "'relocate' takes no 'random'"),
+    ("relocate all hq by german", "relocate all hqs by german", "unknown unit selector 'hqs'"),
+    ("  overrun hq by panzer infantry rifle star-rifle elite displace 4\n", "",
+     "relocate needs the movement's overrun rule"),
+])
+def test_check_refuses_a_malformed_relocation(tmp_path, old, new, message):
     assert any(message in d for d in diagnostics(tmp_path, old, new))

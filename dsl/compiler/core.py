@@ -244,6 +244,11 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         triggers = tuple(t for t in (trigger(ctx, st, self.fx, checkpoints) for st in self.all("trigger")) if t)
         stacking = self.stacking(counters)
         mechanisms = self.mechanisms(classes)
+        if not mechanisms["movement"].displace:  # relocate moves units as the displacement rule says
+            for eff in (x for block in self.fx.effects.values() for x in block if x.verb == "relocate"):
+                ctx.error("missing", "relocate needs the movement's overrun rule: its 'displace N' says how far "
+                          "toward supply a relocated unit goes", Span.parse(eff.where + ":1"),
+                          "write: movement { overrun hq by panzer infantry displace 4 }")
         modifiers = self.modifiers(crts, tables, mechanisms["combat"])
         self.attachment_kinds, self.attachment_of = self.attachments(classes, counters, pools, mechanisms["movement"],
                                                                      mechanisms["combat"])

@@ -226,7 +226,7 @@ def prompt(runner: Runner, s: GameState) -> str:
             (f" ({r['why'].partition(': ')[2]})." if "ended" in r else ".")
     if k == "loss":
         p = s.pending[0]
-        alive = [u for u in p["units"] if s.units[u].hex is not None]
+        alive = runner.engine.loss_takers(s, p["units"])
         return f"{who} loses {p['steps']} step{'s' * (p['steps'] != 1)}: choose the unit ({', '.join(alive)})."
     if k == "retreat":
         p = s.pending[0]

@@ -250,8 +250,23 @@ class ChitPull:
                 if n and cands:
                     s.step = {"chit": cid, "decision": "activate", "side": chit.side, "candidates": cands, "n": n}
                     return
+        self._activate_arrived(s, cid)
         s.step = {"chit": cid}
         s.pc += 1
+
+    def _activate_arrived(self, s: GameState, cid: str) -> None:
+        """The units an ``activate`` arrival brought with this chit move and fight in its segment, their
+        side active (AVD 5 a ii: Timoshenko's reinforcements)."""
+        keys = {k for k in s.done if k.startswith("activated:")}
+        if not keys:
+            return
+        s.done -= keys
+        units = sorted(u for u in (k[len("activated:"):].rpartition("@")[0] for k in keys)
+                       if s.units[u].hex is not None)
+        if units:  # (with the units the chit's HQ activates, if any)
+            s.activated = set(s.activated) | set(units)
+            s.active = s.active or s.units[units[0]].side
+            s.log.append({"turn": s.turn, "activate": cid, "units": units, "why": "arrived"})
 
     def _activate_hq(self, s: GameState, ph: Phase, cid: str, hq_id: str) -> bool:
         """The chit's HQ activates its units; True when a decision (an HQ
@@ -302,12 +317,22 @@ class ChitPull:
                 units = self._arriving(s, a)
                 n = len(units) if a.count == "all" else (int(a.count) if a.count.isdigit() else
                                                          self.game.turn_track.turn(s.turn).values.get(a.count) or 0)
-                if units and n and self.arrival_hexes(s, a):
-                    s.step = {"chit": cid, "decision": "place", "side": a.side, "units": units, "n": n,
-                              "placed": 0, "arrival": a.id}
+                step = {"chit": cid, "decision": "place", "side": a.side, "units": units, "n": n,
+                        "placed": 0, "arrival": a.id, **({"per_hq": {}} if a.as_reinforcements else {})}
+                if units and n and self._can_arrive(s, a, step):
+                    s.step = step
                     return True
                 s.log.append({"turn": s.turn, "arrival": a.id, "placed": 0})
         return False
+
+    def _can_arrive(self, s: GameState, a, step: dict) -> bool:
+        """Whether a unit of the arrival has a hex to enter now: an entry hex,
+        or (``enter as-reinforcements``) a hex where a bought unit could go."""
+        if not a.as_reinforcements:
+            return bool(self.arrival_hexes(s, a))
+        t = s.copy()
+        t.step = step
+        return any(self.placement_hexes(t, u) for u in step["units"])
 
     def _arriving(self, s: GameState, a) -> list[str]:
         out = []

@@ -646,6 +646,12 @@ class Arrival:
     # the arrival comes after the chit's own (point-buy) reinforcements, not before them
     # (AVD 5 b: the Soviets buy first, then the Germans enter)
     after_reinforcements: bool = False
+    # the units are placed where the game's reinforcements block places bought ones, at no cost,
+    # instead of at entry hexes (AVD 5 h ii: escaped Soviet units "遵循苏军增援规则进场")
+    as_reinforcements: bool = False
+    # the units that arrive are activated: their side moves and fights with them in the chit's
+    # movement and combat segment (AVD 5 a ii: Timoshenko's reinforcements)
+    activate: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -685,6 +691,9 @@ class CombatRules:
     factor: str = "strength"  # firepower: the factor each undisrupted unit fires with
     disrupted_back: bool = False  # firepower: disrupted attackers go back before the outcome (Barbarossa 7.2)
     where: str = ""
+    # units that never take a step loss from a combat result: the others take them (AVD 5 f: losses are
+    # combat strength, which an HQ has none of; 5 f iv: an HQ the losses leave alone is displaced)
+    no_losses: frozenset[str] = frozenset()
 
     def limit_for(self, side: str) -> HexsideLimit | None:
         return next((x for x in self.limits if x.side == side), None)

@@ -337,7 +337,7 @@ class Engine:
         if p["kind"] == "dice-pool":
             return self.dicepool.actions(state, p)
         if p["kind"] == "loss":
-            alive = [u for u in p["units"] if state.units[u].hex is not None]
+            alive = self.loss_takers(state, p["units"])
             return [LoseStep(u) for u in alive + A.loss_options(self.game, state, alive)]
         if p["kind"] == "retreat":
             return [Retreat(p["unit"], tuple(self.board.hex_id(h) for h in path.hexes) if not path.destroyed else ())
@@ -365,6 +365,12 @@ class Engine:
                         out.append(Advance(x.id, tuple(path)))
             return out
         raise AssertionError(p)
+
+    def loss_takers(self, state: GameState, units: list[str]) -> list[str]:
+        """The units of a loss decision that may take the step: on the map,
+        and not among those the combat rules spare (combat { no-losses }: AVD's HQs)."""
+        spared = self.game.combat.no_losses
+        return [u for u in units if state.units[u].hex is not None and not (spared and self._matches(u, spared))]
 
     def _follow_options(self, state: GameState, p: dict) -> list[Action]:
         """The retreats a follower (AVD 6 c: an HQ) may make: the path of each
@@ -662,7 +668,7 @@ class Engine:
         if a not in legal:
             if p["kind"] == "loss":
                 raise IllegalActionError(f"{p['side']} must lose a step from one of "
-                                         f"{', '.join(u for u in p['units'] if s.units[u].hex is not None)}")
+                                         f"{', '.join(self.loss_takers(s, p['units']))}")
             if p["kind"] == "displace":
                 raise IllegalActionError(f"{p['unit']} is displaced toward its supply: choose one of "
                                          + ", ".join(p["hexes"]))
@@ -686,7 +692,7 @@ class Engine:
         elif isinstance(a, LoseStep):
             self.lose_step(s, a.unit)
             p["steps"] -= 1
-            if p["steps"] <= 0 or not any(s.units[u].hex is not None for u in p["units"]):
+            if p["steps"] <= 0 or not self.loss_takers(s, p["units"]):
                 s.pending.pop(0)
         elif isinstance(a, Retreat) and p["kind"] == "follow":  # 6 c: with the unit it stacked with
             s.pending.pop(0)
@@ -836,8 +842,14 @@ class Engine:
                     for x in self.alone(s, self.board.parse(hid), follows):  # (displaced before any advance)
                         s.log.append({"turn": s.turn, "alone": x, "displaced": self.displace(s, x)})
                 continue
+            if p["kind"] == "alone-check":  # 5 f iv: an HQ left alone after a fire attack's losses
+                s.pending.pop(0)
+                for hid in p["hexes"]:
+                    for x in self.alone(s, self.board.parse(hid), self.game.retreat.follows):
+                        s.log.append({"turn": s.turn, "alone": x, "displaced": self.displace(s, x)})
+                continue
             if p["kind"] == "loss":
-                alive = [u for u in p["units"] if s.units[u].hex is not None]
+                alive = self.loss_takers(s, p["units"])
                 if not alive:
                     s.pending.pop(0)
                     continue

@@ -187,26 +187,34 @@ class Reinforcements:
             acts.extend(Choose(c) for c in self.buyable_chits(s, st["side"]))
         return acts + [Done()]
 
+    def _count_for_hq(self, s: GameState, uid: str, h: Hex) -> None:
+        """A unit of the ``per-hq`` kind placed by an HQ (on or beside its hex,
+        not on a marker's hex) counts toward that HQ's limit (AVD 5 e ii: one "*" unit)."""
+        g, rules, st = self.game, self.game.reinforcements, s.step
+        if rules.per_hq is None or not g.matches(uid, rules.per_hq[0]) or \
+                any(m["kind"] == arg and m["hex"] == h for k, arg, _ in rules.at if k == "marker" for m in s.markers):
+            return
+        hq = next((u for u in sorted(s.on_map(st["side"]), key=lambda x: x.id)
+                   if "hq" in g.unit_classes[g.counters[u.id].unit_class].flags
+                   and st["per_hq"].get(u.id, 0) < rules.per_hq[1] and u.hex.distance(h) <= 1), None)
+        if hq is not None:
+            st["per_hq"] = dict(st["per_hq"], **{hq.id: st["per_hq"].get(hq.id, 0) + 1})
+
     def _answer_points(self, s: GameState, a) -> bool:
         """A point-buy answer; True while the side buys on."""
         st = s.step
-        g, rules = self.game, self.game.reinforcements
+        rules = self.game.reinforcements
         if isinstance(a, Place):
             h = self.board.parse(a.at)
             cost = self.unit_cost(a.unit)
-            if rules.per_hq is not None and g.matches(a.unit, rules.per_hq[0]) and \
-                    not any(m["kind"] == arg and m["hex"] == h for k, arg, _ in rules.at if k == "marker"
-                            for m in s.markers):  # placed by an HQ, not on a marker's hex: it counts for the HQ
-                hq = next((u for u in sorted(s.on_map(st["side"]), key=lambda x: x.id)
-                           if "hq" in g.unit_classes[g.counters[u.id].unit_class].flags
-                           and st["per_hq"].get(u.id, 0) < rules.per_hq[1] and u.hex.distance(h) <= 1), None)
-                if hq is not None:
-                    st["per_hq"] = dict(st["per_hq"], **{hq.id: st["per_hq"].get(hq.id, 0) + 1})
+            self._count_for_hq(s, a.unit, h)
             s.place(a.unit, h)
             st["units"] = [u for u in st["units"] if u != a.unit]
             st["points"] -= cost
             st["placed"] += 1
             s.log.append({"turn": s.turn, "bought": a.unit, "at": a.at, "points": cost})
+            if self.engine.on_enter is not None:  # it enters its hex (AVD 5 e ii 3 c: an empty star draws a chit)
+                self.engine.on_enter(s, a.unit, [h])
         elif isinstance(a, Choose):
             s.cup.append(a.chit)
             st["points"] -= rules.chit_cost or 0
@@ -231,10 +239,17 @@ class Reinforcements:
             st["placed"] += 1
         elif isinstance(a, Place):
             h = self.board.parse(a.at)
+            arrival = self.game.arrivals.get(st.get("arrival", ""))
+            if arrival is not None and arrival.as_reinforcements:  # as a bought unit is placed (AVD 5 h ii)
+                self._count_for_hq(s, a.unit, h)
+                s.log.append({"turn": s.turn, "enters": a.unit, "at": a.at, "arrival": arrival.id})
             s.place(a.unit, h)
+            if arrival is not None and arrival.as_reinforcements and self.engine.on_enter is not None:
+                self.engine.on_enter(s, a.unit, [h])  # as a bought unit enters its hex
             if st.get("marker"):
                 s.mark(a.unit, st["marker"])
-            arrival = self.game.arrivals.get(st.get("arrival", ""))
+            if arrival is not None and arrival.activate:  # it moves and fights in the chit's segment (5 a ii)
+                s.done.add(f"activated:{a.unit}@{s.turn}")
             if arrival is not None and arrival.move_on:  # it moved onto the map: the entry hex's cost is spent
                 c = self.game.counters[a.unit]
                 cost = class_costs(self.game, self.board, c.unit_class).enter.get(h)

@@ -303,6 +303,9 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             return [Transfer(u) for u in self._hq_transferable(s, s.step["hq"])] + [Done()]
         if d == "place" and "points" in s.step:  # point-buy (AVD 5 c-e)
             return self._point_actions(s)
+        if d == "place" and s.step.get("arrival") and self.game.arrivals[s.step["arrival"]].as_reinforcements:
+            return [Place(u, self.board.hex_id(h)) for u in s.step["units"]  # where bought units go (AVD 5 h ii)
+                    for h in self.placement_hexes(s, u)] + [Done()]
         if d == "place" and s.step.get("arrival") and self.game.arrivals[s.step["arrival"]].move_by:
             arrival = self.game.arrivals[s.step["arrival"]]  # each unit: where its move onto the map may end
             return [Place(u, self.board.hex_id(h)) for u in s.step["units"]

@@ -106,3 +106,73 @@ def test_the_soviets_buy_first_then_the_germans_enter(tmp_path_factory):
         s = runner.apply(s, "done")
     assert not arriving or any(a in ("ninth-army", "third-panzer") for a in seen)
     assert any(e.get("reinforcements") == "soviet" for e in s.log)
+    assert "german reinforcements" not in seen                          # 5 c-e are the Soviets' alone
+    assert not any(e.get("reinforcements") == "german" for e in s.log)
+
+
+# ------------------------------------------------------------------ 5 h ii: escaped Soviet units; 5 a ii: Timoshenko
+
+def test_escaped_soviet_units_enter_after_the_germans_where_bought_units_go_at_no_cost(tmp_path_factory):
+    """5 h ii: "如果有苏军部队逃脱, 则在德军所有部队进场以后, 遵循苏军增援规则进场" -- not bought
+    with the turn's points (they were before), after every German arrival, where 5 e places a bought unit."""
+    from test_avd_rules import to_soviet_purchase
+    game = compile_game(avd_folder(tmp_path_factory.mktemp("avd-escape")))
+    runner = Runner(game)
+    s = to_soviet_purchase(runner, turn=2)
+    for u in ("24RD", "2RD"):                                           # escaped on the Minsk Escape Table
+        s.place(u, None, "pool:minsk-escaped")
+    assert "24RD" not in s.step["units"] and all(str(a) != "place 24RD 2010" for a in runner.legal_actions(s))
+    points = s.step["points"]
+    s = runner.apply(s, "done")                                         # the Soviet purchase
+    seen = []
+    while s.step.get("decision") == "place" and s.step.get("arrival") != "minsk-escapees":
+        seen.append(s.step["side"])
+        s = runner.apply(s, "done")
+    assert set(seen) <= {"german"} and s.step["side"] == "soviet" and "points" not in s.step
+    acts = [str(a) for a in runner.legal_actions(s)]
+    t = s.copy()
+    t.step = dict(t.step, units=["24RD"], points=points, per_hq={}, area="")
+    assert {a for a in acts if a.startswith("place 24RD")} == \
+        {f"place 24RD {runner.board.hex_id(h)}" for h in runner.placement_hexes(t, "24RD")}   # 5 e's hexes
+    assert "place 24RD 2010" in acts                                     # a supplied star with a chit
+    s = runner.apply(s, "place 24RD 2010")
+    assert s.units["24RD"].hex == game.map.grid.parse_id("2010")
+    assert {"turn": 2, "enters": "24RD", "at": "2010", "arrival": "minsk-escapees"} in s.log
+    s = runner.apply(s, "done")                                         # 2RD waits for the next chit
+    assert s.units["2RD"].box == "pool:minsk-escaped"
+
+
+def test_timoshenkos_reinforcements_move_and_fight_as_they_enter(tmp_path_factory):
+    """5 a ii: "他们进入时可以执行一个正常的移动和战斗阶段": the Reinforcements chit's movement and
+    combat segment is theirs (the entry hex's cost spent); the other units stay put."""
+    from test_avd_rules import to_soviet_purchase
+    game = compile_game(avd_folder(tmp_path_factory.mktemp("avd-tim")))
+    assert game.arrivals["timoshenko"].activate and not game.arrivals["ninth-army"].activate
+    runner = Runner(game)
+    s = to_soviet_purchase(runner, turn=1)
+    assert s.step.get("arrival") == "timoshenko"
+    s = runner.apply(s, "place Tim 3443")
+    s = runner.apply(s, "place 107TD 4143")
+    while s.step.get("decision") == "place":                            # the rest, the purchase, the Germans
+        s = runner.apply(s, "done")
+    assert s.step["decision"] == "movement" and s.active == "soviet"
+    assert {"Tim", "107TD"} <= s.activated and "28RD" not in s.activated
+    assert {"turn": 1, "activate": "Reinf", "units": sorted(s.activated), "why": "arrived"} in s.log
+    moves = {a.unit for a in runner.legal_actions(s) if hasattr(a, "to") and hasattr(a, "mode")}
+    assert "107TD" in moves and "28RD" not in moves
+    s = runner.apply(s, "done")
+    assert s.step["decision"] == "combat" and s.active == "soviet"
+    assert not any(k.startswith("activated:") for k in s.done)          # for this segment only
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ("  enter as-reinforcements\n", "  enter as-reinforcements 3106\n", "it takes no entry hexes"),
+    ("  enter as-reinforcements\n", "  enter as-reinforcements\n  move-by road-entry\n",
+     "'enter as-reinforcements' has none"),
+    ("  activate yes\n", "  activate maybe\n", "maybe"),
+    ("  enter 3106\n  move-by road-entry ", "  enter 3106\n  activate yes\n  move-by road-entry ",
+     "move-by moved them onto the map already"),
+])
+def test_check_refuses_a_bad_arrival_option_at_its_place(tmp_path, old, new, message):
+    found = diagnostics(tmp_path, old, new)
+    assert any(message in d for d in found), found

@@ -123,6 +123,7 @@ def test_motorized_units_advance_two_hexes_others_one_pvo_none(game):
 
 @pytest.mark.parametrize("old,new,message", [
     ("  stand pvo ", "  stand pv0 ", "'pv0' is not a unit class, class flag"),
+    ("  no-losses hq\n", "  no-losses hqs\n", "'hqs' is not a unit class"),
     ("  zoc-free-with-friends panzer ", "  zoc-free-with-friends panzr ", "'panzr' is not a unit class"),
     ("  enemy-zoc lose-step\n", "  enemy-zoc allowed\n", "zoc-free-with-friends is not read when enemy-zoc is allowed"),
     ("  first-hex-across major-river", "  first-hex-across major-rivr", "major-rivr"),
@@ -258,6 +259,71 @@ def test_a_pvo_destroyed_by_a_dr_leaves_its_hq_alone_and_displaced(game):
     s.place("4Pz", P("2614"))
     s = settle_first(runner, retreat(runner, s, ["PVO1", "13A"], 1, "german"))
     assert s.units["PVO1"].hex is None and any(e.get("alone") == "13A" for e in s.log)
+
+
+# ------------------------------------------------------------------ 攻击 5 f: HQs take no step losses
+
+def test_an_hq_in_a_defending_stack_takes_no_step_loss(game):
+    """5 f: the losing side picks the units that lose steps of combat strength (战斗力); an HQ has none
+    (it prints command range and move, and cannot be attacked, 1 a): only its stack-mates lose them."""
+    from runtime.actions import LoseStep
+    from runtime.definition import ResultCode
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    for u in ("28RD", "1MRD", "13A"):
+        s.place(u, P("2514"))
+    s.place("4Pz", P("2614"))
+    s.active = "german"
+    assert game.combat.no_losses == {"hq"}
+    runner.engine.queue_result(s, "2514", ["4Pz"], ResultCode("2DR2", defender_loss=2, defender_retreat=2))
+    runner.engine._settle(s)
+    assert s.pending[0]["kind"] == "loss" and set(runner.engine.legal_actions(s)) == {LoseStep("28RD"),
+                                                                                      LoseStep("1MRD")}
+    with pytest.raises(Exception, match="soviet must lose a step from one of 28RD, 1MRD"):
+        runner.engine.apply(s, "lose 13A")
+
+
+def test_losses_an_hqs_stack_mates_cannot_take_are_lost_and_the_hq_is_displaced(game):
+    """3DR2 on a 2-step division with its HQ: the division is eliminated, the third step is not taken from
+    the HQ, which is left alone and displaced (5 f iv, 6 j)."""
+    from runtime.definition import ResultCode
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    s.place("28RD", P("2514"))
+    s.place("13A", P("2514"))
+    s.place("4Pz", P("2614"))
+    s.active = "german"
+    runner.engine.queue_result(s, "2514", ["4Pz"], ResultCode("3DR2", defender_loss=3, defender_retreat=2))
+    runner.engine._settle(s)
+    s = settle_first(runner, s)
+    assert s.units["28RD"].hex is None and "13A" not in s.lost
+    assert any(e.get("alone") == "13A" for e in s.log) and s.units["13A"].hex != P("2514")
+
+
+def test_an_hq_left_alone_by_a_bombers_losses_is_displaced(game):
+    """7 b: the bomber's retreats are ignored; its losses can still leave an HQ alone (5 f iv)."""
+    from runtime.actions import Fire
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    s.place("PVO1", P("2514"))                          # one step
+    s.place("13A", P("2514"))
+    s.place("4Pz", P("2614"))
+    for seed in range(40):                              # a roll on 8-1 that costs a step
+        t = s.copy()
+        t.rng_state = None
+        t.seed = seed
+        try:
+            runner.engine.fire.fire(t, Fire("bomber", "2514"), "german")
+        except Exception:
+            break
+        t = settle_first(runner, t)
+        if t.units["PVO1"].hex is None:
+            assert any(e.get("alone") == "13A" for e in t.log) and t.units["13A"].hex != P("2514")
+            return
+    pytest.skip("no seed gave the bomber a loss here")
 
 
 def test_an_hq_stays_with_a_unit_that_stands_and_lives(rifles_stand):

@@ -121,7 +121,7 @@ def test_releasing_the_pocket_counts_hq_2_infantry_1_and_the_9th_army_chit_1(run
     assert roll["input"] == 4 and roll["result"] in ("A", "B", "-")   # column 1-7; turn 2: +1
     if roll["result"] != "-":
         assert any(m["kind"] == "minsk-drm" for m in s.markers)
-        assert any(s.units[u].box == "pool:reserve" for u in ("24RD", "2RD"))
+        assert any(s.units[u].box == "pool:minsk-escaped" for u in ("24RD", "2RD"))   # they enter later (5 h ii)
 
 
 def test_releasing_only_infantry_asks_no_chit(runner):
@@ -467,6 +467,19 @@ def test_soviet_points_buy_units_for_1_hqs_for_2_and_chits_for_1(runner, game):
     s = runner.apply(s, "place 50RD 2515")                               # beside 20A (2515)
     assert s.step["points"] == 0                                          # only the free units are left to place
     assert {a.unit for a in runner.legal_actions(s) if hasattr(a, "unit")} <= {"101TD", "107TD", "1MRD", "PVO2", "PVO3"}
+
+
+def test_a_unit_bought_onto_an_empty_star_hex_draws_a_victory_chit(runner, game):
+    """5 e ii 3 c: "如果是空的'五星'格, 苏军玩家就从胜分池内抽一个 VP 面朝上放在对应格内" (20A stands on
+    Yelnya, 2515, an empty star hex of the stand-in map)."""
+    s = to_soviet_purchase(runner, turn=2)
+    P = game.map.grid.parse_id
+    assert not any(m["kind"] == "vp-chit" and m["hex"] == P("2515") for m in s.markers)
+    in_box = sum(1 for m in s.markers if m["kind"] == "vp-chit" and m["box"] == "pool:victory-chits")
+    s = runner.apply(s, "place 50RD 2515")
+    chit = [m for m in s.markers if m["kind"] == "vp-chit" and m["hex"] == P("2515")]
+    assert len(chit) == 1 and chit[0]["face"] == "up"
+    assert sum(1 for m in s.markers if m["kind"] == "vp-chit" and m["box"] == "pool:victory-chits") == in_box - 1
 
 
 def test_where_bought_units_may_be_placed(runner, game):

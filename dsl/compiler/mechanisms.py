@@ -581,6 +581,11 @@ class MechanismsMixin:
             db = b.one("disrupted-attackers", (1, 1))
             if db is not None and db.args and db.args[0].text != "back":
                 ctx.error("value", f"disrupted attackers go 'back', not '{db.args[0].text}'", db.args[0].span)
-            result = D.CombatRules(proc, crt, attack, tuple(limits), factor, db is not None, where(st))
+            nl = b.one("no-losses", (1, 9))
+            no_losses = self.selectors(nl.args, classes) if nl else frozenset()
+            if nl and proc != "odds":
+                ctx.error("value", "no-losses names units that take no step loss from a CRT result: the "
+                          f"{proc} procedure assigns its losses otherwise", nl.span)
+            result = D.CombatRules(proc, crt, attack, tuple(limits), factor, db is not None, where(st), no_losses)
             b.finish()
         return result

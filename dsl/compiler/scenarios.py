@@ -53,9 +53,14 @@ class ScenariosMixin:
                 ctx.error("value", f"count is all, a number or a turn-track column, not '{cnt.text}'", cnt.span,
                           did_you_mean(cnt.text, track.columns))
         hexes: set = set()
-        traced = move_on = False
+        traced = move_on = as_reinforcements = False
         ent = b.one("enter", (1, 99))
-        if ent is not None and map_def is not None:
+        if ent is not None and [a.text for a in ent.args] == ["as-reinforcements"]:
+            as_reinforcements = True  # where bought reinforcements go (reinforcements { at ... })
+        elif ent is not None and any(a.text == "as-reinforcements" for a in ent.args):
+            ctx.error("value", "'enter as-reinforcements' places the units as bought reinforcements are placed: "
+                      "it takes no entry hexes", ent.span, "write: enter as-reinforcements")
+        elif ent is not None and map_def is not None:
             from ..mapfile import MapReader
             reader = MapReader(ctx)
             ctx.grid = map_def.grid
@@ -89,10 +94,20 @@ class ScenariosMixin:
         move_by = tuple(a.text for a in mb.args if ctx.ref("movement-mode", a)) if mb else ()
         if mb and move_on:
             ctx.error("value", "move-by moves the units onto the map already: leave out move-on", mb.span)
+        if mb and as_reinforcements:
+            ctx.error("value", "move-by moves the units on from entry hexes: 'enter as-reinforcements' has none",
+                      mb.span)
+        act = self.yes(b, "activate", False)  # they move and fight in the chit's segment (AVD 5 a ii)
+        if act and mb:
+            ctx.error("value", "'activate' lets the units move in the chit's movement segment; move-by moved them "
+                      "onto the map already", b.one("activate", (0, 1)).span)
+        if act and not chit:
+            ctx.error("missing", "'activate' activates the units for the chit's movement and combat: the arrival "
+                      "needs 'on-chit'", b.one("activate", (0, 1)).span, "write: on-chit Reinf")
         b.finish()
         return D.Arrival(st.name, title_of(st) or st.name, side, formation, pools, chit, first, last, count,
                          frozenset(hexes), traced, where(st), move_on, move_by,
-                         af is not None and af.text == "reinforcements")
+                         af is not None and af.text == "reinforcements", as_reinforcements, act)
 
     def withdrawal(self, st: Statement, classes, chits) -> D.Withdrawal:
         """withdrawal ID "Title" { side S; units SELECTOR...; total FACTOR N; on-chit C; turns A B }"""

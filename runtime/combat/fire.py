@@ -177,6 +177,8 @@ class FireAttacks:
         if result.defender_retreat and "retreats" not in fa.ignore:
             s.pending.append({"kind": "retreat-all", "units": defenders, "hexes": result.defender_retreat,
                               "enemy": side})
+        if self.game.retreat.follows:  # an HQ its stack-mates' losses leave alone is displaced (AVD 5 f iv)
+            s.pending.append({"kind": "alone-check", "hexes": [a.target]})
         self.e._settle(s)
 
     def expected_harm(self, s: GameState, a: Fire) -> Fraction:

@@ -557,8 +557,8 @@ class RetreatRules:
     # a retreat may overrun as a move does (movement { overrun ... }), when the
     # unit survives its ZOC losses (AVD 6 f)
     overrun: bool = False
-    # hexsides a retreat never crosses, even bridged, from an enemy-ZOC hex
-    # into an enemy-ZOC hex (AVD 6 e: a major river)
+    # hexsides a retreat never crosses, even bridged, when the hex it starts
+    # from and the hex it ends in are both in enemy ZOC (AVD 6 e: a major river)
     zoc_to_zoc_across: frozenset[str] = frozenset()
 
 

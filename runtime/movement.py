@@ -257,8 +257,8 @@ def unit_mp(game: GameDefinition, state: GameState, unit_id: str, mode: Movement
             mp = mp // 2 if game.info.rounding == "down" else -(-mp // 2)  # isolated: MP halved
     v = scaled(mp) - state.entering.get(unit_id, 0)  # what moving onto the map cost (15.3(1))
     if mode is not None:
-        if mode.points is not None:
-            return scaled(mode.points)
+        if mode.points is not None:  # (less what entering the map cost: AVD 5 f iii's HQ, 10 hexes with the entry hex)
+            return scaled(mode.points) - state.entering.get(unit_id, 0)
         if mode.multiplier != 1:
             v = int(v * mode.multiplier)
     return v

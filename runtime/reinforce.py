@@ -10,7 +10,7 @@ from .actions import Done
 from .decisions import Choose, Place, RunnerAction
 from .definition import Phase, Placement
 from .hexes import Hex
-from .movement import ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, stack_count, unit_mp
+from .movement import ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, unit_mp
 from .stacking import extra_bars, stacking_bars
 from .state import GameState
 from .supply import reached, sources_of
@@ -336,8 +336,9 @@ class Reinforcements:
 
     def move_on_targets(self, s: GameState, arrival, uid: str) -> dict[Hex, list[Hex]]:
         """Where ``uid`` may end its move onto the map by the arrival's
-        ``move-by`` modes (AVD 5 f iii: strategic movement by road, full MP
-        from the entry hex): each hex -> its path from an entry hex (an entry
+        ``move-by`` modes (AVD 5 f iii: strategic movement by road with its
+        full MP, 1/3 MP a hex, the entry hex the first of them): each hex ->
+        its path from an entry hex (an entry
         hex itself: a path of that hex).  The unit moves by the first mode
         whose ``only`` takes it; a mode it may not use there leaves it on the
         entry hex."""
@@ -353,7 +354,12 @@ class Reinforcements:
                 continue
             t = s.copy()
             t.place(uid, e)
-            t.entering = {}
+            m = mode_by_id(g, mode)  # the entry hex is the move's first hex: it costs as a hex of the mode
+            if m.cost is not None:
+                t.entering = {uid: scaled(m.cost)}
+            else:
+                c = class_costs(g, self.board, g.counters[uid].unit_class).enter.get(e)
+                t.entering = {uid: unit_mp(g, t, uid) if c is None or c == ALL else c}
             try:
                 r = move_range(g, self.board, t, uid, mode)
             except MoveError:

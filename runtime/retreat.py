@@ -106,17 +106,21 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
         return stack_count(game, state, h, unit_id) + stack_weight(game, unit_id) > limit or bool(extra_bars(game, state, h, unit_id))
     big = 1 << 30
 
-    def extend(path: tuple[Hex, ...], losses: int, remaining: int, extended: int) -> list[RetreatPath]:
+    def extend(path: tuple[Hex, ...], losses: int, remaining: int, extended: int,
+               crossed: frozenset[str] = frozenset()) -> list[RetreatPath]:
         here = path[-1] if path else start
         if remaining == 0:
             if limit is not None and rules.overstack == "extend" and path and \
                     over(here):
                 if extended > 12:
                     return [RetreatPath(path, losses, True, "no hex to stop in")]
-                return extend(path, losses, 1, extended + 1)
+                return extend(path, losses, 1, extended + 1, crossed)
             if limit is not None and rules.overstack == "destroyed" and path and \
                     over(here):
                 return [RetreatPath(path, losses, True, "over-stacked at the end of its retreat")]
+            if crossed and start in ezoc and here in ezoc:  # AVD 6 e: its start and its end in enemy ZOC
+                return [RetreatPath(path, losses, True, f"across a {'/'.join(sorted(crossed))} from enemy ZOC "
+                                    "to enemy ZOC")]
             return [RetreatPath(path, losses, False)]
         options: list[RetreatPath] = []
         d_here = dist.get(here, big)
@@ -132,8 +136,6 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
             why = _forbidden(game, board, counter.unit_class, n)
             if not why and len(path) >= 1 and any(e.crosses(f) for f in rules.second_hex_across):
                 why = f"across an unbridged {'/'.join(sorted(rules.second_hex_across))} on its second hex"
-            if not why and here in ezoc and n in ezoc and e.hexside & rules.zoc_to_zoc_across:
-                why = f"across a {'/'.join(sorted(e.hexside & rules.zoc_to_zoc_across))} from enemy ZOC into enemy ZOC"
             if why:
                 options.append(RetreatPath(path + (n,), losses, True, why))
                 continue
@@ -144,7 +146,8 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
                     continue
                 if rules.enemy_zoc == "lose-step":
                     add = 1
-            options.extend(extend(path + (n,), losses + add, remaining - 1, extended))
+            options.extend(extend(path + (n,), losses + add, remaining - 1, extended,
+                                  crossed | (e.hexside & rules.zoc_to_zoc_across)))
         if not options:
             return [RetreatPath(path, losses, True, "no hex to retreat into")]
         return options

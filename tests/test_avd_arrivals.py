@@ -47,12 +47,15 @@ def test_the_arrivals_move_by_road_entry_and_the_movement_phases_do_not_offer_it
 
 
 def test_a_panzer_division_goes_24_road_hexes_and_the_3rd_panzer_group_hq_10(game):
+    """5 f iii: "每格 1/3MP" -- every hex, the entry hex the first of them, with the unit's full MP."""
     runner = Runner(game)
     s = bare(runner)
     pz = targets(runner, s, "third-panzer", "7Pz")                      # 8 MP at 1/3: 24 hexes, the road ends at 3917
     assert "3917" in pz and "3902" in pz and all(h.startswith("39") for h in pz)
+    inf = targets(runner, s, "third-panzer", "31ID")                    # 4 MP: 12 hexes, 3902 the first
+    assert inf == [f"39{r:02d}" for r in range(2, 14)]
     hq = targets(runner, s, "third-panzer", "3PzG")                     # its HQ: 10 hexes at most (5 f iii 1)
-    assert hq == [f"39{r:02d}" for r in range(2, 13)]
+    assert hq == [f"39{r:02d}" for r in range(2, 12)]
 
 
 def test_a_move_onto_the_map_never_enters_enemy_zoc_nor_a_star(game):

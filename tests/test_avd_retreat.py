@@ -355,6 +355,25 @@ def test_no_retreat_across_a_major_river_from_enemy_zoc_into_enemy_zoc_even_by_a
     assert paths(without) == [(["1910"], 1), (["2010"], 1)]
 
 
+def test_a_retreat_may_cross_a_major_river_between_two_enemy_zoc_hexes_if_it_ends_outside_enemy_zoc(game):
+    """6 e reads "如果撤退开始和结束格都处于敌方 ZOC": the retreat's start and end hexes, not the two
+    banks of the crossing (移动 1 b's rule for moves): a DR2 from 2009 (in ZOC) across the bridged
+    river into 2010 (in ZOC) may go on to 1911, outside enemy ZOC."""
+    from runtime.zoc import enemy_zoc
+    P = game.map.grid.parse_id
+    runner = Runner(game)
+    s = empty_board(runner)
+    s.place("28RD", P("2009"))
+    s.place("4Pz", P("2110"))
+    s.place("31ID", P("1909"))
+    ezoc = enemy_zoc(game, runner.board, s, "soviet")
+    assert {P("2009"), P("2010")} <= ezoc and P("1911") not in ezoc
+    paths = {tuple(runner.board.hex_id(h) for h in p.hexes): p for p in
+             retreat_paths(game, runner.board, s, "28RD", 2, "german")}
+    assert ("2010", "1911") in paths and not paths[("2010", "1911")].destroyed
+    assert all(not (p.hexes[-1] in ezoc and P("2010") in p.hexes) for p in paths.values() if not p.destroyed)
+
+
 def diagnostics_free_variant(tmp_path, old, new):
     folder = avd_folder(tmp_path)
     text = (folder / "game.hxr").read_text(encoding="utf-8")

@@ -769,7 +769,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             self.resizeDocks([self.docks["decision"], self.docks["combat"]],
                              {"combat": [260, 640], "options": [420, 480], "list": [520, 380]}[layout], Qt.Vertical)
         legal = self.view.mp.overlay.legal
-        if legal and (self._centred_on is not s or self._centred_for != self.sel_unit):  # (a unit's own choices)
+        if legal and self.view.isVisible() and (self._centred_on is not s or self._centred_for != self.sel_unit):
             self._centred_on, self._centred_for = s, self.sel_unit
             seen = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
             if not any(seen.contains(self.view.scene_pos(h)) for h in legal):
@@ -825,10 +825,13 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
                     ov.attackers.add(a.unit)  # who may take the point, or provide an option
                 elif isinstance(a, Retreat) and a.path and stage == "retreat":
                     ov.legal[self.hex(a.path[0])] = ""
-        elif k == "displace":
+        elif k == "displace":  # where it was overrun (outlined), where it may go
+            ov.target = self.hex(s.pending[0]["from"]) if s.pending[0].get("from") else None
             for a in self.legal():
                 ov.legal.setdefault(self.hex(a.to), "")
         elif k in ("retreat", "follow"):
+            if k == "follow":  # the HQ that goes with one of its stack-mates (ringed)
+                ov.attackers = {s.pending[0]["unit"]}
             for a in self.legal():
                 if isinstance(a, Retreat) and a.path:
                     ov.legal.setdefault(self.hex(a.path[-1]), "")

@@ -234,11 +234,17 @@ def prompt(runner: Runner, s: GameState) -> str:
                "(or pick a path in the list)."
     if k == "displace":
         p = s.pending[0]
-        return f"{p['unit']} is displaced toward its supply: click a highlighted hex (or pick one in the list)."
+        n = len(p["hexes"])
+        where = f" from {p['from']}" if p.get("from") else ""
+        return f"{p['unit']} is displaced{where} (outlined) toward its supply: {who} puts it on one of {n} " \
+               f"highlighted hex{'es' * (n != 1)}, each at least {runner.game.movement.displace} hexes nearer " \
+               "its supply, in supply and outside enemy ZOC: click one (or pick one in the list)."
     if k == "follow":
         p = s.pending[0]
-        return f"{p['unit']} retreats with a unit it stacked with: click a highlighted hex " \
-               "(or pick a path in the list)."
+        went = [f"{mover} to {path[-1]}" for mover, path in p["paths"]
+                if s.units[mover].hex is not None and runner.board.hex_id(s.units[mover].hex) == path[-1]]
+        return f"{p['unit']} (ringed) retreats with a unit it stacked with ({', '.join(went)}): click a " \
+               "highlighted hex (or pick one in the list)."
     if k == "hold":
         p = s.pending[0]
         return f"{who} may hold ({p['hexes']} step loss{'es' * (p['hexes'] != 1)} instead of the retreat) " \
@@ -477,6 +483,9 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         steps = g.counters[a.unit].steps
         after = "eliminated" if u.step + 1 >= len(steps) else "reduced"
         return f"Lose a step from {a.unit} ({after})"
+    if isinstance(a, Retreat) and s.pending and s.pending[0]["kind"] == "follow":  # with whom (AVD 6 c)
+        movers = [m for m, path in s.pending[0]["paths"] if tuple(path) == tuple(a.path)]
+        return f"Retreat {a.unit} with {' or '.join(movers) or '?'} → " + " → ".join(a.path)
     if isinstance(a, Retreat):
         return f"Retreat {a.unit} " + ("→ destroyed (no retreat possible)" if not a.path else "→ " + " → ".join(a.path))
     if isinstance(a, Advance):

@@ -12,7 +12,8 @@ pytest.importorskip("pytestqt")
 
 from dsl.compiler import compile_game  # noqa: E402
 from editor.play import PlayWindow  # noqa: E402
-from runtime.actions import Displace  # noqa: E402
+from runtime.actions import Displace, Move  # noqa: E402
+from runtime.definition import ResultCode  # noqa: E402
 from runtime.replay import Timeline  # noqa: E402
 from runtime.runner import Runner  # noqa: E402
 
@@ -56,4 +57,55 @@ def test_the_hq_relocation_at_the_supply_check_in_the_playtest(qtbot, game):
     assert w.grab().save(str(SHOTS / "avd-relocate.png"))
     w.click(to[-1])
     assert w.state.units[hq].hex == runner.board.parse(to[-1])
+    w.close()
+
+
+def test_an_overrun_hq_displaced_by_its_owner_in_the_playtest(qtbot, game):
+    """移动 4 e-f: 10Mot moves onto 20A, alone in 2307; the Soviet player places it (the prompt says
+    from where and under which conditions; the overrun hex is outlined, the hexes highlighted)."""
+    runner = Runner(game)
+    s = runner.new_game(seed=1)
+    s.phase, s.active, s.activated, s.step = "movement", "german", set(), {"decision": "movement"}
+    s.place("20A", runner.board.parse("2307"))
+    s = runner.apply(s, Move("10Mot", "2307"))
+    assert s.pending[0]["kind"] == "displace" and s.pending[0]["from"] == "2307"
+    w = window(qtbot, runner, s)
+    text = w.decision.prompt.text()
+    assert "20A is displaced from 2307" in text and "at least 4 hexes nearer its supply" in text
+    assert w.view.mp.overlay.target == runner.board.parse("2307")
+    assert {runner.board.hex_id(h) for h in w.view.mp.overlay.legal} == set(s.pending[0]["hexes"])
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert w.grab().save(str(SHOTS / "avd-displace.png"))
+    w.click(s.pending[0]["hexes"][-1])
+    assert w.state.units["20A"].hex == runner.board.parse(s.pending[0]["hexes"][-1])
+    w.close()
+
+
+def test_an_hq_following_one_of_its_retreating_units_in_the_playtest(qtbot, game):
+    """撤退 6 c: 20A, 170RD and 13TD in 3624 retreat 1 hex; the two divisions went different ways; the
+    Soviet player picks whom 20A goes with (each choice names the unit)."""
+    runner = Runner(game)
+    s = runner.new_game(seed=1)
+    s.active, s.phase, s.step = "german", "combat", {"decision": "combat"}
+    for u in ("20A", "170RD", "13TD"):
+        s.place(u, runner.board.parse("3624"))
+    s.place("7Pz", runner.board.parse("3524"))
+    runner.engine.queue_result(s, "3624", ["7Pz"], ResultCode("DR", defender_retreat=1))
+    runner.engine._settle(s)
+    while s.pending[0]["kind"] == "retreat":
+        taken = {s.units[x].hex for x in ("170RD", "13TD")}
+        s = runner.apply(s, next(a for a in runner.legal_actions(s) if runner.board.parse(a.path[-1]) not in taken))
+    assert s.pending[0]["kind"] == "follow"
+    w = window(qtbot, runner, s)
+    text = w.decision.prompt.text()
+    ends = {u: runner.board.hex_id(s.units[u].hex) for u in ("170RD", "13TD")}
+    assert "20A (ringed) retreats with a unit it stacked with" in text
+    assert all(f"{u} to {h}" in text for u, h in ends.items())
+    labels = [w.decision.list.item(i).text() for i in range(w.decision.list.count())]
+    assert sorted(labels) == sorted(f"Retreat 20A with {u} → {h}" for u, h in ends.items())
+    assert w.view.mp.overlay.attackers == {"20A"}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    assert w.grab().save(str(SHOTS / "avd-follow.png"))
+    w.click(ends["13TD"])
+    assert w.state.units["20A"].hex == s.units["13TD"].hex
     w.close()

@@ -316,7 +316,7 @@ def test_a_soviet_stack_south_of_the_start_line_brings_up_the_xxiv_panzer_corps(
 
 def test_no_german_reinforcements_without_a_soviet_stack_south_of_the_start_line(game):
     r = Runner(game)
-    for seed in range(1, 4):  # the greedy Soviets make for Korocha, south of the line
+    for seed in range(1, 4):
         s = until(r, r.new_game(seed), lambda s: s.turn == 2 and s.active == "german"
                   and s.step.get("decision") in ("place", "designate"))
         south = any(u.side == "soviet" and u.hex in game.map.areas["start-line-south"] for u in s.units.values())
@@ -329,6 +329,29 @@ def test_no_german_reinforcements_without_a_soviet_stack_south_of_the_start_line
     s.version += 1
     s = until(r, s, lambda s: s.turn == 2 and s.active == "german" and s.step.get("decision") in ("place", "designate"))
     assert s.step["decision"] == "designate"
+
+
+def test_the_start_line_divides_the_set_up_and_leaves_korocha_soviet(game):
+    """2.2.1 3 / 3.3(1): at the start the ground north of the start line is
+    Soviet and south of it German; Korocha (a VP hex, 1411) lay behind the
+    7th Guards Army's front east of Belgorod, so a Soviet stack holding it is
+    no breakthrough and brings no German reinforcements (7.0)."""
+    south = game.map.areas["start-line-south"]
+    korocha = game.map.grid.parse_id("1411")
+    assert korocha not in south and game.map.areas["vp-korocha"] == {korocha}
+    s = Runner(game).new_game(1)
+    assert all(u.hex in south for u in s.on_map("german"))
+    assert not any(u.hex in south for u in s.on_map("soviet"))
+    r = Runner(game)
+    s = until(r, r.new_game(1), lambda s: s.turn == 1 and s.active == "soviet"
+              and s.step.get("decision") == "reorganize")
+    for u in list(s.on_map("soviet")):
+        if u.hex in south:
+            s.place(u.id, None, "pool:soviet-reserve")
+    s.place(sorted(u.id for u in s.on_map("soviet"))[0], korocha)
+    s.version += 1
+    s = until(r, s, lambda s: s.turn == 2 and s.active == "german" and s.step.get("decision") in ("place", "designate"))
+    assert s.step["decision"] == "designate"  # no XXIV Panzer Corps
 
 
 def test_soviet_reinforcements_bring_the_tracks_tank_and_equipment_chits(game):

@@ -152,6 +152,13 @@ class Ctx:
             elif isinstance(n, E.Call):
                 if n.func == "track":
                     self.track_calls.append(n)
+                if n.func == "marked" and len(n.args) == 2:  # marked(counter, "marker"): a unit marker rules give
+                    m = n.args[1]
+                    known = self.designated | self.marked | {"disrupted", "out-of-supply", "isolated", "reserve"}
+                    if not isinstance(m, E.Str) or m.value not in known:
+                        self.error("unknown-name", f"marked() takes a unit marker in quotes that a rule gives, "
+                                   f"not {getattr(m, 'value', None) or getattr(m, 'name', '?')}",
+                                   Span.parse(m.where or n.where), did_you_mean(getattr(m, "value", ""), known))
                 if n.func not in EXPR_FUNCTIONS:
                     self.error("unknown-function", f"unknown function '{n.func}'", Span.parse(n.where),
                                did_you_mean(n.func, EXPR_FUNCTIONS))

@@ -290,9 +290,11 @@ def prompt(runner: Runner, s: GameState) -> str:
         when = "at the end of the turn" if st.get("at-end") else f"instead of the drawn {drawn}"
         return f"{who} may play {', '.join(st.get('playable', []))} {when}, or pass."
     if k == "place":
+        quota = st.get("quota")
+        which = f"; still to choose: {', '.join(f'{n} of {f}' for f, n in sorted(quota.items()))}" if quota else ""
         return f"{who} places {'arriving units' if st.get('arrival') else 'reinforcements'} " \
-               f"({st.get('placed', 0)} of up to {st.get('n')}{', in ' + st['area'] if st.get('area') else ''}): " \
-               "select a unit in the list, click a highlighted hex."
+               f"({st.get('placed', 0)} of up to {st.get('n')}{', in ' + st['area'] if st.get('area') else ''}" \
+               f"{which}): select a unit in the list, click a highlighted hex."
     if k == "activate":
         return f"{who} activates up to {st.get('n')} units with {st.get('chit')}: click units or pick in the list."
     if k == "command-hq":

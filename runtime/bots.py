@@ -198,7 +198,8 @@ class GreedyBot:
 
     def _place(self, runner, state, acts, side):
         """Reinforcements go to the hex nearest a contested objective (the
-        first waiting unit first: every one is placed in turn)."""
+        first waiting unit first: every one is placed in turn; the strongest
+        first where only some of them come)."""
         if isinstance(acts, Placements):
             units, hexes = acts.units, acts.hexes
         else:
@@ -210,6 +211,8 @@ class GreedyBot:
         goals = self.goals(runner, state, side)
         board = runner.board
         best = min(hexes, key=lambda h: (self._nearest(board.parse(h), goals), h))
+        if state.step.get("choice"):  # some of them come (GJ63 7.0): the strongest
+            return Place(min(units, key=lambda u: (-self._strength(runner, state, u), u)), best)
         return Place(units[0], best)
 
     def _rebuild(self, runner, state, acts, side):

@@ -73,20 +73,26 @@ class Reinforcements:
     def _proc_reinforce(self, s: GameState, ph: Phase) -> None:
         area = (ph.params.get("at") or ("",))[0]
         self._start_placement(s, ph.side or s.active, area, bool(ph.params.get("due")),
-                              ph.params.get("from"), int(ph.params["count"][0]) if ph.params.get("count") else None)
+                              ph.params.get("from"), int(ph.params["count"][0]) if ph.params.get("count") else None,
+                              ph.params.get("formation", ()), bool(ph.params.get("pick")))
         if s.step.get("decision") and ph.params.get("marker"):
             s.step["marker"] = ph.params["marker"][0]  # placed units carry it to the end of the player turn
         if not s.step.get("decision"):
             s.pc += 1
 
     def _start_placement(self, s: GameState, side: str, area: str = "", early: bool = False,
-                         pools_from: tuple[str, ...] | None = None, count: int | None = None) -> None:
+                         pools_from: tuple[str, ...] | None = None, count: int | None = None,
+                         formations: tuple[str, ...] = (), drawn: bool = False) -> None:
         """Reinforcements of ``side`` waiting in the reinforcement pools: as
         many as the turn track's SIDE.reinforcements column says, or all of
         them without one.  ``area``: only there (12.3: Warsaw or Königsberg);
         ``early``: the units due next turn come now (10.0: the Siberians).
         A phase's ``from`` pools replace the game's reinforcement pools, and
-        its ``count`` caps the number (GJ63 7.0: two of the XXIV Corps)."""
+        its ``count`` caps the number (GJ63 7.0: two of the XXIV Corps).
+        ``formations``: the side chooses, of each formation, as many of its
+        waiting units as the track's column of that name says (GJ63 7.0(1):
+        XXXVG, 5GA, 5GTA); ``drawn``: the units are drawn at random, not
+        chosen (19.2(2))."""
         track = self.game.turn_track
         column = f"{side}.reinforcements"
         pools = {f"pool:{p}" for p in (pools_from or self.game.reinforcements.pools)}
@@ -96,12 +102,23 @@ class Reinforcements:
             pools = {f"turn:{s.turn + 1}"}
         units = sorted(u.id for u in s.units.values() if u.side == side and u.box in pools
                        and f"transferred:{u.id}@{s.turn}" not in s.done)
-        if track.turns and column in track.columns:
+        quota: dict[str, int] = {}
+        if formations:
+            row = next((t.values for t in track.turns if t.number == s.turn), {})
+            for f in formations:
+                have = sum(1 for u in units if self.game.counters[u].formation == f)
+                if min(int(row.get(f) or 0), have):
+                    quota[f] = min(int(row.get(f) or 0), have)
+            units = [u for u in units if self.game.counters[u].formation in quota]
+            n = sum(quota.values())
+        elif track.turns and column in track.columns:
             n = track.turn(s.turn).values.get(column) or 0
         else:
             n = len(units)
         if count is not None:
             n = min(n, count)
+        if drawn and n < len(units):
+            units = self._pick(s, units, n, "reinforcements")
         if self.game.reinforcements.costs and not early:  # point-buy: n is the side's points (AVD 5 c-e)
             s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0, area=area,
                           points=n, per_hq={})
@@ -116,6 +133,10 @@ class Reinforcements:
             s.log.append({"turn": s.turn, "reinforcements": side, "placed": 0})
             return
         s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0, area=area)
+        if quota:
+            s.step["quota"] = quota
+        if (formations or count is not None) and not drawn and n < len(units):
+            s.step["choice"] = True  # the side chooses which units come (GJ63 7.0: two of three)
 
     def _start_placements(self, s: GameState, sides: list[str]) -> None:
         """Reinforcements of several sides in turn (a chit of both sides: AVD's
@@ -257,6 +278,10 @@ class Reinforcements:
                 s.log.append({"turn": s.turn, "moves-on": a.unit, "at": a.at, "mp": str(Fraction(s.entering[a.unit], SCALE))})
             st["units"] = [u for u in st["units"] if u != a.unit]
             st["placed"] += 1
+            if st.get("quota"):  # one fewer of its formation to come (7.0(1))
+                f = self.game.counters[a.unit].formation
+                st["quota"] = {k: v - (k == f) for k, v in st["quota"].items() if v - (k == f)}
+                st["units"] = [u for u in st["units"] if self.game.counters[u].formation in st["quota"]]
         if "points" in st or isinstance(a, Done) or st["placed"] >= st["n"] or not st["units"]:
             chit = st.get("chit")
             if st.get("then"):  # the next side of a chit of both sides

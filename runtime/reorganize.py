@@ -44,9 +44,12 @@ class Reorganization:
         return [p for p in ph.params.get("from", ()) if self.game.pools[p].side in (side, "both", "")]
 
     def _reorganize_hosts(self, s: GameState, ph: Phase) -> list[str]:
-        """The side's units on the map that may take part (tracing a line where the phase says so)."""
+        """The side's units on the map that may take part: those its ``only``
+        selectors or unit markers name (GJ63 7.0: ``only arrived``, the
+        reinforcements), tracing a line where the phase says so."""
         side = s.step["side"]
-        units = [u for u in s.on_map(side)]
+        only = frozenset(ph.params.get("only") or ())
+        units = [u for u in s.on_map(side) if not only or only & (self.game.selectors_of(u.id) | u.markers)]
         if ph.params.get("traced"):
             lines = reached(self.game, self.board, s, side)
             units = [u for u in units if u.hex in lines]
@@ -88,6 +91,9 @@ class Reorganization:
                 return f"there is no unit {a.host}"
             if s.units[a.host].side != side or s.units[a.host].hex is None:
                 return f"{a.host} is not a {side} unit on the map"
+            only = ph.params.get("only")
+            if only and not set(only) & (g.selectors_of(a.host) | s.units[a.host].markers):
+                return f"{a.host} takes no counters in this phase: only {', '.join(only)} units do"
             if a.host not in self._reorganize_hosts(s, ph):
                 return f"{a.host} traces no line of communication"
             was = A.host_of(s, a.unit)

@@ -460,6 +460,10 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
                    f"{', '.join(sorted(set(s.step['left']))) or 'nothing more'}, or 'done'"
         if d == "place" and isinstance(action, Place):
             if action.unit not in s.step["units"]:
+                f = self.game.counters[action.unit].formation if action.unit in self.game.counters else ""
+                if s.step.get("quota") is not None and f:
+                    left = ", ".join(f"{n} of {k}" for k, n in sorted(s.step["quota"].items())) or "no more units"
+                    return f"{action.unit} ({f}) does not come this turn: the turn track brings {left}"
                 return f"{action.unit} is not waiting as a reinforcement"
             return f"{action.unit} cannot be placed in {action.at}: reinforcements enter " \
                    f"{'on a rail hex linked by rail to a supply source' if self.game.reinforcements.enter == 'rail' else 'in a supplied hex'}" \

@@ -72,6 +72,7 @@ class VictoryRules:
         initial = s.cache.get("initial-control", {})
         fns = {"terrain-at": terrain_at, "controls": controls, "occupies": occupies, "supplied": supplied, "supplied-along": supplied_along, "vp": lambda side: s.vp.get(side, 0),
                "eliminated": eliminated, "on-map": lambda cid: s.units[cid].hex is not None,
+               "marked": lambda cid, marker: str(marker) in s.units[cid].markers,
                "variant": lambda v: v in g.active_variants,
                "lost": lambda where: any(s.control.get(h) != initial.get(h) for h in hexes_of(where)),
                "held-since": lambda side, where: min((s.control_since.get(h, 0) for h in hexes_of(where)

@@ -50,6 +50,7 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "vp": 1,  # vp(side): the side's VP so far
     "eliminated": 2,  # eliminated(side, flag): count of side's eliminated units with flag
     "on-map": 1,  # on-map(counter): the counter is on the map
+    "marked": 2,  # marked(counter, "marker"): the unit carries that unit marker (GJ63 19.2: marked(VIK, "arrived"))
     "variant": 1,  # variant(id): the variant is switched on
     "lost": 1,  # lost(hex): the hex has changed hands from its original owner
     "chosen": 1,  # chosen(option): the player answered yes to a decide phase's option of that name
@@ -103,7 +104,7 @@ PHASE_PROPERTIES: dict[str, tuple[str, ...]] = {
     "strategic-move": ("side", "only", "exclude", "limit", "mode"),
     "combat": ("side", "only", "exclude", "limit", "ignore"),
     "supply": (),
-    "reinforce": ("side", "at", "due", "from", "count", "marker"),
+    "reinforce": ("side", "at", "due", "from", "count", "marker", "formation", "pick"),
     "rebuild": ("side",),
     "decide": ("side", "option"),
     "recover": ("side", "only", "exclude"),
@@ -112,6 +113,6 @@ PHASE_PROPERTIES: dict[str, tuple[str, ...]] = {
     "roll": ("die-table",),
     "event": (),
     "effects": ("do",),
-    "reorganize": ("side", "from", "limit", "traced", "transfer", "returns"),
+    "reorganize": ("side", "from", "limit", "traced", "transfer", "returns", "only"),
     "designate": ("side", "marker", "only", "exclude", "outside-zoc"),
 }

@@ -53,8 +53,11 @@ def test_each_player_turn_runs_in_the_rulebooks_order(game):
     reorganisation."""
     turns = {ph.side: [c.procedure for c in ph.children if c.procedure != "effects"]
              for ph in game.sequence if ph.kind == "player-turn"}
-    for side in ("german", "soviet"):  # (effects phases: support draws, equipment drawn, 17.1's markers)
-        assert turns[side] == ["reinforce", "designate", "combat", "move", "combat", "reorganize"]
+    # (effects phases: support draws, equipment drawn, 17.1's markers; the first reorganize
+    # puts the reinforcements' equipment under them, 7.0)
+    assert turns["german"] == ["reinforce", "reorganize", "designate", "combat", "move", "combat", "reorganize"]
+    assert turns["soviet"] == ["reinforce", "reinforce", "reorganize", "designate", "combat", "move", "combat",
+                               "reorganize"]
     firsts = {ph.side: ph.children[0].id for ph in game.sequence if ph.kind == "player-turn"}
     assert firsts == {"german": "german-first-support", "soviet": "soviet-support"}
     attacks = [c for ph in game.sequence if ph.kind == "player-turn" for c in ph.children if c.procedure == "combat"]
@@ -303,9 +306,19 @@ def test_a_soviet_stack_south_of_the_start_line_brings_up_the_xxiv_panzer_corps(
     s = r.apply(s, f"place VIK {first}")
     s = r.apply(s, f"place 17Pz {second}")
     assert s.units["23Pz"].box == "pool:german-reserve"  # two of the three
-    carried = {h: list(s.attached.get(h, ())) for h in ("VIK", "17Pz")}
-    tanks = [c for cs in carried.values() for c in cs if game.counters[c].unit_class == "tank"]
-    assert 1 <= len(tanks) <= 4 and sum(len(v) for v in carried.values()) <= 3 + 2  # within capacity
+    # 4 tank and 3 equipment chits drawn at random, placed as the German player likes
+    drawn = sorted(u.id for u in s.units.values() if u.box == "pool:german-arriving")
+    assert len(drawn) == 7 and sum(game.counters[c].unit_class == "tank" for c in drawn) == 4
+    assert s.step["decision"] == "reorganize" and s.step["side"] == "german"
+    hosts = {a.host for a in r.legal_actions(s) if hasattr(a, "host")}
+    assert hosts == {"VIK", "17Pz"}  # only the arriving units take them
+    with pytest.raises(IllegalActionError, match="only arrived units do"):
+        r.apply(s, f"attach {drawn[0]} LAH")
+    last = drawn[-1]
+    s = r.apply(s, f"attach {last} 17Pz")
+    assert list(s.attached["17Pz"]) == [last]
+    s = r.apply(s, "done")  # the rest go to the reorganisation pool (3.5(3))
+    assert all(s.units[c].box == "pool:german-reorganization" for c in drawn if c != last)
     assert all("arrived" in s.units[u].markers for u in ("VIK", "17Pz"))
     # they enter in the movement phase: no attack before it
     s = until(r, s, lambda s: s.step.get("decision") == "combat" and s.active == "german" and not s.pending)
@@ -355,30 +368,68 @@ def test_the_start_line_divides_the_set_up_and_leaves_korocha_soviet(game):
 
 
 def test_soviet_reinforcements_bring_the_tracks_tank_and_equipment_chits(game):
+    """7.0: the units the track names enter at a Soviet source with the
+    track's TK and EQ chits drawn at random, placed as the Soviet player likes."""
     r = Runner(game)
-    s = until(r, r.new_game(1), lambda s: s.turn == 2 and s.active == "soviet" and s.step.get("decision") == "place")
-    assert sorted(s.step["units"]) == ["2GTK", "5GTK"]
+    s = until(r, r.new_game(1), lambda s: s.turn == 3 and s.active == "soviet" and s.step.get("decision") == "place")
+    assert s.step["units"] == ["10TK"]
     places = [a for a in r.legal_actions(s) if hasattr(a, "at")]
     assert {a.at for a in places} <= {"0101", "0301", "1001", "1301", "1402", "1405", "1408"}
-    hexes = sorted({a.at for a in places})
-    s = r.apply(s, f"place 2GTK {hexes[0]}")
-    s = r.apply(s, f"place 5GTK {hexes[1]}")
-    under = [c for h in ("2GTK", "5GTK") for c in s.attached.get(h, ())]
-    tanks = [c for c in under if game.counters[c].unit_class == "tank"]
-    assert len(tanks) == 4 and len(under) - len(tanks) == 2  # turn 2: TK 4, EQ 2 (capacity 3 each)
+    s = r.apply(s, f"place 10TK {sorted({a.at for a in places})[0]}")
+    drawn = sorted(u.id for u in s.units.values() if u.box == "pool:soviet-arriving")
+    assert sum(game.counters[c].unit_class == "tank" for c in drawn) == 2 and len(drawn) == 3  # turn 3: TK 2, EQ 1
+    assert s.step["decision"] == "reorganize"
+    for c in drawn:
+        s = r.apply(s, f"attach {c} 10TK")
+    assert sorted(s.attached["10TK"]) == drawn
 
 
-def test_the_first_tank_army_stands_on_turn_1_and_moves_at_half_speed_on_turn_2(game):
+def test_the_soviet_player_chooses_the_tracks_number_of_each_formations_units(game):
+    """7.0(1): (XXXVG/5GA/5GTA) the Soviet player takes from his reserve pool
+    as many units of the formation as the turn track shows, as he chooses."""
     r = Runner(game)
-    first = ("6TK", "31TK", "3MK")
+    assert {u for u, c in game.counters.items() if c.formation == "5GTA"} == {"18TK", "29TK", "5GMK"}
+    s = until(r, r.new_game(1), lambda s: s.turn == 6 and s.active == "soviet" and s.step.get("decision") == "place"
+              and r.program[s.pc].phase.id == "soviet-formations")
+    assert s.step["quota"] == {"XXXVG": 1, "5GTA": 2}  # the track: XXXVG x1, 5GTA x2
+    assert sorted(s.step["units"]) == ["18TK", "29TK", "5GMK", "94G"]  # (92G and 93G came on turn 5)
+    assert s.units["95G"].box == "pool:soviet-reserve"  # 5GA: not this turn
+    with pytest.raises(IllegalActionError, match=r"95G \(5GA\) does not come this turn: the turn track brings "
+                                                 r"2 of 5GTA, 1 of XXXVG"):
+        r.apply(s, "place 95G 1001")
+    def free():
+        return sorted({a.at for a in r.legal_actions(s) if hasattr(a, "at")})[0]
+    s = r.apply(s, f"place 5GMK {free()}")
+    s = r.apply(s, f"place 29TK {free()}")
+    assert s.step["quota"] == {"XXXVG": 1} and s.step["units"] == ["94G"]  # 18TK stays in the pool
+    s = r.apply(s, f"place 94G {free()}")
+    assert s.units["18TK"].box == "pool:soviet-reserve"
+    assert all("arrived" in s.units[u].markers for u in ("5GMK", "29TK", "94G"))
+    assert s.step["decision"] == "reorganize"  # turn 6: TK 4, EQ 3 to place under them
+
+
+def test_the_greedy_bot_takes_the_strongest_units_when_it_chooses(game):
+    r = Runner(game)
+    s = until(r, r.new_game(1), lambda s: s.turn == 7 and s.active == "soviet" and s.step.get("decision") == "place"
+              and r.program[s.pc].phase.id == "soviet-formations")
+    assert s.step["choice"] and GreedyBot(1).choose(r, s).unit == "5GMK"  # 3-2-6 before the 3-1-4 rifles
+
+
+def test_the_first_tank_army_and_the_reserve_stand_on_turn_1_and_move_at_half_speed_on_turn_2(game):
+    """17.1(3): the Soviet units of 1TA and R cannot move on turn 1 and move at
+    half MP on turn 2 (R: 2GTK and 5GTK, the Front reserve, reconstructed)."""
+    r = Runner(game)
+    first = ("6TK", "31TK", "3MK", "2GTK", "5GTK")
+    assert {game.counters[u].formation for u in first} == {"1TA", "R"}
     s = until(r, r.new_game(1), lambda s: s.turn == 1 and s.active == "soviet" and s.step.get("decision") == "movement")
+    assert all(s.units[u].hex is not None for u in first)
     moving = {a.unit for a in r.legal_actions(s) if isinstance(a, Move)}
     assert moving and not moving & set(first)
     s = until(r, s, lambda s: s.turn == 2 and s.active == "soviet" and s.step.get("decision") == "movement")
     from runtime.movement import unit_mp, SCALE
     assert all(unit_mp(game, s, u) == 3 * SCALE for u in first if s.units[u].hex is not None)
     others = [u.id for u in s.on_map("soviet") if u.id not in first and game.counters[u.id].unit_class == "mech"]
-    assert others and all(unit_mp(game, s, u) == 6 * SCALE for u in others)
+    assert all(unit_mp(game, s, u) == 6 * SCALE for u in others)
     s = until(r, s, lambda s: s.turn == 3)
     assert not any({"held", "slowed"} & u.markers for u in s.units.values())
 
@@ -508,31 +559,58 @@ def test_the_optional_rules_are_variants_that_play_to_the_end():
 def test_19_2_a_roll_of_1_or_2_brings_a_xxiv_corps_unit_in():
     g = compile_game(GAMES / "prokhorovka", variants=["xxiv-corps"])
     r = Runner(g)
-    for seed in range(1, 40):
+    seen: set[str] = set()
+    for seed in range(1, 60):
         s = until(r, r.new_game(seed), lambda s: s.turn >= 5 or s.result is not None)
         s = until(r, s, lambda s: s.result is not None or
                   (s.log and s.log[-1].get("table") == "xxiv-corps" and s.log[-1]["result"] == "commits"))
         if s.result is not None:
             continue
+        # 19.2(2): one unit drawn at random from the reserve pool, with its chits
         assert s.step.get("decision") == "place" and s.step["n"] == 1 and s.step["side"] == "german"
+        assert len(s.step["units"]) == 1
         uid = s.step["units"][0]
+        seen.add(uid)
         hexes = sorted({a.at for a in r.legal_actions(s) if hasattr(a, "at")})
         s = r.apply(s, f"place {uid} {hexes[0]}")
         carried = s.attached.get(uid, ())
-        assert len(carried) == 2 and {g.counters[c].unit_class == "tank" for c in carried} == {True, False}
-        return
-    raise AssertionError("no roll of 1-2 in 39 games")
+        tanks = sum(g.counters[c].unit_class == "tank" for c in carried)
+        assert (tanks, len(carried) - tanks) == ((2, 1) if uid == "VIK" else (1, 1))  # VIK: 2 tank, 1 equipment
+        if "VIK" in seen and len(seen) > 1:
+            return
+    raise AssertionError(f"the roll of 1-2 drew only {seen} in 59 games")
 
 
 def test_19_4_adds_two_5ga_divisions_and_19_6_hides_the_cups_too():
     g = compile_game(GAMES / "prokhorovka", variants=["more-5ga"])
     r = Runner(g)
     s = r.new_game(1)
-    assert s.units["6GAb"].box == "turn:5" and s.units["66G"].box == "turn:6"
-    assert g.turn_track.turn(5).values["soviet-eq"] == 3
+    assert s.units["6GAb"].box == s.units["66G"].box == "pool:soviet-reserve"
+    assert g.counters["6GAb"].formation == g.counters["66G"].formation == "5GA"
+    assert [(g.turn_track.turn(n).values["5GA"], g.turn_track.turn(n).values["soviet-eq"]) for n in (5, 6)] == \
+        [(1, 3), (1, 4)]  # one more 5GA unit and equipment chit on turns 5 and 6
     g = compile_game(GAMES / "prokhorovka", variants=["blind-equipment"])
     r = Runner(g)
     s = until(r, r.new_game(1), lambda s: s.turn == 1 and s.active == "german" and s.step.get("decision") == "combat")
     places = observe(g, s, "soviet").observed["places"]
     under = [k for k in places if k.startswith("under:")]
     assert under and all("|" not in k for k in under)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("column 5GTA number", "column 5GTX number",
+     "the turn track has no number column '5GTA': a reinforce phase takes as many units of formation 5GTA"),
+    ("formation XXXVG 5GA 5GTA", "formation XXXVG 5GA 5GTR", "no counter belongs to formation '5GTR'"),
+    ("pick random", "pick strongest", "pick takes 'random'"),
+    ('marked(VIK, "arrived")', 'marked(VIK, "arived")', 'marked() takes a unit marker in quotes that a rule gives'),
+])
+def test_check_refuses_reinforcement_choices_it_cannot_run(tmp_path, old, new, message):
+    import shutil
+    from dsl.compiler import check_game
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(GAMES / "prokhorovka", folder)
+    text = (folder / "game.hxr").read_text()
+    assert old in text
+    (folder / "game.hxr").write_text(text.replace(old, new, 1))
+    _, diags, _ = check_game(folder)
+    assert any(message in d.message for d in diags.items), [d.message for d in diags.items]

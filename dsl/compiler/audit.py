@@ -35,6 +35,7 @@ class AuditMixin:
                           "a battle option (roll NAME) or a fire effect (fire KIND roll NAME)")
         read = {c.args[0].value for c in ctx.track_calls if len(c.args) == 1 and isinstance(c.args[0], E.Str)}
         read.update(a.count for a in arrivals.values())
+        read.update(a.text for a in self.reinforce_formations)
         track = self.one("turn-track")
         for c in (s for s in (track.body or ()) if getattr(s, "keyword", "") == "column") if track else ():
             if len(c.args) == 2 and c.args[0].text not in read:

@@ -94,6 +94,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         self.variants = variants
         self.map_failed = False  # a map was named but did not load: setups stay quiet
         self.phase_areas: list[Arg] = []  # areas named by phases, checked once the map is read
+        self.reinforce_formations: list[Arg] = []  # formations of reinforce phases: turn-track columns
         self.pool_kinds: dict[str, str] = {}  # pool -> box | cup
         self.owned_features: dict = {}  # feature -> the span of its 'side' (features that belong to a side)
         self.by_kw: dict[str, list[Statement]] = {}
@@ -285,6 +286,11 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
             elif arg.value not in track.columns:
                 ctx.error("unknown-name", f"the turn track has no column '{arg.value}'", Span.parse(arg.where or call.where),
                           did_you_mean(arg.value, track.columns))
+        for a in self.reinforce_formations:  # 7.0(1): the track's number of the formation's units
+            if self.track_column_types.get(a.text) != "number":
+                ctx.error("missing", f"the turn track has no number column '{a.text}': a reinforce phase takes as many "
+                          f"units of formation {a.text} as that column says", a.span,
+                          f"write in turn-track: column {a.text} number")
         self.check_fire_grants(fire_attacks, tables)
         self.check_unread(tables, sequence, battle_options, arrivals)
         if not sides:

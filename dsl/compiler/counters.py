@@ -210,6 +210,7 @@ class CountersMixin:
     def turn_track(self, weather, chits, events) -> D.TurnTrack:
         st = self.one("turn-track")
         self.chit_track_turn: dict[str, int] = {}  # chits listed in the track's `chits` column: on which turn
+        self.track_column_types: dict[str, str] = {}  # the track's own columns: number, text or list
         if st is None:
             return D.TurnTrack((), ())
         ctx = self.ctx
@@ -220,6 +221,7 @@ class CountersMixin:
                 ctx.error("arguments", "column takes a name and a type: number, text or list", c.span)
                 continue
             custom[c.args[0].text] = c.args[1].text
+        self.track_column_types = custom
         view = TableView.of(ctx, b.table(), "the turn track", st.span)
         b.finish()
         if view is None:

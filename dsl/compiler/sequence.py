@@ -79,6 +79,7 @@ class SequenceMixin:
         title = title_of(st) or name
         params: dict[str, tuple[str, ...]] = {}
         procedure = ""
+        formation_args: list = []
         for e in st.body or ():
             if not isinstance(e, Statement) or e.keyword in self.PHASE_KINDS:
                 continue
@@ -115,6 +116,7 @@ class SequenceMixin:
                 if not e.args:
                     ctx.error("arguments", "formation names one or more formations", e.span, "write: formation 2PzG")
                 params["formation"] = tuple(a.text for a in e.args)
+                formation_args = list(e.args)
             elif e.keyword == "hq-class":
                 params["hq-class"] = tuple(a.text for a in e.args if ctx.ref("unit-class", a, "unit class"))
             elif e.keyword == "die-table":
@@ -148,6 +150,12 @@ class SequenceMixin:
                 else:
                     params["at"] = (e.args[0].text,)
                     self.phase_areas.append(e.args[0])
+            elif e.keyword == "pick":  # reinforce: the units are drawn at random (GJ63 19.2(2))
+                if [a.text for a in e.args] != ["random"]:
+                    ctx.error("value", "pick takes 'random': the phase's units are drawn at random from its pools",
+                              e.span, "write: pick random (without it the side chooses them)")
+                else:
+                    params["pick"] = ("random",)
             elif e.keyword == "due":
                 if [a.text for a in e.args] != ["next-turn"]:
                     ctx.error("value", "due takes 'next-turn': units due next turn enter now", e.span)
@@ -183,6 +191,8 @@ class SequenceMixin:
             else:  # repeated properties accumulate (two 'note' lines keep both)
                 params[e.keyword] = params.get(e.keyword, ()) + tuple(a.text for a in e.args)
         self.check_phase_properties(st, procedure)
+        if procedure == "reinforce":  # each formation's number is the turn track's column of its name
+            self.reinforce_formations.extend(formation_args)
         ways = [k for k in ("chit", "formation", "hq-class") if k in params]
         if procedure == "activate" and len(ways) > 1:
             ctx.error("value", f"phase {name} activates by {' and '.join(ways)}: an activate phase takes one of "

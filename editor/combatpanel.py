@@ -195,7 +195,7 @@ def dice_pool_html(game: GameDefinition, tid: str, setup, odds, fighting: bool =
         items = ", ".join(f"{i} {n}" for i, n in pool.items)
         out.append(f"<tr><td>{pool.title}</td><td>{side_title(pool.side)}</td><td>{pool.dice} ({items})</td>"
                    f"<td>{pool.test.text()}</td><td align='right'>{mean(dist):.2f}</td></tr>")
-    for w in setup.unpaired():
+    for w in setup.supporting():
         out.append(f"<tr><td>Tank support</td><td>{side_title(w.side)}</td><td>{w.id}</td>"
                    f"<td>{setup.support_test(w).text()}</td><td></td></tr>")
     out.append("</table>")

@@ -1111,6 +1111,9 @@ class DicePoolRules:
     ranged: str = ""
     # ``air { ... }``: air missions as an interrupt before the battle's dice (Prokhorovka 16.0)
     air: AirRules | None = None
+    # ``ranged FACTOR active``: the attacker's ranged counters only from stacks that may attack in the
+    # combat phase (Prokhorovka 11.2(1)3: the active stacks of the normal or the reserve attack)
+    ranged_active: bool = False
 
 
 # ---------------------------------------------------------------- the game

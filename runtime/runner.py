@@ -555,6 +555,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             step["modes"] = list(ph.params["mode"])
         if decision == "combat":
             step["ignore"] = list(ph.params.get("ignore", ()))
+            if ph.params.get("hold-fire"):
+                step["hold-fire"] = list(ph.params["hold-fire"])
         return step
 
     def _proc_strategic_move(self, s: GameState, ph: Phase) -> None:

@@ -102,7 +102,7 @@ PHASE_PROPERTIES: dict[str, tuple[str, ...]] = {
                  "formation"),
     "move": ("side", "only", "exclude", "limit", "mode"),
     "strategic-move": ("side", "only", "exclude", "limit", "mode"),
-    "combat": ("side", "only", "exclude", "limit", "ignore"),
+    "combat": ("side", "only", "exclude", "limit", "ignore", "hold-fire"),
     "supply": (),
     "reinforce": ("side", "at", "due", "from", "count", "marker", "formation", "pick"),
     "rebuild": ("side",),

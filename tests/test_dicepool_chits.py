@@ -377,3 +377,76 @@ def test_hexforge_battle_shows_ranged_support_and_the_chits(capsys):
     assert main(["battle", game, "--hex", "0609", "--attack", "LAH@0710", "--defend", "52G",
                  "--near", "6TK+PakFront3@0203"]) == 1
     assert "PakFront3's range 2 does not reach 0609 (8 hexes from 0203)" in capsys.readouterr().err
+
+
+def test_in_the_reserve_attack_the_attackers_sp_anti_tank_guns_take_part_but_do_not_fire():
+    """5.1(6)1 and the SP anti-tank gun's entry (签一览): in the reserve attack
+    phase the attacker's tanks fire, its SP anti-tank guns take part (they may
+    be paired and shot at, their armour counts) but do not fire; in the
+    normal attack they fire (5.1(4)1)."""
+    runner, s, _ = _battle(defend=("52G+T34-1+T34-2",), attack=(("167ID", "0610"), ("LAH+StuG1+Tiger1", "0710")))
+    g, b, eng = runner.game, runner.board, runner.engine
+    phases = {st.phase.id: st.phase for st in runner.program}
+    assert phases["german-reserve-attack"].params["hold-fire"] == ("sp-at",)
+    assert "hold-fire" not in phases["german-normal-attack"].params
+    target = b.parse("0609")
+    s.step = {"decision": "combat", "only": ["reserve"], "hold-fire": ["sp-at"]}
+    st = eng.dicepool.preview(s, ["167ID", "LAH"], target)
+    stug, tiger = st.weapon("StuG1"), st.weapon("Tiger1")
+    assert stug.round == -1 and tiger.round >= 0
+    assert "StuG1" in {a for a, _ in st.pairs} or "StuG1" in {w.id for w in st.unpaired()}  # it takes part
+    assert "StuG1" not in {w.id for w in st.supporting()}  # no tank support either
+    odds = battle_odds(st)
+    assert odds.survives.get("StuG1", 1) <= 1
+    from runtime.combat.dicepool.battle import resolve
+    out = resolve(st, lambda why: 1)  # every die a 1: whatever fires hits
+    assert not any(line.startswith(("Attacker's round: StuG1", "tank support: StuG1")) for line in out.lines)
+    s.step = {"decision": "combat", "exclude": ["arrived", "reserve"]}
+    st = eng.dicepool.preview(s, ["167ID", "LAH"], target)
+    assert st.weapon("StuG1").round >= 0  # the normal attack: it fires
+
+
+def test_the_attackers_ranged_equipment_comes_from_the_phases_active_stacks_only():
+    """11.2(1)3: in the attacker's normal and reserve attack phases only
+    ranged equipment carried by the stacks active in that phase may support
+    (a reserve stack's Hummel waits for the reserve attack); the defender's
+    from any stack."""
+    from runtime import attachments as A
+    runner, s, _ = _battle()
+    g, b, eng = runner.game, runner.board, runner.engine
+    assert g.dice_pool.ranged_active
+    s.place("DR", b.parse("0810"))
+    A.attach(g, s, "Hummel1", "DR")
+    s.place("31TK", b.parse("0508"))
+    A.attach(g, s, "PakFront1", "31TK")
+    s.mark("31TK", "reserve")  # (a defender's marker bars nothing)
+    p = {"hex": "0609", "attackers": ["167ID", "LAH"], "attacker": "german", "defender": "soviet", "side": "german"}
+    s.active = "german"
+    s.step = {"decision": "combat", "exclude": ["arrived", "reserve"]}
+    assert eng.dicepool.ranged_open(s, p) == ["Hummel1"]  # DR may attack in the normal attack
+    s.mark("DR", "reserve")
+    assert eng.dicepool.ranged_open(s, p) == []  # DR is a reserve stack: not in the normal attack
+    s.step = {"decision": "combat", "only": ["reserve"]}
+    assert eng.dicepool.ranged_open(s, p) == ["Hummel1"]  # the reserve attack: it may
+    assert eng.dicepool.ranged_open(s, dict(p, side="soviet")) == ["PakFront1"]  # the defender: no such limit
+
+
+def test_check_refuses_ranged_with_another_word_and_hold_fire_without_a_duel(tmp_path):
+    import shutil
+    from dsl.compiler import check_game
+    from helpers import ROOT
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(ROOT / "games" / "prokhorovka", folder)
+    text = (folder / "game.hxr").read_text()
+    (folder / "game.hxr").write_text(text.replace("ranged range active", "ranged range always", 1))
+    _, diags, _ = check_game(folder)
+    assert any("ranged takes a factor and optionally 'active', not 'always'" in d.message for d in diags.items)
+    (folder / "game.hxr").write_text(text.replace("hold-fire sp-at", "hold-fire sp-att", 1))
+    _, diags, _ = check_game(folder)
+    assert any("sp-att" in d.message for d in diags.items)
+    other = tmp_path / "barbarossa"  # a game without dice-pool duels: nothing would read it
+    shutil.copytree(ROOT / "games" / "barbarossa-postcard", other)
+    text = (other / "game.hxr").read_text()
+    (other / "game.hxr").write_text(text.replace("procedure combat\n", "procedure combat\n      hold-fire all\n", 1))
+    _, diags, _ = check_game(other)
+    assert any("hold-fire is read by the tank duel of a dice-pool battle" in d.message for d in diags.items)

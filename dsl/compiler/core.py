@@ -95,6 +95,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         self.map_failed = False  # a map was named but did not load: setups stay quiet
         self.phase_areas: list[Arg] = []  # areas named by phases, checked once the map is read
         self.reinforce_formations: list[Arg] = []  # formations of reinforce phases: turn-track columns
+        self.hold_fire: list[Statement] = []  # combat phases' hold-fire lines: dice-pool duels read them
         self.pool_kinds: dict[str, str] = {}  # pool -> box | cup
         self.owned_features: dict = {}  # feature -> the span of its 'side' (features that belong to a side)
         self.by_kw: dict[str, list[Statement]] = {}
@@ -259,6 +260,10 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         fire_attacks = {st.name: fa for st in self.all("fire-attack")
                         if (fa := self.fire_attack(st, classes, crts, mechanisms["combat"])) is not None}
         dice_pool = self.dice_pool(classes, chart, pools, mechanisms["combat"], counters)
+        for e in self.hold_fire:  # 5.1(6)1: read by a dice-pool battle's tank duel only
+            if dice_pool is None or not dice_pool.duel_weapons:
+                ctx.error("unused", "hold-fire is read by the tank duel of a dice-pool battle, which this game has not",
+                          e.span, "leave it out")
         for fid, span in self.owned_features.items():  # honoured by dice-pool battles alone (setup.py)
             if mechanisms["combat"].procedure != "dice-pool":
                 ctx.error("unused", f"feature {fid} belongs to a side, which only dice-pool battles read", span,

@@ -203,8 +203,15 @@ class DicePoolMixin:
                 if role not in dict(cells):
                     ctx.error("missing", f"duel needs 'support {role} ...': how an unpaired weapon scores", du.span)
             db.finish()
-        rg = b.arg("ranged")
-        ranged = factor(rg, "ranged") if rg is not None else ""
+        rg = b.one("ranged", (1, 2))
+        ranged = factor(rg.args[0], "ranged") if rg is not None and rg.args else ""
+        active = False
+        if rg is not None and len(rg.args) == 2:  # 11.2(1)3: the attacker's from its active stacks only
+            if rg.args[1].text != "active":
+                ctx.error("value", f"ranged takes a factor and optionally 'active', not '{rg.args[1].text}'",
+                          rg.args[1].span, "write: ranged range active (the attacker's only from stacks "
+                          "that may attack in the combat phase)")
+            active = True
         pos = b.arg("position-level")
         position = factor(pos, "position-level") if pos is not None else ""
         r = b.one("retreat")
@@ -223,7 +230,7 @@ class DicePoolMixin:
         return D.DicePoolRules(die, support, tuple(sides.get("support-from:pools", ())),
                                tuple(sides.get("support-to:pools", ())), first, superior, level, tuple(steps),
                                weapons, fire, armour, tuple(exclude), tuple(rounds), tuple(cells), r is not None,
-                               where(st), position, tuple(uses), rerolls, ranged, air)
+                               where(st), position, tuple(uses), rerolls, ranged, air, active)
 
     def _air(self, b: Body, classes, factor, column, chosen, hit_cell) -> D.AirRules | None:
         """``air NAME "title" { aircraft SEL; anti-air FACTOR; anti-aircraft SEL; hit defender N;

@@ -126,6 +126,9 @@ class SequenceMixin:
                 params[e.keyword] = params.get(e.keyword, ()) + tuple(sorted(  # sorted: no output hangs on hash order
                     self.selectors(e.args, self.ctx.symbols.get("unit-class", {}),
                                    UNIT_STATES | ctx.designated | ctx.marked)))
+            elif e.keyword == "hold-fire":  # combat: the attacker's duel weapons that take part without firing
+                params["hold-fire"] = tuple(sorted(self.selectors(e.args, self.ctx.symbols.get("unit-class", {}))))
+                self.hold_fire.append(e)
             elif e.keyword == "marker":  # designate, reinforce: the unit marker it gives
                 if len(e.args) != 1 or e.args[0].quoted:
                     ctx.error("arguments", "marker takes the one unit marker the phase gives", e.span,

@@ -91,6 +91,11 @@ class Setup:
         paired = {x for pair in self.pairs for x in pair}
         return [w for w in self.weapons if w.id not in paired]
 
+    def supporting(self) -> list[Weapon]:
+        """The unpaired weapons that fire in tank support (one that takes
+        part without firing, round -1, does not: 5.1(6)1)."""
+        return [w for w in self.unpaired() if w.round >= 0]
+
     def support_test(self, w: Weapon) -> HitTest:
         t = dict(self.support).get(w.side, HitTest("auto"))
         return firing_round(w.fire, self.target_level) if t.kind == "round" else t
@@ -205,7 +210,7 @@ def resolve(setup: Setup, roll: Callable[[str], int]) -> Outcome:
                 if hit:
                     destroyed.add(target.id)
                     out.destroyed.append(target.id)
-    for w in setup.unpaired():
+    for w in setup.supporting():
         test = setup.support_test(w)
         if test.rolls:
             die, hit = shoot(setup, test, w.id, "", roll, f"tank support: {w.id}", out)

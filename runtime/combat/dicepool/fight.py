@@ -100,7 +100,8 @@ class DicePoolBattles:
         """The deciding side's counters carried by its other stacks that may
         support this battle from where they are: their ``ranged`` factor
         reaches the battle hex, and they have not supported one this turn
-        (11.2(1)3)."""
+        (11.2(1)3); with ``ranged FACTOR active`` the attacker's only from
+        stacks the combat phase lets attack."""
         f, g = self.rules.ranged, self.game
         if not f:
             return []
@@ -114,6 +115,8 @@ class DicePoolBattles:
             u = s.units[uid]
             if u.side != side or u.hex is None or uid in inside:
                 continue
+            if role == "attacker" and self.rules.ranged_active and self.e.phase_bars(s, uid):
+                continue  # 11.2(1)3: the attacker's from the stacks that may attack in this phase only
             for a in A.under(s, uid):
                 r = factor(g, s, a, f)
                 if r > 0 and a not in used and ranged_key(s, a) not in s.done and \

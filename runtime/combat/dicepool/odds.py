@@ -82,7 +82,7 @@ def battle_odds(setup: Setup) -> BattleOdds:
     support = {}
     for side in (att, dfd):
         dist = {0: Fraction(1)}
-        for w in unpaired:
+        for w in setup.supporting():
             if w.side == side:
                 test = setup.support_test(w)
                 p = setup.shot_probability(test, w.id) if test.rolls else Fraction(1)

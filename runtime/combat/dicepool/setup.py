@@ -139,6 +139,7 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
     level = defence_level(game, board, rules.level, target, (), position, dfd)
     guard_level = defence_level(game, board, rules.level, target, crossed, position, dfd)
     weapons = []
+    hold = frozenset(state.step.get("hold-fire") or ())  # the combat phase's: the attacker's take part, not fire
     for side, role in ((att, "attacker"), (dfd, "defender")):
         excluded = frozenset().union(*(sel for r, sel in rules.exclude if r == role))
         for i in items[side]:
@@ -149,6 +150,8 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
             fire, armour = factor(game, state, i, rules.fire), factor(game, state, i, rules.armour)
             rnd = next((k for k, r in enumerate(rules.rounds) if r.side == role and
                         (not r.weapons or game.matches(i, r.weapons))), -1)
+            if role == "attacker" and hold and game.matches(i, hold):
+                rnd = -1  # 5.1(6)1: an SP anti-tank gun in the reserve attack may be shot at, does not fire
             if i in far:  # from another hex: its armour guards it, and counts for nothing in the damage step
                 weapons.append(Weapon(i, side, fire, 0, armour, rnd))
                 continue

@@ -198,6 +198,10 @@ def dice_pool_html(game: GameDefinition, tid: str, setup, odds, fighting: bool =
     for w in setup.supporting():
         out.append(f"<tr><td>Tank support</td><td>{side_title(w.side)}</td><td>{w.id}</td>"
                    f"<td>{setup.support_test(w).text()}</td><td></td></tr>")
+    for w in setup.weapons:
+        if w.round < 0:  # it takes part, may be paired and shot at, and never fires (Prokhorovka 5.1(6)1)
+            out.append(f"<tr><td>Does not fire</td><td>{side_title(w.side)}</td><td>{w.id}</td>"
+                       "<td>takes part: may be shot at</td><td></td></tr>")
     out.append("</table>")
     if setup.pairs:
         out.append("<b>Tank duels</b>" + ("" if fighting else " (as the superior side pairs by default)") + "<br>")

@@ -798,8 +798,10 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
                 ov.unsupplied = set()
         ov.trail = self.bot_trail if self.timeline.at_end else []
         k = self.kind()
-        if k == "battle":  # the battle being fought, whoever decides
+        if k in ("battle", "dice-pool"):  # the battle being fought, whoever decides
             ov.target = self.hex(s.pending[0]["hex"])
+            if k == "dice-pool":  # and who attacks it (Prokhorovka 9.1(4): one battle)
+                ov.attackers = {u for u in s.pending[0]["attackers"] if s.units[u].hex is not None}
         if not self.timeline.at_end or not self.human_to_move():
             ov.path = []
             return
@@ -1008,7 +1010,10 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         # from the viewing side's observation: the chits the enemy allocated face down stay hidden (9.2(2)2)
         shown = self.dice_pool_setup(self.shown_state(s)) if self.timeline.at_end else None
         fighting = shown is not None and shown[2]
-        if self.kind() == "combat" and self.target is not None and self.human_to_move():
+        choosing = self.kind() == "combat" and self.target is not None and self.human_to_move()
+        o.units_label.setVisible(choosing)  # the attackers to tick; in a battle the map outlines them and
+        o.attackers.setVisible(choosing)    # the report has the room
+        if choosing:
             for uid in self.eligible_attackers(self.target):
                 carried = ", ".join(A.under(s, uid))
                 it = QListWidgetItem(f"{uid} ({T.factors_text(self.runner, s, uid)}) in {self.hid(s.units[uid].hex)}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from runtime import attachments as A
 from runtime.combat import firepower as F
+from runtime.combat.dicepool.hits import firing_round
+from runtime.combat.dicepool.odds import pct
 from runtime.actions import Advance, Attack, Displace, Done, Hit, Hold, LoseStep, Move, Pair, Retreat, Use
 from runtime.hexes import Hex
 from runtime.runner import Activate, Choose, Place, Play, Runner, Withdraw
@@ -385,7 +387,7 @@ def done_label(s: GameState) -> str:
         return "No (more) options" if s.pending[0]["stage"] == "options" else "Done"
     if k == "dice-pool":
         stage = s.pending[0]["stage"]
-        return "No (more) support chits" if stage == "support" else "Done" if stage == "cancel" else \
+        return "No (more) support chits" if stage == "support" else "Done" if stage in ("cancel", "pairs") else \
             "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
             else "Stop" if stage == "air-target" else "Retreat (halve the losses)"
     return {"declare": "No (more) options", "movement": "End movement", "combat": "End combat", "advance": "No (more) advance",
@@ -445,6 +447,23 @@ def _air_role(runner: Runner, chit: str) -> str:
                                                                                                     eff.verb)
 
 
+def pair_note(runner: Runner, s: GameState, a: Pair) -> str:
+    """What a pairing means in the duel: who hits on what, and a weapon that
+    takes part without firing (Prokhorovka 5.1(6)1)."""
+    if not (s.pending and s.pending[0]["kind"] == "dice-pool"):
+        return ""
+    try:
+        st = runner.engine.dicepool.setup(s, s.pending[0])
+        mine, theirs = st.weapon(a.unit), st.weapon(a.target)
+    except (StopIteration, KeyError, ValueError):
+        return ""
+    out = []
+    for w, t in ((mine, theirs), (theirs, mine)):
+        out.append(f"{w.id} does not fire" if w.round < 0 else
+                   f"{w.id} hits {pct(st.shot_probability(firing_round(w.fire, t.guard), w.id, t.id))}")
+    return ": " + ", ".join(out)
+
+
 def action_label(a, runner: Runner, s: GameState) -> str:
     """A legal action as a line of the decisions list."""
     g = runner.game
@@ -454,7 +473,7 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         n = s.pending[0]["losses"][s.pending[0]["side"]]
         return f"Hold: lose all {n} steps and stay"
     if isinstance(a, Pair):
-        return f"Pair {a.unit} with {a.target} (tank duel)"
+        return f"Pair {a.unit} with {a.target} (tank duel{pair_note(runner, s, a)})"
     if isinstance(a, Use) and s.pending and s.pending[0]["kind"] == "dice-pool":
         c = g.counters.get(a.option)
         name = f" ({c.name})" if c is not None and c.name else ""

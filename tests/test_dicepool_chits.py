@@ -385,7 +385,7 @@ def test_in_the_reserve_attack_the_attackers_sp_anti_tank_guns_take_part_but_do_
     be paired and shot at, their armour counts) but do not fire; in the
     normal attack they fire (5.1(4)1)."""
     runner, s, _ = _battle(defend=("52G+T34-1+T34-2",), attack=(("167ID", "0610"), ("LAH+StuG1+Tiger1", "0710")))
-    g, b, eng = runner.game, runner.board, runner.engine
+    b, eng = runner.board, runner.engine
     phases = {st.phase.id: st.phase for st in runner.program}
     assert phases["german-reserve-attack"].params["hold-fire"] == ("sp-at",)
     assert "hold-fire" not in phases["german-normal-attack"].params
@@ -450,3 +450,21 @@ def test_check_refuses_ranged_with_another_word_and_hold_fire_without_a_duel(tmp
     (other / "game.hxr").write_text(text.replace("procedure combat\n", "procedure combat\n      hold-fire all\n", 1))
     _, diags, _ = check_game(other)
     assert any("hold-fire is read by the tank duel of a dice-pool battle" in d.message for d in diags.items)
+
+
+def test_the_greedy_side_retreats_only_where_a_retreat_saves_steps():
+    """14.0: a retreat halves the losses, but a stack whose retreat hexes all
+    lie in enemy ZOC is destroyed (14.0(4)): the bots' answer weighs both."""
+    runner, s, _ = _battle(defend=("52G+PakFront1",), attack=(("167ID", "0610"),))
+    b, eng = runner.board, runner.engine
+    p = {"hex": "0609", "attackers": ["167ID"], "attacker": "german", "defender": "soviet",
+         "side": "soviet", "losses": {"soviet": 2, "german": 0}, "stage": "retreat"}
+    fight = eng.dicepool
+    assert fight.retreat_saves(s, p, "soviet")  # to 0709: 1 step lost instead of 2
+    assert str(fight.default(s, p, [])) == "done"  # 'done' in the retreat stage: it retreats
+    assert not fight.retreat_saves(s, dict(p, losses={"soviet": 1, "german": 0}), "soviet")  # halving 1 saves none
+    s.place("LAH", b.parse("0710"))  # 0709, the way back to its sources, now in German ZOC
+    assert not fight.retreat_saves(s, p, "soviet")  # the retreat would destroy 52G and its PakFront: 3 steps
+    assert str(fight.default(s, p, [])) == "hold"
+    p = dict(p, losses={"soviet": 6, "german": 0})
+    assert fight.retreat_saves(s, p, "soviet") is False  # 3 steps either way: it holds the hex

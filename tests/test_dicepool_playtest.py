@@ -200,3 +200,41 @@ def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeyp
         assert w.grab().save(str(SHOTS / "dicepool-commander.png"))
     finally:
         doc.close()
+
+
+def test_a_real_battle_at_its_declaration_stage_and_its_duel_pairing(qtbot, tmp_path, monkeypatch):
+    """games/prokhorovka as the greedy bots play it to a reserve attack: the
+    battle hex and its attackers are outlined on the map, the Combat panel
+    gives the report the room (no empty attackers list), each pairing says
+    who hits with what chance, and an SP anti-tank gun that holds its fire
+    (5.1(6)1) says so."""
+    from runtime.bots import GreedyBot
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        r, s, bot = w.runner, w.state.copy(), GreedyBot(1)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        for stage in ("support", "pairs"):
+            while not (s.pending and s.pending[0].get("kind") == "dice-pool" and s.pending[0]["stage"] == stage
+                       and len(r.legal_actions(s)) > 2):
+                s = r.apply(s, bot.choose(r, s))
+            w.timeline._kept[w.timeline.end] = s
+            w.refresh()
+            p = s.pending[0]
+            ov = w.view.mp.overlay
+            assert ov.target == w.board.parse(p["hex"]) and ov.attackers == set(p["attackers"])
+            assert not w.odds.attackers.isVisible() and "attacks" in w.odds.report.toPlainText()
+            assert w.grab().save(str(SHOTS / f"dicepool-real-{stage}.png"))
+        items = [w.decision.list.item(i).text() for i in range(w.decision.list.count())]
+        assert items and all("(tank duel: " in t and " hits " in t for t in items)
+        silent = [x.id for x in r.engine.dicepool.setup(s, s.pending[0]).weapons if x.round < 0]
+        assert all(any(f"{x} does not fire" in t for t in items) for x in silent)
+        assert w.odds.units_label.isHidden()
+    finally:
+        doc.close()

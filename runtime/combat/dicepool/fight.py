@@ -472,7 +472,31 @@ class DicePoolBattles:
             want = default_pairs(st)[len(p["pairs"])]
             mine, theirs = (want[0], want[1]) if p["side"] == p["attacker"] else (want[1], want[0])
             return next((a for a in acts if a == Pair(mine, theirs)), acts[0])
-        return Done() if p["losses"].get(p["side"], 0) >= 2 else Hold()
+        return Done() if self.retreat_saves(s, p, p["side"]) else Hold()
+
+    def retreat_saves(self, s: GameState, p: dict, side: str) -> bool:
+        """Whether retreating (losses halved, 14.0) loses the side fewer steps
+        than holding: a stack whose every retreat hex destroys it (enemy
+        ZOC, enemy hexes, off the map, 14.0(4)) is lost whole."""
+        from ...retreat import retreat_paths
+        losses = p["losses"].get(side, 0)
+        if losses < 2:
+            return False
+        g = self.game
+        target = self.e.hex(p["hex"])
+        stacks = [u for u in p["attackers"] if s.units[u].hex is not None] if side == p["attacker"] else \
+            [u.id for u in s.units_at(target) if u.side == side]
+        enemy = self.enemy(p, side)
+
+        def steps(uid: str) -> int:
+            kept = sum(1 for a in A.under(s, uid) if A.kind_of(g, a) is None or A.kind_of(g, a).loss)
+            return len(g.counters[uid].steps) - s.units[uid].step + kept
+        total = sum(steps(u) for u in stacks)
+        doomed = [u for u in stacks if all(r.destroyed for r in retreat_paths(g, self.e.board, s, u, 1, enemy))]
+        lost_whole = sum(steps(u) for u in doomed)
+        held = min(losses, total)
+        retreating = lost_whole + min(losses // 2, total - lost_whole)
+        return retreating < held
 
 
 def check_attack(engine, s: GameState, attackers: list[str], target) -> None:

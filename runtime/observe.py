@@ -513,4 +513,25 @@ def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> Ga
                 if isinstance(st.get(k), list):
                     st[k] = [one() if c == UNKNOWN else c for c in st[k]]
             s.step = st
+    if any(p.get("kind") == "dice-pool" and any(UNKNOWN in v for v in p.get("chits", {}).values())
+           for p in view.pending):
+        s.pending = [_deal_battle_chits(game, s, p, rng) for p in view.pending]
     return s
+
+
+def _deal_battle_chits(game: GameDefinition, s: GameState, p: dict, rng: random.Random) -> dict:
+    """A dice-pool battle's support chits allocated face down (9.2(2)2), as
+    many as the view shows, drawn from the chits the sample holds in their
+    side's support pool (where they wait until the dice), aircraft apart."""
+    if p.get("kind") != "dice-pool" or not any(UNKNOWN in v for v in p.get("chits", {}).values()):
+        return p
+    rules = game.dice_pool
+    air = rules.air.aircraft if rules.air else frozenset()
+    chits = {}
+    for side, used in p["chits"].items():
+        pools = {f"pool:{pid}" for pid in rules.support_from if game.pools[pid].side == side}
+        free = sorted(u.id for u in s.units.values() if u.box in pools and u.hex is None and u.id not in used
+                      and not (air and game.matches(u.id, air)))
+        rng.shuffle(free)
+        chits[side] = [c if c != UNKNOWN else (free.pop() if free else c) for c in used]
+    return dict(p, chits=chits)

@@ -290,6 +290,8 @@ class GreedyBot:
             return self._battle_retreat(runner, state, acts, side)
         if kind == "battle" and p.get("stage") == "options":
             return self._battle_options(runner, state, acts, side, p)
+        if kind == "dice-pool":  # the battle's own rules of thumb, among the actions legal in the real state
+            return runner.engine.dicepool.default(state, p, acts)
         # step losses (the cheapest step), firepower hits and battle options: the engine's defaults
         return runner.engine.default_action(state)
 

@@ -220,6 +220,26 @@ class DicePoolBattles:
              "cancel": [], "neutral": [], "track": []}
         p["side"] = self.order(p)[0]
         s.pending.append(p)
+        self.break_down(s, p)
+
+    def break_down(self, s: GameState, p: dict) -> None:
+        """``breakdown``: each counter that matches, carried into the battle,
+        rolls the die; on N or less it leaves the game (19.5)."""
+        if not self.rules.breakdown:
+            return
+        g = self.game
+        die = g.dice[self.rules.die]
+        stacks = [*p["attackers"], *(u.id for u in s.units_at(self.e.hex(p["hex"])))]
+        for sel, side, n in self.rules.breakdown:
+            for c in [c for uid in stacks for c in A.under(s, uid)]:
+                if (side and s.units[c].side != side) or not (c in sel or g.matches(c, sel)):
+                    continue
+                roll = s.roll(die, f"breakdown of {c} in {p['hex']}")
+                broke = roll <= n
+                s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{c} ({s.units[c].side}) rolls {roll} for a "
+                              f"breakdown (on {n} or less): {'it breaks down and leaves the game' if broke else 'it runs'}"})
+                if broke:
+                    A.detach(g, s, c, "removed", "broke down")
 
     def actions(self, s: GameState, p: dict) -> list[Action]:
         if p["stage"] in AIR_STAGES:
@@ -467,11 +487,17 @@ class DicePoolBattles:
                     if c > chance:
                         best, chance = a, c
             return best
-        if p["stage"] == "pairs":
+        if p["stage"] == "pairs":  # the strongest against the strongest, of the pairs legal now
             st = self.setup(s, p)
-            want = default_pairs(st)[len(p["pairs"])]
-            mine, theirs = (want[0], want[1]) if p["side"] == p["attacker"] else (want[1], want[0])
-            return next((a for a in acts if a == Pair(mine, theirs)), acts[0])
+            mine_first = p["side"] == p["attacker"]
+            for x, y in default_pairs(st)[len(p["pairs"]):]:
+                a = Pair(x, y) if mine_first else Pair(y, x)
+                if a in acts:  # (a sample of the side's view may hold a weapon the real battle lost)
+                    return a
+            fire = {w.id: (w.fire, w.armour) for w in st.weapons}
+            pairs = [a for a in acts if isinstance(a, Pair)]
+            return max(pairs, key=lambda a: (fire.get(a.unit, (0, 0)), fire.get(a.target, (0, 0)), a.unit, a.target),
+                       default=acts[0])
         return Done() if self.retreat_saves(s, p, p["side"]) else Hold()
 
     def retreat_saves(self, s: GameState, p: dict, side: str) -> bool:

@@ -468,3 +468,64 @@ def test_the_greedy_side_retreats_only_where_a_retreat_saves_steps():
     assert str(fight.default(s, p, [])) == "hold"
     p = dict(p, losses={"soviet": 6, "german": 0})
     assert fight.retreat_saves(s, p, "soviet") is False  # 3 steps either way: it holds the hex
+
+
+def test_a_sample_of_the_germans_view_deals_the_soviet_chits_allocated_face_down():
+    """9.2(2)2: the Germans see how many chits the Soviets allocated, not
+    which; a sample of their view (the bots' look-ahead) puts that many of
+    the Soviet support pool's chits into the battle, so a search can play it
+    out."""
+    from runtime.observe import UNKNOWN, determinise, observe
+    runner, s, _ = _battle()
+    eng = runner.engine
+    for c, pool in (("SArty1", "soviet-support"), ("SMelee", "soviet-support"), ("Mines", "soviet-support"),
+                    ("GArty1", "german-support")):
+        s.place(c, None, f"pool:{pool}")
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+    s = eng.apply(s, "attack 0609 with 167ID,LAH")
+    s = eng.apply(s, "use SMelee")
+    s = eng.apply(s, "use Mines")
+    s = eng.apply(s, "done")  # the Germans allocate now
+    view = observe(runner.game, s, "german")
+    assert view.pending[0]["chits"]["soviet"] == [UNKNOWN, UNKNOWN]
+    for seed in range(5):
+        sample = determinise(runner.game, view, random.Random(seed))
+        dealt = sample.pending[0]["chits"]["soviet"]
+        assert len(dealt) == 2 and UNKNOWN not in dealt and len(set(dealt)) == 2
+        assert all(sample.units[c].box == "pool:soviet-support" for c in dealt)
+        after = runner.apply(sample, "done")  # the battle goes on in the sample
+        assert after is not None
+
+
+def test_19_5_german_tank_destroyers_break_down_on_a_1_when_they_take_part():
+    """19.5 (optional): each time a German SP anti-tank gun takes part in a
+    battle, roll 1d6; on 1 it is removed from the game.  Soviet ones never."""
+    from dsl.compiler import compile_game
+    from helpers import ROOT
+    from runtime import attachments as A
+    from runtime.runner import Runner
+    game = compile_game(ROOT / "games" / "prokhorovka", variants=["breakdown"])
+    runner = Runner(game)
+    seen = {"broke": 0, "ran": 0}
+    for seed in range(1, 40):
+        s = runner.new_game(seed)
+        for u in s.units.values():
+            s.place(u.id, None, "removed")
+        b = runner.board
+        s.place("52G", b.parse("0609"))
+        A.attach(game, s, "SU76-1", "52G")
+        s.place("LAH", b.parse("0710"))
+        for c in ("StuG1", "Marder1", "Tiger1"):
+            A.attach(game, s, c, "LAH")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        s = runner.engine.apply(s, "attack 0609 with LAH")
+        rolls = [e for e in s.log if str(e.get("for", "")).startswith("breakdown of")]
+        assert sorted(e["for"].split()[2] for e in rolls) == ["Marder1", "StuG1"]  # not the Tiger, not the SU-76
+        for e in rolls:
+            c = e["for"].split()[2]
+            gone = s.units[c].box == "removed"
+            assert gone == (e["result"] == 1)
+            seen["broke" if gone else "ran"] += 1
+    assert seen["broke"] and seen["ran"]
+    plain = Runner(compile_game(ROOT / "games" / "prokhorovka"))
+    assert not plain.game.dice_pool.breakdown

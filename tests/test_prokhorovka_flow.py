@@ -546,7 +546,7 @@ def test_check_refuses_a_face_down_it_does_not_know(tmp_path):
 # ------------------------------------------------------------------ optional rules (19.0)
 
 def test_the_optional_rules_are_variants_that_play_to_the_end():
-    for variant in ("extended", "xxiv-corps", "more-5ga", "blind-equipment"):
+    for variant in ("extended", "xxiv-corps", "more-5ga", "breakdown", "blind-equipment"):
         g = compile_game(GAMES / "prokhorovka", variants=[variant])
         r = Runner(g)
         bot = GreedyBot(2)

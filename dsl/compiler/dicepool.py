@@ -217,6 +217,20 @@ class DicePoolMixin:
         r = b.one("retreat")
         if r is not None and r.args and r.args[0].text != "halves-losses":
             ctx.error("value", f"retreat is 'halves-losses', not '{r.args[0].text}'", r.args[0].span)
+        breakdown = []
+        for e in b.all("breakdown"):  # 19.5: breakdown sp-at side german on 1
+            words = [a.text for a in e.args]
+            cut = min((words.index(w) for w in ("side", "on") if w in words), default=len(words))
+            side, n = "", None
+            if "side" in words and words.index("side") + 1 < len(words):
+                side = ctx.ref("side", e.args[words.index("side") + 1]) or ""
+            if "on" in words and words.index("on") + 1 < len(words):
+                n = ctx.int_(e.args[words.index("on") + 1], "the breakdown's die", 1, 99)
+            if not cut or n is None:
+                ctx.error("arguments", "breakdown takes the counters, optionally their side, and the die that "
+                          "breaks them down", e.span, "write: breakdown sp-at side german on 1")
+                continue
+            breakdown.append((self.selectors(e.args[:cut], classes), side, n))
         air = self._air(b, classes, factor, column, chosen, hit_cell)
         self.fx.battle_steps = tuple(s.id for s in steps) + ((air.id,) if air else ())
         self.fx.factors = factors
@@ -230,7 +244,7 @@ class DicePoolMixin:
         return D.DicePoolRules(die, support, tuple(sides.get("support-from:pools", ())),
                                tuple(sides.get("support-to:pools", ())), first, superior, level, tuple(steps),
                                weapons, fire, armour, tuple(exclude), tuple(rounds), tuple(cells), r is not None,
-                               where(st), position, tuple(uses), rerolls, ranged, air, active)
+                               where(st), position, tuple(uses), rerolls, ranged, air, active, tuple(breakdown))
 
     def _air(self, b: Body, classes, factor, column, chosen, hit_cell) -> D.AirRules | None:
         """``air NAME "title" { aircraft SEL; anti-air FACTOR; anti-aircraft SEL; hit defender N;

@@ -20,22 +20,27 @@ How it decides (one search per decision, nothing kept between decisions):
   often as it comes up, as OpenSpiel's ``mcts.py`` samples chance outcomes.
 - **Large action lists.**  A Smolensk movement decision offers thousands of
   moves.  Each node ranks its legal actions with a cheap prior (the greedy
-  bot's own choice first; then moves by their progress toward the side's
-  objectives and staying in supply, attacks by their odds), keeps the best
-  ``width`` of them (at most ``per_unit`` destinations for any one unit, and
-  always "done"), and selects among them with PUCT (AlphaZero's prior-
+  bot's own choice first, with ``trust`` of the prior whatever the others
+  score; then moves by their progress toward the side's objectives and
+  staying in supply, attacks by their odds), keeps the best ``width`` of
+  them (at most ``per_unit`` destinations for any one unit, and always
+  "done" and the greedy bot's choice: an attack set-up move gains few hexes
+  and used to fall past the width, so the search never weighed the answer
+  it improves on), and selects among them with PUCT (AlphaZero's prior-
   weighted UCB), so a few iterations look at sensible moves.
 - **Evaluation.**  A new node is scored after a greedy playout: the greedy
-  bot plays on for both sides until the phasing side's turn (or activation)
-  is over (``replies``: how many changes of the phasing side to play
-  through; at most ``horizon`` decisions), with the iteration's generator,
+  bot plays on for both sides until the activation (a chit drawn from the
+  cup) or player turn in which the answer was given is over (``replies``:
+  how many such ends to play through; at most ``horizon`` decisions), the
+  same end for every answer (one that ends a segment is not scored after
+  the next chit's activation as well), with the iteration's generator,
   because a move's worth often shows only after the combat it prepares (in
   Barbarossa an attack is a move into an enemy hex, a battle only once every
   attacker is in).  Where the playout stops, a heuristic read from the
   game's declarations scores it: the VP the victory rules' ``at end``
   awards would give if the game ended now, and who their ``win`` rules
-  would name; material (the printed factors of each side's units on the
-  map); the share of each side's units in supply; and how close each side's
+  would name; material (the printed factors of the side's units on the
+  map against the strongest other side's); the share of each side's units in supply; and how close each side's
   units stand to the places its victory expressions name
   (runtime.objectives) that it does not hold yet.  A finished game scores
   its result.
@@ -156,7 +161,6 @@ def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
         count[u.side] += 1
         if s.result is None and u.hex in lines[u.side]:
             supplied[u.side] += 1
-    total = sum(material.values()) or 1.0
     out = {}
     for side in sides:
         others = [x for x in sides if x != side]
@@ -165,9 +169,14 @@ def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
         if s.result is not None:
             out[side] = 0.8 * won + 0.2 * math.tanh(lead / values.vp_scale)
             continue
-        share = material[side] / total - 1 / len(sides)
+        # material: the side's printed strength on the map against the
+        # strongest other's, in [-1, 1] (a share of the whole would move by
+        # half as much, and drown in the VP terms: attacks that destroy
+        # units were not worth their risk)
+        rival = max((material[x] for x in others), default=0.0)
+        share = (material[side] - rival) / ((material[side] + rival) or 1.0)
         in_supply = supplied[side] / count[side] if count[side] else 0.0
-        out[side] = (0.35 * won + 0.35 * math.tanh(lead / values.vp_scale) + 0.15 * share
+        out[side] = (0.3 * won + 0.3 * math.tanh(lead / values.vp_scale) + 0.25 * share
                      + 0.05 * in_supply + 0.10 * _closeness(values, s, side))
     return out
 
@@ -226,7 +235,7 @@ class SearchBot:
     budgeted = True  # takes search:ITERATIONS and --think SECONDS
 
     def __init__(self, seed: int = 0, budget: str = "", think: float | None = None, *,
-                 width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 1.5, samples: int = 4,
+                 width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 0.1, samples: int = 4,
                  horizon: int = 150, margin: float = 0.0, replies: int = 1):
         from .bots import GreedyBot  # the prior's first guess (bots imports this module)
         if budget and not budget.isdigit():
@@ -260,18 +269,29 @@ class SearchBot:
             root = self._search(runner, values, view, side, acts, rng, self.iterations, self.think)
             return self._final(root, side).action
         # the view hides something: one tree per sample of it, the answers' visits added up
+        # (the answers' visits and values added up over the trees, and the
+        # greedy bot's answer standing as in one tree: ``_final``)
         k = self.samples
-        visits: dict = {}
+        merged: dict = {}
+        pick = None
         for _ in range(k):
             sample = fill(runner.game, view, rng)
             root = self._search(runner, values, sample, side, acts, rng,
                                 max(1, self.iterations // k) if self.iterations else 0,
                                 self.think / k if self.think else None)
+            pick = pick if pick is not None else root.pick
             for e in root.edges:
-                n, prior = visits.get(e.action, (0, 0.0))
-                visits[e.action] = (n + e.n, max(prior, e.prior))
+                m = merged.setdefault(e.action, Edge(e.action, 0.0))
+                m.prior = max(m.prior, e.prior)
+                m.n += e.n
+                m.dead = m.dead or e.dead
+                for s, v in e.w.items():
+                    m.w[s] = m.w.get(s, 0.0) + v
         order = {a: i for i, a in enumerate(acts)}
-        return max(visits, key=lambda a: (visits[a][0], visits[a][1], -order.get(a, 0)))
+        whole = Node(view, side, {})
+        whole.edges = sorted(merged.values(), key=lambda e: order.get(e.action, len(order)))
+        whole.pick = pick
+        return self._final(whole, side).action
 
     def _search(self, runner: Runner, values: Values, view: GameState, side: str, acts, rng: random.Random,
                 iterations: int, think: float | None) -> Node:
@@ -305,9 +325,9 @@ class SearchBot:
         edges = root.edges
         best = edges[max(range(len(edges)), key=lambda k: (edges[k].n, edges[k].prior, -k))]
         base = next((e for e in edges if e.action == root.pick and not e.dead), None)
-        if base is None or base is best or base.n == 0:
+        if base is None or base is best:
             return best
-        if best.n < 2:  # one playout is one roll of the dice
+        if base.n == 0 or best.n < 2:  # nothing against greedy's; one playout is one roll of the dice
             return base
         mean = lambda e: e.w.get(side, 0.0) / e.n  # noqa: E731
         return best if mean(best) > mean(base) + self.margin else base
@@ -363,7 +383,7 @@ class SearchBot:
                 key = _outcome(before, after) if edge.chance else None
                 child = edge.kids.get(key)
                 if child is None:
-                    child = Node(after, runner.to_move(after), self._leaf_value(runner, values, after))
+                    child = Node(after, runner.to_move(after), self._leaf_value(runner, values, after, s))
                     edge.kids[key] = child
                     value = child.value
                     child.n += 1
@@ -379,20 +399,25 @@ class SearchBot:
         if not path:
             root.n += 1
 
-    def _leaf_value(self, runner: Runner, values: Values, s: GameState) -> dict[str, float]:
-        """A new node's value: the greedy bot plays on for both sides to the
-        end of the phasing side's turn and the enemy's reply (the end of
-        the next activation or player turn of the other side; at most
-        ``horizon`` decisions), with the iteration's generator, and the
+    def _leaf_value(self, runner: Runner, values: Values, s: GameState, before: GameState) -> dict[str, float]:
+        """A new node's value: the greedy bot plays on for both sides, with
+        the iteration's generator, to the end of the activation (a chit
+        drawn from the cup) or player turn in which the answer was given
+        (``before``: the state it was given in; ``replies``: how many such
+        ends to play through; at most ``horizon`` decisions), and the
         heuristic scores where that ends.  A move's worth often shows only
         after the combat it prepares (an attack by moving in is a battle
-        only once every attacker is in) and the reply it invites."""
+        only once every attacker is in).  Every answer is played to the
+        same end: an answer that ends a segment is not scored after more
+        play (the next chit's activation, a luck of the draw) than one
+        that does not."""
         if self.horizon <= 0 or s.result is not None:
             return evaluate(runner, values, s)
-        active, changes = s.active, 0
+        key, changes = (before.active, len(before.cup)), 0
         for _ in range(self.horizon):
-            if s.active != active:
-                active, changes = s.active, changes + 1
+            now = (s.active, len(s.cup))
+            if now != key:
+                key, changes = now, changes + 1
             if s.result is not None or changes == self.replies:
                 break
             try:
@@ -439,7 +464,7 @@ class SearchBot:
         attacks = [(i, a) for i, a in enumerate(acts) if isinstance(a, Attack)]
         if attacks:
             self._score_attacks(runner, s, attacks, scores)
-        ranked = sorted(range(len(acts)), key=lambda i: (-(scores.get(i, 0.0) + (self.trust if acts[i] == pick else 0.0)), i))
+        ranked = sorted(range(len(acts)), key=lambda i: (acts[i] != pick, -scores.get(i, 0.0), i))
         keep, per = [], {}
         for i in ranked:
             a = acts[i]
@@ -450,12 +475,22 @@ class SearchBot:
             keep.append(i)
             if len(keep) >= self.width:
                 break
-        for i, a in enumerate(acts):  # ending the segment is always an answer worth weighing
-            if isinstance(a, Done) and i not in keep:
+        for i, a in enumerate(acts):
+            # ending the segment is always an answer worth weighing, and so is
+            # the greedy bot's (an attack set-up it chose can score below the
+            # width: the search must never lose the answer it improves on)
+            if (isinstance(a, Done) or a == pick) and i not in keep:
                 keep.append(i)
-        raw = [math.exp(scores.get(i, 0.0) + (self.trust if acts[i] == pick else 0.0)) for i in keep]
-        total = sum(raw)
-        return [Edge(acts[i], r / total) for i, r in zip(keep, raw)]
+        # the greedy bot's answer takes ``trust`` of the prior whatever the
+        # others score (their scores grow with the hexes a move gains, which
+        # would drown it); the others share the rest by their scores
+        others = [i for i in keep if acts[i] != pick]
+        top = max((scores.get(i, 0.0) for i in others), default=0.0)
+        raw = {i: math.exp(scores.get(i, 0.0) - top) for i in others}
+        total = sum(raw.values())
+        share = self.trust if len(others) < len(keep) else 0.0
+        rest = (1.0 - share) if others else 0.0
+        return [Edge(acts[i], share if acts[i] == pick else rest * raw[i] / total) for i in keep]
 
     def _distances(self, runner: Runner, targets: tuple[Hex, ...]) -> dict[Hex, int]:
         d = self._dist.get(targets)

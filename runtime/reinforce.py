@@ -174,7 +174,9 @@ class Reinforcements:
         hex, beside one outside enemy ZOC), within the ``per-hq`` limit."""
         g, rules, st = self.game, self.game.reinforcements, s.step
         side = s.units[uid].side
-        base = [h for h in self.entry_hexes(s, side, st.get("area", "")) if self._fits(s, h)]
+        # every stacking rule, for this unit: an HQ beside two units, no second HQ, no
+        # second unit of a ``limit`` kind (AVD 2 b, d: no two brown units, on entry too)
+        base = [h for h in self.entry_hexes(s, side, st.get("area", "")) if not stacking_bars(g, s, h, uid)]
         if not rules.at:
             return base
         ok = set(base)

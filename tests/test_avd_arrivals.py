@@ -137,10 +137,11 @@ def test_escaped_soviet_units_enter_after_the_germans_where_bought_units_go_at_n
     t.step = dict(t.step, units=["24RD"], points=points, per_hq={}, area="")
     assert {a for a in acts if a.startswith("place 24RD")} == \
         {f"place 24RD {runner.board.hex_id(h)}" for h in runner.placement_hexes(t, "24RD")}   # 5 e's hexes
-    assert "place 24RD 2010" in acts                                     # a supplied star with a chit
-    s = runner.apply(s, "place 24RD 2010")
-    assert s.units["24RD"].hex == game.map.grid.parse_id("2010")
-    assert {"turn": 2, "enters": "24RD", "at": "2010", "arrival": "minsk-escapees"} in s.log
+    assert "place 24RD 3810" in acts                                     # a supplied star with a chit
+    assert "place 24RD 2010" not in acts                                 # (28RD is brown too: 堆叠 2 b, d)
+    s = runner.apply(s, "place 24RD 3810")
+    assert s.units["24RD"].hex == game.map.grid.parse_id("3810")
+    assert {"turn": 2, "enters": "24RD", "at": "3810", "arrival": "minsk-escapees"} in s.log
     s = runner.apply(s, "done")                                         # 2RD waits for the next chit
     assert s.units["2RD"].box == "pool:minsk-escaped"
 

@@ -462,8 +462,8 @@ def test_soviet_points_buy_units_for_1_hqs_for_2_and_chits_for_1(runner, game):
     assert "choose 13A" in acts and "choose Tim" not in acts            # Timoshenko is not on the map
     s = runner.apply(s, "choose 13A")
     assert s.step["points"] == 3 and s.cup.count("13A") == 1
-    s = runner.apply(s, "place 19A 2010")                                # an HQ on a star hex with a VP chit
-    assert s.step["points"] == 1 and s.units["19A"].hex == game.map.grid.parse_id("2010")
+    s = runner.apply(s, "place 19A 3810")                                # an HQ on a star hex with a VP chit
+    assert s.step["points"] == 1 and s.units["19A"].hex == game.map.grid.parse_id("3810")
     s = runner.apply(s, "place 50RD 2515")                               # beside 20A (2515)
     assert s.step["points"] == 0                                          # only the free units are left to place
     assert {a.unit for a in runner.legal_actions(s) if hasattr(a, "unit")} <= {"101TD", "107TD", "1MRD", "PVO2", "PVO3"}
@@ -486,11 +486,24 @@ def test_where_bought_units_may_be_placed(runner, game):
     s = to_soviet_purchase(runner, turn=2)
     ids = lambda uid: {runner.board.hex_id(h) for h in runner.placement_hexes(s, uid)}  # noqa: E731
     hq_hexes = ids("19A")
-    assert hq_hexes <= {"2010", "3810"} and "2010" in hq_hexes          # HQs: star hexes holding a VP chit
-    assert ids("PVO2") == hq_hexes                                       # PVO too
+    assert hq_hexes == {"3810"}                      # HQs: star hexes holding a VP chit (2010 holds 16A: below)
+    assert ids("PVO2") <= {"2010", "3810"}           # PVO too
     rifle = ids("50RD")
     assert "2515" in rifle and "2514" in rifle                           # 20A's hex and a hex beside it
-    assert "2010" in rifle
+
+
+def test_bought_and_escaped_units_are_placed_within_the_stacking_limits(runner, game):
+    """堆叠 2 a: "每格最多 2 格部队 1 个 HQ"; b: "任意 2 个褐色部队不能互相堆叠"; d: "在增援进场移动时
+    必须遵循限制". The star hex 2010 holds the HQ 16A and the brown 28RD."""
+    s = to_soviet_purchase(runner, turn=2)
+    ids = lambda uid: {runner.board.hex_id(h) for h in runner.placement_hexes(s, uid)}  # noqa: E731
+    assert "2010" not in ids("19A")                  # a second HQ
+    assert "2010" not in ids("50RD") and "2011" not in ids("50RD")   # a second brown unit (28RD, 38RD)
+    assert "2010" in ids("101TD")                    # a red (elite) unit may join 28RD
+    acts = {str(a) for a in runner.legal_actions(s)}
+    assert "place 50RD 2010" not in acts and "place 19A 2010" not in acts and "place 101TD 2010" in acts
+    s = runner.apply(s, "place 101TD 2010")          # now two units: no third
+    assert "2010" not in ids("PVO2")
 
 
 def test_one_star_unit_per_hq(runner, game):

@@ -694,6 +694,9 @@ class CombatRules:
     # units that never take a step loss from a combat result: the others take them (AVD 5 f: losses are
     # combat strength, which an HQ has none of; 5 f iv: an HQ the losses leave alone is displaced)
     no_losses: frozenset[str] = frozenset()
+    # units that cannot be attacked: a hex holding only such units is the target of no attack and no
+    # fire attack (AVD 攻击 1 a: "不能攻击敌方 HQ"; a lone HQ is overrun by a move instead, 移动 4 e)
+    not_attacked: frozenset[str] = frozenset()
 
     def limit_for(self, side: str) -> HexsideLimit | None:
         return next((x for x in self.limits if x.side == side), None)

@@ -124,6 +124,7 @@ def test_motorized_units_advance_two_hexes_others_one_pvo_none(game):
 @pytest.mark.parametrize("old,new,message", [
     ("  stand pvo ", "  stand pv0 ", "'pv0' is not a unit class, class flag"),
     ("  no-losses hq\n", "  no-losses hqs\n", "'hqs' is not a unit class"),
+    ("  not-attacked hq\n", "  not-attacked hqs\n", "'hqs' is not a unit class"),
     ("  zoc-free-with-friends panzer ", "  zoc-free-with-friends panzr ", "'panzr' is not a unit class"),
     ("  enemy-zoc lose-step\n", "  enemy-zoc allowed\n", "zoc-free-with-friends is not read when enemy-zoc is allowed"),
     ("  first-hex-across major-river", "  first-hex-across major-rivr", "major-rivr"),
@@ -282,6 +283,34 @@ def test_an_hq_in_a_defending_stack_takes_no_step_loss(game):
                                                                                       LoseStep("1MRD")}
     with pytest.raises(Exception, match="soviet must lose a step from one of 28RD, 1MRD"):
         runner.engine.apply(s, "lose 13A")
+
+
+def test_a_lone_hq_cannot_be_attacked_nor_fired_on_but_its_stack_can(game):
+    """攻击 1 a: "不能攻击敌方 HQ": a hex holding only an HQ is no target of an attack (nor of the ART, the
+    rocket or the bomber); a stack holding an HQ and a combat unit is attacked as usual (1 b)."""
+    from runtime.combat.fire import fire_odds
+    from runtime.combat.odds import combat_odds
+    runner = Runner(game)
+    s = empty_board(runner)
+    P = game.map.grid.parse_id
+    s.place("13A", P("2514"))
+    s.place("4Pz", P("2614"))
+    s.place("28RD", P("2615"))
+    for u in ("4Pz", "28RD"):
+        s.activated.add(u)
+    rep = combat_odds(game, runner.board, s, ["4Pz"], P("2514"), env=runner.env)
+    assert not rep.legal and "2514 holds only 13A, which cannot be attacked" in rep.errors
+    assert not fire_odds(game, runner.board, s, "bomber", P("2514"), runner.env).legal
+    assert not fire_odds(game, runner.board, s, "artillery", P("2614"), runner.env).errors  # (a German unit: yes)
+    s.active, s.phase = "german", "combat"
+    assert all(getattr(a, "target", "") != "2514" for a in runner.engine._attack_actions(s))
+    s.place("4Pz", P("2714"))                            # a German HQ alone is not a target of the ART either
+    s.place("2PzG", P("2614"))
+    assert "2614 holds only 2PzG, which cannot be attacked" in \
+        fire_odds(game, runner.board, s, "artillery", P("2614"), runner.env).errors
+    s.place("1MRD", P("2514"))                           # with a combat unit the stack defends (the HQ adds nothing)
+    rep = combat_odds(game, runner.board, s, ["4Pz"], P("2514"), env=runner.env)
+    assert rep.legal or not any("cannot be attacked" in e for e in rep.errors)
 
 
 def test_losses_an_hqs_stack_mates_cannot_take_are_lost_and_the_hq_is_displaced(game):

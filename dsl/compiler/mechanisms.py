@@ -586,6 +586,12 @@ class MechanismsMixin:
             if nl and proc != "odds":
                 ctx.error("value", "no-losses names units that take no step loss from a CRT result: the "
                           f"{proc} procedure assigns its losses otherwise", nl.span)
-            result = D.CombatRules(proc, crt, attack, tuple(limits), factor, db is not None, where(st), no_losses)
+            na = b.one("not-attacked", (1, 9))
+            not_attacked = self.selectors(na.args, classes) if na else frozenset()
+            if na and proc != "odds":
+                ctx.error("value", "not-attacked names units a CRT attack or a fire attack may not target: the "
+                          f"{proc} procedure chooses its targets otherwise", na.span)
+            result = D.CombatRules(proc, crt, attack, tuple(limits), factor, db is not None, where(st), no_losses,
+                                   not_attacked)
             b.finish()
         return result

@@ -27,7 +27,7 @@ from ..definition import FireAttack, GameDefinition
 from ..hexes import Hex
 from ..state import GameState
 from .modifiers import Env, combat_names, plain_env, whole_modifiers
-from .odds import (OddsReport, _name, _prohibited, defence_strength, die_for, die_named, fixed_column,
+from .odds import (OddsReport, _name, _prohibited, defence_strength, die_for, die_named, fixed_column, not_attacked,
                    probabilities, resolve, round_value, terrain_shift_parts)
 
 
@@ -86,6 +86,8 @@ def fire_odds(game: GameDefinition, board: Board, state: GameState, fire: str, t
         errors.append(f"there are no units in {tid} to fire on")
     elif defenders[0].side == fa.side:
         errors.append(f"{tid} holds {fa.side}'s own units")
+    elif why := not_attacked(game, tid, defenders):
+        errors.append(why)
     else:
         for t in (board.terrain(target), *board.features(target)):
             if _prohibited(game.chart.effects.get(t)):

@@ -500,6 +500,17 @@ def _modified(parts: list[tuple[str, Fraction, str]], mods: dict[str, list[tuple
     return out
 
 
+def not_attacked(game: GameDefinition, tid: str, defenders: list) -> str:
+    """Why no attack may target a hex whose units are all of the kinds the
+    combat rules say cannot be attacked (``combat { not-attacked ... }``: AVD
+    攻击 1 a, HQs), or ""."""
+    spared = game.combat.not_attacked
+    if not spared or not defenders or not all(game.matches(u.id, spared) for u in defenders):
+        return ""
+    names = ", ".join(u.id for u in defenders)
+    return f"{tid} holds only {names}, which cannot be attacked"
+
+
 def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
                 extra_shift: int = 0, crt: str | None = None,
                 env: Callable[[GameState], Env] | None = None,
@@ -531,6 +542,8 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
         errors.append(f"there are no units in {tid} to attack")
     elif defenders and att_side and defenders[0].side == att_side:
         errors.append(f"{tid} holds friendly units, not enemy ones")
+    elif why := not_attacked(game, tid, defenders):
+        errors.append(why)
     if target in board:
         for t in (board.terrain(target), *board.features(target)):
             if _prohibited(chart.get(t)):

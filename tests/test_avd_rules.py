@@ -154,6 +154,21 @@ def test_the_pocket_ends_when_the_reinforcements_chit_is_drawn_on_turn_4(runner,
     assert not any(e.get("table") == "minsk-escape" for e in s.log)   # no escape roll
 
 
+def test_the_plus_1_drm_lasts_into_turn_4_until_the_reinforcements_chit(runner):
+    """5 h v: the Soviets get +1 DRM "直到下次'增援阶段'为止"; turn 4's special event (Minsk Pocket ends)
+    does not remove it: the pocket ends when the Reinforcements chit is drawn (the Escape Table's note)."""
+    s = runner.new_game(seed=4)
+    m = runner.new_marker("minsk-drm", None, "", None)
+    runner.place_marker_at(m, "minsk-pocket")
+    s.markers.append(m)
+    s.turn = 4
+    drm = lambda: runner.env(s)[1]["marker-at"]("minsk-pocket", "minsk-drm")  # noqa: E731
+    runner.run_effects(s, "event:minsk-ends", "Minsk Pocket ends")
+    assert drm()                                                      # Soviet attacks before the chit: +1
+    runner.run_effects(s, "chit:Reinf", "Reinforcements drawn")
+    assert not drm()
+
+
 # ------------------------------------------------------------------ victory
 
 def end_with(runner, s, directive: str, chose_moscow: bool = False, box: int = 0, held: int = 0,

@@ -484,6 +484,19 @@ def test_soviet_points_buy_units_for_1_hqs_for_2_and_chits_for_1(runner, game):
     assert {a.unit for a in runner.legal_actions(s) if hasattr(a, "unit")} <= {"101TD", "107TD", "1MRD", "PVO2", "PVO3"}
 
 
+def test_a_reserve_armys_hq_bought_onto_the_map_has_its_chit(full_game):
+    """指挥旗选择 2: "如果对应的 HQ 还在地图上, 则该指挥旗'可用'"; 增援 5 d iii: 1 point puts the chit of an
+    HQ on the map into the cup. The Reserve Front's HQs (24A-32A, "R") start in the Soviet Reserve Box."""
+    r = Runner(full_game)
+    s = r.new_game(seed=1)
+    reserve_hqs = {"24A", "28A", "29A", "30A", "31A", "32A"}
+    assert {s.units[h].box for h in reserve_hqs} == {"pool:reserve"}
+    assert not reserve_hqs & set(r._available_chits(s, "soviet")) and not reserve_hqs & set(r.buyable_chits(s, "soviet"))
+    s.place("24A", s.units["16A"].hex)                    # bought onto a star hex
+    assert "24A" in r._available_chits(s, "soviet") and "24A" in r.buyable_chits(s, "soviet")
+    assert "28A" not in r._available_chits(s, "soviet")
+
+
 def test_a_unit_bought_onto_an_empty_star_hex_draws_a_victory_chit(runner, game):
     """5 e ii 3 c: "如果是空的'五星'格, 苏军玩家就从胜分池内抽一个 VP 面朝上放在对应格内" (20A stands on
     Yelnya, 2515, an empty star hex of the stand-in map)."""

@@ -378,7 +378,9 @@ def needs_sample(view: GameState) -> bool:
     if unseen_values(view) or view.observed.get("places"):
         return True
     return UNKNOWN in view.cup or any(UNKNOWN in h for h in view.hands.values()) or \
-        any(isinstance(v, list) and UNKNOWN in v for k, v in view.step.items() if k in SECRET_KEYS)
+        any(isinstance(v, list) and UNKNOWN in v for k, v in view.step.items() if k in SECRET_KEYS) or \
+        any(p.get("kind") == "dice-pool" and any(UNKNOWN in v for v in p.get("chits", {}).values())
+            for p in view.pending)
 
 
 def chit_bags(game: GameDefinition, view: GameState, side: str,
@@ -522,7 +524,8 @@ def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> Ga
 def _deal_battle_chits(game: GameDefinition, s: GameState, p: dict, rng: random.Random) -> dict:
     """A dice-pool battle's support chits allocated face down (9.2(2)2), as
     many as the view shows, drawn from the chits the sample holds in their
-    side's support pool (where they wait until the dice), aircraft apart."""
+    side's support pool (where they wait until the dice): aircraft last, and
+    fewer where the pool holds too few."""
     if p.get("kind") != "dice-pool" or not any(UNKNOWN in v for v in p.get("chits", {}).values()):
         return p
     rules = game.dice_pool
@@ -530,8 +533,8 @@ def _deal_battle_chits(game: GameDefinition, s: GameState, p: dict, rng: random.
     chits = {}
     for side, used in p["chits"].items():
         pools = {f"pool:{pid}" for pid in rules.support_from if game.pools[pid].side == side}
-        free = sorted(u.id for u in s.units.values() if u.box in pools and u.hex is None and u.id not in used
-                      and not (air and game.matches(u.id, air)))
+        free = sorted(u.id for u in s.units.values() if u.box in pools and u.hex is None and u.id not in used)
         rng.shuffle(free)
-        chits[side] = [c if c != UNKNOWN else (free.pop() if free else c) for c in used]
+        free.sort(key=lambda c: bool(air and game.matches(c, air)), reverse=True)  # aircraft only if need be
+        chits[side] = [c if c != UNKNOWN else free.pop() for c in used if c != UNKNOWN or free]
     return dict(p, chits=chits)

@@ -475,7 +475,7 @@ def test_a_sample_of_the_germans_view_deals_the_soviet_chits_allocated_face_down
     which; a sample of their view (the bots' look-ahead) puts that many of
     the Soviet support pool's chits into the battle, so a search can play it
     out."""
-    from runtime.observe import UNKNOWN, determinise, observe
+    from runtime.observe import UNKNOWN, determinise, needs_sample, observe
     runner, s, _ = _battle()
     eng = runner.engine
     for c, pool in (("SArty1", "soviet-support"), ("SMelee", "soviet-support"), ("Mines", "soviet-support"),
@@ -487,7 +487,7 @@ def test_a_sample_of_the_germans_view_deals_the_soviet_chits_allocated_face_down
     s = eng.apply(s, "use Mines")
     s = eng.apply(s, "done")  # the Germans allocate now
     view = observe(runner.game, s, "german")
-    assert view.pending[0]["chits"]["soviet"] == [UNKNOWN, UNKNOWN]
+    assert view.pending[0]["chits"]["soviet"] == [UNKNOWN, UNKNOWN] and needs_sample(view)
     for seed in range(5):
         sample = determinise(runner.game, view, random.Random(seed))
         dealt = sample.pending[0]["chits"]["soviet"]
@@ -529,3 +529,33 @@ def test_19_5_german_tank_destroyers_break_down_on_a_1_when_they_take_part():
     assert seen["broke"] and seen["ran"]
     plain = Runner(compile_game(ROOT / "games" / "prokhorovka"))
     assert not plain.game.dice_pool.breakdown
+
+
+def test_the_search_bot_looks_ahead_through_a_battle_with_face_down_chits():
+    """The search bot's look-ahead plays a dice-pool battle from samples of
+    its view, the other side's face-down chits dealt (it crashed on '?')."""
+    from runtime.bots import make_bot
+    runner, s, _ = _battle()
+    eng = runner.engine
+    for c, pool in (("SArty1", "soviet-support"), ("SMelee", "soviet-support"), ("SCmdr", "soviet-support"),
+                    ("La5-1", "soviet-support"), ("GArty1", "german-support"), ("GEng", "german-support")):
+        s.place(c, None, f"pool:{pool}")
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+    s = eng.apply(s, "attack 0609 with 167ID,LAH")
+    s = eng.apply(s, "use SMelee")
+    s = eng.apply(s, "use SCmdr")
+    s = eng.apply(s, "done")
+    a = make_bot("search:8", 1).choose(runner, s)
+    assert a in runner.legal_actions(s)
+
+
+def test_a_sample_deals_aircraft_or_fewer_chits_when_its_pool_holds_too_few():
+    from runtime.observe import UNKNOWN, _deal_battle_chits
+    runner, s, _ = _battle()
+    for c in ("SArty1", "La5-1"):
+        s.place(c, None, "pool:soviet-support")
+    p = {"kind": "dice-pool", "chits": {"soviet": [UNKNOWN, UNKNOWN]}}
+    dealt = _deal_battle_chits(runner.game, s, p, random.Random(1))["chits"]["soviet"]
+    assert sorted(dealt) == ["La5-1", "SArty1"]
+    s.place("La5-1", None, "pool:soviet-support-cup")
+    assert _deal_battle_chits(runner.game, s, p, random.Random(1))["chits"]["soviet"] == ["SArty1"]

@@ -1024,7 +1024,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
                 o.attackers.addItem(it)
         legal = shown is not None and not fighting and Attack(shown[1], tuple(self.attackers)) in self.legal()
         o.roll.setEnabled(legal and self.human_to_move())
-        o.roll.setText(f"Fight the battle in {shown[1]}" if legal else "Fight")
+        verb = "Declare the attack on" if self.game.dice_pool.order_battles else "Fight the battle in"
+        o.roll.setText(f"{verb} {shown[1]}" if legal else verb.split()[0])
         o.clear.setEnabled(self.target is not None)
         if shown is None:
             o.report.setHtml("<p>Click an enemy hex to see the dice pools and the chance of winning a battle there.</p>"

@@ -263,6 +263,13 @@ def prompt(runner: Runner, s: GameState) -> str:
             return f"{who}'s combat: no battle is left. End combat goes on."
         return f"{who} fights every battle (outlined in red: where {who}'s units moved in with enemy units): " \
                "click one or pick it in the list to see the firepower, then Fight."
+    if k == "combat" and runner.game.dice_pool is not None and runner.game.dice_pool.order_battles:
+        sup = side_title(runner, runner.game.dice_pool.superior)
+        declared = ", ".join(h for h, _ in s.step.get("declared", []))
+        return f"{who} declares attacks: click an enemy hex, adjust the attackers (their equipment comes with " \
+               f"them), check the dice pools and the chance to win, Declare. {done_label(s)} when every attack is " \
+               f"declared: {sup} then chooses the order of the battles (9.2(3))." + \
+               (f" Declared: {declared}." if declared else "")
     if k == "combat" and runner.game.dice_pool is not None:
         return f"{who} attacks: click an enemy hex, adjust the attackers (their equipment comes with them), check " \
                "the dice pools and the chance to win, Fight. Done ends combat."
@@ -328,6 +335,9 @@ def movement_prompt(runner: Runner, s: GameState, who: str) -> str:
 def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
     """The decisions of a dice-pool battle: support chits, pairs, retreat."""
     p = s.pending[0]
+    if p["stage"] == "order":
+        return f"Every attack is declared: {who} chooses the battle fought next (listed below, with the " \
+               "attacker's chance to win it as the battle stands now, before any support chit)."
     where = f"Battle in {p['hex']}"
     if p["stage"] == "support":
         n = runner.game.dice_pool.support
@@ -362,6 +372,9 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
 def battle_prompt(runner: Runner, s: GameState, who: str) -> str:
     """The decision of a firepower battle: options, absorbing firepower, retreats."""
     p = s.pending[0]
+    if p["stage"] == "order":
+        return f"Every attack is declared: {who} chooses the battle fought next (listed below; the Combat panel " \
+               "shows a battle's odds when its hex is clicked)."
     where = f"Battle in {p['hex']}"
     if p["stage"] == "options":
         role = "attacker" if p["side"] == p["attacker"] else "defender"
@@ -387,9 +400,11 @@ def done_label(s: GameState) -> str:
         return "No (more) options" if s.pending[0]["stage"] == "options" else "Done"
     if k == "dice-pool":
         stage = s.pending[0]["stage"]
-        return "No (more) support chits" if stage == "support" else "Done" if stage in ("cancel", "pairs") else \
+        return "No (more) support chits" if stage == "support" else "Done" if stage in ("cancel", "pairs", "order") else \
             "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
             else "Stop" if stage == "air-target" else "Retreat (halve the losses)"
+    if k == "combat" and s.step.get("declared"):
+        return "End combat: fight the declared battles"
     return {"declare": "No (more) options", "movement": "End movement", "combat": "End combat", "advance": "No (more) advance",
             "hold": "Retreat", "choose": "Stop choosing", "interrupt": "Pass", "place": "Stop placing",
             "activate": "Stop activating", "decide": "No", "rebuild": "Stop rebuilding",
@@ -542,6 +557,11 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         target = runner.board.parse(a.target)
         defenders = sorted(u.id for u in s.units_at(target) if u.side != s.active)
         return f"Fight the battle in {a.target}: {', '.join(a.attackers)} against {', '.join(defenders)}"
+    if isinstance(a, Attack) and s.pending and s.pending[0].get("stage") == "order":
+        att = s.pending[0]["attacker"]
+        chance = runner.engine.dicepool.side_chance(s, att, list(a.attackers), a.target)
+        return f"Fight the battle in {a.target} next ({', '.join(a.attackers)}; {side_title(runner, att)} " \
+               f"wins {chance * 100:.0f}%, a tie counted half)"
     if isinstance(a, Attack):
         return f"Attack {a.target} with {', '.join(a.attackers)}"
     if isinstance(a, Move):

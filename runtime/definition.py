@@ -1120,6 +1120,9 @@ class DicePoolRules:
     # ``breakdown SELECTORS [side SIDE] on N``: (selectors, side, n): each such counter that takes part in a
     # battle rolls the die when the battle is declared and leaves the game on N or less (Prokhorovka 19.5)
     breakdown: tuple[tuple[frozenset[str], str, int], ...] = ()
+    # ``order-battles``: an attack only declares its battle; once the attacker has declared every
+    # attack of the phase, the ``superior`` side fights them in the order it chooses (9.2(3), 11.0)
+    order_battles: bool = False
 
 
 # ---------------------------------------------------------------- the game

@@ -412,6 +412,11 @@ class Engine:
         elif isinstance(action, Done):
             if s.phase not in ("movement", "combat"):
                 raise IllegalActionError("there is no segment to end")
+            if s.phase == "combat" and self.dicepool is not None and s.step.get("declared"):
+                self.record(s, action)  # every attack is declared: the battles are fought (9.2(3))
+                self.dicepool.fight_declared(s)
+                self._settle(s)
+                return s
             if s.phase == "combat" and self.game.combat.procedure == "firepower" and self.battle_hexes(s):
                 raise IllegalActionError("every battle must be fought before the combat phase ends: "
                                          + ", ".join(self.board.hex_id(h) for h in self.battle_hexes(s)))
@@ -572,7 +577,10 @@ class Engine:
             raise IllegalActionError("a unit is named twice among the attackers")
         if self.dicepool is not None:
             check_attack(self, s, list(a.attackers), target)
-            self.dicepool.start(s, a)
+            if self.game.dice_pool.order_battles:
+                self.dicepool.declare(s, a)
+            else:
+                self.dicepool.start(s, a)
             return
         rep = combat_odds(self.game, self.board, s, list(a.attackers), target, env=self.env)
         if rep.errors:

@@ -68,6 +68,7 @@ def _attack(runner, s, pools=(), attack=("LAH+Tiger1@0504",), defend=("52G+T34-1
     attackers = [u for item in attack for u in [item.split("@")[0].split("+")[0]]]
     s.phase, s.active, s.step, s.activated, s.pending = "combat", active, {}, set(), []
     s = runner.engine.apply(s, f"attack {target} with {','.join(attackers)}")
+    s = runner.engine.apply(s, "done")   # every attack declared: the battle is fought (9.2(3))
     A.face_up(runner.game, s, [*attackers, *(u.id for u in s.units_at(runner.board.parse(target)))])
     return s
 

@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 from editor.document import GameDocument  # noqa: E402
 from editor.play import open_playtest  # noqa: E402
 from runtime import attachments as A  # noqa: E402
-from runtime.actions import Use  # noqa: E402
+from runtime.actions import Done, Use  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path("/tmp/hexforge-play-shots")
@@ -47,7 +47,8 @@ def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
         s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
         w.timeline._kept[w.timeline.end] = s
         w._click_combat(b.parse("0609"))
-        w.roll()   # Fight: no support chit to allocate (aircraft fly in the air combat); the Soviets fly nothing
+        w.roll()   # Declare the attack
+        w.act(Done())   # the battle is fought: no support chit to allocate (aircraft fly in the air combat); the Soviets fly nothing
         assert "air combat: German may fly a mission" in w.decision.prompt.text()
         assert _items(w) == ["Fly He111-1 (He 111): bombing (its dice as artillery; the hits neutralise tank weapons)",
                              "Fly Rudel (Ju 87 (Rudel)): bombing, 2 shots at enemy equipment"]
@@ -65,5 +66,43 @@ def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
         assert "Rudel (german): 1 damage on the track from the air (16.2)" in w.odds.report.toPlainText() or \
             any("missed" in e.get("step", "") for e in w.state.log[-3:])
         assert w.grab().save(str(SHOTS / "dicepool-air-target.png"))
+    finally:
+        doc.close()
+
+
+def test_the_germans_order_the_declared_battles_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """9.2(3): Declare, Declare, End combat: the Germans pick the battle fought next."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        b = w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0504"), ("52G", "0505"), ("167ID", "0610"), ("31TK", "0609")):
+            s.place(uid, b.parse(h))
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0505"))
+        assert w.odds.roll.text() == "Declare the attack on 0505"
+        w.roll()
+        w._click_combat(b.parse("0609"))
+        w.roll()
+        assert "German declares attacks" in w.decision.prompt.text() and "Declared: 0505, 0609." in \
+            w.decision.prompt.text()
+        w.act(Done())
+        assert "Every attack is declared: German chooses the battle fought next" in w.decision.prompt.text()
+        assert [x.split(";")[0] for x in _items(w)] == ["Fight the battle in 0505 next (LAH",
+                                                        "Fight the battle in 0609 next (167ID"]
+        assert "German wins" in _items(w)[0]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-order.png"))
     finally:
         doc.close()

@@ -14,7 +14,7 @@ pytest.importorskip("pytestqt")
 from editor.document import GameDocument  # noqa: E402
 from editor.play import open_playtest  # noqa: E402
 from runtime import attachments as A  # noqa: E402
-from runtime.actions import Use  # noqa: E402
+from runtime.actions import Done, Use  # noqa: E402
 from runtime.combat.dicepool.odds import battle_odds, pct  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,7 +97,8 @@ def test_the_combat_panel_shows_what_the_support_chits_do(qtbot, tmp_path, monke
         s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
         w.timeline._kept[w.timeline.end] = s
         w._click_combat(b.parse("0609"))
-        w.roll()   # Fight: the Soviets allocate first
+        w.roll()   # Declare the attack
+        w.act(Done())   # every attack declared: the battle is fought (9.2(3)); the Soviets allocate first
         assert "Soviet allocates support chits" in w.decision.prompt.text()
         w.act(Use("SMelee"))
         w.act(Use("Mines"))
@@ -142,7 +143,8 @@ def test_in_hotseat_the_germans_do_not_see_the_soviet_chits_before_they_are_turn
         w.timeline._kept[w.timeline.end] = s
         w.viewer = "german"
         w._click_combat(b.parse("0609"))
-        w.roll()   # Fight: the Soviets allocate first
+        w.roll()   # Declare the attack
+        w.act(Done())   # every attack declared: the battle is fought (9.2(3)); the Soviets allocate first
         if w.handover.isVisible():
             w.handover.go.click()
         assert w.viewing_side() == "soviet"
@@ -187,6 +189,7 @@ def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeyp
         w.timeline._kept[w.timeline.end] = s
         w._click_combat(b.parse("0609"))
         w.roll()
+        w.act(Done())   # every attack declared: the battle is fought (9.2(3))
         w.act(Use("SArty1"))
         w.act(Use("GCmdr1"))
         w.act(Use("Hummel1"))

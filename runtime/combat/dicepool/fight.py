@@ -209,17 +209,23 @@ class DicePoolBattles:
         return [Pair(a, b) for a in mine for b in theirs]
 
     # ------------------------------------------------------------ the engine's hooks
-    def start(self, s: GameState, a: Attack) -> None:
+    def start(self, s: GameState, a: Attack, declared: bool = False) -> None:
+        """The battle begins (``declared``: it was declared earlier, and the
+        superior side chose it now)."""
         target = self.e.hex(a.target)
         defender = s.units_at(target)[0].side
-        s.attacked.update(a.attackers)
-        s.attacked_hexes.add(target)
-        self.e.record(s, a)
+        if not declared:
+            s.attacked.update(a.attackers)
+            s.attacked_hexes.add(target)
+            self.e.record(s, a)
         p = {"kind": "dice-pool", "hex": a.target, "attackers": list(a.attackers), "attacker": s.active,
              "defender": defender, "stage": "support", "chits": {}, "pairs": [], "losses": {}, "retreat": [],
              "cancel": [], "neutral": [], "track": []}
         p["side"] = self.order(p)[0]
-        s.pending.append(p)
+        if declared:  # before the list of battles still to fight
+            s.pending.insert(0, p)
+        else:
+            s.pending.append(p)
         self.break_down(s, p)
 
     def break_down(self, s: GameState, p: dict) -> None:
@@ -241,7 +247,62 @@ class DicePoolBattles:
                 if broke:
                     A.detach(g, s, c, "removed", "broke down")
 
+    # ------------------------------------------------------------ the order of the battles (9.2(3))
+    def declare(self, s: GameState, a: Attack) -> None:
+        """``order-battles``: the attack is declared, to be fought once every
+        attack of the phase is (the attacker's ``done``)."""
+        s.attacked.update(a.attackers)
+        s.attacked_hexes.add(self.e.hex(a.target))
+        self.e.record(s, a)
+        s.step = dict(s.step, declared=[*s.step.get("declared", []), [a.target, list(a.attackers)]])
+        s.log.append({"turn": s.turn, "battle": a.target, "step": f"{s.active} declares an attack on {a.target} "
+                      f"with {', '.join(a.attackers)}: it is fought once every attack is declared (9.2(3))"})
+
+    def fight_declared(self, s: GameState) -> None:
+        """Every attack is declared: the superior side fights them in the order it chooses."""
+        battles = s.step.get("declared", [])
+        s.step = dict(s.step, declared=[])
+        s.pending.append({"kind": "dice-pool", "stage": "order", "side": self.rules.superior,
+                          "attacker": s.active, "battles": [[h, list(u)] for h, u in battles]})
+
+    def live(self, s: GameState, hid: str, attackers: list[str]) -> list[str]:
+        """The declared attackers that may still fight the battle in ``hid``
+        (on the map, next to it, the hex still holding the enemy); [] when the
+        battle is void."""
+        target = self.e.hex(hid)
+        there = s.units_at(target)
+        if not there or there[0].side == s.active:
+            return []
+        near = {n for n, _ in self.e.board.adj.get(target, ())}
+        return [u for u in attackers if s.units[u].hex is not None and s.units[u].hex in near]
+
+    def order_open(self, s: GameState, p: dict) -> list[Attack]:
+        return [Attack(h, tuple(self.live(s, h, u))) for h, u in p["battles"]]
+
+    def settle_order(self, s: GameState, p: dict) -> bool:
+        for h, u in list(p["battles"]):
+            if not self.live(s, h, u):
+                p["battles"].remove([h, u])
+                s.log.append({"turn": s.turn, "battle": h, "step": f"no battle in {h}: its defenders or attackers "
+                              "are gone"})
+        if not p["battles"]:
+            s.pending.pop(0)
+            s.phase = ""  # the combat segment is over
+            return True
+        if len(p["battles"]) == 1:
+            self.fight(s, p, self.order_open(s, p)[0])
+            return True
+        return False
+
+    def fight(self, s: GameState, p: dict, a: Attack) -> None:
+        p["battles"] = [x for x in p["battles"] if x[0] != a.target]
+        s.log.append({"turn": s.turn, "battle": a.target, "step": f"{p['side']} has the battle in {a.target} "
+                      "fought next (9.2(3))"})
+        self.start(s, a, declared=True)
+
     def actions(self, s: GameState, p: dict) -> list[Action]:
+        if p["stage"] == "order":
+            return list(self.order_open(s, p))
         if p["stage"] in AIR_STAGES:
             return self.air.actions(s, p)
         if p["stage"] == "support":
@@ -256,6 +317,8 @@ class DicePoolBattles:
         return []
 
     def why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
+        if p["stage"] == "order":
+            return f"{p['side']} chooses the battle fought next (9.2(3)): " + "; ".join(str(x) for x in legal)
         if p["stage"] in AIR_STAGES:
             return self.air.why(s, p, legal)
         if p["stage"] == "support":
@@ -273,6 +336,10 @@ class DicePoolBattles:
                f"'done' retreats one hex and loses {n // 2}"
 
     def answer(self, s: GameState, p: dict, a: Action) -> None:
+        if p["stage"] == "order":
+            self.e.record(s, a, side=p["side"])
+            self.fight(s, p, a)
+            return
         if p["stage"] in AIR_STAGES:
             self.e.record(s, a, side=p["side"])
             self.air.answer(s, p, a)
@@ -319,6 +386,8 @@ class DicePoolBattles:
 
     def settle(self, s: GameState, p: dict) -> bool:
         """Run the automatic stages; True when the entry moved on."""
+        if p["stage"] == "order":
+            return self.settle_order(s, p)
         if p["stage"] == "support":
             if not self.chits_open(s, p) and not self.ranged_open(s, p):
                 self._next_declarer(p, s)
@@ -424,6 +493,11 @@ class DicePoolBattles:
         s.pending.pop(0)
         s.pending[0:0] = follow
 
+    def side_chance(self, s: GameState, side: str, attackers: list[str], hid: str) -> float:
+        """``side``'s exact chance to win the battle as it stands (a tie half)."""
+        odds = battle_odds(self.preview(s, attackers, self.e.hex(hid)))
+        return float(odds.win[side] + odds.tie / 2)
+
     def win_chance(self, s: GameState, attackers: list[str], target) -> float:
         """The attacker's exact chance to win the battle as it stands (paired
         by default, no support chits): the greedy bot's measure."""
@@ -462,6 +536,8 @@ class DicePoolBattles:
 
     # ------------------------------------------------------------ bots
     def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
+        if p["stage"] == "order":  # the battle most likely to go the superior side's way first
+            return max(acts, key=lambda a: (self.side_chance(s, p["side"], list(a.attackers), a.target), -acts.index(a)))
         if p["stage"] in AIR_STAGES:
             return self.air.default(s, p, acts)
         if p["stage"] == "support":  # the chit that raises the side's chance to win most, if one does

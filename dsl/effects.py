@@ -49,6 +49,7 @@ VERBS = {
     "cancel-chit": "cancel-chit SELECTORS",
     "cancel-equipment": "cancel-equipment SELECTORS [removed-with FACTOR]",
     "strike": "strike SELECTORS on N [spent]",
+    "reroll-die": "reroll-die",
     "intercept": "intercept",
     "bomb": "bomb FACTOR",
     "ground-attack": "ground-attack FACTOR [shots N]",
@@ -60,7 +61,7 @@ RESULT_VERBS = ("join", "reroll")  # a CRT result's own effects: only in results
 # an aircraft's role in a dice-pool battle's air combat (dice-pool { air { ... } }, Prokhorovka 16.0)
 AIR_VERBS = ("intercept", "bomb", "ground-attack", "recon")
 BATTLE_VERBS = ("multiply", "add-damage", "cancel-step", "neutralise", "both-lose", "cancel-chit", "cancel-equipment",
-                "strike", *AIR_VERBS)
+                "strike", "reroll-die", *AIR_VERBS)
 # the words after a verb's first arguments that take one value
 KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", "else-row", "marked", "unmarked",
             "removed-with", "on", "shots"}
@@ -177,7 +178,7 @@ class EffectCompiler:
                 "join": 2, "reroll": 0, "lose-source": 1,
                 "multiply": 2, "add-damage": 1, "cancel-step": 1, "neutralise": 1, "both-lose": 0,
                 "cancel-chit": 1, "cancel-equipment": 1, "strike": 1,
-                "intercept": 0, "bomb": 1, "ground-attack": 1, "recon": 1}[verb]
+                "reroll-die": 0, "intercept": 0, "bomb": 1, "ground-attack": 1, "recon": 1}[verb]
         split = self._split(e, npos)
         if split is None:
             return None

@@ -351,6 +351,9 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
     if p["stage"] == "retreat":
         n = p["losses"][p["side"]]
         return f"{where}: {who} loses {n} steps: hold and lose them all, or retreat one hex and lose {n // 2}."
+    if p["stage"] == "reroll":
+        return f"{where}: the dice are rolled (the log lists them); {who} may roll one of them again with " \
+               f"{p['reroll'][0][1]} (listed below), or press {done_label(s)}."
     m = (p.get("air") or {}).get("mission") or {}
     if p["stage"] == "air":
         return f"{where}, air combat: {who} may fly a mission with an aircraft from the support pool (listed " \
@@ -401,7 +404,7 @@ def done_label(s: GameState) -> str:
     if k == "dice-pool":
         stage = s.pending[0]["stage"]
         return "No (more) support chits" if stage == "support" else "Done" if stage in ("cancel", "pairs", "order") else \
-            "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
+            "Keep the dice" if stage == "reroll" else "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
             else "Stop" if stage == "air-target" else "Retreat (halve the losses)"
     if k == "combat" and s.step.get("declared"):
         return "End combat: fight the declared battles"
@@ -493,6 +496,8 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         c = g.counters.get(a.option)
         name = f" ({c.name})" if c is not None and c.name else ""
         stage = s.pending[0]["stage"]
+        if stage == "reroll":
+            return f"{a.option}{name} rolls again die {a.unit}: " + runner.engine.dicepool.rerolls.label(s.pending[0], a.unit)
         if stage == "air":
             return f"Fly {a.option}{name}: {_air_role(runner, a.option)}"
         if stage in ("intercept", "counter"):

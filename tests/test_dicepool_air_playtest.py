@@ -106,3 +106,38 @@ def test_the_germans_order_the_declared_battles_in_the_playtest(qtbot, tmp_path,
         assert w.grab().save(str(SHOTS / "dicepool-order.png"))
     finally:
         doc.close()
+
+
+def test_a_commander_rolls_a_die_again_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """签一览 指挥官 ①: a kept commander lists every die of the battle to roll again."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        b = w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0504"), ("52G", "0505")):
+            s.place(uid, b.parse(h))
+        s.place("GCmdr1", None, "pool:german-support")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0505"))
+        w.roll()
+        w.act(Done())
+        w.act(Use("GCmdr1"))
+        assert "German may roll one of them again with GCmdr1" in w.decision.prompt.text()
+        items = _items(w)
+        assert len(items) == 6 and items[0].startswith("GCmdr1 (Commander) rolls again die 1: Normal combat (11.4): "
+                                                       "german (it showed ")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-reroll.png"))
+    finally:
+        doc.close()

@@ -42,9 +42,10 @@ from ...definition import GameDefinition
 from ...hexes import hex_distance
 from ...state import GameState, eliminate
 from .air import AirCombat
-from .battle import Setup, resolve
+from .battle import Setup
 from .chits import decisions, strikes
 from .odds import battle_odds
+from .reroll import Rerolls, replay
 from .setup import build, default_pairs, factor, ranged_key
 
 
@@ -57,6 +58,7 @@ class DicePoolBattles:
         self.game: GameDefinition = engine.game
         self.rules = engine.game.dice_pool
         self.air = AirCombat(self) if self.rules.air is not None else None
+        self.rerolls = Rerolls(self)
 
     # ------------------------------------------------------------ reading
     def setup(self, s: GameState, p: dict, pairs: list | None = None) -> Setup:
@@ -184,6 +186,7 @@ class DicePoolBattles:
 
     def cancel(self, s: GameState, p: dict, side: str, chit: str, target: str) -> None:
         g, enemy = self.game, self.enemy(p, side)
+        p.setdefault("used", []).append(chit)  # its one choice is made (no reroll of a die then)
         if target in p["chits"].get(enemy, []):
             p["chits"][enemy].remove(target)
             back = self._support_pool(enemy, self.rules.support_to)
@@ -301,6 +304,8 @@ class DicePoolBattles:
         self.start(s, a, declared=True)
 
     def actions(self, s: GameState, p: dict) -> list[Action]:
+        if p["stage"] == "reroll":
+            return self.rerolls.actions(s, p)
         if p["stage"] == "order":
             return list(self.order_open(s, p))
         if p["stage"] in AIR_STAGES:
@@ -317,6 +322,8 @@ class DicePoolBattles:
         return []
 
     def why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
+        if p["stage"] == "reroll":
+            return self.rerolls.why(s, p)
         if p["stage"] == "order":
             return f"{p['side']} chooses the battle fought next (9.2(3)): " + "; ".join(str(x) for x in legal)
         if p["stage"] in AIR_STAGES:
@@ -343,6 +350,10 @@ class DicePoolBattles:
         if p["stage"] in AIR_STAGES:
             self.e.record(s, a, side=p["side"])
             self.air.answer(s, p, a)
+            return
+        if p["stage"] == "reroll":
+            self.e.record(s, a, side=p["side"])
+            self.rerolls.answer(s, p, a)
             return
         secret = p["stage"] == "support" and isinstance(a, Use) and a.option in self.chits_open(s, p)  # face down
         self.e.record(s, a, side=p["side"], **({"face": "down"} if secret else {}))
@@ -421,6 +432,12 @@ class DicePoolBattles:
         if p["stage"] == "roll":
             self.roll(s, p)
             return True
+        if p["stage"] == "reroll":
+            if p["reroll"]:
+                p["side"] = p["reroll"][0][0]
+                return False
+            self.apply(s, p, self.replay(s, p))
+            return True
         if p["stage"] == "retreat":
             if not p["deciding"]:
                 self.finish(s, p)
@@ -445,8 +462,26 @@ class DicePoolBattles:
             for cid in [a for u in inside for a in A.under(s, u)]:
                 if factor(self.game, s, cid, self.rules.ranged) > 0:
                     s.done.add(ranged_key(s, cid))
+        p["dice"] = []
+        out = self.replay(s, p, st)
+        p["reroll"] = self.rerolls.kept(p)
+        if p["reroll"]:  # a commander kept to roll one of these dice again (签一览)
+            p["stage"] = "reroll"
+            s.log.append({"turn": s.turn, "battle": p["hex"], "step": "the dice: " + "; ".join(
+                f"{i + 1}. {why} {face}" for i, (why, face) in enumerate(p["dice"])) + " (before any roll again)"})
+            return
+        self.apply(s, p, out)
+
+    def replay(self, s: GameState, p: dict, st: Setup | None = None):
+        """Resolve the battle with the dice it already rolled (``dice``),
+        rolling those it has not (runtime.combat.dicepool.reroll)."""
         die = self.game.dice[self.rules.die]
-        out = resolve(st, lambda why: s.roll(die, f"{why} in {p['hex']}"))
+        out, p["dice"] = replay(st or self.setup(s, p), p.get("dice", []),
+                                lambda why: s.roll(die, f"{why} in {p['hex']}"))
+        return out
+
+    def apply(self, s: GameState, p: dict, out) -> None:
+        """The battle's outcome: the log, weapons destroyed, chits back, the losses."""
         att, dfd = p["attacker"], p["defender"]
         for line in out.lines:
             s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
@@ -536,6 +571,8 @@ class DicePoolBattles:
 
     # ------------------------------------------------------------ bots
     def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
+        if p["stage"] == "reroll":
+            return self.rerolls.best(s, p, acts)
         if p["stage"] == "order":  # the battle most likely to go the superior side's way first
             return max(acts, key=lambda a: (self.side_chance(s, p["side"], list(a.attackers), a.target), -acts.index(a)))
         if p["stage"] in AIR_STAGES:

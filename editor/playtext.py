@@ -339,6 +339,9 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
         return f"Every attack is declared: {who} chooses the battle fought next (listed below, with the " \
                "attacker's chance to win it as the battle stands now, before any support chit)."
     where = f"Battle in {p['hex']}"
+    if p["stage"] == "equipment":
+        return f"{where}: {who} declares the equipment that fights (11.2(1)): leave any out (listed below), then " \
+               f"press {done_label(s)}; what fights turns face up."
     if p["stage"] == "support":
         n = runner.game.dice_pool.support
         return f"{where}: {who} allocates support chits face down (at most {n}) and equipment in range " \
@@ -404,7 +407,7 @@ def done_label(s: GameState) -> str:
     if k == "dice-pool":
         stage = s.pending[0]["stage"]
         return "No (more) support chits" if stage == "support" else "Done" if stage in ("cancel", "pairs", "order") else \
-            "Keep the dice" if stage == "reroll" else "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
+            "Keep the dice" if stage == "reroll" else "The rest fights" if stage == "equipment" else "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
             else "Stop" if stage == "air-target" else "Retreat (halve the losses)"
     if k == "combat" and s.step.get("declared"):
         return "End combat: fight the declared battles"
@@ -496,6 +499,9 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         c = g.counters.get(a.option)
         name = f" ({c.name})" if c is not None and c.name else ""
         stage = s.pending[0]["stage"]
+        if stage == "equipment":
+            host = A.host_of(s, a.option)
+            return f"Leave {a.option}{name} out of the battle (under {host}; it stays face down)"
         if stage == "reroll":
             return f"{a.option}{name} rolls again die {a.unit}: " + runner.engine.dicepool.rerolls.label(s.pending[0], a.unit)
         if stage == "air":

@@ -1123,6 +1123,9 @@ class DicePoolRules:
     # ``order-battles``: an attack only declares its battle; once the attacker has declared every
     # attack of the phase, the ``superior`` side fights them in the order it chooses (9.2(3), 11.0)
     order_battles: bool = False
+    # ``declare-equipment``: each side declares which counters its stacks in the battle carry fight
+    # (11.2(1)2: not necessarily all); the others take no part and stay face down
+    declare_equipment: bool = False
 
 
 # ---------------------------------------------------------------- the game

@@ -213,9 +213,17 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
             out.append(m)
         view.markers = out
         unseen = {k: sorted(v, key=lambda x: (x is None, x or 0)) for k, v in unseen.items()}
+    if facts["face-down"] and any(p.get("kind") == "dice-pool" and p.get("neutral") for p in state.pending):
+        # a counter the enemy left out of a battle stays face down: which one is not known (Prokhorovka 11.2(1))
+        def hidden(c: str) -> bool:
+            u = state.units.get(c)
+            return side is not None and u is not None and u.side != side and u.box.startswith("under:") \
+                and f"face-up:{c}" not in state.done
+        view.pending = [dict(p, neutral=[UNKNOWN if hidden(c) else c for c in p["neutral"]])
+                        if p.get("kind") == "dice-pool" and p.get("neutral") else p for p in view.pending]
     if facts["battles"] and any(p.get("kind") == "dice-pool" and p.get("stage") == "support" for p in state.pending):
         view.pending = [dict(p, chits={k: (list(v) if k == side else [UNKNOWN] * len(v)) for k, v in p["chits"].items()})
-                        if p.get("kind") == "dice-pool" and p.get("stage") == "support" else p for p in state.pending]
+                        if p.get("kind") == "dice-pool" and p.get("stage") == "support" else p for p in view.pending]
     units = None
     places: dict[str, int] = {}
     if facts["pools"]:  # counters in a cup, or in another side's hand: where each is, is hidden

@@ -348,10 +348,12 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             s2 = self.engine.apply(s, action)
             if self._designations and not s.pending:
                 self.shows(s2, action)
-            if self._face_down and isinstance(action, Attack) and not s.pending:  # the stacks fight: face up
+            if self._face_down and isinstance(action, Attack) and not s.pending and \
+                    not (self.game.dice_pool and self.game.dice_pool.declare_equipment):  # the stacks fight: face up
                 target = self.board.parse(action.target)
                 face_up(self.game, s2, [*action.attackers, *(u.id for u in s.units_at(target))])
-            elif self._face_down and isinstance(action, Use) and s2.units.get(action.option) is not None:
+            elif self._face_down and isinstance(action, Use) and not action.unit and \
+                    s2.units.get(action.option) is not None:
                 host = host_of(s2, action.option)  # a counter under another stack used in the battle (ranged)
                 if host is not None and action.option in s2.attached.get(host, ()):
                     face_up(self.game, s2, [host], only=action.option)

@@ -69,6 +69,8 @@ def _attack(runner, s, pools=(), attack=("LAH+Tiger1@0504",), defend=("52G+T34-1
     s.phase, s.active, s.step, s.activated, s.pending = "combat", active, {}, set(), []
     s = runner.engine.apply(s, f"attack {target} with {','.join(attackers)}")
     s = runner.engine.apply(s, "done")   # every attack declared: the battle is fought (9.2(3))
+    while s.pending and s.pending[0].get("stage") == "equipment":   # all the equipment fights (11.2(1))
+        s = runner.engine.apply(s, "done")
     A.face_up(runner.game, s, [*attackers, *(u.id for u in s.units_at(runner.board.parse(target)))])
     return s
 

@@ -49,6 +49,8 @@ def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
         w._click_combat(b.parse("0609"))
         w.roll()   # Declare the attack
         w.act(Done())   # the battle is fought: no support chit to allocate (aircraft fly in the air combat); the Soviets fly nothing
+        while w.state.pending and w.state.pending[0].get("stage") == "equipment":
+            w.act(Done())   # all the equipment fights (11.2(1))
         assert "air combat: German may fly a mission" in w.decision.prompt.text()
         assert _items(w) == ["Fly He111-1 (He 111): bombing (its dice as artillery; the hits neutralise tank weapons)",
                              "Fly Rudel (Ju 87 (Rudel)): bombing, 2 shots at enemy equipment"]
@@ -139,5 +141,41 @@ def test_a_commander_rolls_a_die_again_in_the_playtest(qtbot, tmp_path, monkeypa
                                                        "german (it showed ")
         SHOTS.mkdir(parents=True, exist_ok=True)
         assert w.grab().save(str(SHOTS / "dicepool-reroll.png"))
+    finally:
+        doc.close()
+
+
+def test_the_sides_declare_their_equipment_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """11.2(1): the Soviets, then the Germans, may leave equipment out of a battle."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0504"), ("52G", "0505")):
+            s.place(uid, b.parse(h))
+        for aid, host in (("Tiger1", "LAH"), ("T34-1", "52G"), ("PakFront1", "52G")):
+            A.attach(g, s, aid, host)
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0505"))
+        w.roll()
+        w.act(Done())
+        assert "Soviet declares the equipment that fights (11.2(1))" in w.decision.prompt.text()
+        assert _items(w) == ["Leave T34-1 (T-34) out of the battle (under 52G; it stays face down)",
+                             "Leave PakFront1 (Pak front) out of the battle (under 52G; it stays face down)"]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-equipment.png"))
+        w.act(Use("T34-1", "out"))
+        assert _items(w) == ["Leave PakFront1 (Pak front) out of the battle (under 52G; it stays face down)"]
     finally:
         doc.close()

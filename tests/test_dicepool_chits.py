@@ -66,6 +66,13 @@ def test_exact_odds_with_rerolls_and_extra_damage_match_enumeration(aw, dw, rero
 
 # ---------------------------------------------------------------- the catalogue in games/prokhorovka
 
+def declared(eng, s):
+    """Every side declares all its equipment (11.2(1): 'done' in the equipment stage)."""
+    while s.pending and s.pending[0].get("stage") == "equipment":
+        s = eng.apply(s, "done")
+    return s
+
+
 def _battle(support=(), defend=("52G",), attack=(("167ID", "0610"), ("LAH", "0710"))):
     from dsl.compiler import compile_game
     from helpers import ROOT
@@ -144,7 +151,7 @@ def test_close_combat_makes_the_winner_lose_too_in_the_engine():
     eng = runner.engine
     s.place("GClose", None, "pool:german-support")
     s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
-    s = eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done")
+    s = declared(eng, eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done"))
     assert "use GClose" in [str(a) for a in eng.legal_actions(s)]
     s = eng.apply(s, "use GClose")
     s = eng.apply(s, "done") if s.pending and s.pending[0].get("stage") == "support" else s
@@ -158,7 +165,7 @@ def test_the_bot_uses_a_chit_only_where_it_raises_its_chance():
     for c in ("GSmoke", "GArty1"):
         s.place(c, None, "pool:german-support")
     s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
-    s = eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done")
+    s = declared(eng, eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done"))
     p = s.pending[0]
     acts = eng.legal_actions(s)
     assert {str(a) for a in acts} == {"use GSmoke", "use GArty1", "done"}
@@ -198,7 +205,7 @@ def _fight(support, defend=("52G",)):
         side = runner.game.counters[c].side
         s.place(c, None, f"pool:{side}-support")
     s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
-    return runner, runner.engine.apply(runner.engine.apply(s, "attack 0609 with 167ID,LAH"), "done")
+    return runner, declared(runner.engine, runner.engine.apply(runner.engine.apply(s, "attack 0609 with 167ID,LAH"), "done"))
 
 
 def test_a_sniper_cancels_a_commander_before_it_acts():
@@ -276,7 +283,7 @@ def test_ranged_equipment_supports_a_nearby_battle_once_a_combat_phase():
     assert hex_distance(b.parse("0810"), target) <= 3 and hex_distance(b.parse("0508"), target) <= 2
     assert hex_distance(b.parse("0203"), target) > 2   # too far
     s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
-    s = eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done")
+    s = declared(eng, eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done"))
     assert [str(a) for a in eng.legal_actions(s)] == ["use PakFront1", "done"]   # the Soviets: no chit, one gun
     s = eng.apply(s, "use PakFront1")
     # the Germans: the Hummel, not the Pak (an attacker's anti-tank gun takes no part, 11.5(1)1)
@@ -300,7 +307,7 @@ def test_equipment_with_a_range_that_fought_in_its_own_battle_supports_no_other_
     runner, s, _ = _battle(attack=(("167ID", "0610"), ("LAH+Hummel1", "0710")))
     eng, b = runner.engine, runner.board
     s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
-    s = eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done")   # no chit either side: the battle is fought at once
+    s = declared(eng, eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done"))   # no chit either side: the battle is fought at once
     assert any(x.get("step", "").startswith("Artillery (11.3): german 3 dice") for x in s.log)  # the Hummel fired
     while s.pending:   # losses, retreats, the advance: the first choice each time
         s = eng.apply(s, eng.legal_actions(s)[0])
@@ -342,7 +349,7 @@ def test_a_molotov_cocktail_strikes_a_random_tank_before_the_duel():
         s.rng_state = random.Random(seed).getstate()   # a different draw and die each time
         s.place("Molotov", None, "pool:soviet-support")
         s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
-        s = eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done")
+        s = declared(eng, eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done"))
         p = s.pending[0]
         # the Soviets' chance with it: each tank destroyed with 1/3 x 1/2, worked out exactly
         with_it = eng.dicepool.chance(s, p, {"soviet": ["Molotov"]})

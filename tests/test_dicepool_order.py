@@ -98,3 +98,46 @@ def test_check_reads_order_battles():
     from helpers import ROOT
     assert compile_game(ROOT / "games" / "prokhorovka").dice_pool.order_battles
     assert not compile_game(ROOT / "docs" / "examples" / "prokhorovka").dice_pool.order_battles
+
+
+def test_each_side_declares_the_equipment_that_fights():
+    """11.2(1): the Soviets, then the Germans, declare which of their stacks'
+    equipment fights; what is left out takes no part and stays face down,
+    what fights turns face up (dice-pool { declare-equipment })."""
+    runner, s = _game()
+    eng = runner.engine
+    _place(runner, s, [("LAH+Tiger1+PzIV1", "0504"), ("52G+T34-1+PakFront1", "0505")])
+    s.phase, s.active, s.activated, s.pending = "combat", "german", set(), []
+    s.step = {"decision": "combat"}
+    s = runner.apply(s, "attack 0505 with LAH")
+    assert not any(f"face-up:{c}" in s.done for c in ("Tiger1", "PzIV1", "T34-1", "PakFront1"))
+    s = runner.apply(s, "done")
+    p = s.pending[0]
+    assert p["stage"] == "equipment" and p["side"] == "soviet"
+    assert {str(a) for a in eng.legal_actions(s)} == {"use T34-1 out", "use PakFront1 out", "done"}
+    s = runner.apply(s, "use T34-1 out")
+    s = runner.apply(s, "done")
+    assert s.pending[0]["side"] == "german"
+    s = runner.apply(s, "done")
+    assert "soviet leaves a counter under 52G out of the battle (11.2(1)2)" in _steps(s)
+    assert "face-up:T34-1" not in s.done
+    assert all(f"face-up:{c}" in s.done for c in ("Tiger1", "PzIV1", "PakFront1"))
+    if s.pending and s.pending[0]["kind"] == "dice-pool" and s.pending[0]["stage"] not in ("equipment",):
+        st = eng.dicepool.setup(s, s.pending[0])
+        assert "T34-1" not in {w.id for w in st.weapons}
+
+
+def test_the_enemy_does_not_learn_which_counter_was_left_out():
+    from runtime.observe import UNKNOWN, observe, observe_log
+    runner, s = _game()
+    _place(runner, s, [("LAH+Tiger1", "0504"), ("52G+T34-1+PakFront1", "0505")])
+    s.phase, s.active, s.activated, s.pending = "combat", "german", set(), []
+    s.step = {"decision": "combat"}
+    s = runner.apply(s, "attack 0505 with LAH")
+    s = runner.apply(s, "done")
+    s = runner.apply(s, "use T34-1 out")
+    view = observe(runner.game, s, "german")
+    assert view.pending[0]["neutral"] == [UNKNOWN]
+    assert observe(runner.game, s, "soviet").pending[0]["neutral"] == ["T34-1"]
+    log = observe_log(runner.game, s.log, "german")
+    assert not any("T34-1" in str(e) for e in log if e.get("battle") == "0505" or "action" in e)

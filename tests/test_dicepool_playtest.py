@@ -99,6 +99,8 @@ def test_the_combat_panel_shows_what_the_support_chits_do(qtbot, tmp_path, monke
         w._click_combat(b.parse("0609"))
         w.roll()   # Declare the attack
         w.act(Done())   # every attack declared: the battle is fought (9.2(3)); the Soviets allocate first
+        while w.state.pending and w.state.pending[0].get("stage") == "equipment":
+            w.act(Done())   # all the equipment fights (11.2(1))
         assert "Soviet allocates support chits" in w.decision.prompt.text()
         w.act(Use("SMelee"))
         w.act(Use("Mines"))
@@ -145,6 +147,8 @@ def test_in_hotseat_the_germans_do_not_see_the_soviet_chits_before_they_are_turn
         w._click_combat(b.parse("0609"))
         w.roll()   # Declare the attack
         w.act(Done())   # every attack declared: the battle is fought (9.2(3)); the Soviets allocate first
+        while w.state.pending and w.state.pending[0].get("stage") == "equipment":
+            w.act(Done())   # all the equipment fights (11.2(1))
         if w.handover.isVisible():
             w.handover.go.click()
         assert w.viewing_side() == "soviet"
@@ -190,6 +194,8 @@ def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeyp
         w._click_combat(b.parse("0609"))
         w.roll()
         w.act(Done())   # every attack declared: the battle is fought (9.2(3))
+        while w.state.pending and w.state.pending[0].get("stage") == "equipment":
+            w.act(Done())   # all the equipment fights (11.2(1))
         w.act(Use("SArty1"))
         w.act(Use("GCmdr1"))
         w.act(Use("Hummel1"))

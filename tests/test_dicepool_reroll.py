@@ -81,6 +81,7 @@ def test_a_commander_that_cancels_is_not_kept(dice):
     s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
     eng = runner.engine
     s = eng.apply(eng.apply(s, "attack 0505 with LAH"), "done")
+    s = eng.apply(s, "done")   # the Soviets' equipment: all of it fights (11.2(1))
     s = eng.apply(s, "use GCmdr1")
     assert s.pending[0]["stage"] == "cancel"
     s = eng.apply(s, "use GCmdr1 T34-1")

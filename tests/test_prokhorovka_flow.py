@@ -526,7 +526,9 @@ def test_face_down_equipment_shows_its_cup_not_which_chit_until_its_stack_fights
     attack = next((a for a in r.legal_actions(s) if isinstance(a, Attack) and host in a.attackers), None)
     if attack is None:
         return
-    s2 = r.apply(s, attack)
+    s2 = r.apply(r.apply(s, attack), "done")   # every attack declared (9.2(3)): the battle is fought
+    while s2.pending and s2.pending[0].get("stage") == "equipment":   # all the equipment fights (11.2(1))
+        s2 = r.apply(s2, "done")
     view2 = observe(game, s2, "soviet")
     alive = [c for c in chits if s2.units[c].box == f"under:{host}"]
     assert all(view2.units[c].box == f"under:{host}" for c in alive)

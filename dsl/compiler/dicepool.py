@@ -232,6 +232,7 @@ class DicePoolMixin:
                 continue
             breakdown.append((self.selectors(e.args[:cut], classes), side, n))
         ob = b.one("order-battles", (0, 0))
+        de = b.one("declare-equipment", (0, 0))
         air = self._air(b, classes, factor, column, chosen, hit_cell)
         self.fx.battle_steps = tuple(s.id for s in steps) + ((air.id,) if air else ())
         self.fx.factors = factors
@@ -246,7 +247,7 @@ class DicePoolMixin:
                                tuple(sides.get("support-to:pools", ())), first, superior, level, tuple(steps),
                                weapons, fire, armour, tuple(exclude), tuple(rounds), tuple(cells), r is not None,
                                where(st), position, tuple(uses), rerolls, ranged, air, active, tuple(breakdown),
-                               ob is not None)
+                               ob is not None, de is not None)
 
     def _air(self, b: Body, classes, factor, column, chosen, hit_cell) -> D.AirRules | None:
         """``air NAME "title" { aircraft SEL; anti-air FACTOR; anti-aircraft SEL; hit defender N;

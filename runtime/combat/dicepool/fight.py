@@ -224,6 +224,8 @@ class DicePoolBattles:
         p = {"kind": "dice-pool", "hex": a.target, "attackers": list(a.attackers), "attacker": s.active,
              "defender": defender, "stage": "support", "chits": {}, "pairs": [], "losses": {}, "retreat": [],
              "cancel": [], "neutral": [], "track": []}
+        if self.rules.declare_equipment:  # 11.2(1): first each side declares the equipment that fights
+            p["stage"] = "equipment"
         p["side"] = self.order(p)[0]
         if declared:  # before the list of battles still to fight
             s.pending.insert(0, p)
@@ -303,7 +305,27 @@ class DicePoolBattles:
                       "fought next (9.2(3))"})
         self.start(s, a, declared=True)
 
+    def carried(self, s: GameState, p: dict, side: str) -> list[str]:
+        """The counters ``side``'s stacks in the battle carry that still take part."""
+        units = p["attackers"] if side == p["attacker"] else \
+            [u.id for u in s.units_at(self.e.hex(p["hex"])) if u.side == side]
+        return [a for u in units if s.units[u].hex is not None for a in A.under(s, u) if a not in p["neutral"]]
+
+    def declared(self, s: GameState, p: dict) -> None:
+        """The side's equipment is declared; after both, what fights turns face up (11.2(1)4)."""
+        order = self.order(p)
+        if p["side"] == order[0]:
+            p["side"] = order[1]
+            return
+        for side in order:
+            for a in self.carried(s, p, side):
+                host = A.host_of(s, a)
+                A.face_up(self.game, s, [host], only=a)
+        p["stage"], p["side"] = "support", order[0]
+
     def actions(self, s: GameState, p: dict) -> list[Action]:
+        if p["stage"] == "equipment":
+            return [Use(a, "out") for a in self.carried(s, p, p["side"])] + [Done()]
         if p["stage"] == "reroll":
             return self.rerolls.actions(s, p)
         if p["stage"] == "order":
@@ -322,6 +344,9 @@ class DicePoolBattles:
         return []
 
     def why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
+        if p["stage"] == "equipment":
+            return f"{p['side']} declares the equipment that fights in {p['hex']}: 'use X out' leaves X out " \
+                   f"({', '.join(x.option for x in legal if isinstance(x, Use)) or 'none'}), 'done' when the rest fights"
         if p["stage"] == "reroll":
             return self.rerolls.why(s, p)
         if p["stage"] == "order":
@@ -343,6 +368,15 @@ class DicePoolBattles:
                f"'done' retreats one hex and loses {n // 2}"
 
     def answer(self, s: GameState, p: dict, a: Action) -> None:
+        if p["stage"] == "equipment":  # what is left out stays face down: the enemy's log reads 'use ?'
+            self.e.record(s, a, side=p["side"], **({"face": "down"} if isinstance(a, Use) else {}))
+            if isinstance(a, Use):
+                p["neutral"].append(a.option)
+                s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{p['side']} leaves a counter under "
+                              f"{A.host_of(s, a.option)} out of the battle (11.2(1)2)"})
+            else:
+                self.declared(s, p)
+            return
         if p["stage"] == "order":
             self.e.record(s, a, side=p["side"])
             self.fight(s, p, a)
@@ -397,6 +431,11 @@ class DicePoolBattles:
 
     def settle(self, s: GameState, p: dict) -> bool:
         """Run the automatic stages; True when the entry moved on."""
+        if p["stage"] == "equipment":
+            if not self.carried(s, p, p["side"]):
+                self.declared(s, p)
+                return True
+            return False
         if p["stage"] == "order":
             return self.settle_order(s, p)
         if p["stage"] == "support":
@@ -571,6 +610,8 @@ class DicePoolBattles:
 
     # ------------------------------------------------------------ bots
     def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
+        if p["stage"] == "equipment":  # everything fights
+            return Done()
         if p["stage"] == "reroll":
             return self.rerolls.best(s, p, acts)
         if p["stage"] == "order":  # the battle most likely to go the superior side's way first

@@ -141,3 +141,32 @@ def test_the_enemy_does_not_learn_which_counter_was_left_out():
     assert observe(runner.game, s, "soviet").pending[0]["neutral"] == ["T34-1"]
     log = observe_log(runner.game, s.log, "german")
     assert not any("T34-1" in str(e) for e in log if e.get("battle") == "0505" or "action" in e)
+
+
+def test_a_battle_plays_on_in_a_bots_sample_of_what_it_cannot_see():
+    """The search bot plays on from its view: the Soviet chit allocated face
+    down ('?') and the Soviet counter left out are unknown there; the battle
+    still runs to its end in a sample."""
+    import random
+    from runtime.observe import determinise, observe
+    runner, s = _game()
+    eng = runner.engine
+    _place(runner, s, [("LAH+Tiger1+Panther1", "0504"), ("52G+T34-1+PakFront1", "0505")])
+    s.place("SArty1", None, "pool:soviet-support")
+    s.place("He111-1", None, "pool:german-support")
+    s.place("GArty1", None, "pool:german-support")
+    s.phase, s.active, s.activated, s.pending = "combat", "german", set(), []
+    s.step = {"decision": "combat"}
+    s = runner.apply(s, "attack 0505 with LAH")
+    s = runner.apply(s, "done")
+    s = runner.apply(s, "use T34-1 out")
+    s = runner.apply(s, "done")
+    s = runner.apply(s, "done")          # the Germans let everything fight
+    s = runner.apply(s, "use SArty1")    # face down
+    assert s.pending[0]["stage"] == "support" and s.pending[0]["side"] == "german"
+    sample = determinise(runner.game, observe(runner.game, s, "german"), random.Random(1))
+    n = 0
+    while sample.pending and n < 200:
+        sample = eng.apply(sample, eng.default_action(sample))
+        n += 1
+    assert not sample.pending

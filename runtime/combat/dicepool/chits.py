@@ -56,6 +56,8 @@ class ChitEffects:
 
 def _effects(game: GameDefinition, chit: str) -> list[Effect]:
     rules = game.dice_pool
+    if chit not in game.counters:  # a chit the other side allocated face down, unknown in this view
+        return []
     return [eff for sel, key in rules.uses if chit in sel or game.matches(chit, sel)
             for eff in game.effects.get(key, ())]
 

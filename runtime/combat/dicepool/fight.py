@@ -334,8 +334,8 @@ class DicePoolBattles:
             return self.air.actions(s, p)
         if p["stage"] == "support":
             return [Use(c) for c in self.chits_open(s, p) + self.ranged_open(s, p)] + [Done()]
-        if p["stage"] == "pairs":
-            return list(self.pairs_open(s, p))
+        if p["stage"] == "pairs":  # (none open: in a view where the enemy's weapons are unknown)
+            return list(self.pairs_open(s, p)) or [Done()]
         if p["stage"] == "cancel":
             side, chit = p["cancel"][0]
             return [Use(chit, t) for t in self.targets(s, p, side, chit)] + [Done()]
@@ -407,6 +407,8 @@ class DicePoolBattles:
             side, chit = p["cancel"].pop(0)
             if isinstance(a, Use):
                 self.cancel(s, p, side, chit, a.unit)
+        elif p["stage"] == "pairs" and isinstance(a, Done):
+            p["stage"] = "roll"
         elif p["stage"] == "pairs":
             mine_attacks = p["side"] == p["attacker"]
             p["pairs"].append([a.unit, a.target] if mine_attacks else [a.target, a.unit])
@@ -533,6 +535,8 @@ class DicePoolBattles:
         for side, used in p["chits"].items():
             back = self._support_pool(side, self.rules.support_to)
             for c in used:
+                if c not in s.units:  # a chit unknown in this view (the other side's, allocated face down)
+                    continue
                 if c in p.get("spent", ()):
                     s.place(c, None, "removed")
                 elif back:

@@ -798,7 +798,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
                 ov.unsupplied = set()
         ov.trail = self.bot_trail if self.timeline.at_end else []
         k = self.kind()
-        if k in ("battle", "dice-pool"):  # the battle being fought, whoever decides
+        if k in ("battle", "dice-pool") and "hex" in s.pending[0]:  # the battle being fought, whoever decides
+            # (not the choice of the next battle, 9.2(3))
             ov.target = self.hex(s.pending[0]["hex"])
             if k == "dice-pool":  # and who attacks it (Prokhorovka 9.1(4): one battle)
                 ov.attackers = {u for u in s.pending[0]["attackers"] if s.units[u].hex is not None}

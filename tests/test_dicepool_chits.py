@@ -489,7 +489,7 @@ def test_a_sample_of_the_germans_view_deals_the_soviet_chits_allocated_face_down
                     ("GArty1", "german-support")):
         s.place(c, None, f"pool:{pool}")
     s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-    s = eng.apply(s, "attack 0609 with 167ID,LAH")
+    s = declared(eng, eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done"))
     s = eng.apply(s, "use SMelee")
     s = eng.apply(s, "use Mines")
     s = eng.apply(s, "done")  # the Germans allocate now
@@ -525,7 +525,7 @@ def test_19_5_german_tank_destroyers_break_down_on_a_1_when_they_take_part():
         for c in ("StuG1", "Marder1", "Tiger1"):
             A.attach(game, s, c, "LAH")
         s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        s = runner.engine.apply(s, "attack 0609 with LAH")
+        s = runner.engine.apply(runner.engine.apply(s, "attack 0609 with LAH"), "done")  # fought (9.2(3))
         rolls = [e for e in s.log if str(e.get("for", "")).startswith("breakdown of")]
         assert sorted(e["for"].split()[2] for e in rolls) == ["Marder1", "StuG1"]  # not the Tiger, not the SU-76
         for e in rolls:

@@ -548,7 +548,7 @@ def test_the_search_bot_looks_ahead_through_a_battle_with_face_down_chits():
                     ("La5-1", "soviet-support"), ("GArty1", "german-support"), ("GEng", "german-support")):
         s.place(c, None, f"pool:{pool}")
     s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-    s = eng.apply(s, "attack 0609 with 167ID,LAH")
+    s = declared(eng, eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done"))
     s = eng.apply(s, "use SMelee")
     s = eng.apply(s, "use SCmdr")
     s = eng.apply(s, "done")

@@ -17,7 +17,7 @@ run: $(STAMP)
 	$(VENV)/bin/hexforge start games/smolensk
 
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n auto  # one worker a core (pytest-xdist)
 
 check: $(STAMP)
 	$(VENV)/bin/hexforge check games/smolensk

@@ -344,10 +344,10 @@ def test_a_sample_deals_only_chits_the_public_history_allows(folder):
     for seed in (1, 2):
         bot = RandomBot(seed)
         s = r.new_game(seed)
-        for n in range(400):
+        for n in range(160):
             if s.result is not None:
                 break
-            if n % 7 == 0:
+            if n % 5 == 0:
                 for side in game.sides:
                     view = observe(game, s, side, log=False)
                     truth = _hidden_chits(game, s, side)

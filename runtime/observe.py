@@ -274,8 +274,9 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
     if units is not None:  # derived data may read what was taken out: the view's own
         view.units = units
         view.cache = {k: v for k, v in state.cache.items() if isinstance(k, str)}
-    # a bot's view keeps only this turn's log: what was drawn from the cup this turn is known (determinise)
-    view.log = observe_log(game, state.log if log else this_turn(state), side)
+    # a bot's view keeps only this turn's log, in a chit game: what was drawn from the cup this turn is known
+    # (chit_bags); other games' bots read no log
+    view.log = observe_log(game, state.log if log else this_turn(state) if facts["chits"] else [], side)
     # the values of a kind's face-down markers, as a sorted multiset, are known to every side (the
     # counter mix is printed in the rules); which marker carries which is not.  ``places``: how many
     # counters each hidden pool holds (the counters themselves are in the box '?')

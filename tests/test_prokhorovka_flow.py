@@ -562,7 +562,9 @@ def test_19_2_a_roll_of_1_or_2_brings_a_xxiv_corps_unit_in():
     g = compile_game(GAMES / "prokhorovka", variants=["xxiv-corps"])
     r = Runner(g)
     seen: set[str] = set()
-    for seed in range(1, 60):
+    # seeds 20 and 2 roll 1-2 and draw VIK and 23Pz today (checked by playing seeds 1-39);
+    # the others follow in case a rule change moves the dice
+    for seed in dict.fromkeys((20, 2, *range(1, 60))):
         s = until(r, r.new_game(seed), lambda s: s.turn >= 5 or s.result is not None)
         s = until(r, s, lambda s: s.result is not None or
                   (s.log and s.log[-1].get("table") == "xxiv-corps" and s.log[-1]["result"] == "commits"))

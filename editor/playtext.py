@@ -301,8 +301,14 @@ def prompt(runner: Runner, s: GameState) -> str:
     if k == "place":
         quota = st.get("quota")
         which = f"; still to choose: {', '.join(f'{n} of {f}' for f, n in sorted(quota.items()))}" if quota else ""
+        areas = st.get("areas", {})  # each unit's own entry area (GJ63 7.0(1))
+        by_area: dict[str, list[str]] = {}
+        for u in st.get("units", []):
+            by_area.setdefault(areas.get(u, st.get("area", "")), []).append(u)
+        where = "; ".join(f"{', '.join(us)} in {a}" for a, us in sorted(by_area.items()) if a) if areas else \
+            (f"in {st['area']}" if st.get("area") else "")
         return f"{who} places {'arriving units' if st.get('arrival') else 'reinforcements'} " \
-               f"({st.get('placed', 0)} of up to {st.get('n')}{', in ' + st['area'] if st.get('area') else ''}" \
+               f"({st.get('placed', 0)} of up to {st.get('n')}{', ' + where if where else ''}" \
                f"{which}): select a unit in the list, click a highlighted hex."
     if k == "activate":
         return f"{who} activates up to {st.get('n')} units with {st.get('chit')}: click units or pick in the list."

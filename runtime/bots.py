@@ -205,15 +205,19 @@ class GreedyBot:
         else:
             places = [a for a in acts if isinstance(a, Place)]
             units = list(dict.fromkeys(a.unit for a in places))
-            hexes = list(dict.fromkeys(a.at for a in places if a.unit == units[0])) if units else []
-        if not units or not hexes:
+            hexes = []
+        if not units:
+            return Done()
+        unit = units[0]
+        if state.step.get("choice"):  # some of them come (GJ63 7.0): the strongest
+            unit = min(units, key=lambda u: (-self._strength(runner, state, u), u))
+        if not isinstance(acts, Placements):  # each unit its own hexes (GJ63 7.0(1): its entry edge)
+            hexes = list(dict.fromkeys(a.at for a in places if a.unit == unit))
+        if not hexes:
             return Done()
         goals = self.goals(runner, state, side)
         board = runner.board
-        best = min(hexes, key=lambda h: (self._nearest(board.parse(h), goals), h))
-        if state.step.get("choice"):  # some of them come (GJ63 7.0): the strongest
-            return Place(min(units, key=lambda u: (-self._strength(runner, state, u), u)), best)
-        return Place(units[0], best)
+        return Place(unit, min(hexes, key=lambda h: (self._nearest(board.parse(h), goals), h)))
 
     def _rebuild(self, runner, state, acts, side):
         """Rebuilt units come back, the strongest first, nearest a contested objective."""

@@ -74,7 +74,8 @@ class Reinforcements:
         area = (ph.params.get("at") or ("",))[0]
         self._start_placement(s, ph.side or s.active, area, bool(ph.params.get("due")),
                               ph.params.get("from"), int(ph.params["count"][0]) if ph.params.get("count") else None,
-                              ph.params.get("formation", ()), bool(ph.params.get("pick")))
+                              ph.params.get("formation", ()), bool(ph.params.get("pick")),
+                              ph.params.get("at-for", ()))
         if s.step.get("decision") and ph.params.get("marker"):
             s.step["marker"] = ph.params["marker"][0]  # placed units carry it to the end of the player turn
         if not s.step.get("decision"):
@@ -82,7 +83,8 @@ class Reinforcements:
 
     def _start_placement(self, s: GameState, side: str, area: str = "", early: bool = False,
                          pools_from: tuple[str, ...] | None = None, count: int | None = None,
-                         formations: tuple[str, ...] = (), drawn: bool = False) -> None:
+                         formations: tuple[str, ...] = (), drawn: bool = False,
+                         entries: tuple[str, ...] = ()) -> None:
         """Reinforcements of ``side`` waiting in the reinforcement pools: as
         many as the turn track's SIDE.reinforcements column says, or all of
         them without one.  ``area``: only there (12.3: Warsaw or Königsberg);
@@ -92,7 +94,10 @@ class Reinforcements:
         ``formations``: the side chooses, of each formation, as many of its
         waiting units as the track's column of that name says (GJ63 7.0(1):
         XXXVG, 5GA, 5GTA); ``drawn``: the units are drawn at random, not
-        chosen (19.2(2))."""
+        chosen (19.2(2)); ``entries``: the phase's ``at AREA for NAME...``
+        lines, the area where the units they name enter instead of ``area``
+        (7.0(1): the turn track's 【N/E】); a unit whose area has no entry hex
+        now does not come."""
         track = self.game.turn_track
         column = f"{side}.reinforcements"
         pools = {f"pool:{p}" for p in (pools_from or self.game.reinforcements.pools)}
@@ -102,6 +107,9 @@ class Reinforcements:
             pools = {f"turn:{s.turn + 1}"}
         units = sorted(u.id for u in s.units.values() if u.side == side and u.box in pools
                        and f"transferred:{u.id}@{s.turn}" not in s.done)
+        areas = self._entry_areas(units, entries)
+        if areas:  # only the units that can enter where the track says (7.0(1))
+            units = [u for u in units if self._room(s, self.entry_hexes(s, side, areas.get(u, area)))]
         quota: dict[str, int] = {}
         if formations:
             row = next((t.values for t in track.turns if t.number == s.turn), {})
@@ -129,14 +137,34 @@ class Reinforcements:
                       if k not in ("decision", "side", "units", "n", "placed", "area", "points", "per_hq")}
             s.log.append({"turn": s.turn, "reinforcements": side, "placed": 0})
             return
-        if not n or not units or not self.entry_hexes(s, side, area):
+        if not n or not units or not areas and not self.entry_hexes(s, side, area):
             s.log.append({"turn": s.turn, "reinforcements": side, "placed": 0})
             return
         s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0, area=area)
+        if areas:
+            s.step["areas"] = {u: a for u, a in areas.items() if u in units}
         if quota:
             s.step["quota"] = quota
         if (formations or count is not None) and not drawn and n < len(units):
             s.step["choice"] = True  # the side chooses which units come (GJ63 7.0: two of three)
+
+    def _entry_areas(self, units: list[str], entries: tuple[str, ...]) -> dict[str, str]:
+        """Each unit an ``at AREA for NAME...`` line names (by its id, its
+        formation or a unit selector) -> that line's area, the first line
+        naming it."""
+        g = self.game
+        out: dict[str, str] = {}
+        for line in entries:
+            area, *names = line.split()
+            wanted = frozenset(names)
+            for u in units:
+                if u not in out and (u in wanted or g.counters[u].formation in wanted or g.matches(u, wanted)):
+                    out[u] = area
+        return out
+
+    def placement_area(self, s: GameState, uid: str) -> str:
+        """The area where a waiting reinforcement may enter now ('' anywhere)."""
+        return s.step.get("areas", {}).get(uid, s.step.get("area", ""))
 
     def _start_placements(self, s: GameState, sides: list[str]) -> None:
         """Reinforcements of several sides in turn (a chit of both sides: AVD's

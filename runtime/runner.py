@@ -310,6 +310,10 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             arrival = self.game.arrivals[s.step["arrival"]]  # each unit: where its move onto the map may end
             return [Place(u, self.board.hex_id(h)) for u in s.step["units"]
                     for h in self.move_on_targets(s, arrival, u)] + [Done()]
+        if d == "place" and s.step.get("areas"):  # units entering in areas of their own (GJ63 7.0(1))
+            return [Place(u, hid) for u in s.step["units"]
+                    for hid in self._room(s, self.entry_hexes(s, s.step["side"], self.placement_area(s, u)))
+                    if not extra_bars(self.game, s, self.board.parse(hid), u)] + [Done()]
         if d == "place":
             arrival = s.step.get("arrival")
             hexes = self.arrival_hexes(s, self.game.arrivals[arrival]) if arrival else \
@@ -467,6 +471,11 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
                     left = ", ".join(f"{n} of {k}" for k, n in sorted(s.step["quota"].items())) or "no more units"
                     return f"{action.unit} ({f}) does not come this turn: the turn track brings {left}"
                 return f"{action.unit} is not waiting as a reinforcement"
+            area = s.step.get("areas", {}).get(action.unit)
+            if area:
+                hexes = sorted(self.game.map.areas.get(area, ()), key=self.board.colrow.__getitem__)
+                return f"{action.unit} cannot be placed in {action.at}: it enters in {area} " \
+                       f"({', '.join(self.board.hex_id(h) for h in hexes)}), in a free hex within the stacking limit"
             return f"{action.unit} cannot be placed in {action.at}: reinforcements enter " \
                    f"{'on a rail hex linked by rail to a supply source' if self.game.reinforcements.enter == 'rail' else 'in a supplied hex'}" \
                    f", not in enemy ZOC or an enemy-held city, within the stacking limit"

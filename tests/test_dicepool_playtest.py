@@ -247,3 +247,38 @@ def test_a_real_battle_at_its_declaration_stage_and_its_duel_pairing(qtbot, tmp_
         assert w.odds.units_label.isHidden()
     finally:
         doc.close()
+
+
+def test_the_playtest_offers_each_soviet_reinforcement_its_entry_edge(qtbot, tmp_path, monkeypatch):
+    """7.0(1) 【N/E】: on turn 7 the playtest highlights the north sources for
+    a 5GA division and the east sources for a 5GTA corps, and says so."""
+    from runtime.bots import GreedyBot
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    w = open_playtest(doc, "campaign", (), 2, {"german": "human", "soviet": "human"})
+    try:
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        r, s, bot = w.runner, w.state, GreedyBot(1)
+        while not (s.turn == 7 and s.step.get("decision") == "place" and s.active == "soviet"
+                   and r.program[s.pc].phase.id == "soviet-formations"):
+            s = r.apply(s, bot.choose(r, s))
+        w.timeline._kept[w.timeline.end] = s
+        w.refresh()
+        hexes = {}
+        for uid in ("95G", "5GMK"):
+            w.sel_unit = uid
+            w.refresh()
+            hexes[uid] = {w.hid(h) for h in w.view.mp.overlay.legal}
+        assert hexes["95G"] and hexes["95G"] <= {"0101", "0301", "1001", "1301"}
+        assert hexes["5GMK"] and hexes["5GMK"] <= {"1402", "1405", "1408"}
+        assert "95G, 97G, 9GAB, 42G in soviet-north" in w.decision.prompt.text() or \
+            "in soviet-north" in w.decision.prompt.text()
+        assert "in soviet-east" in w.decision.prompt.text()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "prokhorovka-entry-edges.png"))
+    finally:
+        w.close()

@@ -374,7 +374,7 @@ def test_soviet_reinforcements_bring_the_tracks_tank_and_equipment_chits(game):
     s = until(r, r.new_game(1), lambda s: s.turn == 3 and s.active == "soviet" and s.step.get("decision") == "place")
     assert s.step["units"] == ["10TK"]
     places = [a for a in r.legal_actions(s) if hasattr(a, "at")]
-    assert {a.at for a in places} <= {"0101", "0301", "1001", "1301", "1402", "1405", "1408"}
+    assert {a.at for a in places} <= {"0101", "0301", "1001", "1301"}  # the track's N (7.0(1), reconstructed)
     s = r.apply(s, f"place 10TK {sorted({a.at for a in places})[0]}")
     drawn = sorted(u.id for u in s.units.values() if u.box == "pool:soviet-arriving")
     assert sum(game.counters[c].unit_class == "tank" for c in drawn) == 2 and len(drawn) == 3  # turn 3: TK 2, EQ 1
@@ -397,15 +397,65 @@ def test_the_soviet_player_chooses_the_tracks_number_of_each_formations_units(ga
     with pytest.raises(IllegalActionError, match=r"95G \(5GA\) does not come this turn: the turn track brings "
                                                  r"2 of 5GTA, 1 of XXXVG"):
         r.apply(s, "place 95G 1001")
-    def free():
-        return sorted({a.at for a in r.legal_actions(s) if hasattr(a, "at")})[0]
-    s = r.apply(s, f"place 5GMK {free()}")
-    s = r.apply(s, f"place 29TK {free()}")
+    s.place("2TK", game.map.grid.parse_id("1303"))  # (this seed's 2TK still stands on the source 1402)
+    s.version += 1
+    assert {a.at for a in r.legal_actions(s) if hasattr(a, "at")} == {"1402", "1405", "1408"}  # all from the east
+    def free(unit):
+        return sorted({a.at for a in r.legal_actions(s) if getattr(a, "unit", "") == unit})[0]
+    s = r.apply(s, f"place 5GMK {free('5GMK')}")
+    s = r.apply(s, f"place 29TK {free('29TK')}")
     assert s.step["quota"] == {"XXXVG": 1} and s.step["units"] == ["94G"]  # 18TK stays in the pool
-    s = r.apply(s, f"place 94G {free()}")
+    s = r.apply(s, f"place 94G {free('94G')}")
     assert s.units["18TK"].box == "pool:soviet-reserve"
     assert all("arrived" in s.units[u].markers for u in ("5GMK", "29TK", "94G"))
     assert s.step["decision"] == "reorganize"  # turn 6: TK 4, EQ 3 to place under them
+
+
+def test_each_soviet_reinforcement_enters_on_the_edge_the_track_marks(game):
+    """7.0(1) 【N/E】: the units the track marks N or E enter at any Soviet
+    source of that edge (reconstructed: 10TK and 5GA north, 2TK, XXXVG and
+    5GTA east); a unit whose edge has no free source does not come."""
+    north, east = {"0101", "0301", "1001", "1301"}, {"1402", "1405", "1408"}
+    r = Runner(game)
+    s = until(r, r.new_game(2), lambda s: s.turn == 4 and s.active == "soviet" and s.step.get("decision") == "place")
+    assert s.step["units"] == ["2TK"] and {a.at for a in r.legal_actions(s) if hasattr(a, "at")} <= east
+    with pytest.raises(IllegalActionError, match=r"2TK cannot be placed in 1001: it enters in soviet-east "
+                                                 r"\(1402, 1405, 1408\)"):
+        r.apply(s, "place 2TK 1001")
+    s = until(r, s, lambda s: s.turn == 7 and s.active == "soviet" and s.step.get("decision") == "place"
+              and r.program[s.pc].phase.id == "soviet-formations")
+    for a in r.legal_actions(s):
+        if hasattr(a, "at"):
+            assert a.at in (north if game.counters[a.unit].formation == "5GA" else east), a
+    # every eastern source held: 5GTA's unit waits, 5GA's come from the north
+    s = until(r, r.new_game(2), lambda s: s.turn == 7 and phase_id(r, s) == "german-reorganization")
+    blockers = sorted(u.id for u in s.on_map("soviet") if u.hex not in {game.map.grid.parse_id(h) for h in east})
+    for h, uid in zip(sorted(east), blockers):
+        s.place(uid, game.map.grid.parse_id(h))
+    s.version += 1
+    s = until(r, s, lambda s: s.active == "soviet" and s.step.get("decision"))
+    assert s.step.get("decision") == "place" and phase_id(r, s) == "soviet-formations"
+    assert {game.counters[u].formation for u in s.step["units"]} == {"5GA"} and s.step["n"] == 2
+
+
+def test_check_refuses_an_entry_area_it_cannot_run(tmp_path):
+    import shutil
+    from dsl.compiler import check_game
+    for old, new, message in [
+        ("at soviet-east for 2TK", "at soviet-east for 2TX",
+         "'2TX' is no counter, formation, unit class, class flag, nationality or side"),
+        ("at soviet-east for 2TK", "at soviet-eats for 2TK", "unknown area 'soviet-eats'"),
+        ("at soviet-east for 2TK", "at soviet-east for", "at AREA for takes the units that enter there"),
+        ("at soviet-north for 5GA", "at soviet-north for 5GA XXXVG", "XXXVG already enters elsewhere"),
+        ("at soviet-north for 10TK", "at soviet-north", "the phase says twice where its units enter"),
+    ]:
+        folder = tmp_path / new.replace(" ", "_")
+        shutil.copytree(GAMES / "prokhorovka", folder)
+        text = (folder / "game.hxr").read_text()
+        assert old in text
+        (folder / "game.hxr").write_text(text.replace(old, new, 1))
+        _, diags, _ = check_game(folder)
+        assert any(message in d.message and d.span for d in diags.items), (new, [d.message for d in diags.items])
 
 
 def test_the_greedy_bot_takes_the_strongest_units_when_it_chooses(game):

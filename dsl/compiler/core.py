@@ -239,6 +239,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
             counters.update(self.counters(st, classes, nats))
         chits = self.chits(counters)
         self.formations = {c.formation for c in counters.values() if c.formation}
+        self.counter_ids = set(counters)  # reinforce phases' 'at AREA for NAME' name them
         track = self.turn_track(weather, chits, events)
         sequence = self.sequence()
         victory = {st.name: self.victory(st) for st in self.all("victory")}

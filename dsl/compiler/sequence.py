@@ -80,6 +80,7 @@ class SequenceMixin:
         params: dict[str, tuple[str, ...]] = {}
         procedure = ""
         formation_args: list = []
+        entry_names: dict[str, Span] = {}  # the names of 'at AREA for NAME...' lines, each once
         for e in st.body or ():
             if not isinstance(e, Statement) or e.keyword in self.PHASE_KINDS:
                 continue
@@ -147,9 +148,15 @@ class SequenceMixin:
                         ctx.error("arguments", "limit takes a number of units", e.span, "write: limit 2")
                     continue
                 params["limit"] = (e.args[0].text,)
+            elif e.keyword == "at" and len(e.args) >= 2 and e.args[1].text == "for":
+                self.entry_area(e, params, entry_names)  # GJ63 7.0(1): the turn track's entry edge
             elif e.keyword == "at":  # where a reinforce phase's units enter: an area
                 if len(e.args) != 1:
-                    ctx.error("arguments", "at takes one map area", e.span, "write: at axis-north")
+                    ctx.error("arguments", "at takes one map area", e.span,
+                              "write: at axis-north (or: at soviet-north for 5GA, for some units only)")
+                elif "at" in params:
+                    ctx.error("duplicate", "the phase says twice where its units enter", e.span,
+                              "keep one 'at AREA'; 'at AREA for NAME...' sends some units elsewhere")
                 else:
                     params["at"] = (e.args[0].text,)
                     self.phase_areas.append(e.args[0])
@@ -225,6 +232,36 @@ class SequenceMixin:
         children = self.phases(st, f"{st.keyword} {name}") if st.body else ()
         ctx.expr(st.condition)
         return D.Phase(name, title, st.keyword, procedure, side, fm(params), st.condition, children, where(st))
+
+    def entry_area(self, e: Statement, params: dict, seen: dict) -> None:
+        """``at AREA for NAME...`` on a reinforce phase: the units it names (a
+        counter, a formation or a unit selector) enter only in that area, the
+        others where the phase's plain ``at`` says (GJ63 7.0(1): the turn
+        track's 【N/E】, each reinforcement's entry edge).  Stored as
+        ``params["at-for"]``: one "AREA NAME..." string a line."""
+        ctx = self.ctx
+        area, names = e.args[0], e.args[2:]
+        if not names:
+            ctx.error("arguments", "at AREA for takes the units that enter there", e.span,
+                      "write: at soviet-north for 5GA 10TK (formations, counters or unit selectors)")
+            return
+        known = (getattr(self, "counter_ids", set()) | getattr(self, "formations", set())
+                 | set(ctx.symbols.get("unit-class", {})) | ctx.class_flags
+                 | set(ctx.symbols.get("nationality", {})) | set(ctx.symbols.get("side", {})))
+        ok = []
+        for a in names:
+            if a.text not in known:
+                ctx.error("unknown-name", f"'{a.text}' is no counter, formation, unit class, class flag, "
+                          "nationality or side", a.span, did_you_mean(a.text, known))
+            elif a.text in seen:
+                ctx.error("duplicate", f"{a.text} already enters elsewhere (line {seen[a.text].line})", a.span,
+                          "name each reinforcement in one 'at AREA for' line")
+            else:
+                seen[a.text] = a.span
+                ok.append(a.text)
+        self.phase_areas.append(area)
+        if ok:
+            params["at-for"] = params.get("at-for", ()) + (" ".join([area.text, *ok]),)
 
     def check_phase_properties(self, st: Statement, procedure: str) -> None:
         """Each property of a phase is one its procedure reads (a player-turn,

@@ -118,6 +118,17 @@ class Board:
         out.extend(chart[f] for f in mh.features if f in chart)
         return out
 
+    def in_map_order(self, hexes: frozenset[Hex]) -> tuple[Hex, ...]:
+        """A fixed set of hexes (an area) sorted by printed (column, row), kept."""
+        kept = self._ordered.get(hexes)
+        if kept is None:
+            kept = self._ordered[hexes] = tuple(sorted(hexes, key=self.colrow.__getitem__))
+        return kept
+
+    @cached_property
+    def _ordered(self) -> dict[frozenset[Hex], tuple[Hex, ...]]:
+        return {}
+
     @cached_property
     def colrow(self) -> "dict[Hex, tuple[int, int]]":
         """Hex -> its printed (column, row), as ``grid.to_colrow``: a dict, so

@@ -94,6 +94,18 @@ class Engine:
         return u.hex is not None and u.side == state.active and (not state.activated or uid in state.activated) \
             and not self.phase_bars(state, uid)
 
+    def actors(self, state: GameState) -> list[str]:
+        """The units that may act now (``can_act``), in the order of
+        ``state.units``, with the phase's bars asked only of the active
+        side's units on the map (of the activated ones, when some are)."""
+        active, activated = state.active, state.activated
+        out = []
+        for x, u in state.units.items():
+            if u.side == active and u.hex is not None and (not activated or x in activated) \
+                    and not self.phase_bars(state, x):
+                out.append(x)
+        return out
+
     def phase_bars(self, state: GameState, uid: str) -> str:
         """Why the current phase does not let ``uid`` act ("" if it does): its
         ``only`` / ``exclude`` selectors (classes, flags, nationalities, or a
@@ -227,8 +239,8 @@ class Engine:
         Move actions are built when read."""
         groups: list[tuple[str, str, list[Hex]]] = []
         exits: list[Action] = []
-        for uid, u in state.units.items():
-            if not self.can_act(state, uid) or self.immobile(uid):
+        for uid in self.actors(state):
+            if self.immobile(uid):
                 continue
             normal: frozenset[Hex] = frozenset()
             if not self.mode_bars(state, uid, ""):

@@ -293,8 +293,10 @@ def _exempt_counters(game: GameDefinition) -> frozenset[str]:
 
 
 def held_by_others(state: GameState, side: str) -> frozenset[Hex]:
-    """Hexes holding a unit of another side than ``side`` (kept for the state's version)."""
-    key = ("held", side, state.version)
+    """Hexes holding a unit of another side than ``side`` (kept until the
+    other side's units move, where there is one other side)."""
+    others = state.placed.keys() - {side}
+    key = ("held", side, state.side_stamp(next(iter(others))) if len(others) == 1 else state.version)
     hit = state.cache.get(key)
     if hit is None:
         units = state.units
@@ -547,6 +549,8 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
     start = state.units[unit_id].hex
     limit_units = game.stacking.get("units")
     extra = bool(extra_limits(game.stacking))  # hq and per-selector limits (runtime.stacking)
+    exempt = _exempt_counters(game)
+    room = None if limit_units is None else limit_units - (unit_id not in exempt)  # others it may join
     barred = []
     for h in check:
         if h == start:
@@ -556,8 +560,8 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
         elif move_in and h in found.stop_prev and state.side_at(h) != side:  # an attack: 6.3's hexside limits
             if hexside_limit_reason(game, board, state, unit_id, found.stop_prev[h], h):
                 barred.append(h)
-        elif limit_units is not None and h in occupants and \
-                stack_count(game, state, h, unit_id) + stack_weight(game, unit_id) > limit_units:
+        elif room is not None and h in occupants and \
+                sum(1 for x in occupants[h] if x != unit_id and x not in exempt) > room:  # stack_count
             barred.append(h)
         elif extra and h in occupants and extra_bars(game, state, h, unit_id):
             barred.append(h)

@@ -53,7 +53,7 @@ class Reinforcements:
 
     def _place_in_area(self, s: GameState, p: Placement) -> None:
         g = self.game
-        hexes = sorted(g.map.areas[p.where_to], key=self.board.colrow.__getitem__)
+        hexes = self.board.in_map_order(g.map.areas[p.where_to])
         limit = g.stacking.get("units", 99)
         side = s.units[p.counter].side
         best = None
@@ -65,6 +65,8 @@ class Reinforcements:
                 continue
             if best is None or n < best[0]:
                 best = (n, h)
+                if n == 0:
+                    break  # no hex has room for more
         if best is None:
             raise ValueError(f"no room in area {p.where_to} for {p.counter}")
         s.place(p.counter, best[1])
@@ -341,14 +343,15 @@ class Reinforcements:
         rules = self.game.reinforcements
         lines = reached(self.game, self.board, s, side)
         if rules.enter == "rail":
-            hexes = self._rail_from_sources(s, side)
+            hexes = self._rail_trace(s, side)[1]  # in map order
         else:
-            hexes = set(lines)
+            hexes = sorted(lines, key=self.board.colrow.__getitem__)
         if area:
-            hexes &= self.game.map.areas.get(area, frozenset())
+            within = self.game.map.areas.get(area, frozenset())
+            hexes = [h for h in hexes if h in within]
         ezoc = enemy_zoc(self.game, self.board, s, side) if "enemy-zoc" in rules.not_in else frozenset()
         out = []
-        for h in sorted(hexes, key=self.board.colrow.__getitem__):
+        for h in hexes:
             if h in ezoc or s.side_at(h) not in (None, side):
                 continue
             if "enemy-cities" in rules.not_in and h in self.engine.controllable and \
@@ -363,6 +366,10 @@ class Reinforcements:
         no enemy unit and no enemy ZOC (friendly units do not help, 12.1(2)).
         A function of the side's sources and where enemy units and their ZOC
         are: states that differ only in the side's own units share one trace."""
+        return set(self._rail_trace(s, side)[0])
+
+    def _rail_trace(self, s: GameState, side: str) -> tuple[frozenset[Hex], tuple[Hex, ...]]:
+        """``_rail_from_sources`` as kept: the hexes, and the same in map order."""
         ezoc = enemy_zoc(self.game, self.board, s, side)
         units = s.units
         sources = tuple(sources_of(self.board, s, side))  # a source may be lost (AVD 4)
@@ -373,8 +380,9 @@ class Reinforcements:
         if hit is None:
             if len(shared) >= 64:
                 shared.pop(next(iter(shared)))  # the oldest first
-            hit = shared[content] = frozenset(self._trace_rail(s, side, ezoc, sources))
-        return set(hit)
+            found = frozenset(self._trace_rail(s, side, ezoc, sources))
+            hit = shared[content] = (found, tuple(sorted(found, key=self.board.colrow.__getitem__)))
+        return hit
 
     def _trace_rail(self, s: GameState, side: str, ezoc: frozenset[Hex], sources) -> set[Hex]:
         start = [h for h in sources if s.side_at(h) in (None, side) and h not in ezoc]

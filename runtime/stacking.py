@@ -30,7 +30,22 @@ def names_of(game: GameDefinition, uid: str) -> frozenset[str]:
 
 
 def extra_limits(stacking: Mapping[str, int]) -> list[tuple[int, frozenset[str], str]]:
-    """The limits beside ``units``: (most, selectors, what is counted)."""
+    """The limits beside ``units``: (most, selectors, what is counted).
+    Worked out once per stacking declaration (a game's is fixed)."""
+    kept = _EXTRA.get(id(stacking))
+    if kept is not None and kept[0] is stacking:
+        return kept[1]
+    out = _extra_limits(stacking)
+    if len(_EXTRA) > 16:
+        _EXTRA.clear()
+    _EXTRA[id(stacking)] = (stacking, out)
+    return out
+
+
+_EXTRA: dict[int, tuple[Mapping[str, int], list[tuple[int, frozenset[str], str]]]] = {}
+
+
+def _extra_limits(stacking: Mapping[str, int]) -> list[tuple[int, frozenset[str], str]]:
     out = []
     if "hq" in stacking:
         out.append((stacking["hq"], frozenset({"hq"}), "HQ"))

@@ -75,6 +75,9 @@ class GameState:
     # host unit id -> the counters attached under it, in order (runtime/attachments.py); each of them has
     # no hex and the box "under:HOST".  Tuples, so that a copy copies the dict only
     attached: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # side -> how many times one of its units was placed (``place``, which bumps ``version`` too): derived
+    # data that only one side's units decide (its ZOC, the hexes it holds) is cached on ``side_stamp``
+    placed: dict[str, int] = field(default_factory=dict)
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
     # set on a side's view of a state (runtime/observe.py): {"side", "unseen"}; None on a state, and on copies
     observed: dict | None = field(default=None, repr=False, compare=False)
@@ -89,12 +92,19 @@ class GameState:
             self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
             set(self.done), dict(self.control_since), dict(self.rolled), dict(self.attack_from),
             [dict(m) for m in self.markers], dict(self.variables), [copy.deepcopy(e) for e in self.effects],
-            dict(self.entering), dict(self.attached))
-        # derived data keyed on the version stays valid until a unit moves; facts
-        # fixed at set-up (string keys) always do
+            dict(self.entering), dict(self.attached), dict(self.placed))
+        # derived data keyed on the version stays valid until a unit moves, data keyed on a side's
+        # stamp until one of that side's units moves; facts fixed at set-up (string keys) always do
         v = self.version
-        s.cache = {k: x for k, x in self.cache.items() if isinstance(k, str) or (isinstance(k, tuple) and k[-1] == v)}
+        stamps = {("placed", side, n) for side, n in self.placed.items()}
+        s.cache = {k: x for k, x in self.cache.items()
+                   if isinstance(k, str) or (isinstance(k, tuple) and (k[-1] == v or k[-1] in stamps))}
         return s
+
+    def side_stamp(self, side: str) -> tuple:
+        """A cache key's last element for data that only ``side``'s units
+        decide (where they stand): it changes when one of them is placed."""
+        return ("placed", side, self.placed.get(side, 0))
 
     # ------------------------------------------------------------ placement
     def units_at(self, h: Hex) -> list[Unit]:
@@ -121,6 +131,7 @@ class GameState:
         if h is not None:
             occupants[h] = occupants.get(h, ()) + (unit_id,)
         self.version += 1
+        self.placed[u.side] = self.placed.get(u.side, 0) + 1
         return u
 
     def set_unit(self, unit_id: str, **changes) -> Unit:

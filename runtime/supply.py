@@ -133,8 +133,14 @@ def _static(board: Board, rules: SupplyRules) -> _Static:
 # ---------------------------------------------------------------- dynamic blocking
 
 def lost_sources(board: Board, state: GameState) -> frozenset[Hex]:
-    """Source hexes an effect took away (``lose-source``: AVD's Soviet 1517 from turn 4)."""
-    return frozenset(board.parse(k[len("source-lost:"):]) for k in state.done if k.startswith("source-lost:"))
+    """Source hexes an effect took away (``lose-source``: AVD's Soviet 1517 from
+    turn 4).  Kept for the state's version (the effect bumps it)."""
+    key = ("lost-sources", state.version)
+    hit = state.cache.get(key)
+    if hit is None:
+        hit = state.cache[key] = frozenset(board.parse(k[len("source-lost:"):]) for k in state.done
+                                           if k.startswith("source-lost:"))
+    return hit
 
 
 def sources_of(board: Board, state: GameState, side: str) -> frozenset[Hex]:

@@ -23,8 +23,9 @@ def _prohibited_hexside(game: GameDefinition, features: frozenset[str]) -> bool:
 
 def zoc_of(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
     """Hexes in the ZOC of ``side``'s units (the ZOC ``side`` exerts).
-    Cached on the state's version: recomputed only after units move."""
-    key = ("zoc", side, state.version)
+    Cached until one of ``side``'s units moves (on the version where
+    attachments or closed sources may change it too)."""
+    key = ("zoc", side, state.version if state.attached or game.supply.closed_sources else state.side_stamp(side))
     cache = _cache(state)
     hit = cache.get(key)
     if hit is not None:
@@ -69,13 +70,24 @@ def negated_hexes(game: GameDefinition, state: GameState, side: str) -> frozense
     rules = game.zoc
     if not rules.negated_by:
         return frozenset()
-    out = set()
-    for u in state.units.values():
-        if u.hex is None or u.side != side:
-            continue
-        if game.matches(u.id, rules.negated_by):
-            out.add(u.hex)
-    return frozenset(out)
+    units = state.units
+    return frozenset(units[x].hex for x in _negating(game) if x in units and units[x].hex is not None
+                     and units[x].side == side)
+
+
+_NEGATING: dict[int, tuple[GameDefinition, tuple[str, ...]]] = {}
+
+
+def _negating(game: GameDefinition) -> tuple[str, ...]:
+    """The counters that negate enemy ZOC where they stand (``negated-by``): fixed for a game."""
+    kept = _NEGATING.get(id(game))
+    if kept is not None and kept[0] is game:
+        return kept[1]
+    out = tuple(cid for cid in game.counters if game.matches(cid, game.zoc.negated_by))
+    if len(_NEGATING) > 16:
+        _NEGATING.clear()
+    _NEGATING[id(game)] = (game, out)
+    return out
 
 
 def enemy_zoc(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
@@ -85,12 +97,12 @@ def enemy_zoc(game: GameDefinition, board: Board, state: GameState, side: str) -
     hit = cache.get(key)
     if hit is not None:
         return hit
-    z: set[Hex] = set()
-    for other in game.sides:
-        if other != side:
-            z |= zoc_of(game, board, state, other)
-    result = frozenset(z - negated_hexes(game, state, side))
-    cache[key] = result
+    zocs = [zoc_of(game, board, state, other) for other in game.sides if other != side]
+    result = zocs[0] if len(zocs) == 1 else frozenset().union(*zocs)
+    negated = negated_hexes(game, state, side)
+    if not result.isdisjoint(negated):
+        result = result - negated
+    cache[key] = result  # the other side's own ZOC where nothing negates it: shared while it stands
     return result
 
 

@@ -19,7 +19,7 @@ from runtime.bots import make_bot, play
 from runtime.decisions import Place, Placements
 from runtime.runner import Runner
 from runtime.supply import sources_of
-from runtime.zoc import enemy_zoc
+from runtime.zoc import enemy_zoc, zoc_of
 
 from helpers import GAMES
 
@@ -94,6 +94,30 @@ def test_property_cached_move_ranges_and_rail_entries_equal_fresh_ones(seed, gam
             for side in r.game.sides:
                 ezoc = enemy_zoc(r.game, r.board, s, side)
                 assert r._rail_from_sources(s, side) == r._trace_rail(s, side, ezoc, sources_of(r.board, s, side))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None)]),
+       steps=st.integers(1, 150))
+def test_property_side_stamped_caches_equal_fresh_ones(seed, game, steps):
+    """A side's ZOC, the enemy ZOC and the enemy-held hexes, kept in a
+    state's cache until the side (or the other side) moves a unit and carried
+    to copies, are what a state without a cache gives, after random action
+    sequences (the cached values are asked for along the way)."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    s = r.new_game(seed)
+    for _ in range(steps):
+        if s.result is not None:
+            break
+        acts = r.legal_actions(s)
+        s = r.apply(s, acts[rnd.randrange(len(acts))])
+        bare = s.copy()
+        bare.cache = {}
+        for side in r.game.sides:
+            assert zoc_of(r.game, r.board, s, side) == zoc_of(r.game, r.board, bare, side)
+            assert enemy_zoc(r.game, r.board, s, side) == enemy_zoc(r.game, r.board, bare, side)
+            assert M.held_by_others(s, side) == M.held_by_others(bare, side)
 
 
 def test_a_state_changed_in_place_gets_its_legal_actions_afresh():

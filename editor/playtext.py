@@ -346,8 +346,9 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
                "attacker's chance to win it as the battle stands now, before any support chit)."
     where = f"Battle in {p['hex']}"
     if p["stage"] == "equipment":
-        return f"{where}: {who} declares the equipment that fights (11.2(1)): leave any out (listed below), then " \
-               f"press {done_label(s)}; what fights turns face up."
+        how = " or choose how it fights" if runner.game.dice_pool.roles else ""
+        return f"{where}: {who} declares the equipment that fights (11.2(1)): leave any out{how} (listed below), " \
+               f"then press {done_label(s)}; what fights turns face up."
     if p["stage"] == "support":
         n = runner.game.dice_pool.support
         return f"{where}: {who} allocates support chits face down (at most {n}) and equipment in range " \
@@ -507,6 +508,10 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         stage = s.pending[0]["stage"]
         if stage == "equipment":
             host = A.host_of(s, a.option)
+            role = next((r for r in g.dice_pool.roles if r.id == a.unit), None)
+            if role is not None:  # 19.3: the SU-152 as an anti-tank gun
+                return f"{a.option}{name} fights {role.title[0].lower() + role.title[1:]} (under {host}; " \
+                       f"{role.unit_class} {'-'.join(str(v) for v in role.factors.values())})"
             return f"Leave {a.option}{name} out of the battle (under {host}; it stays face down)"
         if stage == "reroll":
             return f"{a.option}{name} rolls again die {a.unit}: " + runner.engine.dicepool.rerolls.label(s.pending[0], a.unit)

@@ -1039,6 +1039,25 @@ class DuelRound:
 
 
 @dataclass(frozen=True, slots=True)
+class BattleRole:
+    """``dice-pool { role ID "Title" { units SELECTORS; as CLASS FACTORS; lock until SIDE } }``:
+    a counter that matches ``units`` may fight a battle as ``unit_class`` with
+    ``factors`` instead of as itself, its side choosing so when it declares
+    the equipment that fights (11.2(1); Prokhorovka 19.3: the SU-152 as an
+    anti-tank gun, fire 5).  ``lock``: a side; a counter that fought in one
+    way (this role, or as itself) may not fight in the other until that
+    side's next player turn begins (19.3(2))."""
+
+    id: str
+    title: str
+    units: frozenset[str]
+    unit_class: str
+    factors: Mapping[str, int]
+    lock: str = ""
+    where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class AirRules:
     """Air combat in a dice-pool battle (``dice-pool { air { ... } }``,
     Prokhorovka 16.0): an interrupt before the battle's first die in which
@@ -1126,6 +1145,8 @@ class DicePoolRules:
     # ``declare-equipment``: each side declares which counters its stacks in the battle carry fight
     # (11.2(1)2: not necessarily all); the others take no part and stay face down
     declare_equipment: bool = False
+    # ``role ID "Title" { ... }``: other ways a counter may fight, chosen in that declaration (19.3)
+    roles: tuple[BattleRole, ...] = ()
 
 
 # ---------------------------------------------------------------- the game

@@ -26,11 +26,25 @@ mode whose ``only`` names it: the runner records ``shown:MARKER:UNIT`` in
 from __future__ import annotations
 
 from .actions import Attack, Done, Move
+from .combat.dicepool.setup import AS_ITSELF, IN_ROLE
 from .decisions import Designate
 from .definition import Phase
 from .movement import mode_by_id
 from .state import GameState
 from .zoc import enemy_zoc
+
+
+def until_turn_markers(game) -> dict[str, tuple[str, ...]]:
+    """Side -> the unit markers that last until that side's next player turn
+    begins (the runner clears them there): a dice-pool role's locks (GJ63
+    19.3(2): the SU-152 that fought as an anti-tank gun fires no artillery
+    until the next Soviet turn, and the other way round)."""
+    out: dict[str, tuple[str, ...]] = {}
+    rules = getattr(game, "dice_pool", None)
+    for r in (rules.roles if rules is not None else ()):
+        if r.lock:
+            out[r.lock] = out.get(r.lock, ()) + (IN_ROLE + r.id, AS_ITSELF + r.id)
+    return out
 
 
 def designate_markers(phases) -> dict[str, tuple[str, ...]]:

@@ -261,7 +261,7 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
                     continue
                 if units is None:
                     units = dict(state.units)
-                units[aid] = replace(units[aid], box=UNKNOWN)
+                units[aid] = replace(units[aid], box=UNKNOWN, markers=frozenset())  # (a role it fights in, 19.3)
                 cup = game.counters[aid].arrives if mode == "cup" else ""
                 place = f"under:{host}" + (f"|{cup}" if cup else "")
                 places[place] = places.get(place, 0) + 1

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from .actions import Attack, Displace, Done, Fire, IllegalActionError, Move, Use
 from .board import Board
 from .chitpull import ChitPull
-from .designate import Designation, designate_markers
+from .designate import Designation, designate_markers, until_turn_markers
 from .decisions import Activate, Choose, Pick, Place, Placements, Play, RunnerAction, Take, Transfer, Withdraw, parse
 from .definition import GameDefinition, Phase
 from .effects import Effects
@@ -165,6 +165,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         self.board = self.engine.board
         self.program = flatten(game.sequence)
         self._designations = designate_markers(game.sequence)  # player turn -> markers cleared at its end
+        self._until_turn = until_turn_markers(game)  # side -> markers cleared when its player turn begins
         self._face_down = any(k.face_down for k in game.attachments.values())  # GJ63 3.5(5)
         # ids, flags and the options of decide phases (read by chosen(...)) as expression names
         self.declared_names = dict(self.engine.declared)
@@ -511,6 +512,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         elif step.kind == "side":
             s.active = ph.side
             s.step = {}
+            for marker in self._until_turn.get(ph.side, ()):  # markers that last until this side's turn begins
+                self._clear_marker(s, marker, None)
             s.pc += 1
         elif step.kind == "end-side":
             if self._designations:

@@ -282,3 +282,38 @@ def test_the_playtest_offers_each_soviet_reinforcement_its_entry_edge(qtbot, tmp
         assert w.grab().save(str(SHOTS / "prokhorovka-entry-edges.png"))
     finally:
         w.close()
+
+
+def test_the_playtest_offers_the_su152_as_an_anti_tank_gun(qtbot, tmp_path, monkeypatch):
+    """19.3 (variant su152): the Soviet equipment declaration lists the SU-152's second role."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    w = open_playtest(doc, "campaign", ("su152",), 1, {"german": "human", "soviet": "human"})
+    try:
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b, eng = w.game, w.board, w.runner.engine
+        for uid in list(s.units):
+            if s.units[uid].hex is not None:
+                s.place(uid, None, "removed")
+        s.attached = {}
+        s.place("LAH", b.parse("0504"))
+        s.place("52G", b.parse("0505"))
+        A.attach(g, s, "Tiger1", "LAH")
+        A.attach(g, s, "SU152", "52G")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+        s = eng.apply(s, "attack 0505 with LAH")
+        s = eng.apply(s, "done")
+        w.timeline._kept[w.timeline.end] = s
+        w.refresh()
+        labels = [w.decision.list.item(i).text() for i in range(w.decision.list.count())]
+        assert "SU152 (SU-152) fights as an anti-tank gun (19.3) (under 52G; sp-at 5-1)" in labels
+        assert "or choose how it fights" in w.decision.prompt.text()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "prokhorovka-su152-role.png"))
+    finally:
+        w.close()

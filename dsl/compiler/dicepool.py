@@ -240,6 +240,8 @@ class DicePoolMixin:
         for i, u in enumerate(b.all("on-use")):
             uses.append((chosen(u.args, "on-use"), self.fx.block(u, f"battle:on-use:{i}")))
         self._air_roles(b, air, uses, classes, counters or {})
+        roles = tuple(r for r in (self._battle_role(e, classes, chosen, de is not None, counters or {})
+                                  for e in b.all("role")) if r is not None)
         if not steps and du is None:
             ctx.error("missing", "dice-pool needs at least one step or a duel", st.span)
         b.finish()
@@ -247,7 +249,51 @@ class DicePoolMixin:
                                tuple(sides.get("support-to:pools", ())), first, superior, level, tuple(steps),
                                weapons, fire, armour, tuple(exclude), tuple(rounds), tuple(cells), r is not None,
                                where(st), position, tuple(uses), rerolls, ranged, air, active, tuple(breakdown),
-                               ob is not None, de is not None)
+                               ob is not None, de is not None, roles)
+
+    def _battle_role(self, e: Statement, classes, chosen, declared: bool, counters) -> D.BattleRole | None:
+        """``role ID "Title" { units SELECTORS; as CLASS FACTORS; lock until SIDE }``:
+        another way a counter may fight, chosen when its side declares the
+        equipment that fights (Prokhorovka 19.3: the SU-152 as an anti-tank gun)."""
+        ctx = self.ctx
+        if not e.name:
+            ctx.error("name", "a role needs a name", e.span, 'write: role anti-tank "As an anti-tank gun" { ... }')
+            return None
+        if not declared:
+            ctx.error("missing", f"role {e.name} is chosen when a side declares the equipment that fights, and this "
+                      "dice-pool has no declare-equipment", e.span, "write: declare-equipment (11.2(1))")
+        b = Body(ctx, e, f"role {e.name}")
+        u = b.one("units", (1, 99))
+        units = chosen(u.args, "units") if u is not None else frozenset()
+        if u is None:
+            ctx.error("missing", f"role {e.name} needs 'units': the counters that may fight this way", e.span,
+                      "write: units SU152")
+        a = b.one("as", (2, 2))
+        cls, factors = "", {}
+        if a is None:
+            ctx.error("missing", f"role {e.name} needs 'as CLASS FACTORS': how the counters fight in it", e.span,
+                      "write: as sp-at 5-1")
+        elif ctx.ref("unit-class", a.args[0], "unit class"):
+            cls = a.args[0].text
+            names = classes[cls].factors if cls in classes else ()
+            vals = a.args[1].text.split("-")
+            if len(vals) != len(names) or not all(v.isdigit() for v in vals):
+                ctx.error("factors", f"'{a.args[1].text}' does not fit class {cls}: it prints {'-'.join(names)}",
+                          a.args[1].span, f"write {len(names)} whole number{'s' * (len(names) > 1)} joined by '-'")
+            else:
+                factors = dict(zip(names, map(int, vals)))
+        lock = ""
+        lk = b.one("lock", (2, 2))
+        if lk is not None:
+            if lk.args[0].text != "until":
+                ctx.error("value", f"lock takes 'until SIDE', not '{lk.args[0].text}'", lk.args[0].span,
+                          "write: lock until soviet (until that side's next player turn begins)")
+            else:
+                lock = ctx.ref("side", lk.args[1]) or ""
+        b.finish()
+        if not units or not cls or not factors:
+            return None
+        return D.BattleRole(e.name, title_of(e) or e.name, units, cls, D.frozen_map(factors), lock, where(e))
 
     def _air(self, b: Body, classes, factor, column, chosen, hit_cell) -> D.AirRules | None:
         """``air NAME "title" { aircraft SEL; anti-air FACTOR; anti-aircraft SEL; hit defender N;

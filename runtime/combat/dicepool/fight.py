@@ -46,7 +46,7 @@ from .battle import Setup
 from .chits import decisions, strikes
 from .odds import battle_odds
 from .reroll import Rerolls, replay
-from .setup import build, default_pairs, factor, ranged_key
+from .setup import AS_ITSELF, IN_ROLE, ROLE, build, default_pairs, factor, ranged_key
 
 
 AIR_STAGES = ("air", "aa", "intercept", "counter", "dogfight", "mission", "air-target")
@@ -121,11 +121,49 @@ class DicePoolBattles:
                 continue  # 11.2(1)3: the attacker's from the stacks that may attack in this phase only
             for a in A.under(s, uid):
                 r = factor(g, s, a, f)
+                if self.rules.roles and any(m.startswith(IN_ROLE) for m in s.units[a].markers):
+                    continue  # it fought in a role: not as itself until the lock ends (19.3(2))
                 if r > 0 and a not in used and ranged_key(s, a) not in s.done and \
                         hex_distance(u.hex, target) <= r and not (barred and g.matches(a, barred)) and \
                         not (self.air and g.matches(a, self.rules.air.guns)):  # AA guns fire in the air combat
                     out.append(a)
         return out
+
+    # ------------------------------------------------------------ roles (19.3: the SU-152 as an anti-tank gun)
+    def roles_open(self, s: GameState, cid: str) -> list:
+        """The roles ``cid`` may fight this battle in: those whose ``units``
+        name it, not chosen yet, and not barred by its having fought as
+        itself since the role's lock side's player turn began (19.3(2))."""
+        g, marks = self.game, s.units[cid].markers
+        if any(m.startswith(ROLE) for m in marks):
+            return []
+        return [r for r in self.rules.roles if (cid in r.units or g.matches(cid, r.units))
+                and AS_ITSELF + r.id not in marks]
+
+    def _role(self, rid: str):
+        return next(r for r in self.rules.roles if r.id == rid)
+
+    def lock_roles(self, s: GameState, st: Setup) -> None:
+        """The counters that fought: in a role, barred as themselves; as
+        themselves (dice in a fire step, a weapon in the duel), barred from
+        their roles, until the lock side's next player turn (19.3(2))."""
+        g = self.game
+        fought = {i for pool in st.pools for i, n in pool.items if n > 0} | {w.id for w in st.weapons if w.round >= 0}
+        for cid in sorted(fought):
+            role = next((m[len(ROLE):] for m in s.units[cid].markers if m.startswith(ROLE)), None)
+            for r in self.rules.roles:
+                if not r.lock:
+                    continue
+                if role == r.id:
+                    s.mark(cid, IN_ROLE + r.id)
+                elif role is None and (cid in r.units or g.matches(cid, r.units)):
+                    s.mark(cid, AS_ITSELF + r.id)
+
+    def end_roles(self, s: GameState) -> None:
+        """The battle is over: no counter fights in a role any more."""
+        for u in [u for u in s.units.values() if any(m.startswith(ROLE) for m in u.markers)]:
+            for m in [m for m in u.markers if m.startswith(ROLE)]:
+                s.unmark(u.id, m)
 
     def enemy(self, p: dict, side: str) -> str:
         return p["defender"] if side == p["attacker"] else p["attacker"]
@@ -325,7 +363,9 @@ class DicePoolBattles:
 
     def actions(self, s: GameState, p: dict) -> list[Action]:
         if p["stage"] == "equipment":
-            return [Use(a, "out") for a in self.carried(s, p, p["side"])] + [Done()]
+            carried = self.carried(s, p, p["side"])
+            return [Use(a, "out") for a in carried] + \
+                [Use(a, r.id) for a in carried for r in self.roles_open(s, a)] + [Done()]
         if p["stage"] == "reroll":
             return self.rerolls.actions(s, p)
         if p["stage"] == "order":
@@ -345,8 +385,11 @@ class DicePoolBattles:
 
     def why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
         if p["stage"] == "equipment":
+            roles = "".join(f", 'use {x.option} {x.unit}' makes it fight as {self._role(x.unit).title}"
+                            for x in legal if isinstance(x, Use) and x.unit != "out")
             return f"{p['side']} declares the equipment that fights in {p['hex']}: 'use X out' leaves X out " \
-                   f"({', '.join(x.option for x in legal if isinstance(x, Use)) or 'none'}), 'done' when the rest fights"
+                   f"({', '.join(x.option for x in legal if isinstance(x, Use) and x.unit == 'out') or 'none'}){roles}" \
+                   f", 'done' when the rest fights"
         if p["stage"] == "reroll":
             return self.rerolls.why(s, p)
         if p["stage"] == "order":
@@ -370,7 +413,11 @@ class DicePoolBattles:
     def answer(self, s: GameState, p: dict, a: Action) -> None:
         if p["stage"] == "equipment":  # what is left out stays face down: the enemy's log reads 'use ?'
             self.e.record(s, a, side=p["side"], **({"face": "down"} if isinstance(a, Use) else {}))
-            if isinstance(a, Use):
+            if isinstance(a, Use) and a.unit != "out":  # a role (19.3): shown when the counters turn face up
+                s.mark(a.option, ROLE + a.unit)
+                s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{p['side']} declares how a counter under "
+                              f"{A.host_of(s, a.option)} fights"})
+            elif isinstance(a, Use):
                 p["neutral"].append(a.option)
                 s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{p['side']} leaves a counter under "
                               f"{A.host_of(s, a.option)} out of the battle (11.2(1)2)"})
@@ -503,6 +550,8 @@ class DicePoolBattles:
             for cid in [a for u in inside for a in A.under(s, u)]:
                 if factor(self.game, s, cid, self.rules.ranged) > 0:
                     s.done.add(ranged_key(s, cid))
+        if self.rules.roles:
+            self.lock_roles(s, st)
         p["dice"] = []
         out = self.replay(s, p, st)
         p["reroll"] = self.rerolls.kept(p)
@@ -548,6 +597,8 @@ class DicePoolBattles:
         s.log.append({"turn": s.turn, "battle": p["hex"], "damage": dict(out.damage),
                       "total": p["result"]["total"], "winner": winner or "tie: both lose",
                       "losses": dict(p["losses"])})
+        if self.rules.roles:
+            self.end_roles(s)
         p["stage"] = "retreat"
         p["deciding"] = [x for x in self.order(p) if self.rules.retreat and p["losses"][x] > 0]
 
@@ -614,8 +665,17 @@ class DicePoolBattles:
 
     # ------------------------------------------------------------ bots
     def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
-        if p["stage"] == "equipment":  # everything fights
-            return Done()
+        if p["stage"] == "equipment":  # everything fights, in the role that raises the side's chance most (19.3)
+            best, chance = Done(), None
+            for a in acts:
+                if isinstance(a, Use) and a.unit != "out":
+                    chance = self.chance(s, p, p["chits"]) if chance is None else chance
+                    t = s.copy()
+                    t.mark(a.option, ROLE + a.unit)
+                    c = self.chance(t, p, p["chits"])
+                    if c > chance:
+                        best, chance = a, c
+            return best
         if p["stage"] == "reroll":
             return self.rerolls.best(s, p, acts)
         if p["stage"] == "order":  # the battle most likely to go the superior side's way first

@@ -17,13 +17,36 @@ from __future__ import annotations
 
 from ... import attachments as A
 from ...board import Board
-from ...definition import DicePoolRules, GameDefinition
+from ...definition import BattleRole, DicePoolRules, GameDefinition
 from ...hexes import Hex
 from ...state import GameState
 from ..modifiers import crossed_by
 from .battle import Pool, Setup, Weapon
 from .chits import chit_effects
 from .hits import HitTest, read_test
+
+
+ROLE = "role:"  # unit marker: the counter fights this battle in that role (19.3), until the battle ends
+IN_ROLE = "fought-in-role:"  # it fought in the role: as itself it fires nothing until the role's lock ends
+AS_ITSELF = "fought-as-itself:"  # it fought as itself: not in the role until the lock ends
+
+
+def role_of(game: GameDefinition, state: GameState, uid: str) -> BattleRole | None:
+    """The role (``dice-pool { role ... }``) the counter fights in now, if any."""
+    u = state.units.get(uid)
+    if u is None or not u.markers:
+        return None
+    for m in u.markers:
+        if m.startswith(ROLE):
+            return next((r for r in game.dice_pool.roles if r.id == m[len(ROLE):]), None)
+    return None
+
+
+def role_selectors(game: GameDefinition, uid: str, role: BattleRole) -> frozenset[str]:
+    """What a selector may name of ``uid`` fighting in ``role``: the role's class and its flags, not its own."""
+    c = game.counters[uid]
+    own = game.unit_classes[c.unit_class].flags | {c.unit_class}
+    return (game.selectors_of(uid) - own) | game.unit_classes[role.unit_class].flags | {role.unit_class}
 
 
 def stack_items(state: GameState, uid: str) -> list[str]:
@@ -122,20 +145,36 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
     fx = chit_effects(game, items, chits or {}, att, dfd, state.turn)  # the chit catalogue (on-use)
     for side, gone in fx.neutral.items():
         items[side] = [i for i in items[side] if i not in gone]
+    roles: dict[str, BattleRole] = {}  # 19.3: counters fighting in another role, and those barred as themselves
+    silent: set[str] = set()
+    if rules.roles:
+        for i in (i for v in items.values() for i in v):
+            r = role_of(game, state, i)
+            if r is not None:
+                roles[i] = r
+            elif any(m.startswith(IN_ROLE) for m in state.units[i].markers):
+                silent.add(i)
+    role_sel = {i: role_selectors(game, i, r) for i, r in roles.items()}
+
+    def fac(i: str, name: str) -> int:
+        return roles[i].factors.get(name, 0) if i in roles and name else factor(game, state, i, name)
+
+    def matches(i: str, sel: frozenset[str]) -> bool:
+        return bool(sel & role_sel[i]) if i in role_sel else game.matches(i, sel)
     pools = []
     for step in rules.steps:
         for side, role in ((att, "attacker"), (dfd, "defender")):
             times = fx.multiply.get((side, step.id), (1, ""))[0]
-            got = tuple((i, factor(game, state, i, step.factor) * times) for i in items[side]
-                        if not (step.except_ and game.matches(i, step.except_)))
+            got = tuple((i, fac(i, step.factor) * times) for i in items[side]
+                        if i not in silent and not (step.except_ and matches(i, step.except_)))
             got = tuple(x for x in got if x[1] > 0 and (side, step.id) not in fx.cancel)
             test = read_test(step.defender) if role == "defender" else \
                 hit_test(game, board, f"column {step.attacker}", target, crossed, dfd)
             if role == "attacker":  # a position in the defending stack (a bunker: artillery hits on 1)
-                cell = next((c for sel, c in step.against if any(game.matches(i, sel) for i in items[dfd])), None)
+                cell = next((c for sel, c in step.against if any(matches(i, sel) for i in items[dfd])), None)
                 test = read_test(cell) if cell is not None else test
             pools.append(Pool(step.id, step.title, side, got, test or HitTest("number", 0)))
-    position = max((factor(game, state, i, rules.position) for i in items[dfd]), default=0)
+    position = max((fac(i, rules.position) for i in items[dfd]), default=0)
     level = defence_level(game, board, rules.level, target, (), position, dfd)
     guard_level = defence_level(game, board, rules.level, target, crossed, position, dfd)
     weapons = []
@@ -143,14 +182,14 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
     for side, role in ((att, "attacker"), (dfd, "defender")):
         excluded = frozenset().union(*(sel for r, sel in rules.exclude if r == role))
         for i in items[side]:
-            if not (rules.duel_weapons and game.matches(i, rules.duel_weapons)):
+            if i in silent or not (rules.duel_weapons and matches(i, rules.duel_weapons)):
                 continue
-            if excluded and game.matches(i, excluded):
+            if excluded and matches(i, excluded):
                 continue
-            fire, armour = factor(game, state, i, rules.fire), factor(game, state, i, rules.armour)
+            fire, armour = fac(i, rules.fire), fac(i, rules.armour)
             rnd = next((k for k, r in enumerate(rules.rounds) if r.side == role and
-                        (not r.weapons or game.matches(i, r.weapons))), -1)
-            if role == "attacker" and hold and game.matches(i, hold):
+                        (not r.weapons or matches(i, r.weapons))), -1)
+            if role == "attacker" and hold and matches(i, hold):
                 rnd = -1  # 5.1(6)1: an SP anti-tank gun in the reserve attack may be shot at, does not fire
             if i in far:  # from another hex: its armour guards it, and counts for nothing in the damage step
                 weapons.append(Weapon(i, side, fire, 0, armour, rnd))
@@ -159,8 +198,8 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
                                   rnd))
     duel = {w.id for w in weapons}
     pairs = [(a, d) for a, d in pairs if a in duel and d in duel]  # a weapon gone since it was paired
-    armour_items = tuple((i, side, factor(game, state, i, rules.armour)) for side in (att, dfd) for i in items[side]
-                         if i not in duel and i not in far and factor(game, state, i, rules.armour) > 0)
+    armour_items = tuple((i, side, fac(i, rules.armour)) for side in (att, dfd) for i in items[side]
+                         if i not in duel and i not in far and fac(i, rules.armour) > 0)
     support = tuple((att if role == "attacker" else dfd, hit_test(game, board, text, target, crossed, dfd))
                     for role, text in rules.support_cells)
     sides = game.dice[rules.die].sides if rules.die in game.dice else 6

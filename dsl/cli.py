@@ -467,7 +467,7 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
 
     from runtime import attachments as A
 
-    from runtime.combat.dicepool.odds import battle_odds, pct
+    from runtime.combat.dicepool.odds import pct
 
     from .diagnostics import did_you_mean
     near = {x.strip().split("@")[0].split("+")[0] for x in args.near.split(",") if x.strip()}
@@ -495,13 +495,13 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
                       args.game)
             return 1
     st = runner.engine.dicepool.preview(s, attackers, target, chits, (), ranged)
-    odds = battle_odds(st)
+    odds = runner.engine.dicepool.preview_odds(s, attackers, target, chits, (), ranged)  # 19.5 counted
     if args.json:
         print(json.dumps({
             "hex": args.hex, "turn": args.turn, "attacker": st.attacker, "defender": st.defender,
             "pools": [{"step": p.step, "side": p.side, "dice": p.dice, "items": [list(x) for x in p.items],
                        "hit": p.test.text()} for p in st.pools],
-            "pairs": [list(x) for x in st.pairs], "defence-level": st.level, "chits": list(st.notes),
+            "pairs": [list(x) for x in st.pairs], "defence-level": st.level, "chits": list(odds.notes),
             "damage": {side: {str(k): str(v) for k, v in d.items()} for side, d in odds.damage.items()},
             "win": {side: str(v) for side, v in odds.win.items()}, "tie": str(odds.tie),
             **({"air": "not included"} if game.dice_pool.air is not None else {})},
@@ -520,7 +520,7 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
     for side, ids in ranged.items():
         for cid in ids:
             print(f"  {cid} ({side}) supports from {runner.board.hex_id(s.units[A.host_of(s, cid)].hex)} (ranged)")
-    for note in st.notes:
+    for note in odds.notes:
         print(f"  {note}")
     for wid in sorted(st.rerolls):
         print(f"  {wid}: a shot by or at it may be rolled again once")

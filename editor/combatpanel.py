@@ -211,6 +211,9 @@ def dice_pool_html(game: GameDefinition, tid: str, setup, odds, fighting: bool =
         out.append("<br>" + ", ".join(sorted(setup.rerolls)) + ": a shot by or at it may be rolled again once")
     if setup.notes:
         out.append("<br><b>Support chits</b><br>" + "<br>".join(setup.notes))
+    extra = [n for n in odds.notes if n not in setup.notes]  # what the odds count beyond the battle (19.5)
+    if extra:
+        out.append("<br>" + "<br>".join(extra))
     bonus = [f"defence level {setup.level} ({side_title(setup.defender)})"] if setup.level else []
     bonus += [f"{what} +{n} ({side_title(side)})" for side, what, n in setup.extra]
     out.append("<br><b>Damage step</b>: the best surviving armour" + (", " + ", ".join(bonus) if bonus else "")

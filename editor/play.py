@@ -1001,6 +1001,15 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             self.fail(e)
         return None
 
+    def dice_pool_odds(self, s: GameState, st):
+        """The exact odds of the battle shown, the breakdowns still to roll counted (19.5)."""
+        eng = self.runner.engine
+        if s.pending and s.pending[0]["kind"] == "dice-pool" and "attackers" in s.pending[0]:
+            return eng.dicepool.battle_odds_now(s, s.pending[0])[1]
+        if self.target is not None and self.attackers:
+            return eng.dicepool.preview_odds(s, list(self.attackers), self.target)
+        return battle_odds(st)
+
     def _dice_pool_panel(self, s: GameState) -> None:
         """The Combat panel of a dice-pool game: the attackers to tick, each
         side's dice pools against their hit numbers, the duels, and the exact
@@ -1033,7 +1042,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
                              + last_dice_pool_html(self.runner, s))
         else:
             st, tid, _ = shown
-            o.report.setHtml(dice_pool_html(self.game, tid, st, battle_odds(st), fighting))
+            o.report.setHtml(dice_pool_html(self.game, tid, st, self.dice_pool_odds(self.shown_state(s), st),
+                                            fighting))
         o.attackers.blockSignals(False)
 
     def battle_report(self, s: GameState) -> tuple[BattleReport | None, dict | None]:

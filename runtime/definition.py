@@ -1136,8 +1136,8 @@ class DicePoolRules:
     # ``ranged FACTOR active``: the attacker's ranged counters only from stacks that may attack in the
     # combat phase (Prokhorovka 11.2(1)3: the active stacks of the normal or the reserve attack)
     ranged_active: bool = False
-    # ``breakdown SELECTORS [side SIDE] on N``: (selectors, side, n): each such counter that takes part in a
-    # battle rolls the die when the battle is declared and leaves the game on N or less (Prokhorovka 19.5)
+    # ``breakdown SELECTORS [side SIDE] on N``: (selectors, side, n): each such counter that joins a battle
+    # (declared to fight, 11.2(1), or supporting from a range) rolls the die and leaves the game on N or less (19.5)
     breakdown: tuple[tuple[frozenset[str], str, int], ...] = ()
     # ``order-battles``: an attack only declares its battle; once the attacker has declared every
     # attack of the phase, the ``superior`` side fights them in the order it chooses (9.2(3), 11.0)

@@ -527,7 +527,24 @@ def determinise(game: GameDefinition, view: GameState, rng: random.Random) -> Ga
     if any(p.get("kind") == "dice-pool" and any(UNKNOWN in v for v in p.get("chits", {}).values())
            for p in view.pending):
         s.pending = [_deal_battle_chits(game, s, p, rng) for p in view.pending]
+    if any(p.get("kind") == "dice-pool" and UNKNOWN in p.get("neutral", ()) for p in s.pending):
+        s.pending = [_deal_left_out(game, view, s, p, rng) for p in s.pending]
     return s
+
+
+def _deal_left_out(game: GameDefinition, view: GameState, s: GameState, p: dict, rng: random.Random) -> dict:
+    """The counters the enemy left out of a dice-pool battle (11.2(1)2: they
+    stay face down, so the view knows how many, not which): as many of the
+    face-down counters the sample dealt under the enemy's stacks in the
+    battle, so that the sample does not count them as fighting."""
+    if p.get("kind") != "dice-pool" or UNKNOWN not in p.get("neutral", ()):
+        return p
+    target = game.map.grid.parse_id(p["hex"])
+    stacks = [*p["attackers"], *(u.id for u in s.units_at(target))]
+    dealt = [a for u in stacks for a in s.attached.get(u, ()) if a not in view.attached.get(u, ())
+             and a not in p["neutral"]]
+    rng.shuffle(dealt)
+    return dict(p, neutral=[c if c != UNKNOWN else dealt.pop() for c in p["neutral"] if c != UNKNOWN or dealt])
 
 
 def _deal_battle_chits(game: GameDefinition, s: GameState, p: dict, rng: random.Random) -> dict:

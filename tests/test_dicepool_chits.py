@@ -506,7 +506,9 @@ def test_a_sample_of_the_germans_view_deals_the_soviet_chits_allocated_face_down
 
 def test_19_5_german_tank_destroyers_break_down_on_a_1_when_they_take_part():
     """19.5 (optional): each time a German SP anti-tank gun takes part in a
-    battle, roll 1d6; on 1 it is removed from the game.  Soviet ones never."""
+    battle ("参战时"), roll 1d6; on 1 it is removed from the game.  Soviet ones
+    never; one left out of the battle (11.2(1)2) does not take part: it rolls
+    nothing.  The roll comes once the equipment that fights is declared."""
     from dsl.compiler import compile_game
     from helpers import ROOT
     from runtime import attachments as A
@@ -525,7 +527,14 @@ def test_19_5_german_tank_destroyers_break_down_on_a_1_when_they_take_part():
         for c in ("StuG1", "Marder1", "Tiger1"):
             A.attach(game, s, c, "LAH")
         s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        s = runner.engine.apply(runner.engine.apply(s, "attack 0609 with LAH"), "done")  # fought (9.2(3))
+        s.place("DR", b.parse("0610"))
+        for c in ("StuG2", "Marder2"):
+            A.attach(game, s, c, "DR")
+        s = runner.engine.apply(runner.engine.apply(s, "attack 0609 with DR,LAH"), "done")  # fought (9.2(3))
+        s = runner.engine.apply(s, "done")  # the Soviets declare their equipment (11.2(1))
+        assert not [e for e in s.log if str(e.get("for", "")).startswith("breakdown of")]  # not before it fights
+        for a in ("use StuG2 out", "use Marder2 out", "done"):  # the Germans leave two out
+            s = runner.engine.apply(s, a)
         rolls = [e for e in s.log if str(e.get("for", "")).startswith("breakdown of")]
         assert sorted(e["for"].split()[2] for e in rolls) == ["Marder1", "StuG1"]  # not the Tiger, not the SU-76
         for e in rolls:
@@ -566,3 +575,79 @@ def test_a_sample_deals_aircraft_or_fewer_chits_when_its_pool_holds_too_few():
     assert sorted(dealt) == ["La5-1", "SArty1"]
     s.place("La5-1", None, "pool:soviet-support-cup")
     assert _deal_battle_chits(runner.game, s, p, random.Random(1))["chits"]["soviet"] == ["SArty1"]
+
+
+def test_a_sample_of_the_soviet_view_leaves_out_what_the_germans_left_out():
+    """11.2(1)2: a counter left out of a battle stays face down, so the
+    Soviets know how many the Germans left out, not which.  A sample of their
+    view (the search bot's look-ahead) deals face-down counters under the
+    German stacks; as many of those must be the ones left out, not counted
+    as fighting."""
+    from runtime.observe import UNKNOWN, determinise, observe
+    runner, s, _ = _battle(attack=(("167ID", "0610"), ("LAH+Tiger1+StuG1", "0710")))
+    eng = runner.engine
+    for c in ("Marder1", "Marder2", "StuG2"):
+        s.place(c, None, "pool:german-equip-cup")
+    s.place("SArty1", None, "pool:soviet-support")  # (the battle waits for the Soviets' support chits)
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+    s = eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done")  # (52G carries nothing to declare)
+    assert s.pending[0]["stage"] == "equipment" and s.pending[0]["side"] == "german"
+    s = eng.apply(s, "use StuG1 out")
+    s = eng.apply(s, "done")  # the Germans leave the StuG out: it stays face down
+    assert s.pending[0]["stage"] == "support" and s.pending[0]["neutral"] == ["StuG1"]
+    view = observe(runner.game, s, "soviet")
+    assert view.pending[0]["neutral"] == [UNKNOWN]
+    for seed in range(6):
+        sample = determinise(runner.game, view, random.Random(seed))
+        (left,) = sample.pending[0]["neutral"]
+        assert left in sample.attached["LAH"] and left != "Tiger1"  # one of the face-down ones dealt under LAH
+        st = eng.dicepool.setup(sample, sample.pending[0])
+        fighting = {w.id for w in st.weapons} | {i for p in st.pools for i, n in p.items if n}
+        assert left not in fighting and "Tiger1" in fighting
+        assert not (set(sample.attached["LAH"]) - {"Tiger1", left})  # nothing else under LAH fights
+
+
+def test_19_5_the_odds_before_the_dice_count_each_breakdown_to_come():
+    """The odds shown before a battle's dice (the playtest's panel, hexforge
+    battle, the greedy bot's choice) weigh each German SP anti-tank gun
+    that would join it: 5/6 it fights, 1/6 it is gone (19.5); once the
+    breakdowns are rolled the odds are the battle's as it stands."""
+    from dsl.compiler import compile_game
+    from helpers import ROOT
+    from runtime import attachments as A
+    from runtime.runner import Runner
+    runner = Runner(compile_game(ROOT / "games" / "prokhorovka", variants=["breakdown"]))
+    g, eng, b = runner.game, runner.engine, runner.board
+    s = runner.new_game(1)
+    for u in s.units.values():
+        s.place(u.id, None, "removed")
+    s.place("52G", b.parse("0609"))
+    A.attach(g, s, "PakFront2", "52G")
+    s.place("LAH", b.parse("0710"))
+    for c in ("StuG1", "Marder1", "Tiger1"):
+        A.attach(g, s, c, "LAH")
+    target = b.parse("0609")
+    fp = eng.dicepool
+    odds = fp.preview_odds(s, ["LAH"], target)
+    q = Fraction(1, 6)
+    parts = {gone: battle_odds(fp.preview(s, ["LAH"], target, neutral=gone))
+             for gone in ((), ("Marder1",), ("StuG1",), ("Marder1", "StuG1"))}
+    weight = {(): (1 - q) ** 2, ("Marder1",): q * (1 - q), ("StuG1",): q * (1 - q), ("Marder1", "StuG1"): q * q}
+    for side in ("german", "soviet"):
+        assert odds.win[side] == sum(weight[k] * o.win[side] for k, o in parts.items())
+    assert odds.tie == sum(weight[k] * o.tie for k, o in parts.items())
+    assert odds.win["german"] != parts[()].win["german"]
+    assert any("breakdown (19.5): Marder1 leaves the game 16.7%" in n for n in odds.notes)
+    assert fp.win_chance(s, ["LAH"], target) == float(odds.win["german"])
+    # in the battle: counted during the declarations, not once rolled
+    s.place("SArty1", None, "pool:soviet-support")  # (the battle waits for the Soviets' support chits)
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+    s = eng.apply(eng.apply(s, "attack 0609 with LAH"), "done")
+    p = s.pending[0]
+    assert p["stage"] == "equipment" and fp.battle_odds_now(s, p)[1].win == odds.win
+    s = eng.apply(s, "done")  # the Soviets
+    s = eng.apply(s, "done")  # the Germans: the StuG and the Marder roll
+    p = s.pending[0]
+    assert p["stage"] == "support" and p["broken-down"]
+    st, now = fp.battle_odds_now(s, p)
+    assert now.win == battle_odds(st).win

@@ -317,3 +317,37 @@ def test_the_playtest_offers_the_su152_as_an_anti_tank_gun(qtbot, tmp_path, monk
         assert w.grab().save(str(SHOTS / "prokhorovka-su152-role.png"))
     finally:
         w.close()
+
+
+def test_the_combat_panel_counts_the_breakdowns_to_come(qtbot, tmp_path, monkeypatch):
+    """19.5 (variant breakdown): the odds before the battle weigh the German SP anti-tank gun's breakdown."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    w = open_playtest(doc, "campaign", ("breakdown",), 1, {"german": "human", "soviet": "human"})
+    try:
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            if s.units[uid].hex is not None:
+                s.place(uid, None, "removed")
+        s.attached = {}
+        s.place("LAH", b.parse("0504"))
+        s.place("52G", b.parse("0505"))
+        A.attach(g, s, "StuG1", "LAH")
+        A.attach(g, s, "PakFront2", "52G")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0505"))
+        odds = w.runner.engine.dicepool.preview_odds(s, ["LAH"], b.parse("0505"))
+        text = w.odds.report.toPlainText()
+        assert "breakdown (19.5): StuG1 leaves the game 16.7% as it joins the battle (counted)" in text
+        assert f"German wins {pct(odds.win['german'])}" in text
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "prokhorovka-breakdown-odds.png"))
+    finally:
+        w.close()

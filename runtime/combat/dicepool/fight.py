@@ -35,6 +35,7 @@ is eliminated when it stands as a unit of its own."""
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import product
 
 from ... import attachments as A
 from ...actions import Action, Attack, Done, Hold, IllegalActionError, Pair, Use
@@ -44,11 +45,12 @@ from ...state import GameState, eliminate
 from .air import AirCombat
 from .battle import Setup
 from .chits import decisions, strikes
-from .odds import battle_odds
+from .odds import BattleOdds, battle_odds, mix_odds, pct
 from .reroll import Rerolls, replay
 from .setup import AS_ITSELF, IN_ROLE, ROLE, build, default_pairs, factor, ranged_key
 
 
+BREAKDOWNS_COUNTED = 8  # the odds before the dice count at most so many breakdowns (2**8 battles)
 AIR_STAGES = ("air", "aa", "intercept", "counter", "dogfight", "mission", "air-target")
 
 
@@ -269,19 +271,25 @@ class DicePoolBattles:
             s.pending.insert(0, p)
         else:
             s.pending.append(p)
-        self.break_down(s, p)
+        if not self.rules.declare_equipment:  # every counter carried into the battle takes part
+            self.break_down(s, p)
 
-    def break_down(self, s: GameState, p: dict) -> None:
-        """``breakdown``: each counter that matches, carried into the battle,
-        rolls the die; on N or less it leaves the game (19.5)."""
+    def break_down(self, s: GameState, p: dict, ids: list[str] | None = None) -> None:
+        """``breakdown``: each counter that matches and takes part in the
+        battle rolls the die; on N or less it leaves the game (19.5: "参战时",
+        when it joins the battle: once the equipment that fights is declared,
+        11.2(1), or as it comes to support the battle from a range).
+        ``ids``: the counters that join now (all that take part: None)."""
         if not self.rules.breakdown:
             return
         g = self.game
         die = g.dice[self.rules.die]
-        stacks = [*p["attackers"], *(u.id for u in s.units_at(self.e.hex(p["hex"])))]
+        if ids is None:
+            ids = [c for side in (p["attacker"], p["defender"]) for c in self.carried(s, p, side)]
+            p["broken-down"] = True  # the odds before the dice count it no more
         for sel, side, n in self.rules.breakdown:
-            for c in [c for uid in stacks for c in A.under(s, uid)]:
-                if (side and s.units[c].side != side) or not (c in sel or g.matches(c, sel)):
+            for c in ids:
+                if A.host_of(s, c) is None or (side and s.units[c].side != side) or not (c in sel or g.matches(c, sel)):
                     continue
                 roll = s.roll(die, f"breakdown of {c} in {p['hex']}")
                 broke = roll <= n
@@ -359,6 +367,7 @@ class DicePoolBattles:
             for a in self.carried(s, p, side):
                 host = A.host_of(s, a)
                 A.face_up(self.game, s, [host], only=a)
+        self.break_down(s, p)  # 19.5: what fights has joined the battle
         p["stage"], p["side"] = "support", order[0]
 
     def actions(self, s: GameState, p: dict) -> list[Action]:
@@ -443,6 +452,7 @@ class DicePoolBattles:
             s.done.add(ranged_key(s, a.option))
             s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{a.option} ({p['side']}) supports the battle "
                           f"from {self.e.board.hex_id(s.units[A.host_of(s, a.option)].hex)}"})
+            self.break_down(s, p, [a.option])  # it joins the battle (19.5)
         elif p["stage"] == "support":
             if isinstance(a, Use):
                 p["chits"].setdefault(p["side"], []).append(a.option)
@@ -624,13 +634,65 @@ class DicePoolBattles:
 
     def side_chance(self, s: GameState, side: str, attackers: list[str], hid: str) -> float:
         """``side``'s exact chance to win the battle as it stands (a tie half)."""
-        odds = battle_odds(self.preview(s, attackers, self.e.hex(hid)))
+        odds = self.preview_odds(s, attackers, self.e.hex(hid))
         return float(odds.win[side] + odds.tie / 2)
 
     def win_chance(self, s: GameState, attackers: list[str], target) -> float:
         """The attacker's exact chance to win the battle as it stands (paired
         by default, no support chits): the greedy bot's measure."""
-        return float(battle_odds(self.preview(s, attackers, target)).win[s.units[attackers[0]].side])
+        return float(self.preview_odds(s, attackers, target).win[s.units[attackers[0]].side])
+
+    # ------------------------------------------------------------ odds before a breakdown (19.5)
+    def breakdown_chance(self, s: GameState, cid: str) -> Fraction:
+        """The chance ``cid`` breaks down as it joins a battle (19.5)."""
+        g = self.game
+        sides = g.dice[self.rules.die].sides
+        keep = Fraction(1)
+        for sel, side, n in self.rules.breakdown:
+            if (not side or s.units[cid].side == side) and (cid in sel or g.matches(cid, sel)):
+                keep *= 1 - Fraction(max(0, min(n, sides)), sides)
+        return 1 - keep
+
+    def odds(self, s: GameState, st: Setup, rebuild, rolled: bool = False) -> BattleOdds:
+        """The exact odds of the battle ``st`` before its dice, over every
+        breakdown still to roll (19.5; ``rolled``: none is): each counter in
+        it that may break down, gone or not; ``rebuild(gone)``: the battle
+        without the counters in ``gone``."""
+        if not self.rules.breakdown or rolled:
+            return battle_odds(st)
+        ids = sorted({i for pool in st.pools for i, _ in pool.items} | {w.id for w in st.weapons} |
+                     {i for i, _, _ in st.armour})
+        risk = [(c, q) for c in ids if c in self.game.counters and (q := self.breakdown_chance(s, c)) > 0]
+        if not risk:
+            return battle_odds(st)
+        risk = risk[:BREAKDOWNS_COUNTED]
+        parts = []
+        for mask in product((False, True), repeat=len(risk)):
+            w = Fraction(1)
+            for (_, q), gone in zip(risk, mask):
+                w *= q if gone else 1 - q
+            gone = tuple(c for (c, _), b in zip(risk, mask) if b)
+            parts.append((w, battle_odds(rebuild(gone)) if gone else battle_odds(st)))
+        return mix_odds(parts, "breakdown (19.5): " + ", ".join(f"{c} leaves the game {pct(q)}" for c, q in risk)
+                        + " as it joins the battle (counted)")
+
+    def preview_odds(self, s: GameState, attackers: list[str], target, chits=None, neutral: tuple = (),
+                     ranged=None, track=()) -> BattleOdds:
+        """``preview``'s exact odds, the breakdowns to come counted (19.5)."""
+        st = self.preview(s, attackers, target, chits, neutral, ranged, track)
+        return self.odds(s, st, lambda gone: self.preview(s, attackers, target, chits, (*neutral, *gone), ranged,
+                                                          track))
+
+    def battle_odds_now(self, s: GameState, p: dict) -> tuple[Setup, BattleOdds]:
+        """The battle being fought, paired by default, and its exact odds (the
+        breakdowns counted until they are rolled)."""
+        st = self.setup(s, p)
+        st = self.setup(s, p, default_pairs(st))
+
+        def rebuild(gone):
+            q = dict(p, neutral=[*p.get("neutral", ()), *gone])
+            return self.setup(s, q, default_pairs(self.setup(s, q)))
+        return st, self.odds(s, st, rebuild, rolled=bool(p.get("broken-down")) or not self.rules.declare_equipment)
 
     def chance(self, s: GameState, p: dict, chits: dict[str, list[str]], neutral=None, ranged=None, track=None,
                side: str = ""):

@@ -138,3 +138,27 @@ def battle_odds(setup: Setup) -> BattleOdds:
     return BattleOdds(att, dfd, pools, support, damage,
                       {s: dict(sorted(t.items())) for s, t in totals.items()}, win, tie, survives,
                       setup.notes)
+
+
+def mix_odds(parts: list[tuple[Fraction, BattleOdds]], note: str = "") -> BattleOdds:
+    """The odds of a battle that is one of ``parts`` (weight, odds) by chance
+    before its dice (19.5: counters that may break down as they join it).
+    Pools and weapons are the first part's (the battle as it stands)."""
+    first = parts[0][1]
+
+    def mixed(get) -> dict[int, Fraction]:
+        out: dict[int, Fraction] = {}
+        for w, o in parts:
+            for k, v in get(o).items():
+                out[k] = out.get(k, Fraction(0)) + w * v
+        return {k: v for k, v in sorted(out.items()) if v}
+    sides = (first.attacker, first.defender)
+    return BattleOdds(first.attacker, first.defender, first.pools,
+                      {x: mixed(lambda o, x=x: o.support[x]) for x in sides},
+                      {x: mixed(lambda o, x=x: o.damage[x]) for x in sides},
+                      {x: mixed(lambda o, x=x: o.totals[x]) for x in sides},
+                      {x: sum((w * o.win[x] for w, o in parts), Fraction(0)) for x in sides},
+                      sum((w * o.tie for w, o in parts), Fraction(0)),
+                      {wid: sum((w * o.survives.get(wid, Fraction(0)) for w, o in parts), Fraction(0))
+                       for wid in first.survives},
+                      first.notes + ((note,) if note else ()))

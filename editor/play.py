@@ -991,7 +991,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         eng = self.runner.engine
         try:
             if s.pending and s.pending[0]["kind"] == "dice-pool" and \
-                    s.pending[0]["stage"] in ("equipment", "support", "cancel", *AIR_STAGES, "pairs"):
+                    s.pending[0]["stage"] in ("equipment", "support", "cancel", *AIR_STAGES, "strike-reroll", "pairs"):
                 p = s.pending[0]
                 st = eng.dicepool.setup(s, p)
                 return eng.dicepool.setup(s, p, default_pairs(st)), p["hex"], True

@@ -364,6 +364,10 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
     if p["stage"] == "reroll":
         return f"{where}: the dice are rolled (the log lists them); {who} may roll one of them again with " \
                f"{p['reroll'][0][1]} (listed below), or press {done_label(s)}."
+    if p["stage"] == "strike-reroll":
+        _, chit, target, roll, hit = runner.engine.dicepool.struck(p)
+        return f"{where}: {chit} at {target} rolled {roll} ({'destroyed' if hit else 'missed'}); {who} may roll " \
+               f"that die again with {p['reroll'][0][1]} (listed below), or press {done_label(s)}."
     m = (p.get("air") or {}).get("mission") or {}
     if p["stage"] == "air":
         return f"{where}, air combat: {who} may fly a mission with an aircraft from the support pool (listed " \
@@ -414,7 +418,7 @@ def done_label(s: GameState) -> str:
     if k == "dice-pool":
         stage = s.pending[0]["stage"]
         return "No (more) support chits" if stage == "support" else "Done" if stage in ("cancel", "pairs", "order") else \
-            "Keep the dice" if stage == "reroll" else "The rest fights" if stage == "equipment" else "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
+            "Keep the dice" if stage == "reroll" else "Keep the die" if stage == "strike-reroll" else "The rest fights" if stage == "equipment" else "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
             else "Stop" if stage == "air-target" else "Retreat (halve the losses)"
     if k == "combat" and s.step.get("declared"):
         return "End combat: fight the declared battles"
@@ -515,6 +519,9 @@ def action_label(a, runner: Runner, s: GameState) -> str:
             return f"Leave {a.option}{name} out of the battle (under {host}; it stays face down)"
         if stage == "reroll":
             return f"{a.option}{name} rolls again die {a.unit}: " + runner.engine.dicepool.rerolls.label(s.pending[0], a.unit)
+        if stage == "strike-reroll":
+            _, chit, target, roll, _ = runner.engine.dicepool.struck(s.pending[0])
+            return f"{a.option}{name} rolls again the die of {chit} at {target} (it showed {roll})"
         if stage == "air":
             return f"Fly {a.option}{name}: {_air_role(runner, a.option)}"
         if stage in ("intercept", "counter"):

@@ -351,3 +351,44 @@ def test_the_combat_panel_counts_the_breakdowns_to_come(qtbot, tmp_path, monkeyp
         assert w.grab().save(str(SHOTS / "prokhorovka-breakdown-odds.png"))
     finally:
         w.close()
+
+
+def test_the_playtest_offers_a_commander_the_molotovs_die(qtbot, tmp_path, monkeypatch):
+    """签一览 指挥官 ① (any roll): the Molotov's die waits for the kept German commander."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+    try:
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b, eng = w.game, w.board, w.runner.engine
+        for uid in list(s.units):
+            if s.units[uid].hex is not None:
+                s.place(uid, None, "removed")
+        s.attached = {}
+        s.place("LAH", b.parse("0504"))
+        s.place("52G", b.parse("0505"))
+        A.attach(g, s, "Tiger1", "LAH")
+        s.place("Molotov", None, "pool:soviet-support")
+        s.place("GCmdr1", None, "pool:german-support")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+        for a in ("attack 0505 with LAH", "done", "done", "use Molotov", "use GCmdr1", "done"):
+            s = eng.apply(s, a)
+        assert s.pending[0]["stage"] == "strike-reroll"
+        w.timeline._kept[w.timeline.end] = s
+        w.refresh()
+        _, _, _, roll, hit = eng.dicepool.struck(s.pending[0])
+        labels = [w.decision.list.item(i).text() for i in range(w.decision.list.count())]
+        assert f"GCmdr1 (Commander) rolls again the die of Molotov at Tiger1 (it showed {roll})" in labels
+        assert f"Molotov at Tiger1 rolled {roll} ({'destroyed' if hit else 'missed'})" in w.decision.prompt.text()
+        from editor.playtext import done_label
+        assert done_label(s) == "Keep the die"
+        assert "German attacks Soviet in 0505" in w.odds.report.toPlainText()  # the battle stays in the panel
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "prokhorovka-molotov-reroll.png"))
+    finally:
+        w.close()

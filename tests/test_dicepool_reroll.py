@@ -98,3 +98,82 @@ def test_replay_drops_the_shots_that_no_longer_happen_and_rolls_the_new_ones():
     out, used2 = replay(st, used, lambda why: fresh.append(why) or 1)
     assert out.destroyed == ["Tiger"] and [f for _, f in used2] == [6, 1]
     assert fresh[-1].endswith("KV1 at Tiger")
+
+
+def _molotov(dice, faces, commander="GCmdr1"):
+    """LAH with a Tiger attacks 52G; the Soviets use a Molotov cocktail, and
+    a commander that cancels nothing is kept (签一览 ①: any roll).  The dice
+    show ``faces`` from the Molotov's on (6 after them)."""
+    from dsl.compiler import compile_game
+    from helpers import ROOT
+    from runtime import attachments as A
+    from runtime.runner import Runner
+    runner = Runner(compile_game(ROOT / "games" / "prokhorovka"))
+    s = runner.new_game(1)
+    for u in s.units.values():
+        s.place(u.id, None, "removed")
+    b = runner.board
+    s.place("LAH", b.parse("0504"))
+    s.place("52G", b.parse("0505"))
+    A.attach(runner.game, s, "Tiger1", "LAH")
+    s.place("Molotov", None, "pool:soviet-support")
+    side = runner.game.counters[commander].side
+    s.place(commander, None, f"pool:{side}-support")
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+    eng = runner.engine
+    dice["faces"] = list(faces)
+    s = eng.apply(eng.apply(s, "attack 0505 with LAH"), "done")
+    s = eng.apply(s, "done")  # the Germans' equipment: the Tiger fights
+    s = eng.apply(s, "use Molotov")
+    if side == "soviet":
+        s = eng.apply(s, f"use {commander}")
+    for who in ("soviet", "german"):
+        if who == side == "german":
+            s = eng.apply(s, f"use {commander}")
+        if s.pending[0]["stage"] == "support" and s.pending[0]["side"] == who:
+            s = eng.apply(s, "done")
+    while s.pending[0]["stage"] == "cancel":  # the commander cancels nothing: it is kept
+        s = eng.apply(s, "done")
+    return runner, s
+
+
+def test_a_kept_commander_may_roll_a_molotovs_die_again(dice):
+    """签一览 指挥官 ①: 任何掷骰时 (at any roll): the German commander rolls
+    again the Molotov's hit on the Tiger (1, now 6: missed); then it is used
+    and rolls no die of the battle again."""
+    runner, s = _molotov(dice, [1, 6])
+    eng = runner.engine
+    p = s.pending[0]
+    assert p["stage"] == "strike-reroll" and p["side"] == "german"
+    assert eng.dicepool.struck(p)[1:] == ("Molotov", "Tiger1", 1, True)
+    assert {str(a) for a in eng.legal_actions(s)} == {"use GCmdr1 1", "done"}
+    assert str(eng.default_action(s)) == "use GCmdr1 1"  # a hit on its own Tiger: roll it again
+    s = eng.apply(s, "use GCmdr1 1")
+    steps = [e["step"] for e in s.log if "step" in e]
+    assert "GCmdr1 (german) rolls again Molotov's die at Tiger1: 1, now 6" in steps
+    assert "Molotov (soviet) at Tiger1: 6, missed" in steps
+    assert not any(e.get("stage") == "reroll" for e in s.pending)
+    assert not any("the dice:" in x and "before any roll again" in x for x in steps)  # no second roll again
+    assert s.units["Tiger1"].box == "under:LAH" and s.units["Molotov"].box == "pool:soviet-support-cup"
+
+
+def test_a_commander_keeps_a_molotovs_die_that_went_its_way(dice):
+    runner, s = _molotov(dice, [4])  # the Molotov misses
+    eng = runner.engine
+    assert s.pending[0]["stage"] == "strike-reroll" and str(eng.default_action(s)) == "done"
+    s = eng.apply(s, "done")
+    steps = [e["step"] for e in s.log if "step" in e]
+    assert "Molotov (soviet) at Tiger1: 4, missed" in steps
+    assert s.pending[0]["stage"] == "reroll" and s.pending[0]["reroll"] == [["german", "GCmdr1"]]  # still kept
+
+
+def test_the_soviet_commander_may_roll_its_own_molotovs_miss_again(dice):
+    runner, s = _molotov(dice, [5, 2], commander="SCmdr")
+    eng = runner.engine
+    p = s.pending[0]
+    assert p["stage"] == "strike-reroll" and p["side"] == "soviet"
+    assert str(eng.default_action(s)) == "use SCmdr 1"
+    s = eng.apply(s, "use SCmdr 1")
+    steps = [e["step"] for e in s.log if "step" in e]
+    assert "Molotov (soviet) at Tiger1: 2, destroyed; Molotov leaves the game" in steps
+    assert s.units["Tiger1"].box == "pool:german-tank-cup"

@@ -127,7 +127,8 @@ def chit_effects(game: GameDefinition, items: dict[str, list[str]], chits: dict[
                     out.notes.append(f"{chit} ({side}): +{a['amount']} in the damage step")
                 elif eff.verb == "reroll-die":
                     out.notes.append(f"{chit} ({side}): unless it cancels something, it may roll one die of this "
-                                     "battle again after the dice (not counted in these odds)")
+                                     "battle again: a strike's as it is rolled, or one after the dice (not counted "
+                                     "in these odds)")
                 elif eff.verb == "both-lose":
                     out.both_lose = out.both_lose or chit
                     out.notes.append(f"{chit} ({side}): the winner loses the loser's damage too")

@@ -197,32 +197,58 @@ class DicePoolBattles:
         items = [a for u in units if s.units[u].hex is not None for a in A.under(s, u)] + list(ranged.get(enemy, ()))
         return sorted({a for a in items if a not in neutral and (a in sel or g.matches(a, sel))})
 
-    def strike(self, s: GameState, p: dict) -> None:
+    def strike(self, s: GameState, p: dict) -> bool:
         """Before the duel: each chit's strike, the side that declares first
-        first: a target drawn at random, one die (Molotov cocktail)."""
+        first: a target drawn at random, one die (Molotov cocktail).  A kept
+        commander may roll that die again (签一览 ①, any roll): the strike
+        waits in the stage ``strike-reroll`` for its side (False); True once
+        every strike is done."""
         g = self.game
-        die = g.dice[self.rules.die]
-        for side in self.order(p):
-            for chit in list(p["chits"].get(side, ())):
-                for eff in strikes(g, chit):
-                    cands = self.strike_targets(s, p, side, eff)
-                    if not cands:
-                        continue
-                    r = s.rng()
-                    target = r.choice(cands)
-                    s.rng_state = r.getstate()
-                    s.log.append({"turn": s.turn, "draw": [target], "for": f"{chit} in {p['hex']}"})
-                    roll = s.roll(die, f"{chit} at {target} in {p['hex']}")
-                    hit = roll <= eff.args["on"]
-                    line = f"{chit} ({side}) at {target}: {roll}, " + ("destroyed" if hit else "missed")
-                    if hit:
-                        p.setdefault("neutral", []).append(target)
-                        if A.host_of(s, target) is not None:
-                            A.remove(g, s, target, f"{chit}")
-                        if eff.args.get("spent"):
-                            p.setdefault("spent", []).append(chit)
-                            line += f"; {chit} leaves the game"
-                    s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
+        if "strikes" not in p:
+            p["strikes"] = [[side, chit, i] for side in self.order(p) for chit in list(p["chits"].get(side, ()))
+                            for i, _ in enumerate(strikes(g, chit))]
+        while p["strikes"]:
+            side, chit, i = p["strikes"][0]
+            eff = strikes(g, chit)[i]
+            if "struck" not in p:
+                cands = self.strike_targets(s, p, side, eff)
+                if not cands:
+                    p["strikes"].pop(0)
+                    continue
+                r = s.rng()
+                target = r.choice(cands)
+                s.rng_state = r.getstate()
+                s.log.append({"turn": s.turn, "draw": [target], "for": f"{chit} in {p['hex']}"})
+                p["struck"] = [target, s.roll(g.dice[self.rules.die], f"{chit} at {target} in {p['hex']}")]
+                kept = self.rerolls.kept(p)
+                if kept:  # a commander may roll this die again
+                    p["stage"], p["reroll"], p["side"] = "strike-reroll", kept, kept[0][0]
+                    return False
+            self._land_strike(s, p, side, chit, eff)
+        del p["strikes"]
+        return True
+
+    def _land_strike(self, s: GameState, p: dict, side: str, chit: str, eff) -> None:
+        """The strike's die as it stands: on N or less its target is destroyed."""
+        target, roll = p.pop("struck")
+        p["strikes"].pop(0)
+        hit = roll <= eff.args["on"]
+        line = f"{chit} ({side}) at {target}: {roll}, " + ("destroyed" if hit else "missed")
+        if hit:
+            p.setdefault("neutral", []).append(target)
+            if A.host_of(s, target) is not None:
+                A.remove(self.game, s, target, f"{chit}")
+            if eff.args.get("spent"):
+                p.setdefault("spent", []).append(chit)
+                line += f"; {chit} leaves the game"
+        s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
+
+    def struck(self, p: dict) -> tuple[str, str, str, int, bool]:
+        """The strike whose die a commander may roll again: (its side, its
+        chit, its target, the die, whether that hits)."""
+        side, chit, i = p["strikes"][0]
+        target, roll = p["struck"]
+        return side, chit, target, roll, roll <= strikes(self.game, chit)[i].args["on"]
 
     def cancel(self, s: GameState, p: dict, side: str, chit: str, target: str) -> None:
         g, enemy = self.game, self.enemy(p, side)
@@ -377,6 +403,8 @@ class DicePoolBattles:
                 [Use(a, r.id) for a in carried for r in self.roles_open(s, a)] + [Done()]
         if p["stage"] == "reroll":
             return self.rerolls.actions(s, p)
+        if p["stage"] == "strike-reroll":
+            return [Use(p["reroll"][0][1], "1"), Done()]
         if p["stage"] == "order":
             return list(self.order_open(s, p))
         if p["stage"] in AIR_STAGES:
@@ -401,6 +429,10 @@ class DicePoolBattles:
                    f", 'done' when the rest fights"
         if p["stage"] == "reroll":
             return self.rerolls.why(s, p)
+        if p["stage"] == "strike-reroll":
+            _, chit, target, roll, hit = self.struck(p)
+            return f"{p['side']} may roll again with {p['reroll'][0][1]} the die of {chit} at {target} in {p['hex']} " \
+                   f"({roll}: {'destroyed' if hit else 'missed'}): 'use {p['reroll'][0][1]} 1', or 'done' to keep it"
         if p["stage"] == "order":
             return f"{p['side']} chooses the battle fought next (9.2(3)): " + "; ".join(str(x) for x in legal)
         if p["stage"] in AIR_STAGES:
@@ -444,6 +476,18 @@ class DicePoolBattles:
         if p["stage"] == "reroll":
             self.e.record(s, a, side=p["side"])
             self.rerolls.answer(s, p, a)
+            return
+        if p["stage"] == "strike-reroll":
+            self.e.record(s, a, side=p["side"])
+            side, cmdr = p["reroll"].pop(0)
+            if isinstance(a, Use):  # the commander's one choice: this die again (once)
+                _, chit, target, old, _ = self.struck(p)
+                p.setdefault("used", []).append(cmdr)
+                p["struck"][1] = s.roll(self.game.dice[self.rules.die], f"{cmdr} rolls again: {chit} at {target} "
+                                        f"in {p['hex']}")
+                s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{cmdr} ({side}) rolls again {chit}'s die "
+                              f"at {target}: {old}, now {p['struck'][1]}"})
+                p["reroll"] = []
             return
         secret = p["stage"] == "support" and isinstance(a, Use) and a.option in self.chits_open(s, p)  # face down
         self.e.record(s, a, side=p["side"], **({"face": "down"} if secret else {}))
@@ -530,6 +574,12 @@ class DicePoolBattles:
         if p["stage"] == "roll":
             self.roll(s, p)
             return True
+        if p["stage"] == "strike-reroll":
+            if p["reroll"]:
+                p["side"] = p["reroll"][0][0]
+                return False
+            self.to_duel(s, p)  # the strike as its die stands, then the next
+            return True
         if p["stage"] == "reroll":
             if p["reroll"]:
                 p["side"] = p["reroll"][0][0]
@@ -549,7 +599,8 @@ class DicePoolBattles:
 
     def to_duel(self, s: GameState, p: dict) -> None:
         """The strikes, then the superior side pairs the duel."""
-        self.strike(s, p)
+        if not self.strike(s, p):
+            return  # a commander may roll a strike's die again first
         p["stage"] = "pairs"
         p["side"] = self.rules.superior
 
@@ -740,6 +791,9 @@ class DicePoolBattles:
             return best
         if p["stage"] == "reroll":
             return self.rerolls.best(s, p, acts)
+        if p["stage"] == "strike-reroll":  # a die that went against the side: the striker's miss, a hit on its own
+            striker, _, _, _, hit = self.struck(p)
+            return acts[0] if hit != (p["side"] == striker) else Done()
         if p["stage"] == "order":  # the battle most likely to go the superior side's way first
             return max(acts, key=lambda a: (self.side_chance(s, p["side"], list(a.attackers), a.target), -acts.index(a)))
         if p["stage"] in AIR_STAGES:

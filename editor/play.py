@@ -52,6 +52,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDockWidget, QFile
 from runtime import attachments as A
 from runtime.actions import Advance, Attack, Displace, Done, Hit, IllegalActionError, Move, Retreat, Use
 from runtime.combat.odds import OddsReport, combat_odds
+from runtime.decisions import Activate
 from runtime.combat.fire import fire_odds
 from runtime.combat.dicepool.fight import AIR_STAGES
 from runtime.combat.dicepool.odds import battle_odds
@@ -852,6 +853,10 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
                     ov.legal[self.hex(a.at)] = ""
         elif k == "loss":
             ov.attackers = {a.unit for a in self.legal() if hasattr(a, "unit")}
+        elif k == "commander":  # who may command the tag's chain (ringed), in highlighted hexes
+            ov.attackers = {a.unit for a in self.legal() if isinstance(a, Activate)}
+            for u in ov.attackers:
+                ov.legal.setdefault(s.units[u].hex, "")
 
     def _reach_overlay(self, s: GameState, ov) -> None:
         """The selected unit's reach: green in the menu's mode (MP costs),

@@ -343,6 +343,15 @@ class PlayClicks:
         else:
             self.say(f"nothing in {self.hid(h)} may be activated", error=True)
 
+    def _click_commander(self, h: Hex, unit: str = "") -> None:
+        """A chain per tag (AVD 3 d): the clicked unit (or the first one in the hex) of the tag commands it."""
+        opts = [a for a in self.legal() if isinstance(a, Activate) and self.state.units[a.unit].hex == h]
+        mine = [a for a in opts if a.unit == unit]
+        if opts:
+            self.act((mine or opts)[0])
+        else:
+            self.say(f"no {self.state.step.get('group')} unit in {self.hid(h)} may command the chain", error=True)
+
     def _click_withdraw(self, h: Hex, unit: str = "") -> None:
         opts = [a for a in self.legal() if isinstance(a, Withdraw) and self.state.units[a.unit].hex == h]
         if opts:

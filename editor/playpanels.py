@@ -122,7 +122,10 @@ class StatusPanel(QWidget):
         hq = T.active_hq(r, s)
         act = len(s.activated)
         parts = []
-        if hq:
+        if hq and "range" not in g.chits[hq[0]].command:  # AVD 3 d: its units follow command chains
+            parts.append(f"<b>Active HQ:</b> {hq[1]} (chit {hq[0]}), commanding by chains of at most "
+                         f"{g.activation.chain} hexes, not by its command range")
+        elif hq:
             parts.append(f"<b>Active HQ:</b> {hq[1]} (chit {hq[0]}), command range {hq[2]} — outlined on the map")
         if act:
             moved = len({x for x in s.moved if "@" not in x})

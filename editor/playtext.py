@@ -154,6 +154,11 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
         return f"{who(e.get('side'))} puts chits in the cup: {', '.join(e['chits']) or 'none'}"
     if "activate" in e:
         units = e.get("units") or []
+        if e.get("group") and e.get("why"):  # a chain per tag without a commander (AVD 3 d)
+            return f"{e['activate']}: {e['why']} for the {e['group']} chain"
+        if e.get("commander"):
+            return f"{e['activate']}: {e['commander']} commands the {e['group']} chain, activating " \
+                   f"{len(units)} unit{'s' * (len(units) != 1)}: {', '.join(units)}"
         if e.get("why"):
             return f"{e['activate']} activates nobody: {e['why']}"
         return f"{e['activate']} activates {len(units)} unit{'s' * (len(units) != 1)}: {', '.join(units)}"
@@ -186,7 +191,7 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
 
 def decision_kind(s: GameState) -> str:
     """loss | retreat | follow | displace | hold | advance | movement | combat | choose | interrupt |
-    place | activate | withdraw | over | none"""
+    place | activate | command-hq | commander | withdraw | over | none"""
     if s.result is not None:
         return "over"
     if s.pending:
@@ -314,6 +319,14 @@ def prompt(runner: Runner, s: GameState) -> str:
         return f"{who} activates up to {st.get('n')} units with {st.get('chit')}: click units or pick in the list."
     if k == "command-hq":
         return f"{who} chooses the HQ {st.get('chit')} activates: {', '.join(st.get('candidates', []))}."
+    if k == "commander":  # a chain per tag (AVD 抽取 3 d)
+        chit = runner.game.chits.get(st.get("chit", ""))
+        tag, left = st.get("group"), st.get("groups") or []
+        return f"{who}: {chit.title if chit else st.get('chit')} activates its units by command chains, one per " \
+               f"{' / '.join([tag, *left]) if left else tag} group. Pick the {tag} unit that commands the {tag} " \
+               f"chain (click a ringed unit, or pick in the list: each line says whom it activates): it activates " \
+               f"the {tag} units linked to it by gaps of at most {runner.game.activation.chain} hexes. " \
+               f"{done_label(s)} activates no {tag} unit."
     if k == "withdraw":
         w = runner.game.withdrawals.get(st.get("withdrawal", ""))
         need = f" ({w.factor} {st.get('sum', 0)} of {w.total})" if w else ""
@@ -424,7 +437,7 @@ def done_label(s: GameState) -> str:
         return "End combat: fight the declared battles"
     return {"declare": "No (more) options", "movement": "End movement", "combat": "End combat", "advance": "No (more) advance",
             "hold": "Retreat", "choose": "Stop choosing", "interrupt": "Pass", "place": "Stop placing",
-            "activate": "Stop activating", "decide": "No", "rebuild": "Stop rebuilding",
+            "activate": "Stop activating", "commander": "No commander", "decide": "No", "rebuild": "Stop rebuilding",
             "deploy": "Place the rest"}.get(k, "Done")
 
 
@@ -578,6 +591,9 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         return f"Play {a.chit}"
     if isinstance(a, Place):
         return f"Place {a.unit} in {a.at}"
+    if isinstance(a, Activate) and s.step.get("decision") == "commander":
+        chain = sorted(runner.command_chain(s, s.step["hq"], a.unit, s.step["group"]))
+        return f"{a.unit} commands the {s.step['group']} chain: activates {len(chain)} ({', '.join(chain)})"
     if isinstance(a, Activate):
         return f"Activate {a.unit}"
     if isinstance(a, Withdraw):
@@ -619,7 +635,7 @@ def active_hq(runner: Runner, s: GameState) -> tuple[str, str, int] | None:
 
 def command_hexes(runner: Runner, s: GameState) -> set[Hex]:
     hq = active_hq(runner, s)
-    if hq is None:
+    if hq is None or "range" not in runner.game.chits[hq[0]].command:  # it commands by chain only (AVD 3 d)
         return set()
     centre = s.units[hq[1]].hex
     return {h for h in centre.within(hq[2]) if h in runner.board}

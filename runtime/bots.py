@@ -265,6 +265,20 @@ class GreedyBot:
         return min(acts, key=lambda a: (-len(runner.command(state, a.unit, how)),
                                         self._nearest(state.units[a.unit].hex, enemy), a.unit))
 
+    def _commander(self, runner, state, acts, side):
+        """A chain per tag (AVD 3 d): the commander whose chain activates the most units, then the
+        strongest ones, then the one nearest the enemy; never none."""
+        units = [a for a in acts if isinstance(a, Activate)]
+        if not units:
+            return Done()
+        st, enemy = state.step, self._enemy_hexes(state, side)
+
+        def rank(a):
+            chain = runner.command_chain(state, st["hq"], a.unit, st["group"])
+            return (-len(chain), -sum(self._strength(runner, state, u) for u in chain),
+                    self._nearest(state.units[a.unit].hex, enemy), a.unit)
+        return min(units, key=rank)
+
     def _combat(self, runner, state, acts, side):
         if runner.game.combat.procedure == "firepower":  # every battle is fought; the order does not matter
             return acts[0]
@@ -703,6 +717,7 @@ GreedyBot.DECISIONS = {
     "place": GreedyBot._place, "rebuild": GreedyBot._rebuild, "deploy": GreedyBot._deploy,
     "decide": GreedyBot._decide, "withdraw": GreedyBot._withdraw, "transfer": GreedyBot._transfer,
     "hq-transfer": GreedyBot._transfer, "activate": GreedyBot._activate, "command-hq": GreedyBot._command_hq,
+    "commander": GreedyBot._commander,
     "combat": GreedyBot._combat,
     "movement": GreedyBot._movement, "reorganize": GreedyBot._reorganize, "designate": GreedyBot._designate,
 }

@@ -284,10 +284,48 @@ class ChitPull:
             if hq_id != self.game.chits[cid].hq:
                 entry["hq"] = hq_id
             s.log.append(entry)
-            if "hq-transfer" in ph.params and self._hq_transferable(s, hq_id):
-                s.step = {"chit": cid, "decision": "hq-transfer", "side": hq.side, "hq": hq_id}
+            if "chain" in chit.command and self.game.activation.chain_groups and \
+                    self._ask_commander(s, cid, hq_id, list(self.game.activation.chain_groups)):
+                return True
+            return self._ask_hq_transfer(s, ph, cid, hq_id)
+        return False
+
+    def _ask_hq_transfer(self, s: GameState, ph: Phase, cid: str, hq_id: str) -> bool:
+        """16.4: after an activation the phase may let the HQ send HQs in its range away."""
+        if "hq-transfer" in ph.params and self._hq_transferable(s, hq_id):
+            s.step = {"chit": cid, "decision": "hq-transfer", "side": s.units[hq_id].side, "hq": hq_id}
+            return True
+        return False
+
+    def _ask_commander(self, s: GameState, cid: str, hq_id: str, groups: list[str]) -> bool:
+        """``command-chain ... per TAGS`` (AVD 抽取 3 d i): the HQ's side picks a commander for the
+        next tag that has a unit to pick; True when that decision is due (tags without one are skipped)."""
+        while groups:
+            tag, groups = groups[0], groups[1:]
+            cands = self.chain_candidates(s, hq_id, tag)
+            if cands:
+                s.step = {"chit": cid, "decision": "commander", "side": s.units[hq_id].side, "hq": hq_id,
+                          "group": tag, "groups": groups, "candidates": cands}
                 return True
         return False
+
+    def _answer_commander(self, s: GameState, a) -> None:
+        """The commander of a tag's chain (or 'done': none for that tag): it and the units of the tag its
+        chain links are activated; then the next tag."""
+        st = s.step
+        cid, hq_id, tag = st["chit"], st["hq"], st["group"]
+        if isinstance(a, Activate):
+            units = self.command_chain(s, hq_id, a.unit, tag)
+            s.activated = set(s.activated) | units
+            s.log.append({"turn": s.turn, "activate": cid, "commander": a.unit, "group": tag, "units": sorted(units)})
+        else:
+            s.log.append({"turn": s.turn, "activate": cid, "group": tag, "units": [], "why": "no commander picked"})
+        if self._ask_commander(s, cid, hq_id, list(st["groups"])):
+            return
+        s.step = {"chit": cid}
+        if self._ask_hq_transfer(s, self.program[s.pc].phase, cid, hq_id):
+            return
+        s.pc += 1
 
     def _answer_command_hq(self, s: GameState, a) -> None:
         """The HQ a chit of ``hq any`` activates (AVD: the 9th Army chit)."""
@@ -494,7 +532,8 @@ class ChitPull:
         hq = s.units[hq_id]
         c = g.counters[hq_id]
         rng = c.steps[min(hq.step, len(c.steps) - 1)].get(rules.range_factor, 0) if "range" in how else -1
-        out = {hq_id} | (self.command_chain(s, hq_id) if "chain" in how else set())
+        # (per TAGS: the chains start at commanders the side picks: _ask_commander)
+        out = {hq_id} | (self.command_chain(s, hq_id) if "chain" in how and not rules.chain_groups else set())
         for u in s.on_map(hq.side):
             if u.id == hq_id or hq.hex.distance(u.hex) > rng:
                 continue
@@ -516,17 +555,32 @@ class ChitPull:
             out -= {x for _, x in mech[cap:]}
         return out
 
-    def command_chain(self, s: GameState, hq_id: str) -> set[str]:
-        """The units of the HQ's formation matching the game's chain selectors
-        that a chain links to the HQ: each within ``chain`` hexes of the HQ or
-        of a unit already linked (AVD 3.d: a panzer group's motorized units,
-        gaps of at most 3 hexes)."""
+    def _chain_members(self, s: GameState, hq_id: str, tag: str = "") -> list:
+        """The units a chain of the HQ may link: of its formation, matching the game's chain selectors
+        (and carrying ``tag``, for a chain per tag), on the map."""
         g = self.game
         hq = s.units[hq_id]
         formation = g.counters[hq_id].formation
-        members = [u for u in s.on_map(hq.side) if u.id != hq_id and formation
-                   and g.counters[u.id].formation == formation and g.matches(u.id, g.activation.chain_units)]
-        linked, frontier, out = {hq.hex}, [hq.hex], set()
+        return [u for u in s.on_map(hq.side) if u.id != hq_id and formation
+                and g.counters[u.id].formation == formation and g.matches(u.id, g.activation.chain_units)
+                and (not tag or tag in g.counters[u.id].tags)]
+
+    def chain_candidates(self, s: GameState, hq_id: str, tag: str) -> list[str]:
+        """The units that may command the HQ's chain of ``tag`` (``per TAGS``)."""
+        return sorted(u.id for u in self._chain_members(s, hq_id, tag))
+
+    def command_chain(self, s: GameState, hq_id: str, commander: str = "", tag: str = "") -> set[str]:
+        """The units of the HQ's formation matching the game's chain selectors
+        that a chain links to the HQ: each within ``chain`` hexes of the HQ or
+        of a unit already linked (AVD 3.d: a panzer group's motorized units,
+        gaps of at most 3 hexes).  With a ``commander`` (``per TAGS``): the
+        chain starts at that unit instead and links the units of ``tag`` only
+        (the commander included)."""
+        g = self.game
+        start = s.units[commander or hq_id].hex
+        members = self._chain_members(s, hq_id, tag)
+        linked, frontier = {start}, [start]
+        out = {commander} if commander else set()
         while frontier:
             here = frontier.pop()
             for u in members:

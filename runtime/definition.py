@@ -595,6 +595,9 @@ class ActivationRules:
     where: str = ""
     chain: int = 0  # command chain: units linked to their HQ by steps of at most this many hexes
     chain_units: frozenset[str] = frozenset()  # unit selectors of the units a command chain links
+    # ``per TAGS`` (AVD 抽取 3 d): a chain per tag, from a unit of that tag its side picks (the tag's
+    # "commander"), linking units of the tag; without: one chain from the HQ
+    chain_groups: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,8 @@ Decisions, with their text notation:
     place 13A 5510       place a reinforcement or an arriving unit; "done" to stop
     withdraw 7Pz         take a unit off the map for a withdrawal (15.3(2))
     transfer 13A         after a supply check, send a supplied unit to the transfer box (11.2)
-    activate 7Pz         pick a unit for a RESERVE/OKH activation; "done" to stop
+    activate 7Pz         pick a unit for a RESERVE/OKH activation; "done" to stop; the HQ a chit of
+                         "hq any" activates; a tag's commander of a chain per tag (AVD 3 d; "done": none)
     choose escape        answer an effect's ``choose`` (runtime.effects)
     take 31ID            pick a unit for an effect (``move ... by SIDE``, ``restore``; "done" to stop a restore)
     attach Tiger LAH     put a counter under a unit in a reorganize phase (runtime/reorganize.py); "done" to stop
@@ -328,6 +329,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             return [Activate(u) for u in s.step["candidates"] if u not in s.activated] + [Done()]
         if d == "command-hq":
             return [Activate(u) for u in s.step["candidates"]]
+        if d == "commander":  # per TAGS: the unit whose chain the tag's units follow, or none
+            return [Activate(u) for u in s.step["candidates"]] + [Done()]
         if d == "decide":
             return [Choose(s.step["option"]), Done()]
         if d == "deploy":
@@ -387,6 +390,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             self._answer_activate(s2, action)
         elif d == "command-hq":
             self._answer_command_hq(s2, action)
+        elif d == "commander":
+            self._answer_commander(s2, action)
         elif d == "withdraw":
             self._answer_withdraw(s2, action)
         elif d == "transfer":
@@ -462,6 +467,9 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             return self._why_reorganize(s, action)
         if d == "designate":
             return self._why_designate(s, action)
+        if d == "commander":
+            return f"{getattr(action, 'unit', action)} cannot command the {s.step['group']} chain of {s.step['chit']}: " \
+                   f"{s.step['side']} picks one of {', '.join(s.step['candidates'])}, or 'done' for none"
         if d == "choose":
             return f"{s.step['side']} cannot choose {getattr(action, 'chit', action)}: it may choose " \
                    f"{', '.join(sorted(set(s.step['left']))) or 'nothing more'}, or 'done'"

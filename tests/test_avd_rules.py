@@ -252,14 +252,16 @@ def test_the_9th_army_chit_activates_hqs_and_non_motorized_units_in_range(runner
 
 
 def test_the_3rd_panzer_group_chit_links_its_motorized_units_by_gaps_of_3(runner, game):
+    """3 d: a chain per corps colour from a commander the German player picks (tests/test_avd_chains.py
+    on the game's own counters); here the stand-in's 7Pz (yellow) and 900L (purple)."""
     s = runner.new_game(seed=1)
     grid = game.map.grid
     s.place("3PzG", grid.parse_id("1001"))
     s.place("7Pz", grid.parse_id("1501"))                           # 5 hexes: out of the HQ's range 4
-    s.place("900L", grid.parse_id("1301"))                          # 3 from the HQ, 2 from 7Pz
-    assert runner.command(s, "3PzG", ("range", "chain")) >= {"3PzG", "7Pz", "900L"}
-    s.place("900L", grid.parse_id("0901"))
-    assert "7Pz" not in runner.command(s, "3PzG", ("range", "chain"))
+    s.place("900L", grid.parse_id("1301"))                          # 2 from 7Pz, but purple
+    assert runner.command_chain(s, "3PzG", "7Pz", "yellow") == {"7Pz"}
+    assert runner.command_chain(s, "3PzG", "900L", "purple") == {"900L"}
+    assert runner.command(s, "3PzG", ("chain",)) == {"3PzG"}        # the chains start at the commanders
 
 
 # ------------------------------------------------------------------ what check refuses

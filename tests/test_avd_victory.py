@@ -84,6 +84,7 @@ def test_other_entries_move_no_chit(runner, game, unit, hex_id):
 def test_a_move_onto_a_star_runs_the_trigger(runner, game):
     """The runner's own path: a legal move of a German unit ends on Smolensk."""
     s = runner.apply(runner.new_game(seed=1), "done")                # turn 1: the 3rd Panzer Group moves
+    s = runner.apply(runner.apply(s, "activate 7Pz"), "activate 900L")  # its commanders (抽取 3 d)
     assert s.step.get("decision") == "movement" and s.active == "german"
     s = s.copy()
     for u in ("16A", "28RD", "38RD"):                                # Smolensk's defenders gone

@@ -109,3 +109,36 @@ def test_an_hq_following_one_of_its_retreating_units_in_the_playtest(qtbot, game
     w.click(ends["13TD"])
     assert w.state.units["20A"].hex == s.units["13TD"].hex
     w.close()
+
+
+def test_a_panzer_group_chits_commanders_in_the_playtest(qtbot, game):
+    """抽取 3 d: the 2nd Panzer Group chit asks the German player for a commander per corps colour; the
+    prompt says what a commander does, each answer whom it activates, the candidates are ringed and a
+    click on one picks it."""
+    runner = Runner(game)
+    s = runner.new_game(seed=1)
+    s.turn = 2
+    s.pc = next(i for i, st in enumerate(runner.program) if st.kind == "proc" and st.phase.id == "activation")
+    s.step = {"chit": "2PzG"}
+    runner._proc_activate(s, runner.program[s.pc].phase)
+    w = window(qtbot, runner, s)
+    w.refresh()                                                      # (shown now: the candidates come into view)
+    seen = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
+    assert any(seen.contains(w.view.scene_pos(s.units[u].hex)) for u in ("3Pz", "10Mot"))
+    assert "commanding by chains of at most 3 hexes" in w.status_panel.command.text()
+    text = w.decision.prompt.text()
+    assert "Guderian (2nd Panzer Group) activates its units by command chains, one per yellow / purple / " \
+           "orange group" in text
+    assert "Pick the yellow unit that commands the yellow chain" in text and "gaps of at most 3 hexes" in text
+    assert "No commander activates no yellow unit" in text
+    labels = [w.decision.list.item(i).text() for i in range(w.decision.list.count())]
+    assert "3Pz commands the yellow chain: activates 3 (10Mot, 3Pz, 4Pz)" in labels
+    assert w.view.mp.overlay.attackers == {"3Pz", "4Pz", "10Mot"}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(10)
+    assert w.grab().save(str(SHOTS / "avd-commander.png"))
+    w.click("2308", unit="10Mot")
+    assert w.state.step["group"] == "purple" and {"3Pz", "4Pz", "10Mot"} <= w.state.activated
+    log = "\n".join(w.log_list.item(i).text() for i in range(w.log_list.count()))
+    assert "2PzG: 10Mot commands the yellow chain, activating 3 units: 10Mot, 3Pz, 4Pz" in log
+    w.close()

@@ -321,7 +321,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                                 effects=fm(self.fx.effects), attachments=fm(self.attachment_kinds),
                                 attachment_of=fm(self.attachment_of), hidden=hidden,
                                 chit_counts=tuple(getattr(self, "chit_counts", ())), dice_pool=dice_pool)
-        self.check_command_chain(chits, mechanisms["activation"])
+        self.check_command_chain(chits, mechanisms["activation"], game)
         for at, message in sequence_problems(game):  # check says no where play would refuse
             ctx.error("cannot-run", message, Span.parse(at + ":1") if at else None,
                       "docs/dsl.md lists the procedures and combat procedures the engine runs")

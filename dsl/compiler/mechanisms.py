@@ -418,20 +418,41 @@ class MechanismsMixin:
         b = Body(ctx, st, "activation")
         sn = b.one("same-nationality", (1, 9))
         mm = b.arg("max-mechanized")
-        ch = b.one("command-chain", (2, 9))
+        ch = b.one("command-chain", (2, 40))
         chain = ctx.int_(ch.arg(0), "command-chain step", 1, 99) or 0 if ch else 0
+        units, groups = list(ch.args[1:]) if ch else [], []
+        per = next((i for i, a in enumerate(units) if a.text == "per"), None)
+        if per is not None:  # command-chain N SELECTORS per TAG...: a chain per tag, from a commander
+            units, groups = units[:per], units[per + 1:]
+            if not groups:
+                ctx.error("syntax", "'per' takes the tags that make one chain each (the counters' tags)",
+                          ch.args[1 + per].span, "e.g. command-chain 3 motorized per yellow purple orange")
+            if not units:
+                ctx.error("syntax", "command-chain takes the units it links before 'per'", ch.args[1 + per].span,
+                          "e.g. command-chain 3 motorized per yellow purple orange")
+        self.chain_groups = groups
         result = D.ActivationRules(
                                    b.text("command-range", "command"),
                                    frozenset(a.text for a in (sn.args if sn else ()) if ctx.ref("side", a)),
                                    self.yes(b, "hq-activates-hq", False),
                                    ctx.int_(mm, "max-mechanized", 0, 999) if mm is not None else None, where(st),
-                                   chain, self.selectors(ch.args[1:], classes) if ch else frozenset())
+                                   chain, self.selectors(units, classes) if ch else frozenset(),
+                                   tuple(dict.fromkeys(a.text for a in groups)))
         self.activation_chain = ch
         b.finish()
         return result
 
-    def check_command_chain(self, chits: dict[str, D.Chit], rules: D.ActivationRules) -> None:
-        """A chit commanding by chain needs the chain's step; a chain no chit uses is not used."""
+    def check_command_chain(self, chits: dict[str, D.Chit], rules: D.ActivationRules,
+                            game: D.GameDefinition) -> None:
+        """A chit commanding by chain needs the chain's step; a chain no chit uses is not used; each
+        tag of ``per`` is carried by a counter the chain links (else no commander could ever be picked)."""
+        for a in getattr(self, "chain_groups", ()):
+            if not any(a.text in c.tags and game.matches(cid, rules.chain_units) for cid, c in game.counters.items()):
+                tagged = sorted({t for cid, c in game.counters.items() if game.matches(cid, rules.chain_units)
+                                 for t in c.tags})
+                self.ctx.error("unknown-name", f"no counter the command chain links carries the tag '{a.text}'",
+                               a.span, did_you_mean(a.text, tagged) or
+                               "the tags are the counters' 'tags' column (units.hxr)")
         users = [c for c in chits.values() if "chain" in c.command]
         for c in users:
             if not rules.chain:

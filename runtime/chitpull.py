@@ -257,6 +257,8 @@ class ChitPull:
     def _activate_arrived(self, s: GameState, cid: str) -> None:
         """The units an ``activate`` arrival brought with this chit move and fight in its segment, their
         side active (AVD 5 a ii: Timoshenko's reinforcements)."""
+        if not any(a.activate for a in self.game.arrivals.values()):
+            return  # (no arrival activates: nothing to read in the long list of things done)
         keys = {k for k in s.done if k.startswith("activated:")}
         if not keys:
             return

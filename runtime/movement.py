@@ -463,6 +463,7 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
     control = state.control
     avoid = m.avoid if m is not None else frozenset()  # terrain and features the mode never enters
     hexes = board.map.hexes
+    rare = own_control or bool(closed) or bool(avoid)  # checks most moves never need
 
     # Free states (the move may go on) go through the heap; states where the
     # move must end (ZOC "stop", an all-MP crossing) never expand, so they are
@@ -484,15 +485,11 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
                 if not move_in:
                     continue  # enemy-occupied
                 stop = True  # an attack: the move ends in the enemy hex
-            if own_control and control.get(n) != side:
-                continue  # a mode that keeps to the side's own hexes (strategic movement)
-            if closed and n in closed:
-                continue  # an enemy source (GJ63 2.2.1 5)
-            if avoid and (hexes[n].terrain in avoid or avoid & set(hexes[n].features)):
-                continue  # a mode that keeps out of such hexes (AVD strategic movement: VP stars)
+            if rare and ((own_control and control.get(n) != side)  # a mode that keeps to the side's own hexes
+                         or (closed and n in closed)  # an enemy source (GJ63 2.2.1 5)
+                         or (avoid and (hexes[n].terrain in avoid or avoid & set(hexes[n].features)))):
+                continue  # (a mode that keeps out of such hexes: AVD strategic movement, VP stars)
             n_in_zoc = n in zoc
-            if n_in_zoc and no_enemy_zoc:
-                continue  # a mode that keeps out of enemy ZOC (march, 9.3)
             if h_in_zoc:
                 if n_in_zoc and (zz or z2z_no or (z2z_adjacent and d != 0)):
                     continue
@@ -500,6 +497,8 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
                     continue
                 step += leave_cost
             if n_in_zoc:
+                if no_enemy_zoc:
+                    continue  # a mode that keeps out of enemy ZOC (march, 9.3)
                 if enter_stop:
                     stop = True
                 else:

@@ -351,8 +351,10 @@ class Reinforcements:
             hexes = [h for h in hexes if h in within]
         ezoc = enemy_zoc(self.game, self.board, s, side) if "enemy-zoc" in rules.not_in else frozenset()
         out = []
+        occupants, units = s.occupants, s.units
         for h in hexes:
-            if h in ezoc or s.side_at(h) not in (None, side):
+            ids = occupants.get(h)
+            if h in ezoc or (ids and units[ids[0]].side != side):  # (side_at)
                 continue
             if "enemy-cities" in rules.not_in and h in self.engine.controllable and \
                     s.control.get(h, side) != side:

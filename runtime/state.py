@@ -95,10 +95,17 @@ class GameState:
             dict(self.entering), dict(self.attached), dict(self.placed))
         # derived data keyed on the version stays valid until a unit moves, data keyed on a side's
         # stamp until one of that side's units moves; facts fixed at set-up (string keys) always do
-        v = self.version
-        stamps = {("placed", side, n) for side, n in self.placed.items()}
-        s.cache = {k: x for k, x in self.cache.items()
-                   if isinstance(k, str) or (isinstance(k, tuple) and (k[-1] == v or k[-1] in stamps))}
+        v, placed = self.version, self.placed
+        kept = {}
+        for k, x in self.cache.items():
+            if type(k) is tuple:
+                last = k[-1]
+                if last == v or (type(last) is tuple and len(last) == 3 and last[0] == "placed"
+                                     and placed.get(last[1], 0) == last[2]):
+                    kept[k] = x
+            elif isinstance(k, str):
+                kept[k] = x
+        s.cache = kept
         return s
 
     def side_stamp(self, side: str) -> tuple:

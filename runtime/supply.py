@@ -134,13 +134,25 @@ def _static(board: Board, rules: SupplyRules) -> _Static:
 
 def lost_sources(board: Board, state: GameState) -> frozenset[Hex]:
     """Source hexes an effect took away (``lose-source``: AVD's Soviet 1517 from
-    turn 4).  Kept for the state's version (the effect bumps it)."""
+    turn 4).  None in a game without that effect; else kept for the state's
+    version (the effect bumps it)."""
+    if not _loses_sources(board):
+        return frozenset()
     key = ("lost-sources", state.version)
     hit = state.cache.get(key)
     if hit is None:
         hit = state.cache[key] = frozenset(board.parse(k[len("source-lost:"):]) for k in state.done
                                            if k.startswith("source-lost:"))
     return hit
+
+
+def _loses_sources(board: Board) -> bool:
+    """Whether any of the game's effects is a ``lose-source`` (fixed for a board)."""
+    kept = board.__dict__.get("_loses_sources")
+    if kept is None:
+        kept = board.__dict__["_loses_sources"] = any(e.verb == "lose-source" for effs in board.game.effects.values()
+                                                      for e in effs)
+    return kept
 
 
 def sources_of(board: Board, state: GameState, side: str) -> frozenset[Hex]:

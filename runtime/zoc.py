@@ -25,7 +25,7 @@ def zoc_of(game: GameDefinition, board: Board, state: GameState, side: str) -> f
     """Hexes in the ZOC of ``side``'s units (the ZOC ``side`` exerts).
     Cached until one of ``side``'s units moves (on the version where
     attachments or closed sources may change it too)."""
-    key = ("zoc", side, state.version if state.attached or game.supply.closed_sources else state.side_stamp(side))
+    key = ("zoc", side, _stamp(game, state, side))
     cache = _cache(state)
     hit = cache.get(key)
     if hit is not None:
@@ -48,6 +48,12 @@ def zoc_of(game: GameDefinition, board: Board, state: GameState, side: str) -> f
     result = frozenset(out)
     cache[key] = result
     return result
+
+
+def _stamp(game: GameDefinition, state: GameState, side: str):
+    """What ``side``'s ZOC is kept on: its own units' stamp (the version
+    where attachments or closed sources may change it too)."""
+    return state.version if state.attached or game.supply.closed_sources else state.side_stamp(side)
 
 
 def _reach(game: GameDefinition, board: Board) -> dict[Hex, tuple[Hex, ...]]:
@@ -97,11 +103,17 @@ def enemy_zoc(game: GameDefinition, board: Board, state: GameState, side: str) -
     hit = cache.get(key)
     if hit is not None:
         return hit
-    zocs = [zoc_of(game, board, state, other) for other in game.sides if other != side]
+    others = [other for other in game.sides if other != side]
+    zocs = [zoc_of(game, board, state, other) for other in others]
     result = zocs[0] if len(zocs) == 1 else frozenset().union(*zocs)
     negated = negated_hexes(game, state, side)
     if not result.isdisjoint(negated):
-        result = result - negated
+        # kept while the other side's ZOC and the hexes negating it stand
+        less = ("enemy-less", side, negated, _stamp(game, state, others[0]) if len(others) == 1 else state.version)
+        hit = cache.get(less)
+        if hit is None:
+            hit = cache[less] = result - negated
+        result = hit
     cache[key] = result  # the other side's own ZOC where nothing negates it: shared while it stands
     return result
 

@@ -100,10 +100,11 @@ def test_property_cached_move_ranges_and_rail_entries_equal_fresh_ones(seed, gam
 @given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None)]),
        steps=st.integers(1, 150))
 def test_property_side_stamped_caches_equal_fresh_ones(seed, game, steps):
-    """A side's ZOC, the enemy ZOC and the enemy-held hexes, kept in a
-    state's cache until the side (or the other side) moves a unit and carried
-    to copies, are what a state without a cache gives, after random action
-    sequences (the cached values are asked for along the way)."""
+    """A side's ZOC, the enemy ZOC (and the part of it negated) and the
+    enemy-held hexes, kept in a state's cache until the side (or the other
+    side) moves a unit and carried to copies, are what a state without a
+    cache gives, after random action sequences (the cached values are asked
+    for along the way); so are the destinations of every unit that may move."""
     r = runner(*game)
     rnd = random.Random(seed)
     s = r.new_game(seed)
@@ -118,6 +119,16 @@ def test_property_side_stamped_caches_equal_fresh_ones(seed, game, steps):
             assert zoc_of(r.game, r.board, s, side) == zoc_of(r.game, r.board, bare, side)
             assert enemy_zoc(r.game, r.board, s, side) == enemy_zoc(r.game, r.board, bare, side)
             assert M.held_by_others(s, side) == M.held_by_others(bare, side)
+        if s.step.get("decision") == "movement" and not s.pending:
+            # the destinations kept with a shared search for each unit (while nobody enters or leaves
+            # the hexes it reached), and the stack counts kept per version, against a search from nothing
+            for uid in r.engine.actors(s):
+                for mode in [None] + [m.id for m in r.game.movement.modes]:
+                    try:
+                        kept = M.move_range(r.game, r.board, s, uid, mode).destinations
+                    except M.MoveError:
+                        continue
+                    assert kept == _fresh_range(r, s, uid, mode).destinations
 
 
 def test_a_state_changed_in_place_gets_its_legal_actions_afresh():

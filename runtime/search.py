@@ -224,8 +224,13 @@ def _outcome(before: int, s: GameState):
 
 
 def _hashable(x):
-    """A draw of several counters is logged as a list (runtime/effects.py ``_pick``)."""
-    return tuple(x) if isinstance(x, list) else x
+    """A draw of several counters is logged as a list, a draw of markers as a list of the markers'
+    dicts (runtime/effects.py ``_pick``: AVD's victory chits)."""
+    if isinstance(x, list):
+        return tuple(_hashable(v) for v in x)
+    if isinstance(x, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in x.items()))
+    return x
 
 
 class SearchBot:

@@ -123,3 +123,14 @@ def test_wilson_interval_of_the_bench():
     lo, hi = wilson(20, 40)
     assert round(lo, 3) == 0.352 and round(hi, 3) == 0.648  # about +-14 points at 50% over 40 games
     assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+
+
+def test_a_chance_outcome_that_draws_markers_is_a_tree_key():
+    """A Victory Denied draws victory chits (markers, logged as their dicts: a Soviet unit entering a
+    star, the set-up): the search tree keys a chance transition by what it drew (it crashed on them)."""
+    from runtime.search import _outcome
+    r = Runner(compile_game(ROOT / "games" / "a-victory-denied"))
+    s1, s2, s3 = r.new_game(seed=1), r.new_game(seed=1), r.new_game(seed=2)
+    assert any(isinstance(e.get("draw"), list) and isinstance(e["draw"][0], dict) for e in s1.log)
+    keys = {_outcome(0, s1): "seed 1"}
+    assert keys.get(_outcome(0, s2)) == "seed 1" and _outcome(0, s3) not in keys

@@ -206,10 +206,10 @@ class Reinforcements:
         side = s.units[uid].side
         # every stacking rule, for this unit: an HQ beside two units, no second HQ, no
         # second unit of a ``limit`` kind (AVD 2 b, d: no two brown units, on entry too)
-        base = [h for h in self.entry_hexes(s, side, st.get("area", "")) if not stacking_bars(g, s, h, uid)]
+        entry = self.entry_hexes(s, side, st.get("area", ""))
         if not rules.at:
-            return base
-        ok = set(base)
+            return [h for h in entry if not stacking_bars(g, s, h, uid)]
+        ok = set(entry)  # the stacking rules are asked only of the hexes the ``at`` lines allow (fewer)
         hexes: set[Hex] = set()
         hqs = [u for u in s.on_map(side) if "hq" in g.unit_classes[g.counters[u.id].unit_class].flags]
         limited = rules.per_hq is not None and g.matches(uid, rules.per_hq[0])
@@ -226,7 +226,7 @@ class Reinforcements:
                 if ezoc is None:
                     ezoc = enemy_zoc(g, self.board, s, side)
                 hexes |= {n for u in room for n, _ in self.board.adj[u.hex] if n not in ezoc}
-        return sorted((h for h in hexes if h in ok), key=self.board.colrow.__getitem__)
+        return sorted((h for h in hexes if h in ok and not stacking_bars(g, s, h, uid)), key=self.board.colrow.__getitem__)
 
     def _point_actions(self, s: GameState) -> list:
         st = s.step

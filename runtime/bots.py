@@ -3,13 +3,18 @@
 ``random``: uniform among the legal actions (attacks included).
 ``greedy``: one stated rule per decision (``GreedyBot.DECISIONS``, and
 ``_pending`` for those owed after a combat): the best-odds attacks that are
-at least even to hurt the defender (without HQs; where attacks are moves
+at least even to hurt the defender, on goal hexes first and with no more
+units than the column needs (without HQs; where attacks are moves
 into enemy hexes, those whose firepower beats the defence), moves toward
 contested objectives (VP hexes and cities the enemy holds, or its own within
 reach of the enemy) staying in supply, HQs following their units, chits
 (and, for a chit of ``hq any``, the HQ) that activate the most units, reinforcements nearest the objectives,
 retreats toward its own supply, advances that gain ground, no transfers
-off the map, no gambles.  A decision it has no rule for is an error.
+off the map, no gambles; units whose loss gives the enemy VP (A Victory
+Denied's German motorized units: runtime.objectives ``costly``) take no
+last step while another unit can, and neither move nor advance where a
+retreat would destroy them (and move out of such a hex).  A decision it
+has no rule for is an error.
 Both are deterministic for a given seed.  Both decide from what their side
 sees (runtime/observe.py): ``random`` reads only the side's legal actions,
 ``greedy`` the side's view with its secrets filled by one sample drawn from
@@ -21,11 +26,12 @@ import copy
 import random
 from typing import Callable
 
-from .actions import Advance, Attack, Displace, Done, Fire, Hold, IllegalActionError, Move, Use
+from .actions import Advance, Attack, Displace, Done, Fire, Hold, IllegalActionError, LoseStep, Move, Use
 from .combat.odds import combat_odds
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, Withdraw
 from .observe import determinise, observe
 from .objectives import Objectives, victory_objectives
+from .retreat import retreat_paths
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
@@ -115,6 +121,17 @@ class GreedyBot:
         c = runner.game.counters[uid]
         return sum(v for v in c.steps[min(state.units[uid].step, len(c.steps) - 1)].values() if isinstance(v, int))
 
+    def _costly(self, runner: Runner, uid: str) -> float:
+        """The VP another side gets if the unit is lost (runtime.objectives:
+        A Victory Denied's German motorized units), 0 for most units."""
+        g = runner.game
+        c = g.counters[uid]
+        costly = (self._objectives(runner).costly or {}).get(c.side) or {}
+        if not costly:
+            return 0.0
+        names = {c.unit_class, *g.unit_classes[c.unit_class].flags}
+        return max((v for k, v in costly.items() if k in names), default=0.0)
+
     def _is_hq(self, runner: Runner, uid: str) -> bool:
         g = runner.game
         return "hq" in g.unit_classes[g.counters[uid].unit_class].flags
@@ -169,6 +186,9 @@ class GreedyBot:
         takes = [a for a in acts if isinstance(a, Take)]
         if not takes:
             return Done()
+        if ask.get("to") == "removed" and all(state.units[a.unit].side == side for a in takes):
+            # its own units out of the game (AVD turn 7: Hitler Distracted): the weakest go
+            return min(takes, key=lambda a: (self._strength(runner, state, a.unit), a.unit))
         return max(takes, key=lambda a: (self._strength(runner, state, a.unit), a.unit))
 
     def _choose_chit(self, runner, state, acts, side):
@@ -310,8 +330,27 @@ class GreedyBot:
             return self._battle_options(runner, state, acts, side, p)
         if kind == "dice-pool":  # the battle's own rules of thumb, among the actions legal in the real state
             return runner.engine.dicepool.default(state, p, acts)
+        if kind == "loss":
+            return self._lose(runner, state, acts, side)
         # step losses (the cheapest step), firepower hits and battle options: the engine's defaults
         return runner.engine.default_action(state)
+
+    def _lose(self, runner, state, acts, side):
+        """A step loss: not the last step of a unit whose loss gives the
+        enemy VP (runtime.objectives: costly) while another unit can take
+        it; then, as the engine's default, the step that costs the least
+        strength."""
+        loses = [a for a in acts if isinstance(a, LoseStep)]
+        if not loses or not any(self._costly(runner, a.unit) for a in loses):
+            return runner.engine.default_action(state)
+
+        def key(a):
+            u, steps = state.units[a.unit], runner.game.counters[a.unit].steps
+            now = sum(v for v in steps[min(u.step, len(steps) - 1)].values() if isinstance(v, int))
+            last = u.step + 1 >= len(steps)
+            after = 0 if last else sum(v for v in steps[u.step + 1].values() if isinstance(v, int))
+            return (self._costly(runner, a.unit) if last else 0.0, now - after, a.unit)
+        return min(loses, key=key)
 
     def _retreat(self, runner, state, acts, side):
         """Among the retreats the rules allow: ending nearest the side's own
@@ -378,12 +417,18 @@ class GreedyBot:
 
     def _advance(self, runner: Runner, state: GameState, acts, side: str) -> RunnerAction:
         """After combat the strongest attacker advances when that brings it
-        nearer a contested objective; the path that ends nearest wins."""
+        nearer a contested objective (a unit whose loss gives the enemy VP
+        not where a retreat would destroy it, ``_trapped``); the path that
+        ends nearest wins."""
         advances = [a for a in acts if isinstance(a, Advance)]
         if not advances:
             return Done()
         goals = self.goals(runner, state, side)
         board = runner.board
+        advances = [a for a in advances if not (self._costly(runner, a.unit) and
+                                                self._trapped(runner, state, board.parse(a.path[-1]), side, a.unit))]
+        if not advances:
+            return Done()
 
         def gain(a):
             here = state.units[a.unit].hex
@@ -392,9 +437,11 @@ class GreedyBot:
         return best if gain(best) > 0 else Done()
 
     def _attack(self, runner: Runner, state: GameState, acts: list) -> RunnerAction:
-        """The attack with the best odds column whose chance of a defender
-        loss or retreat is at least even; HQs stay out of attacks (a lost HQ
-        activates nobody), so a group is offered without them."""
+        """Of the attacks whose chance of a defender loss or retreat is at
+        least even, one on a goal hex (a place to take or hold: taking it
+        scores) first, then the best odds column, made by no more units than
+        that column needs (``_economise``); HQs stay out of attacks (a lost
+        HQ activates nobody), so a group is offered without them."""
         attacks = []
         for a in acts:
             if not isinstance(a, Attack):
@@ -403,22 +450,46 @@ class GreedyBot:
             if fighters and fighters not in {x.attackers for x in attacks if x.target == a.target}:
                 attacks.append(Attack(a.target, fighters))
         best, best_key = None, None
+        goals = set(self.goals(runner, state, runner.to_move(state)))
         for a in attacks:
-            odds = self._attack_odds(runner, state, list(a.attackers), runner.board.parse(a.target))
+            target = runner.board.parse(a.target)
+            odds = self._attack_odds(runner, state, list(a.attackers), target)
             if odds is None:
                 continue
-            key = (*odds, len(a.attackers))
+            key = (odds[1] >= 0.5 and target in goals, *odds, len(a.attackers))
             if best_key is None or key > best_key:
                 best, best_key = a, key
-        if best is not None and best_key[1] >= 0.5:
-            return best
+        if best is not None and best_key[2] >= 0.5:
+            return self._economise(runner, state, best, best_key[1:3])
         return next(a for a in acts if isinstance(a, Done))
+
+    def _economise(self, runner: Runner, state: GameState, attack: Attack, odds: tuple) -> Attack:
+        """The attack with fewer attackers where the column and the chance stay
+        the same: units that can attack another hex (then the strongest) are
+        left out first, for the attacks still to come."""
+        if len(attack.attackers) < 2:
+            return attack
+        board = runner.board
+        target = board.parse(attack.target)
+
+        def elsewhere(uid: str) -> int:
+            return sum(1 for n, _ in board.adj[state.units[uid].hex] if n != target and n not in state.attacked_hexes
+                       and state.side_at(n) not in (None, state.units[uid].side))
+        kept = list(attack.attackers)
+        for uid in sorted(kept, key=lambda u: (-elsewhere(u), -self._strength(runner, state, u), u)):
+            rest = [u for u in kept if u != uid]
+            if rest and self._attack_odds(runner, state, rest, target) == odds:
+                kept = rest
+        return Attack(attack.target, tuple(kept))
 
     def _move(self, runner: Runner, state: GameState, acts: list, side: str) -> RunnerAction:
         """Where attacks are moves into enemy hexes, attacks first
-        (``_move_in``); then the unit whose best move gains the most toward
-        a goal, staying in supply and out of pockets; a unit that is the
-        last on a threatened place the enemy plays for stays there; HQs
+        (``_move_in``); in CRT games the moves that set up a good attack;
+        then a unit whose loss gives the enemy VP out of a hex where a
+        retreat would destroy it (``_pull_back``); then the unit whose best
+        move gains the most toward a goal, staying in supply and out of
+        pockets (and, for such a unit, out of such hexes); a unit that is
+        the last on a threatened place the enemy plays for stays there; HQs
         follow their units."""
         moves = [a for a in acts if isinstance(a, Move)]
         if runner.game.movement.exits:  # a move off the map into a box (AVD: the Minsk Pocket): taken if it wins
@@ -452,6 +523,9 @@ class GreedyBot:
             if setup is not None:
                 return setup
             guards = guards | ready  # units set for a good attack wait for the combat phase
+        pull = self._pull_back(runner, state, by_unit, side, lines, targets)
+        if pull is not None:
+            return pull
         # the unit whose best move gains the most toward an objective, staying in supply
         best, best_gain = None, 0
         follows_control = runner.game.supply.blocked_by_enemy_control
@@ -471,6 +545,9 @@ class GreedyBot:
                     continue  # more enemy than friendly neighbours: a unit there is cut off and lost
                 else:
                     gain = d0 - min((h.distance(t) for t in targets), default=0)
+                if gain > best_gain and self._costly(runner, uid) and \
+                        self._trapped(runner, state, h, side, uid):
+                    continue  # no retreat from there: a unit whose loss gives the enemy VP stays out
                 if gain > best_gain:
                     best, best_gain = m, gain
         if best is None and hqs:
@@ -662,6 +739,44 @@ class GreedyBot:
                 else:
                     enemy += 1
         return enemy - friends >= 2
+
+    def _trapped(self, runner: Runner, state: GameState, h, side: str, uid: str) -> bool:
+        """Would ``uid`` in ``h``, with enemy units within two hexes, be lost
+        to the longest retreat the CRT orders: every retreat the rules allow
+        from there destroys it or costs it its last step (runtime.retreat:
+        rivers, enemy ZOC, stacking)?"""
+        if not any(ids and t.distance(h) <= 2 and state.units[ids[0]].side != side
+                   for t, ids in state.occupants.items()):
+            return False
+        g = runner.game
+        crt = g.crts.get(g.combat.crt) or next(iter(g.crts.values()), None)
+        hexes = max((r.defender_retreat for r in g.results.get(crt.results, {}).values()), default=0) if crt else 0
+        if not hexes:
+            return False
+        enemy = next((x for x in g.sides if x != side), None)
+        after = state.copy()
+        after.place(uid, h)
+        left = len(g.counters[uid].steps) - state.units[uid].step
+        return all(p.destroyed or p.losses >= left for p in retreat_paths(g, runner.board, after, uid, hexes, enemy))
+
+    def _pull_back(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets) -> Move | None:
+        """A unit whose loss gives the enemy VP (runtime.objectives: costly)
+        that stands where a retreat would destroy it (``_trapped``) moves to
+        a hex in supply where it would not, nearest the goals (the first such
+        unit by name)."""
+        board = runner.board
+        for uid, ms in sorted(by_unit.items()):
+            if self._is_hq(runner, uid) or not self._costly(runner, uid):
+                continue
+            here = state.units[uid].hex
+            if not self._trapped(runner, state, here, side, uid):
+                continue
+            safe = [m for m in ms if (h := board.parse(m.to)) in lines and h != here
+                    and all(u.side == side for u in state.units_at(h)) and not self._trapped(runner, state, h, side, uid)]
+            if safe:
+                return min(safe, key=lambda m: (self._nearest(board.parse(m.to), targets),
+                                                here.distance(board.parse(m.to)), m.to))
+        return None
 
     def _hq_move(self, runner: Runner, state: GameState, by_hq: dict, side: str, lines, targets) -> Move | None:
         """Once the units have moved, an HQ moves to the hex (in supply, not

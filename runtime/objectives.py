@@ -22,6 +22,12 @@ scenario sets up the markers it asks for with ``marker-at(hex, ...)``.
 its ``win`` rules name that are tried before the game's end (A Victory
 Denied's Moscow, Barbarossa's Warsaw): the other side guards them whatever
 the distance, since one enemy move there ends the game.
+
+``costly`` are the units whose loss gives another side VP: an award of
+another side whose amount counts ``eliminated(SIDE, CLASS-OR-FLAG)`` (A
+Victory Denied's German motorized units, 4 or 6 VP each to the Soviets), with
+the VP a loss is worth (the largest constant factor the awards put on it; 1
+when there is none).  A side keeps such units out of harm's way.
 """
 from __future__ import annotations
 
@@ -39,6 +45,7 @@ class Objectives:
     places: dict[str, tuple[Hex, ...]]  # side -> the places it plays for
     worth: dict[str, dict[Hex, float]]  # side -> place -> VP it is worth (at least 1)
     sudden: dict[str, tuple[Hex, ...]] = None  # side -> the places whose taking wins it the game at once
+    costly: dict[str, dict[str, float]] = None  # side -> class or flag -> VP another side gets per unit lost
 
     def enemy(self, side: str) -> tuple[Hex, ...]:
         """The places the other sides play for (what ``side`` defends)."""
@@ -97,7 +104,35 @@ def victory_objectives(runner) -> Objectives:
         for h in hexes:
             worth[side].setdefault(h, 1.0)
     return Objectives({s: tuple(sorted(v)) for s, v in worth.items()}, worth,
-                      {s: tuple(sorted(v)) for s, v in sudden.items()})
+                      {s: tuple(sorted(v)) for s, v in sudden.items()}, costly_units(runner))
+
+
+def costly_units(runner) -> dict[str, dict[str, float]]:
+    """Side -> class or flag -> the VP another side's awards give per unit
+    of it lost (``N * eliminated(SIDE, "motorized")``: N)."""
+    sides = tuple(runner.game.sides)
+    out: dict[str, dict[str, float]] = {s: {} for s in sides}
+
+    def found(e, factor: float, gainer: str) -> None:
+        if isinstance(e, E.Binary) and e.op == "*":
+            for a, b in ((e.left, e.right), (e.right, e.left)):
+                if isinstance(a, E.Num):
+                    found(b, factor * float(a.value), gainer)
+                    return
+        if isinstance(e, E.Call) and e.func == "eliminated" and len(e.args) == 2 and \
+                all(isinstance(x, (E.Name, E.Str)) for x in e.args):
+            side, what = (x.name if isinstance(x, E.Name) else x.value for x in e.args)
+            if side in out and side != gainer and factor > 0:
+                out[side][what] = max(out[side].get(what, 0.0), factor)
+            return
+        for n in E._children(e):
+            found(n, factor, gainer)
+
+    for r in runner.victory:
+        if r.kind == "award" and r.amount is not None:
+            found(r.amount, 1.0, r.side)
+    return out
+
 
 
 def entry_places(runner) -> dict[str, set[Hex]]:

@@ -1,0 +1,89 @@
+"""The greedy bot's care for the units whose loss gives the enemy VP, read
+from the victory rules (A Victory Denied: each eliminated German motorized
+unit is worth 4 or 6 VP to the Soviets), on the rules' stand-in board."""
+from __future__ import annotations
+
+import pytest
+
+from dsl.compiler import compile_game
+from runtime.actions import Advance, Done, LoseStep
+from runtime.bots import GreedyBot
+from runtime.decisions import Take
+from runtime.objectives import victory_objectives
+from runtime.runner import Runner
+
+from helpers import ROOT
+from test_avd_rules import avd_folder
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    return compile_game(avd_folder(tmp_path_factory.mktemp("avd-bot")))
+
+
+@pytest.fixture
+def runner(game):
+    return Runner(game)
+
+
+def empty_board(runner, game):
+    """Every unit off the map; the German player moves."""
+    s = runner.new_game(seed=1)
+    for u in s.units.values():
+        if u.hex is not None:
+            s.place(u.id, None, "removed")
+    s.phase, s.active, s.activated = "movement", "german", set()
+    return s
+
+
+def test_the_victory_rules_say_which_losses_give_the_enemy_vp(runner):
+    # 胜负结算: 4 (Hitler Distracted) or 6 (Objective Moscow!) VP per German motorized unit
+    assert victory_objectives(runner).costly == {"german": {"motorized": 6.0}, "soviet": {}}
+    smolensk = Runner(compile_game(ROOT / "games" / "smolensk"))
+    assert victory_objectives(smolensk).costly == {s: {} for s in smolensk.game.sides}
+
+
+def test_a_step_loss_spares_the_last_step_of_a_motorized_unit(runner, game):
+    bot = GreedyBot(1)
+    s = empty_board(runner, game)
+    h = game.map.grid.parse_id("2806")
+    s.place("4Pz", h)
+    s.place("31ID", h)
+    s.set_unit("4Pz", step=1)                                       # 3-2-8: its next loss eliminates it
+    assert bot._lose(runner, s, [LoseStep("4Pz"), LoseStep("31ID")], "german") == LoseStep("31ID")
+    s.set_unit("4Pz", step=0)                                       # 6-4-8 -> 3-2-8 costs 5, 4-4 -> 2-4 costs 2
+    assert bot._lose(runner, s, [LoseStep("4Pz"), LoseStep("31ID")], "german") == LoseStep("31ID")
+
+
+def test_its_own_units_taken_out_of_the_game_are_the_weakest(runner, game):
+    # turn 7, Hitler Distracted: the German player removes 4 motorized units
+    bot = GreedyBot(1)
+    s = empty_board(runner, game)
+    for uid, at in (("4Pz", "2806"), ("10Pz", "2807"), ("900L", "2808")):
+        s.place(uid, game.map.grid.parse_id(at))
+    s.set_unit("10Pz", step=1)
+    takes = [Take("4Pz"), Take("10Pz"), Take("900L")]
+    ask = {"decision": "take", "side": "german", "units": ["4Pz", "10Pz", "900L"], "left": 1, "to": "removed"}
+    assert bot._effect(runner, s, takes, "german", ask) == Take("10Pz")   # 3-2-8 before 3-3-8 and 6-4-8
+    assert bot._effect(runner, s, takes, "german", dict(ask, to="arriving")) == Take("4Pz")
+
+
+def test_a_motorized_unit_sees_where_a_retreat_would_cost_its_last_step(runner, game):
+    # 撤退 6 g: a step lost per enemy-ZOC hex entered; the hexes toward supply (3106) are 2906 and 2907
+    bot = GreedyBot(1)
+    grid = game.map.grid
+    s = empty_board(runner, game)
+    h = grid.parse_id("2806")
+    s.place("4Pz", h)
+    s.set_unit("4Pz", step=1)
+    assert not bot._trapped(runner, s, h, "german", "4Pz")        # no enemy near: nothing to fear
+    s.place("28RD", grid.parse_id("2805"))
+    assert not bot._trapped(runner, s, h, "german", "4Pz")        # 2906 and 2907 are free of its ZOC
+    s.place("38RD", grid.parse_id("2907"))
+    assert bot._trapped(runner, s, h, "german", "4Pz")            # every way back enters its ZOC
+    s.set_unit("4Pz", step=0)
+    assert not bot._trapped(runner, s, h, "german", "4Pz")        # 6-4-8 lives through one step lost
+    s.set_unit("4Pz", step=1)
+    s.place("4Pz", grid.parse_id("2706"))                        # after combat, it could advance into 2806
+    s.pending = [{"kind": "advance"}]
+    assert bot._advance(runner, s, [Advance("4Pz", ("2806",))], "german") == Done()

@@ -391,6 +391,10 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
     if p["stage"] == "counter":
         return f"{where}, air combat: {m.get('interceptor')} intercepts: {who} may send a fighter at it first " \
                f"(listed below), or press {done_label(s)}."
+    if p["stage"] == "air-target" and m.get("role") == "bomb":
+        left = (p.get("air") or {}).get("left", {}).get(p["side"], 0)
+        return f"{where}: {who} allots {left} bombing hit{'s' * (left != 1)} (16.2(3)): neutralising a tank " \
+               f"weapon costs its armour, at least 1. {done_label(s)}: for a later bomber."
     if p["stage"] == "air-target":
         what = "a face-down enemy counter to turn face up" if m.get("role") == "recon" else \
             "the enemy equipment it shoots at (a hit: 1 damage, and the counter goes back to its cup)"
@@ -432,7 +436,8 @@ def done_label(s: GameState) -> str:
         stage = s.pending[0]["stage"]
         return "No (more) support chits" if stage == "support" else "Done" if stage in ("cancel", "pairs", "order") else \
             "Keep the dice" if stage == "reroll" else "Keep the die" if stage == "strike-reroll" else "The rest fights" if stage == "equipment" else "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
-            else "Stop" if stage == "air-target" else "Retreat (halve the losses)"
+            else ("Keep the rest" if (s.pending[0].get("air") or {}).get("mission", {}).get("role") == "bomb" else "Stop") \
+            if stage == "air-target" else "Retreat (halve the losses)"
     if k == "combat" and s.step.get("declared"):
         return "End combat: fight the declared battles"
     return {"declare": "No (more) options", "movement": "End movement", "combat": "End combat", "advance": "No (more) advance",
@@ -492,6 +497,15 @@ def _air_role(runner: Runner, chit: str) -> str:
                                                                                                     eff.verb)
 
 
+def _bomb_cost(runner: Runner, s: GameState, wid: str) -> int:
+    """The bombing hits that neutralise a tank weapon in the battle (16.2(3))."""
+    dp = runner.engine.dicepool
+    try:
+        return dp.air.cost(dp.setup(s, s.pending[0], []).weapon(wid))
+    except (StopIteration, KeyError):
+        return 1
+
+
 def pair_note(runner: Runner, s: GameState, a: Pair) -> str:
     """What a pairing means in the duel: who hits on what, and a weapon that
     takes part without firing (Prokhorovka 5.1(6)1)."""
@@ -544,8 +558,11 @@ def action_label(a, runner: Runner, s: GameState) -> str:
             tname = f" ({t.name})" if t is not None and t.name else ""
             host = A.host_of(s, a.unit)
             where = f" under {host} in {runner.board.hex_id(s.units[host].hex)}" if host else ""
-            verb = "turns face up" if (s.pending[0].get("air") or {}).get("mission", {}).get("role") == "recon" \
-                else "shoots at"
+            role = (s.pending[0].get("air") or {}).get("mission", {}).get("role")
+            if role == "bomb":
+                cost = _bomb_cost(runner, s, a.unit)
+                return f"Neutralise {a.unit}{tname}{where} ({cost} bombing hit{'s' * (cost != 1)})"
+            verb = "turns face up" if role == "recon" else "shoots at"
             return f"{a.option} {verb} {a.unit}{tname}{where}"
         if a.unit:   # the cancel stage: a sniper or a commander names its target
             return f"{a.option}{name} cancels {a.unit}"

@@ -136,30 +136,53 @@ def test_the_rudel_example(dice):
     assert all(w.id not in ("T34-1", "PakFront1") for w in st.weapons)
 
 
-def test_bombing_scores_damage_and_neutralises_tank_weapons(dice):
+def test_bombing_scores_damage_and_the_raider_allots_the_hits(dice):
     """16.2: a bomber's dice hit as artillery (the attacker: the target's
-    bombing column; clear 3); the hits neutralise enemy duel weapons, each
-    for its armour (a T-70, armour 0, for 1); what is left over goes to the
-    next bomber (the catalogue's note on several bombers)."""
+    bombing column; clear 3); the raider allots the hits to enemy duel
+    weapons, each neutralised for its armour (a T-70, armour 0, for 1: 16.2(3)
+    1-2); what he does not allot adds to the next bomber's hits (the
+    catalogue's note on several bombers)."""
     runner, s = _game()
     eng = runner.engine
     s = _attack(runner, s, pools=("He111-1", "He111-2"), defend=("52G+KV1-1+T70-1@0505",))
     s = _until(runner, s, "air")
     dice["faces"] = [1, 6, 6]               # He 111: 3 dice, 3 or less on clear: 1 hit
     s = eng.apply(s, "use He111-1")
-    steps = _steps(s)
-    assert "bombing: He111-1 (german) 3 dice (3 or less) 1,6,6: 1 damage" in steps
-    assert "bombing: T70-1 is neutralised for this battle (16.2(3))" in steps   # the KV-1 needs 2
+    assert "bombing: He111-1 (german) 3 dice (3 or less) 1,6,6: 1 damage" in _steps(s)
     p = s.pending[0]
-    assert p["neutral"] == ["T70-1"] and p["air"]["left"]["german"] == 0
+    assert p["stage"] == "air-target" and p["side"] == "german"
+    assert _legal(runner, s) == {"use He111-1 T70-1", "done"}   # the KV-1 needs 2
+    assert "german allots the bombing hits over 0505 (1 left)" in eng.explain(s, "use He111-1 KV1-1")
+    s = eng.apply(s, "done")                # kept for the next bomber
+    p = s.pending[0]
+    assert p["neutral"] == [] and p["air"]["left"]["german"] == 1
     dice["faces"] = [2, 6, 6]
-    s = eng.apply(s, "use He111-2")         # 1 more hit: not enough for the KV-1 (armour 2), kept
+    s = eng.apply(s, "use He111-2")         # 1 more hit: 2 in all, the KV-1 (armour 2) or the T-70
+    assert _legal(runner, s) == {"use He111-2 KV1-1", "use He111-2 T70-1", "done"}
+    s = eng.apply(s, "use He111-2 KV1-1")
+    assert "bombing: german allots 2 hits to KV1-1: it is neutralised for this battle (16.2(3))" in _steps(s)
     p = s.pending[0]
-    assert "KV1-1" not in p["neutral"] and p["air"]["left"]["german"] == 1
+    assert p["neutral"] == ["KV1-1"] and p["air"]["left"]["german"] == 0   # (no more missions: the dice)
     assert p["track"] == [["german", "He111-1", 1], ["german", "He111-2", 1]]
+    assert all(w.id != "KV1-1" for w in eng.dicepool.setup(s, p).weapons)
     s = _until(runner, s, "retreat") if s.pending[0]["stage"] != "retreat" else s
     r = next(e for e in s.log if e.get("battle") == "0505" and "losses" in e)
     assert r["damage"]["german"] >= 2
+
+
+def test_the_bots_allot_bombing_hits_to_the_strongest_weapon_first(dice):
+    """The bots' allotment: the strongest weapon (fire, then armour) the hits
+    pay for, as the bombing odds assume."""
+    runner, s = _game()
+    eng = runner.engine
+    s = _attack(runner, s, pools=("He111-1",), defend=("52G+KV1-1+T70-1@0505",))
+    s = _until(runner, s, "air")
+    dice["faces"] = [1, 2, 6]               # 2 hits
+    s = eng.apply(s, "use He111-1")
+    p = s.pending[0]
+    acts = eng.legal_actions(s)
+    assert str(eng.dicepool.default(s, p, acts)) == "use He111-1 KV1-1"
+    assert eng.dicepool.air.neutralised(s, p, "german", 2)[0] == ["KV1-1"]
 
 
 def test_aa_fire_sends_a_mission_back_and_fighters_shoot_each_other_down(dice):

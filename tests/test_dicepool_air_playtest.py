@@ -72,6 +72,54 @@ def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
         doc.close()
 
 
+def test_the_bomber_allots_its_hits_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """16.2(3): after a bombing that hits, the German player picks the Soviet
+    tank weapons the hits neutralise, each for its armour."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    from runtime.state import GameState
+    faces = [1, 2, 6]   # the He 111's three dice: 2 hits on clear (3 or less)
+    real = GameState.roll
+    monkeypatch.setattr(GameState, "roll", lambda self, die, why: faces.pop(0) if faces and "bombing" in why
+                        else real(self, die, why))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609")):
+            s.place(uid, b.parse(h))
+        A.attach(g, s, "Tiger1", "LAH")
+        A.attach(g, s, "KV1-1", "52G")
+        A.attach(g, s, "T70-1", "52G")
+        s.place("He111-1", None, "pool:german-support")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0609"))
+        w.roll()
+        w.act(Done())
+        while w.state.pending and w.state.pending[0].get("stage") == "equipment":
+            w.act(Done())
+        w.act(Use("He111-1"))
+        assert "German allots 2 bombing hits (16.2(3)): neutralising a tank weapon costs" in w.decision.prompt.text()
+        assert _items(w) == ["Neutralise KV1-1 (KV-1) under 52G in 0609 (2 bombing hits)",
+                             "Neutralise T70-1 (T-70) under 52G in 0609 (1 bombing hit)"]
+        assert w.decision.done.text() == "Keep the rest"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-air-allot.png"))
+        w.act(Use("He111-1", "KV1-1"))
+        assert "KV1-1" in w.state.pending[0]["neutral"]
+    finally:
+        doc.close()
+
+
 def test_the_germans_order_the_declared_battles_in_the_playtest(qtbot, tmp_path, monkeypatch):
     """9.2(3): Declare, Declare, End combat: the Germans pick the battle fought next."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))

@@ -25,8 +25,9 @@ pairing and the first die: the stages of the battle's pending entry are
 * ``mission`` (the engine) and ``air-target``: a bomber rolls its dice as
   artillery (the air block's hit numbers), each hit one damage on its
   side's track, and the hits (with what earlier bombers left) neutralise
-  enemy duel weapons for the rest of the battle, each costing its armour
-  (at least 1), the strongest first (16.2(3)); a ground-attack aircraft
+  enemy duel weapons for the rest of the battle: the raider allots them
+  (``use CHIT WEAPON``, ``done`` keeps the rest for a later bomber), each
+  weapon costing its armour (at least 1) (16.2(3)); a ground-attack aircraft
   shoots ``shots`` times at face-up enemy equipment with armour in the
   battle (``use CHIT TARGET``): the TEC column's cell of the target's hex
   (◆: the aircraft's factor against the target's armour; hexsides do not
@@ -172,7 +173,22 @@ class AirCombat:
     def mission_targets(self, s: GameState, p: dict, m: dict) -> list[str]:
         if m["role"] == "recon":
             return self.recon_targets(s, m["side"])
+        if m["role"] == "bomb":
+            return self.allot_targets(s, p, m["side"])
         return self.ground_targets(s, p, m["side"])
+
+    def cost(self, w) -> int:
+        """The bombing hits that neutralise a duel weapon: its armour, at least 1 (16.2(3)1-2)."""
+        return max(w.armour, 1)
+
+    def allot_targets(self, s: GameState, p: dict, side: str) -> list[str]:
+        """The enemy duel weapons in the battle that ``side``'s bombing hits
+        not yet allotted pay for (16.2(3): the raider allots them)."""
+        left = p["air"]["left"].get(side, 0)
+        if left <= 0:
+            return []
+        enemy = self.b.enemy(p, side)
+        return sorted(w.id for w in self.b.setup(s, p, []).weapons if w.side == enemy and self.cost(w) <= left)
 
     def why(self, s: GameState, p: dict, legal: list[Action]) -> str:
         st, side = p["stage"], p["side"]
@@ -184,6 +200,10 @@ class AirCombat:
         if st == "counter":
             return f"{side} may send a fighter at {p['air']['mission']['interceptor']}: {can}, or 'done'"
         m = p["air"]["mission"]
+        if m["role"] == "bomb":
+            return f"{side} allots the bombing hits over {p['hex']} ({p['air']['left'].get(side, 0)} left): each " \
+                   f"neutralises an enemy tank weapon for its armour, at least 1 (16.2(3)): {can}, or 'done' to keep " \
+                   "them for a later bomber"
         return f"{side} picks {m['chit']}'s {'counter to turn face up' if m['role'] == 'recon' else 'target'}: " \
                f"{can}, or 'done'"
 
@@ -223,12 +243,14 @@ class AirCombat:
                 self.finish(s, p)
                 return
             m["shots"] -= 1
-            if m["role"] == "recon":
+            if m["role"] == "bomb":
+                self.neutralise(s, p, side, a.unit)
+            elif m["role"] == "recon":
                 A.face_up(self.game, s, [A.host_of(s, a.unit)], only=a.unit)
                 self.log(s, p, f"{m['chit']} ({side}) turns {a.unit} under {A.host_of(s, a.unit)} face up")
             else:
                 self.ground_attack(s, p, m, a.unit)
-            if m["shots"] <= 0 or not self.mission_targets(s, p, m):
+            if (m["role"] != "bomb" and m["shots"] <= 0) or not self.mission_targets(s, p, m):
                 self.finish(s, p)
 
     def settle(self, s: GameState, p: dict) -> bool:
@@ -268,11 +290,9 @@ class AirCombat:
         if st == "mission":
             if m["role"] == "bomb":
                 self.bomb(s, p, m)
+            p["stage"], p["side"] = "air-target", m["side"]
+            if not self.mission_targets(s, p, m):
                 self.finish(s, p)
-            else:
-                p["stage"], p["side"] = "air-target", m["side"]
-                if not self.mission_targets(s, p, m):
-                    self.finish(s, p)
             return True
         if st == "air-target":
             if not self.mission_targets(s, p, m):
@@ -343,26 +363,36 @@ class AirCombat:
                  f"{hits} damage")
         if hits:
             p.setdefault("track", []).append([side, chit, hits])
-        left = p["air"]["left"].get(side, 0) + hits
-        gone, left = self.neutralised(s, p, side, left)
-        p["air"]["left"][side] = left
-        for w in gone:
-            p.setdefault("neutral", []).append(w)
-            self.log(s, p, f"bombing: {w} is neutralised for this battle (16.2(3))")
+        p["air"]["left"][side] = p["air"]["left"].get(side, 0) + hits  # several bombers' hits add up (签一览)
+
+    def neutralise(self, s: GameState, p: dict, side: str, wid: str) -> None:
+        """The raider allots bombing hits to an enemy duel weapon: it is
+        neutralised for the rest of the battle (16.2(3))."""
+        w = self.b.setup(s, p, []).weapon(wid)
+        p["air"]["left"][side] -= self.cost(w)
+        p.setdefault("neutral", []).append(wid)
+        self.log(s, p, f"bombing: {side} allots {self.cost(w)} hit{'s' * (self.cost(w) != 1)} to {wid}: it is "
+                 "neutralised for this battle (16.2(3))")
 
     def neutralised(self, s: GameState, p: dict, side: str, points: int) -> tuple[list[str], int]:
-        """The enemy duel weapons ``points`` bombing hits neutralise: each costs
-        its armour (at least 1), the strongest (fire, then armour) first that
-        the points still pay for (16.2(3))."""
+        """The enemy duel weapons ``points`` bombing hits neutralise when the
+        raider allots them as the bots do: each costs its armour (at least 1),
+        the strongest (fire, then armour) first that the points still pay for
+        (16.2(3))."""
         st = self.b.setup(s, p, [])
         enemy = self.b.enemy(p, side)
         out = []
-        for w in sorted((w for w in st.weapons if w.side == enemy), key=lambda w: (-w.fire, -w.armour, w.id)):
-            cost = max(w.armour, 1)
+        for w in sorted((w for w in st.weapons if w.side == enemy), key=self.strength):
+            cost = self.cost(w)
             if cost <= points:
                 out.append(w.id)
                 points -= cost
         return out, points
+
+    @staticmethod
+    def strength(w) -> tuple:
+        """The order the bots allot bombing hits in: the strongest weapon first."""
+        return -w.fire, -w.armour, w.id
 
     def ground_test(self, s: GameState, p: dict, chit: str, target: str) -> HitTest:
         """16.3(2): the column's cell of the target's hex, hexsides ignored; ◆:
@@ -452,6 +482,10 @@ class AirCombat:
         m = p["air"]["mission"]
         if m["role"] == "recon":
             return uses[0]
+        if m["role"] == "bomb":  # the strongest weapon the hits pay for (as ``neutralised``)
+            st = self.b.setup(s, p, [])
+            ws = {w.id: w for w in st.weapons}
+            return min(uses, key=lambda a: self.strength(ws[a.unit]) if a.unit in ws else (1, 0, a.unit))
         track = [*p.get("track", []), [side, m["chit"], 1]]
         return min(uses, key=lambda a: (-self.b.chance(s, p, p["chits"], (*p.get("neutral", ()), a.unit), None,
                                                        track, side), a.unit))

@@ -382,6 +382,9 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
         return f"{where}: {chit} at {target} rolled {roll} ({'destroyed' if hit else 'missed'}); {who} may roll " \
                f"that die again with {p['reroll'][0][1]} (listed below), or press {done_label(s)}."
     m = (p.get("air") or {}).get("mission") or {}
+    if p["stage"] == "air" and (p.get("air") or {}).get("after"):
+        return f"{where}, air combat between two rolls (after {p['air']['after']}; 16.0(1)): {who} may fly a " \
+               f"mission (listed below), or press {done_label(s)} and the dice go on."
     if p["stage"] == "air":
         return f"{where}, air combat: {who} may fly a mission with an aircraft from the support pool (listed " \
                f"below; not counted against the support-chit limit), or press {done_label(s)}."

@@ -5,7 +5,10 @@ roles (``bomb FACTOR``, ``ground-attack FACTOR [shots N]``, ``recon N``,
 
 The air combat interrupts the battle once its support chits are face up and
 cancelled (after the ``cancel`` stage), before the Molotov strikes, the duel
-pairing and the first die: the stages of the battle's pending entry are
+pairing and the first die, and again between two of the battle's rolls
+(after each fire step, firing round and the tank support that rolled dice,
+16.0(1)) when either side has a mission it may fly: the stages of the
+battle's pending entry are
 
 * ``air``: the side that declares first, then the other, may fly a mission
   with an aircraft from its support pool (``use CHIT``) or pass (``done``);
@@ -37,7 +40,12 @@ pairing and the first die: the stages of the battle's pending entry are
   the fighters that flew go back to their cup.
 
 A shot by or at an aircraft the air block's ``reroll`` names (Rudel) is
-rolled again once when that helps its owner."""
+rolled again once when that helps its owner.
+
+Between two rolls what a mission does is kept as the battle's events
+(``mid``: ``Setup.events``), so that the rolls already made stand: damage
+on the track, a weapon neutralised or hit from the air (it fires no more;
+a counter hit goes back to its cup when the battle is applied)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -82,6 +90,23 @@ class AirCombat:
         return any(e.verb == "cancel-step" and e.args["step"] == self.air.id
                    for c in p["chits"].get(enemy, ()) for e in _effects(self.game, c))
 
+    def wanted(self, s: GameState, p: dict) -> bool:
+        """Whether either side has a mission it may fly now."""
+        return any(self.missions_open(s, p, side) for side in (p["attacker"], p["defender"]))
+
+    def rolling(self, p: dict) -> bool:
+        """The battle's dice have begun: what the air combat does is an event (``mid``)."""
+        return "rolled" in p
+
+    def outs(self, p: dict) -> set[str]:
+        """The counters no longer in the battle: neutralised, hit from the
+        air or destroyed in the duel so far."""
+        return set(p.get("neutral", ())) | {e[3] for e in p.get("mid", ()) if e[1] == "out"} | \
+            set(p.get("destroyed", ()))
+
+    def event(self, p: dict, kind: str, side: str, what: str, n: int = 0) -> None:
+        p["mid"].append([p["rolled"] - 1, kind, side, what, n])
+
     def missions_open(self, s: GameState, p: dict, side: str) -> list[str]:
         out = []
         for c in self._aircraft(s, side, ("bomb", "ground-attack", "recon")):
@@ -102,7 +127,8 @@ class AirCombat:
         units = p["attackers"] if side == p["attacker"] else [u.id for u in s.units_at(target) if u.side == side]
         items = [i for u in units if s.units[u].hex is not None for i in stack_items(s, u)]
         items += [i for i in p.get("ranged", {}).get(side, ()) if A.host_of(s, i) is not None]
-        return [i for i in items if i not in p.get("neutral", ())]
+        gone = self.outs(p)
+        return [i for i in items if i not in gone]
 
     def ground_targets(self, s: GameState, p: dict, side: str) -> list[str]:
         """Face-up enemy equipment with armour in the battle (16.3(1))."""
@@ -138,6 +164,7 @@ class AirCombat:
         if not self.air.guns:
             return []
         g, target = self.game, self.b.e.hex(p["hex"])
+        gone = self.outs(p)
         out = []
         for host in sorted(s.attached):
             u = s.units[host]
@@ -145,7 +172,7 @@ class AirCombat:
                 continue
             for a in A.under(s, host):
                 reach = factor(g, s, a, self.b.rules.ranged) if self.b.rules.ranged else 0
-                if g.matches(a, self.air.guns) and a not in p.get("neutral", ()) and \
+                if g.matches(a, self.air.guns) and a not in gone and \
                         hex_distance(u.hex, target) <= reach:
                     out.append(a)
         return out
@@ -154,10 +181,11 @@ class AirCombat:
         return bool(cid) and (cid in self.air.rerolls or self.game.matches(cid, self.air.rerolls))
 
     # ------------------------------------------------------------ the stages
-    def open(self, s: GameState, p: dict) -> None:
+    def open(self, s: GameState, p: dict, after: str = "") -> None:
+        """The air combat begins (``after``: the roll it comes after, between two rolls)."""
         p["stage"] = "air"
         p["side"] = self.b.order(p)[0]
-        p["air"] = {"passes": 0, "mission": None, "left": {}}
+        p.setdefault("air", {"left": {}}).update(passes=0, mission=None, after=after)
 
     def actions(self, s: GameState, p: dict) -> list[Action]:
         st, side = p["stage"], p["side"]
@@ -187,14 +215,16 @@ class AirCombat:
         left = p["air"]["left"].get(side, 0)
         if left <= 0:
             return []
-        enemy = self.b.enemy(p, side)
-        return sorted(w.id for w in self.b.setup(s, p, []).weapons if w.side == enemy and self.cost(w) <= left)
+        enemy, gone = self.b.enemy(p, side), self.outs(p)
+        return sorted(w.id for w in self.b.setup(s, p, []).weapons if w.side == enemy and self.cost(w) <= left
+                      and w.id not in gone)
 
     def why(self, s: GameState, p: dict, legal: list[Action]) -> str:
         st, side = p["stage"], p["side"]
         can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "none"
         if st == "air":
-            return f"the air combat over {p['hex']} waits for {side}: it may fly {can}, or 'done'"
+            when = f" (after {p['air']['after']})" if p["air"].get("after") else ""
+            return f"the air combat over {p['hex']}{when} waits for {side}: it may fly {can}, or 'done'"
         if st == "intercept":
             return f"{side} may intercept {p['air']['mission']['chit']} over {p['hex']}: {can}, or 'done'"
         if st == "counter":
@@ -259,7 +289,10 @@ class AirCombat:
         m = air.get("mission")
         if st == "air":
             if air["passes"] >= 2:
-                self.b.to_duel(s, p)
+                if self.rolling(p):  # back to the dice (16.0(3))
+                    p["stage"] = "roll"
+                else:
+                    self.b.to_duel(s, p)
                 return True
             if not self.missions_open(s, p, p["side"]):
                 air["passes"] += 1
@@ -361,7 +394,9 @@ class AirCombat:
         hits = sum(test.hits(d) for d in faces)
         self.log(s, p, f"bombing: {chit} ({side}) {n} dice ({test.text()}) {','.join(map(str, faces))}: "
                  f"{hits} damage")
-        if hits:
+        if hits and self.rolling(p):
+            self.event(p, "damage", side, chit, hits)
+        elif hits:
             p.setdefault("track", []).append([side, chit, hits])
         p["air"]["left"][side] = p["air"]["left"].get(side, 0) + hits  # several bombers' hits add up (签一览)
 
@@ -370,7 +405,10 @@ class AirCombat:
         neutralised for the rest of the battle (16.2(3))."""
         w = self.b.setup(s, p, []).weapon(wid)
         p["air"]["left"][side] -= self.cost(w)
-        p.setdefault("neutral", []).append(wid)
+        if self.rolling(p):
+            self.event(p, "out", w.side, wid)
+        else:
+            p.setdefault("neutral", []).append(wid)
         self.log(s, p, f"bombing: {side} allots {self.cost(w)} hit{'s' * (self.cost(w) != 1)} to {wid}: it is "
                  "neutralised for this battle (16.2(3))")
 
@@ -380,9 +418,9 @@ class AirCombat:
         the strongest (fire, then armour) first that the points still pay for
         (16.2(3))."""
         st = self.b.setup(s, p, [])
-        enemy = self.b.enemy(p, side)
+        enemy, gone = self.b.enemy(p, side), self.outs(p)
         out = []
-        for w in sorted((w for w in st.weapons if w.side == enemy), key=self.strength):
+        for w in sorted((w for w in st.weapons if w.side == enemy and w.id not in gone), key=self.strength):
             cost = self.cost(w)
             if cost <= points:
                 out.append(w.id)
@@ -412,7 +450,11 @@ class AirCombat:
         die, hit = self.shot(s, p, test, chit, target, f"ground attack: {chit} at {target}")
         self.log(s, p, f"ground attack: {chit} ({side}) at {target} ({test.text()}): {die}, "
                  + ("hit: 1 damage, and it goes back to its cup" if hit else "missed"))
-        if hit:
+        if hit and self.rolling(p):  # the rolls made stand; it goes back to its cup when the battle is applied
+            self.event(p, "damage", side, chit, 1)
+            self.event(p, "out", s.units[target].side, target)
+            p["air"].setdefault("downed", []).append(target)
+        elif hit:
             p.setdefault("track", []).append([side, chit, 1])
             A.remove(self.game, s, target, f"hit by {chit} (16.2(2))")
 

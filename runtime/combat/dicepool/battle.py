@@ -25,10 +25,19 @@ damage step and the defender's defence level.
    lose the other's track.
 
 The die comes from a callable (``roll(purpose) -> int``) so that the
-engine rolls through the game state and the tests enumerate every face."""
+engine rolls through the game state and the tests enumerate every face.
+
+The rolls come in **phases** (``phases``): each fire step, each firing
+round, the tank support.  An air combat may come between two of them
+(16.0(1)); what it does is an ``event`` of the setup applied once its phase
+is rolled: damage on a side's track, or a weapon neutralised for the rest
+of the battle (it fires no more, is shot at no more, supports nothing, and
+its armour does not count).  ``resolve(..., upto=k)`` rolls the first k
+phases only; ``rest`` is the battle still to roll after k phases, for the
+odds between two rolls."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Callable
 
@@ -83,6 +92,8 @@ class Setup:
     notes: tuple[str, ...] = ()  # what the chits used do (runtime.combat.dicepool.chits)
     rerolls: frozenset[str] = frozenset()  # weapons whose owner may roll a shot by or at them again, once
     track: tuple[tuple[str, str, int], ...] = ()  # (side, what, damage) on the track before the dice (bombing, 16.2)
+    # (phase, kind, side, what, n): after that phase, "damage" n on side's track or "out" (what, neutralised), 16.0
+    events: tuple[tuple[int, str, str, str, int], ...] = ()
 
     def weapon(self, wid: str) -> Weapon:
         return next(w for w in self.weapons if w.id == wid)
@@ -175,50 +186,110 @@ def shoot(setup: Setup, test: HitTest, shooter: str, target: str, roll: Callable
             return die, hit
 
 
-def resolve(setup: Setup, roll: Callable[[str], int]) -> Outcome:
-    """Roll the battle (see the module's docstring)."""
+def phases(setup: Setup) -> list[tuple[str, object, str]]:
+    """The battle's rolls in order, as (kind, which, title): each fire step
+    ("pool", its id), each firing round ("round", its index), the tank
+    support ("support")."""
+    steps = list(dict.fromkeys((p.step, p.title) for p in setup.pools))
+    return [("pool", sid, title) for sid, title in steps] + \
+        [("round", r, title) for r, title in enumerate(setup.rounds)] + [("support", None, "Tank support")]
+
+
+def roll_pool(pool: Pool, roll: Callable[[str], int], out: Outcome) -> None:
+    """One side's dice of one fire step: each hit one damage on its track."""
+    hits = 0
+    faces = []
+    for _ in range(pool.dice):
+        if pool.test.rolls:
+            d = roll(f"{pool.title}: {pool.side}")
+            faces.append(d)
+            hits += pool.test.hits(d)
+        else:
+            hits += 1
+    out.damage[pool.side] += hits
+    if pool.dice:
+        out.lines.append(f"{pool.title}: {pool.side} {pool.dice} dice ({pool.test.text()})"
+                         f"{' ' + ','.join(map(str, faces)) if faces else ''}: {hits} damage")
+
+
+def rest(setup: Setup, done: int, out: Outcome, gone: set[str] = frozenset()) -> Setup:
+    """The battle still to roll once its first ``done`` phases gave ``out``
+    (and ``gone``: weapons neutralised since): the damage so far on the
+    track, the fire steps not rolled, the pairs whose weapons both stand
+    (a weapon that has fired fires no more), the weapons that no longer
+    fire (their duel enemy gone, or the tank support rolled) counting their
+    armour only; a destroyed or neutralised weapon counts for nothing."""
+    plan = phases(setup)[:done]
+    rolled = {which for kind, which, _ in plan if kind == "pool"}
+    rounds = sum(1 for kind, _, _ in plan if kind == "round")
+    supported = any(kind == "support" for kind, _, _ in plan)
+    out_ids = set(out.destroyed) | set(gone)
+    partner = {x: y for a, d in setup.pairs for x, y in ((a, d), (d, a))}
+    weapons, armour = [], list(setup.armour)
+    for w in setup.weapons:
+        if w.id in out_ids:
+            continue
+        if (w.id in partner and partner[w.id] in out_ids) or (w.id not in partner and supported):
+            armour.append((w.id, w.side, w.armour))
+            continue
+        weapons.append(replace(w, round=-1) if w.id in partner and w.round < rounds else w)
+    alive = {w.id for w in weapons}
+    return replace(setup, pools=tuple(p for p in setup.pools if p.step not in rolled), weapons=tuple(weapons),
+                   pairs=tuple((a, d) for a, d in setup.pairs if a in alive and d in alive), armour=tuple(armour),
+                   track=tuple((side, "so far", n) for side, n in out.damage.items()), notes=(), events=())
+
+
+def resolve(setup: Setup, roll: Callable[[str], int], upto: int | None = None) -> Outcome:
+    """Roll the battle (see the module's docstring); with ``upto``, only its
+    first ``upto`` phases, without the damage step."""
     att, dfd = setup.attacker, setup.defender
     out = Outcome({att: 0, dfd: 0}, {att: [], dfd: []}, both_lose=setup.both_lose)
     out.lines.extend(setup.notes)
     for side, what, n in setup.track:
         out.damage[side] += n
-    for pool in setup.pools:
-        hits = 0
-        faces = []
-        for _ in range(pool.dice):
-            if pool.test.rolls:
-                d = roll(f"{pool.title}: {pool.side}")
-                faces.append(d)
-                hits += pool.test.hits(d)
-            else:
-                hits += 1
-        out.damage[pool.side] += hits
-        if pool.dice:
-            out.lines.append(f"{pool.title}: {pool.side} {pool.dice} dice ({pool.test.text()})"
-                             f"{' ' + ','.join(map(str, faces)) if faces else ''}: {hits} damage")
     destroyed: set[str] = set()
-    for rnd, title in enumerate(setup.rounds):
-        for aid, did in setup.pairs:
-            a, d = setup.weapon(aid), setup.weapon(did)
-            for shooter, target in setup.shots(rnd, a, d):
-                if shooter.id in destroyed or target.id in destroyed:
-                    continue
-                test = firing_round(shooter.fire, target.guard)
-                die, hit = shoot(setup, test, shooter.id, target.id, roll, f"{title}: {shooter.id} at {target.id}", out)
-                out.lines.append(f"{title}: {shooter.id} ({shooter.side}) fires at {target.id} "
-                                 f"({test.text()}): {die}, {'destroyed' if hit else 'missed'}")
-                if hit:
-                    destroyed.add(target.id)
-                    out.destroyed.append(target.id)
-    for w in setup.supporting():
-        test = setup.support_test(w)
-        if test.rolls:
-            die, hit = shoot(setup, test, w.id, "", roll, f"tank support: {w.id}", out)
-            out.lines.append(f"tank support: {w.id} ({w.side}, {test.text()}): {die}, {'1 damage' if hit else 'miss'}")
+    gone: set[str] = set()  # neutralised from the air between two rolls (16.2(3))
+    plan = phases(setup)
+    for k, (kind, which, title) in enumerate(plan[:upto]):
+        if kind == "pool":
+            for pool in setup.pools:
+                if pool.step == which:
+                    roll_pool(pool, roll, out)
+        elif kind == "round":
+            for aid, did in setup.pairs:
+                a, d = setup.weapon(aid), setup.weapon(did)
+                for shooter, target in setup.shots(which, a, d):
+                    if {shooter.id, target.id} & (destroyed | gone):
+                        continue
+                    test = firing_round(shooter.fire, target.guard)
+                    die, hit = shoot(setup, test, shooter.id, target.id, roll, f"{title}: {shooter.id} at {target.id}",
+                                     out)
+                    out.lines.append(f"{title}: {shooter.id} ({shooter.side}) fires at {target.id} "
+                                     f"({test.text()}): {die}, {'destroyed' if hit else 'missed'}")
+                    if hit:
+                        destroyed.add(target.id)
+                        out.destroyed.append(target.id)
         else:
-            hit = True
-            out.lines.append(f"tank support: {w.id} ({w.side}, automatic): 1 damage")
-        out.damage[w.side] += int(hit)
+            for w in setup.supporting():
+                if w.id in gone:
+                    continue
+                test = setup.support_test(w)
+                if test.rolls:
+                    die, hit = shoot(setup, test, w.id, "", roll, f"tank support: {w.id}", out)
+                    out.lines.append(f"tank support: {w.id} ({w.side}, {test.text()}): {die}, "
+                                     f"{'1 damage' if hit else 'miss'}")
+                else:
+                    hit = True
+                    out.lines.append(f"tank support: {w.id} ({w.side}, automatic): 1 damage")
+                out.damage[w.side] += int(hit)
+        for phase, ev, side, what, n in setup.events:
+            if phase == k and ev == "damage":
+                out.damage[side] += n
+            elif phase == k and ev == "out":
+                gone.add(what)
+    if upto is not None:
+        return out
+    destroyed |= gone  # a neutralised weapon's armour does not count (11.6(1)2)
     if setup.level:
         out.bonus[dfd].append(("defence level", setup.level))
     for side, what, n in setup.extra:

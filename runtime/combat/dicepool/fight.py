@@ -21,7 +21,11 @@ carries the battle through its stages:
   pool, outside the support-chit limit;
 * ``pairs``: the superior side pairs tank-battle weapons one to one,
   ``pair MINE THEIRS``, until one side has none left (11.5(2));
-* the roll (``runtime.combat.dicepool.battle.resolve``);
+* the roll (``runtime.combat.dicepool.battle.resolve``), a phase at a time
+  (each fire step, each firing round, the tank support): between two
+  phases that rolled dice, and before the damage step, the air combat again
+  when either side has a mission it may fly (16.0(1)); what it does then
+  holds for the rest of the battle (``Setup.events``);
 * ``retreat``: each side that loses steps, the one that declares first
   first, may retreat to halve its losses (rounded down): ``hold`` takes
   them all and stays, ``done`` retreats (14.0);
@@ -43,7 +47,7 @@ from ...definition import GameDefinition
 from ...hexes import hex_distance
 from ...state import GameState, eliminate
 from .air import AirCombat
-from .battle import Setup
+from .battle import Setup, phases, rest
 from .chits import decisions, strikes
 from .odds import BattleOdds, battle_odds, mix_odds, pct
 from .reroll import Rerolls, replay
@@ -66,7 +70,7 @@ class DicePoolBattles:
     def setup(self, s: GameState, p: dict, pairs: list | None = None) -> Setup:
         return build(self.game, self.e.board, s, p["attackers"], self.e.hex(p["hex"]), p["chits"],
                      [tuple(x) for x in (p["pairs"] if pairs is None else pairs)], tuple(p.get("neutral", ())),
-                     p.get("ranged"), p.get("track", ()))
+                     p.get("ranged"), p.get("track", ()), p.get("mid", ()))
 
     def preview(self, s: GameState, attackers: list[str], target, chits: dict[str, list[str]] | None = None,
                 neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None,
@@ -476,6 +480,8 @@ class DicePoolBattles:
         if p["stage"] == "reroll":
             self.e.record(s, a, side=p["side"])
             self.rerolls.answer(s, p, a)
+            if isinstance(a, Use):
+                p["logged"] = 0  # the battle is worked out again: all of it goes to the log
             return
         if p["stage"] == "strike-reroll":
             self.e.record(s, a, side=p["side"])
@@ -605,15 +611,32 @@ class DicePoolBattles:
         p["side"] = self.rules.superior
 
     def roll(self, s: GameState, p: dict) -> None:
+        """The dice, a phase at a time (``battle.phases``; ``rolled``: how many
+        are); after a phase that rolled dice, the air combat when either side
+        has a mission to fly (16.0(1)); once all are rolled, the commanders'
+        rolls again and the outcome."""
         st = self.setup(s, p)
-        if self.rules.ranged:  # what fights with a range here supports no other battle this phase (11.2(1)3)
-            inside = [*p["attackers"], *(u.id for u in s.units_at(self.e.hex(p["hex"])))]
-            for cid in [a for u in inside for a in A.under(s, u)]:
-                if factor(self.game, s, cid, self.rules.ranged) > 0:
-                    s.done.add(ranged_key(s, cid))
-        if self.rules.roles:
-            self.lock_roles(s, st)
-        p["dice"] = []
+        if "rolled" not in p:
+            if self.rules.ranged:  # what fights with a range here supports no other battle this phase (11.2(1)3)
+                inside = [*p["attackers"], *(u.id for u in s.units_at(self.e.hex(p["hex"])))]
+                for cid in [a for u in inside for a in A.under(s, u)]:
+                    if factor(self.game, s, cid, self.rules.ranged) > 0:
+                        s.done.add(ranged_key(s, cid))
+            if self.rules.roles:
+                self.lock_roles(s, st)
+            p["dice"], p["rolled"], p["mid"], p["destroyed"] = [], 0, [], []
+        plan = phases(st)
+        while p["rolled"] < len(plan):
+            before = len(p["dice"])
+            p["rolled"] += 1
+            out = self.replay(s, p, st, p["rolled"])
+            p["destroyed"] = list(out.destroyed)
+            if len(p["dice"]) > before and self.air is not None and self.air.wanted(s, p):
+                for line in out.lines[p.get("logged", 0):]:  # what the dice did so far, before the air combat
+                    s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
+                p["logged"] = len(out.lines)
+                self.air.open(s, p, plan[p["rolled"] - 1][2])
+                return
         out = self.replay(s, p, st)
         p["reroll"] = self.rerolls.kept(p)
         if p["reroll"]:  # a commander kept to roll one of these dice again (签一览)
@@ -623,19 +646,23 @@ class DicePoolBattles:
             return
         self.apply(s, p, out)
 
-    def replay(self, s: GameState, p: dict, st: Setup | None = None):
-        """Resolve the battle with the dice it already rolled (``dice``),
-        rolling those it has not (runtime.combat.dicepool.reroll)."""
+    def replay(self, s: GameState, p: dict, st: Setup | None = None, upto: int | None = None):
+        """Resolve the battle (its first ``upto`` phases) with the dice it
+        already rolled (``dice``), rolling those it has not
+        (runtime.combat.dicepool.reroll)."""
         die = self.game.dice[self.rules.die]
         out, p["dice"] = replay(st or self.setup(s, p), p.get("dice", []),
-                                lambda why: s.roll(die, f"{why} in {p['hex']}"))
+                                lambda why: s.roll(die, f"{why} in {p['hex']}"), upto)
         return out
 
     def apply(self, s: GameState, p: dict, out) -> None:
         """The battle's outcome: the log, weapons destroyed, chits back, the losses."""
         att, dfd = p["attacker"], p["defender"]
-        for line in out.lines:
+        for line in out.lines[p.get("logged", 0):]:  # (those logged before an air combat between two rolls)
             s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
+        for wid in (p.get("air") or {}).get("downed", ()):  # hit from the air between two rolls (16.3(3))
+            if A.host_of(s, wid) is not None:
+                A.remove(self.game, s, wid, "hit from the air (16.3(3))")
         for wid in out.destroyed:
             if A.host_of(s, wid) is not None:  # an equipment chit goes where its kind returns it (its cup)
                 A.remove(self.game, s, wid, "hit in the tank duel")
@@ -756,14 +783,28 @@ class DicePoolBattles:
         g = self.game
         chits = {k: [c for c in v if c in g.counters] for k, v in chits.items()}  # '?': the enemy's, unseen
         todo = [(side, eff) for side in self.order(p) for c in chits.get(side, ()) for eff in strikes(g, c)] \
-            if p["stage"] in ("support", "cancel", *AIR_STAGES) else []
+            if p["stage"] in ("support", "cancel", *AIR_STAGES) and "rolled" not in p else []
         return self._mix(s, p, chits, neutral, ranged, todo, track, side or p["side"])
+
+    def to_roll(self, s: GameState, p: dict, chits, neutral: tuple, ranged, track) -> Setup:
+        """The battle as it would be rolled with these chits, ``neutral``
+        counters and ``track`` (``preview``); once its dice began, the phases
+        still to roll (``battle.rest``), ``neutral`` and ``track`` beyond the
+        battle's own counting as done from the air now."""
+        if "rolled" not in p:
+            return self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits, neutral, ranged, track)
+        st = self.setup(s, p)
+        out, _ = replay(st, p["dice"], lambda why: 1, p["rolled"])  # (every die of those phases is rolled)
+        for side, _, n in track[len(p.get("track", ())):]:
+            out.damage[side] += int(n)
+        gone = {e[3] for e in p["mid"] if e[1] == "out"} | (set(neutral) - set(p.get("neutral", ())))
+        return rest(st, p["rolled"], out, gone)
 
     def _mix(self, s: GameState, p: dict, chits, neutral: tuple, ranged, todo, track=(), side=""):
         """The chance over every outcome of the strikes still to come
         (a target at random, then one die)."""
         if not todo:
-            odds = battle_odds(self.preview(s, p["attackers"], self.e.hex(p["hex"]), chits, neutral, ranged, track))
+            odds = battle_odds(self.to_roll(s, p, chits, neutral, ranged, track))
             return odds.win[side] + odds.tie / 2
         (side, eff), rest = todo[0], todo[1:]
         cands = self.strike_targets(s, p, side, eff, neutral, ranged)

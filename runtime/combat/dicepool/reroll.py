@@ -28,10 +28,11 @@ def rerolls_die(game, chit: str) -> bool:
     return any(e.verb == "reroll-die" for e in _effects(game, chit))
 
 
-def replay(setup: Setup, dice: list, fresh) -> tuple[Outcome, list]:
-    """Resolve ``setup`` with the faces of ``dice`` ([purpose, face]) where
-    the same roll is asked for again; ``fresh(purpose)`` rolls the others.
-    Returns the outcome and the dice it used."""
+def replay(setup: Setup, dice: list, fresh, upto: int | None = None) -> tuple[Outcome, list]:
+    """Resolve ``setup`` (its first ``upto`` phases) with the faces of
+    ``dice`` ([purpose, face]) where the same roll is asked for again;
+    ``fresh(purpose)`` rolls the others.  Returns the outcome and the dice
+    it used."""
     known: dict[tuple[str, int], int] = {}
     seen: dict[str, int] = {}
     for why, face in dice:
@@ -49,7 +50,7 @@ def replay(setup: Setup, dice: list, fresh) -> tuple[Outcome, list]:
             face = fresh(why)
         used.append([why, face])
         return face
-    return resolve(setup, roll), used
+    return resolve(setup, roll, upto), used
 
 
 def value(out: Outcome, side: str, attacker: str, defender: str) -> float:

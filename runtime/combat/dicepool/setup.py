@@ -120,11 +120,12 @@ def hit_test(game: GameDefinition, board: Board, text: str, target: Hex, crossed
 
 def build(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
           chits: dict[str, list[str]] | None = None, pairs: list[tuple[str, str]] = (),
-          neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None, track=()) -> Setup:
+          neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None, track=(), events=()) -> Setup:
     """The battle of ``attackers`` against the stack in ``target``; ``chits``:
     the support chits each side used; ``pairs``: (attacker's weapon,
     defender's weapon) as paired so far; ``track``: (side, what, damage)
-    scored before the dice (the air combat's bombing, 16.2)."""
+    scored before the dice (the air combat's bombing, 16.2); ``events``:
+    what the air combat did between two rolls (``Setup.events``)."""
     rules: DicePoolRules = game.dice_pool
     # a chit another side allocated face down is unknown in that side's view (runtime.observe): it counts for nothing
     chits = {k: [c for c in v if c in game.counters] for k, v in (chits or {}).items()}
@@ -210,7 +211,8 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
                                          for side, what, n in track),
                  frozenset(i for i in rules.rerolls if i in duel) |
                  frozenset(w.id for w in weapons if rules.rerolls and game.matches(w.id, rules.rerolls)),
-                 tuple((side, what, int(n)) for side, what, n in track))
+                 tuple((side, what, int(n)) for side, what, n in track),
+                 tuple((int(k), ev, side, what, int(n)) for k, ev, side, what, n in events))
 
 
 def default_pairs(setup: Setup) -> list[tuple[str, str]]:

@@ -382,6 +382,9 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
         return f"{where}: {chit} at {target} rolled {roll} ({'destroyed' if hit else 'missed'}); {who} may roll " \
                f"that die again with {p['reroll'][0][1]} (listed below), or press {done_label(s)}."
     m = (p.get("air") or {}).get("mission") or {}
+    if p["stage"] == "air" and (p.get("air") or {}).get("back") == "support":
+        return f"{where}, air combat before {who}'s support chits: {who} may fly recon to turn the enemy's chits, " \
+               f"allocated face down, face up (16.1(6)3; listed below), or press {done_label(s)}."
     if p["stage"] == "air" and (p.get("air") or {}).get("after"):
         return f"{where}, air combat between two rolls (after {p['air']['after']}; 16.0(1)): {who} may fly a " \
                f"mission (listed below), or press {done_label(s)} and the dice go on."
@@ -556,6 +559,8 @@ def action_label(a, runner: Runner, s: GameState) -> str:
             return f"Fly {a.option}{name}: {_air_role(runner, a.option)}"
         if stage in ("intercept", "counter"):
             return f"{'Intercept with' if stage == 'intercept' else 'Counter-intercept with'} {a.option}{name}"
+        if stage == "air-target" and a.unit.startswith("#"):   # a support chit the enemy allocated face down
+            return f"{a.option} turns face up the enemy's support chit {a.unit} (allocated face down to this battle)"
         if stage == "air-target":
             t = g.counters.get(a.unit)
             tname = f" ({t.name})" if t is not None and t.name else ""

@@ -25,7 +25,8 @@ OpenSpiel's information states do.
   drawn are left out;
 - the support chits the other side allocated to a dice-pool battle that is
   still allocating are placeholders (their number shows): they are turned
-  face up together (Prokhorovka 9.2(2)2, 11.2(2)).
+  face up together (Prokhorovka 9.2(2)2, 11.2(2)), unless a recon aircraft
+  turned them up before (``seen``, 16.1(6)3).
 
 Everything else (units, control, VP, turn, phase, pending decisions) is
 public.  A game that hides nothing (no chits, no hidden marker kinds, no
@@ -63,6 +64,13 @@ def hides_anything(game: GameDefinition) -> bool:
     """Whether the game can ever hide anything from a side (else every view is the state)."""
     hit = _facts(game)
     return hit["any"]
+
+
+def _allocating(p: dict) -> bool:
+    """A dice-pool battle whose support chits are still face down: its
+    sides allocating, or a recon flying between the two (16.1(6)3)."""
+    return p.get("kind") == "dice-pool" and (p.get("stage") == "support" or
+                                             (p.get("air") or {}).get("back") == "support")
 
 
 def _facts(game: GameDefinition) -> dict:
@@ -221,9 +229,10 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
                 and f"face-up:{c}" not in state.done
         view.pending = [dict(p, neutral=[UNKNOWN if hidden(c) else c for c in p["neutral"]])
                         if p.get("kind") == "dice-pool" and p.get("neutral") else p for p in view.pending]
-    if facts["battles"] and any(p.get("kind") == "dice-pool" and p.get("stage") == "support" for p in state.pending):
-        view.pending = [dict(p, chits={k: (list(v) if k == side else [UNKNOWN] * len(v)) for k, v in p["chits"].items()})
-                        if p.get("kind") == "dice-pool" and p.get("stage") == "support" else p for p in view.pending]
+    if facts["battles"] and any(_allocating(p) for p in state.pending):  # (but those recon turned up: 16.1(6)3)
+        view.pending = [dict(p, chits={k: [c if k == side or c in p.get("seen", ()) else UNKNOWN for c in v]
+                                       for k, v in p["chits"].items()})
+                        if _allocating(p) else p for p in view.pending]
     units = None
     places: dict[str, int] = {}
     if facts["pools"]:  # counters in a cup, or in another side's hand: where each is, is hidden

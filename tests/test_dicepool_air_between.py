@@ -155,3 +155,43 @@ def test_no_window_without_a_mission_keeps_the_battle_as_before(dice):
     last_roll = max(i for i, e in enumerate(entries) if "roll" in e)
     first_line = min(i for i, e in enumerate(entries) if str(e.get("step", "")).startswith("Normal combat"))
     assert first_line > last_roll
+
+
+def test_recon_turns_up_the_support_chits_the_enemy_allocated_face_down(dice):
+    """16.1(6)3: recon turns up three equipment or support chits on the map
+    (the catalogue: 将地图上合计三枚敌装备签或支援签翻至正面表示), not those in a
+    pool (16.1(1)).  The Soviets allocate first; before the Germans allocate
+    theirs, in their own turn, the Fw 189 may turn the Soviet chits up: the
+    German view shows them, the Soviet one its own as ever."""
+    from runtime.observe import UNKNOWN, observe
+    runner, s = _game()
+    eng, g = runner.engine, runner.game
+    s = _attack(runner, s, pools=("Fw189", "SArty1", "Mines", "GArty1"))
+    p = s.pending[0]
+    assert p["stage"] == "support" and p["side"] == "soviet"
+    s = eng.apply(s, "use SArty1")
+    s = eng.apply(s, "use Mines")            # no Soviet chit left: the Germans' turn to allocate
+    p = s.pending[0]
+    assert p["stage"] == "air" and p["side"] == "german" and _legal(runner, s) == {"use Fw189", "done"}
+    assert "(before its support chits, recon only)" in eng.explain(s, "use GArty1")
+    assert observe(g, s, "german").pending[0]["chits"]["soviet"] == [UNKNOWN, UNKNOWN]   # still face down
+    s = eng.apply(s, "use Fw189")
+    assert _legal(runner, s) == {"use Fw189 #1", "use Fw189 #2", "done"}   # which is which: what recon finds out
+    assert {str(a) for a in runner.engine.legal_actions(observe(g, s, "german"))} == _legal(runner, s)
+    s = eng.apply(s, "use Fw189 #2")
+    assert "Fw189 (german) turns soviet's support chit #2 in 0505 face up: Mines" in _steps(s)
+    assert observe(g, s, "german").pending[0]["chits"]["soviet"] == [UNKNOWN, "Mines"]
+    s = eng.apply(s, "done")                 # the rest stays face down; the Fw 189 goes back to its cup
+    p = s.pending[0]
+    assert p["stage"] == "support" and p["side"] == "german" and "use GArty1" in _legal(runner, s)
+    assert observe(g, s, "german").pending[0]["chits"]["soviet"] == [UNKNOWN, "Mines"]
+    assert s.units["Fw189"].box == "pool:german-support-cup"
+    s = eng.apply(s, "done")                 # every chit face up (11.2(2))
+    assert not s.pending or s.pending[0]["stage"] != "support"
+    # in the Soviets' turn the Germans may not fly recon (16.1(1)3): no such window
+    runner, s = _game()
+    s = _attack(runner, s, pools=("Fw189", "GArty1", "SArty1"), attack=("52G@0504",),
+                defend=("LAH+Tiger1@0505",), active="soviet")
+    assert s.pending[0]["stage"] == "support" and s.pending[0]["side"] == "soviet"
+    s = runner.engine.apply(s, "use SArty1")   # (no Soviet chit left)
+    assert s.pending[0]["stage"] == "support" and s.pending[0]["side"] == "german"

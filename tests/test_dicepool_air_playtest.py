@@ -120,6 +120,52 @@ def test_the_bomber_allots_its_hits_in_the_playtest(qtbot, tmp_path, monkeypatch
         doc.close()
 
 
+def test_recon_before_the_german_support_chits_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """16.1(6)3: after the Soviets allocate, the German may fly recon at their
+    chits, face down, before allocating his own; the targets are the chits'
+    places (#1, #2), not their names."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609")):
+            s.place(uid, b.parse(h))
+        A.attach(g, s, "Tiger1", "LAH")
+        for c, pool in (("Fw189", "german-support"), ("GArty1", "german-support"), ("SArty1", "soviet-support"),
+                        ("Mines", "soviet-support")):
+            s.place(c, None, f"pool:{pool}")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0609"))
+        w.roll()
+        w.act(Done())
+        while w.state.pending and w.state.pending[0].get("stage") == "equipment":
+            w.act(Done())
+        w.act(Use("SArty1"))
+        w.act(Use("Mines"))
+        assert "air combat before German's support chits: German may fly recon" in w.decision.prompt.text()
+        assert _items(w) == ["Fly Fw189 (Fw 189 (recon)): recon (turns up to 3 face-down enemy counters face up)"]
+        w.act(Use("Fw189"))
+        assert _items(w) == ["Fw189 turns face up the enemy's support chit #1 (allocated face down to this battle)",
+                             "Fw189 turns face up the enemy's support chit #2 (allocated face down to this battle)"]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-air-recon-chits.png"))
+        w.act(Use("Fw189", "#2"))
+        assert w.state.pending[0]["seen"] == ["Mines"]
+    finally:
+        doc.close()
+
+
 def test_the_germans_order_the_declared_battles_in_the_playtest(qtbot, tmp_path, monkeypatch):
     """9.2(3): Declare, Declare, End combat: the Germans pick the battle fought next."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))

@@ -108,12 +108,17 @@ class AirCombat:
         p["mid"].append([p["rolled"] - 1, kind, side, what, n])
 
     def missions_open(self, s: GameState, p: dict, side: str) -> list[str]:
+        """The side's aircraft that may fly a mission now (between the two
+        sides' support chits: recon only, the reason that air combat is there)."""
         out = []
+        between = (p.get("air") or {}).get("back") == "support"
         for c in self._aircraft(s, side, ("bomb", "ground-attack", "recon")):
             verb = self.role(c).verb
             if verb == "recon":
-                if side == s.active and self.recon_targets(s, side):
+                if side == s.active and self.recon_targets(s, side, p):
                     out.append(c)
+            elif between:
+                continue
             elif not self.smoked(p, side) and (verb == "bomb" or self.ground_targets(s, p, side)):
                 out.append(c)
         return out
@@ -145,9 +150,16 @@ class AirCombat:
             out.append(i)
         return sorted(out)
 
-    def recon_targets(self, s: GameState, side: str) -> list[str]:
-        """The enemy's face-down counters under its units on the map (16.1(6)3)."""
+    def recon_targets(self, s: GameState, side: str, p: dict | None = None) -> list[str]:
+        """The enemy's face-down counters under its units on the map, and
+        the support chits it allocated face down to the battle ``p`` (16.1(6)3:
+        equipment or support chits; not those in a pool, 16.1(1)).  A support
+        chit face down is named by its place among the enemy's, ``#N``: which
+        chit it is, is what the recon finds out."""
         out = []
+        if p is not None and (p.get("air") or {}).get("back") == "support":
+            enemy = self.b.enemy(p, side)
+            out += [f"#{i + 1}" for i, c in enumerate(p["chits"].get(enemy, ())) if c not in p.get("seen", ())]
         for host in sorted(s.attached):
             u = s.units[host]
             if u.side == side or u.hex is None:
@@ -181,11 +193,25 @@ class AirCombat:
         return bool(cid) and (cid in self.air.rerolls or self.game.matches(cid, self.air.rerolls))
 
     # ------------------------------------------------------------ the stages
-    def open(self, s: GameState, p: dict, after: str = "") -> None:
-        """The air combat begins (``after``: the roll it comes after, between two rolls)."""
+    def open(self, s: GameState, p: dict, after: str = "", back: str = "") -> None:
+        """The air combat begins (``after``: the roll it comes after, between
+        two rolls; ``back``: "support" between the two sides' support chits,
+        the side that allocates second first)."""
         p["stage"] = "air"
-        p["side"] = self.b.order(p)[0]
-        p.setdefault("air", {"left": {}}).update(passes=0, mission=None, after=after)
+        p["side"] = self.b.order(p)[1 if back == "support" else 0]
+        p.setdefault("air", {"left": {}}).update(passes=0, mission=None, after=after, back=back)
+
+    def recon_between(self, s: GameState, p: dict) -> bool:
+        """Between the two sides' support chits: the side to allocate, in its
+        own player turn, may fly recon at the chits the other allocated face down."""
+        side = p["side"]
+        if side != s.active or not p["chits"].get(self.b.enemy(p, side)):
+            return False
+        p.setdefault("air", {"left": {}})["back"] = "support"
+        if self.missions_open(s, p, side):
+            return True
+        p["air"]["back"] = ""
+        return False
 
     def actions(self, s: GameState, p: dict) -> list[Action]:
         st, side = p["stage"], p["side"]
@@ -200,7 +226,7 @@ class AirCombat:
 
     def mission_targets(self, s: GameState, p: dict, m: dict) -> list[str]:
         if m["role"] == "recon":
-            return self.recon_targets(s, m["side"])
+            return self.recon_targets(s, m["side"], p)
         if m["role"] == "bomb":
             return self.allot_targets(s, p, m["side"])
         return self.ground_targets(s, p, m["side"])
@@ -223,7 +249,8 @@ class AirCombat:
         st, side = p["stage"], p["side"]
         can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "none"
         if st == "air":
-            when = f" (after {p['air']['after']})" if p["air"].get("after") else ""
+            when = f" (after {p['air']['after']})" if p["air"].get("after") else \
+                " (before its support chits, recon only)" if p["air"].get("back") == "support" else ""
             return f"the air combat over {p['hex']}{when} waits for {side}: it may fly {can}, or 'done'"
         if st == "intercept":
             return f"{side} may intercept {p['air']['mission']['chit']} over {p['hex']}: {can}, or 'done'"
@@ -275,6 +302,11 @@ class AirCombat:
             m["shots"] -= 1
             if m["role"] == "bomb":
                 self.neutralise(s, p, side, a.unit)
+            elif m["role"] == "recon" and a.unit.startswith("#"):  # a support chit allocated face down
+                chit = p["chits"][self.b.enemy(p, side)][int(a.unit[1:]) - 1]
+                p.setdefault("seen", []).append(chit)
+                self.log(s, p, f"{m['chit']} ({side}) turns {self.b.enemy(p, side)}'s support chit {a.unit} in "
+                         f"{p['hex']} face up: {chit}")
             elif m["role"] == "recon":
                 A.face_up(self.game, s, [A.host_of(s, a.unit)], only=a.unit)
                 self.log(s, p, f"{m['chit']} ({side}) turns {a.unit} under {A.host_of(s, a.unit)} face up")
@@ -289,7 +321,9 @@ class AirCombat:
         m = air.get("mission")
         if st == "air":
             if air["passes"] >= 2:
-                if self.rolling(p):  # back to the dice (16.0(3))
+                if air.get("back") == "support":  # back to the support chits
+                    p["stage"], p["side"], air["back"] = "support", self.b.order(p)[1], ""
+                elif self.rolling(p):  # back to the dice (16.0(3))
                     p["stage"] = "roll"
                 else:
                     self.b.to_duel(s, p)

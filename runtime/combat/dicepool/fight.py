@@ -530,6 +530,8 @@ class DicePoolBattles:
         order = self.order(p)
         if p["side"] == order[0]:
             p["side"] = order[1]
+            if self.air is not None and self.air.recon_between(s, p):  # recon at the chits face down (16.1(6)3)
+                self.air.open(s, p, back="support")
         else:
             if any(p["chits"].values()):  # 11.2(2): every chit allocated to the battle is turned face up
                 s.log.append({"turn": s.turn, "battle": p["hex"], "revealed": {k: list(v) for k, v in p["chits"].items()},

@@ -531,8 +531,8 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
           f"{game.sides[st.defender].title} wins {pct(odds.win[st.defender])}, tie (both lose) {pct(odds.tie)}")
     if game.dice_pool.air is not None:
         print(f"  ({game.dice_pool.air.title}: the air missions are not in these figures; they are flown after the "
-              "support chits are turned up, and the odds shown after them count their damage and the weapons "
-              "they neutralised)")
+              "support chits are turned up and between two rolls, and the odds shown after them count their damage "
+              "and the weapons they neutralised)")
     return 0
 
 

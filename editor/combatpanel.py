@@ -189,6 +189,7 @@ def dice_pool_html(game: GameDefinition, tid: str, setup, odds, fighting: bool =
            f"{' in ' + tid if tid else ''}</h3>"]
     out.append("<table width='100%' cellspacing='0'><tr><th align='left'>step</th><th align='left'>side</th>"
                "<th align='left'>dice</th><th align='left'>hit on</th><th align='right'>avg</th></tr>")
+    head = len(out)
     for pool, dist in odds.pools:
         if not pool.dice:
             continue
@@ -202,7 +203,10 @@ def dice_pool_html(game: GameDefinition, tid: str, setup, odds, fighting: bool =
         if w.round < 0:  # it takes part, may be paired and shot at, and never fires (Prokhorovka 5.1(6)1)
             out.append(f"<tr><td>Does not fire</td><td>{side_title(w.side)}</td><td>{w.id}</td>"
                        "<td>takes part: may be shot at</td><td></td></tr>")
-    out.append("</table>")
+    if len(out) == head:  # nothing left to roll but the duel (between two rolls)
+        out.pop()
+    else:
+        out.append("</table>")
     if setup.pairs:
         out.append("<b>Tank duels</b>" + ("" if fighting else " (as the superior side pairs by default)") + "<br>")
         out.append("<br>".join(f"{a} ({pct(odds.survives[a])} survives) against {d} ({pct(odds.survives[d])} survives)"
@@ -214,6 +218,12 @@ def dice_pool_html(game: GameDefinition, tid: str, setup, odds, fighting: bool =
     extra = [n for n in odds.notes if n not in setup.notes]  # what the odds count beyond the battle (19.5)
     if extra:
         out.append("<br>" + "<br>".join(extra))
+    so_far = [(side, n) for side, what, n in setup.track if what == "so far"]  # between two rolls (battle.rest)
+    if so_far:
+        out.append("<br><b>Rolled so far</b>: " + ", ".join(f"{side_title(side)} {n} damage" for side, n in so_far)
+                   + "; the figures are of the rolls still to come")
+    if game.dice_pool is not None and game.dice_pool.air is not None:
+        out.append(f"<br><i>{game.dice_pool.air.title}: air missions not yet flown are not counted.</i>")
     bonus = [f"defence level {setup.level} ({side_title(setup.defender)})"] if setup.level else []
     bonus += [f"{what} +{n} ({side_title(side)})" for side, what, n in setup.extra]
     out.append("<br><b>Damage step</b>: the best surviving armour" + (", " + ", ".join(bonus) if bonus else "")

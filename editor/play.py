@@ -998,6 +998,9 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             if s.pending and s.pending[0]["kind"] == "dice-pool" and \
                     s.pending[0]["stage"] in ("equipment", "support", "cancel", *AIR_STAGES, "strike-reroll", "pairs"):
                 p = s.pending[0]
+                if "rolled" in p:  # an air combat between two rolls: the rolls still to come (16.0(1))
+                    return eng.dicepool.to_roll(s, p, p["chits"], tuple(p.get("neutral", ())), p.get("ranged", {}),
+                                                tuple(tuple(x) for x in p.get("track", ()))), p["hex"], True
                 st = eng.dicepool.setup(s, p)
                 return eng.dicepool.setup(s, p, default_pairs(st)), p["hex"], True
             if self.kind() == "combat" and self.target is not None and self.attackers:

@@ -386,8 +386,8 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
         return f"{where}, air combat before {who}'s support chits: {who} may fly recon to turn the enemy's chits, " \
                f"allocated face down, face up (16.1(6)3; listed below), or press {done_label(s)}."
     if p["stage"] == "air" and (p.get("air") or {}).get("after"):
-        return f"{where}, air combat between two rolls (after {p['air']['after']}; 16.0(1)): {who} may fly a " \
-               f"mission (listed below), or press {done_label(s)} and the dice go on."
+        return f"{where}, air combat after {p['air']['after']} (16.0(1)): {who} may fly a mission (listed " \
+               f"below); {done_label(s)}: the dice go on."
     if p["stage"] == "air":
         return f"{where}, air combat: {who} may fly a mission with an aircraft from the support pool (listed " \
                f"below; not counted against the support-chit limit), or press {done_label(s)}."

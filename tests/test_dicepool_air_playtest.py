@@ -166,6 +166,49 @@ def test_recon_before_the_german_support_chits_in_the_playtest(qtbot, tmp_path, 
         doc.close()
 
 
+def test_air_combat_between_two_rolls_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """16.0(1): after the normal fire step the air combat opens again; the
+    Combat panel shows the damage rolled so far and the odds of the rolls
+    still to come, and says that missions not flown are not counted."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609")):
+            s.place(uid, b.parse(h))
+        A.attach(g, s, "Tiger1", "LAH")
+        A.attach(g, s, "T34-1", "52G")
+        s.place("He111-1", None, "pool:german-support")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0609"))
+        w.roll()
+        w.act(Done())
+        while w.state.pending and w.state.pending[0].get("stage") == "equipment":
+            w.act(Done())
+        assert "air missions not yet flown are not counted" in w.odds.report.toPlainText()
+        w.act(Done())   # no mission before the dice: the normal fire step is rolled
+        assert "air combat after Normal combat (11.4) (16.0(1)): German may fly" in \
+            w.decision.prompt.text()
+        report = w.odds.report.toPlainText()
+        assert "Rolled so far: German" in report and "the figures are of the rolls still to come" in report
+        assert "Normal combat (11.4)  German" not in report   # rolled: no longer in the pools
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-air-between-rolls.png"))
+    finally:
+        doc.close()
+
+
 def test_the_germans_order_the_declared_battles_in_the_playtest(qtbot, tmp_path, monkeypatch):
     """9.2(3): Declare, Declare, End combat: the Germans pick the battle fought next."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))

@@ -662,10 +662,13 @@ class DicePoolBattles:
         att, dfd = p["attacker"], p["defender"]
         for line in out.lines[p.get("logged", 0):]:  # (those logged before an air combat between two rolls)
             s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
-        for wid in (p.get("air") or {}).get("downed", ()):  # hit from the air between two rolls (16.3(3))
+        downed = (p.get("air") or {}).get("downed", ())
+        for wid in downed:  # hit from the air between two rolls (16.3(3))
             if A.host_of(s, wid) is not None:
                 A.remove(self.game, s, wid, "hit from the air (16.3(3))")
         for wid in out.destroyed:
+            if wid in downed:  # (a commander's roll again had the duel destroy it first: it is back in its cup)
+                continue
             if A.host_of(s, wid) is not None:  # an equipment chit goes where its kind returns it (its cup)
                 A.remove(self.game, s, wid, "hit in the tank duel")
             else:

@@ -195,3 +195,26 @@ def test_recon_turns_up_the_support_chits_the_enemy_allocated_face_down(dice):
     assert s.pending[0]["stage"] == "support" and s.pending[0]["side"] == "soviet"
     s = runner.engine.apply(s, "use SArty1")   # (no Soviet chit left)
     assert s.pending[0]["stage"] == "support" and s.pending[0]["side"] == "german"
+
+
+def test_the_search_bot_decides_between_two_rolls_and_allots_bombing_hits(dice):
+    """The search bot's look-ahead goes through an air combat between two
+    rolls, the bombing allotment and the recon at chits face down."""
+    from runtime.bots import make_bot
+    runner, s = _game()
+    eng = runner.engine
+    s = _attack(runner, s, pools=("He111-1", "Fw189", "SArty1"), defend=("52G+KV1-1+T70-1@0505",))
+    s = eng.apply(s, "use SArty1")           # the Germans may fly recon at it, face down
+    assert s.pending[0]["stage"] == "air"
+    a = make_bot("search:8", 1).choose(runner, s)
+    assert a in runner.legal_actions(s)
+    while s.pending and not (s.pending[0]["stage"] == "air" and "rolled" in s.pending[0]):
+        legal = [str(x) for x in runner.legal_actions(s)]
+        s = eng.apply(s, "done" if "done" in legal else legal[0])
+    a = make_bot("search:8", 1).choose(runner, s)
+    assert a in runner.legal_actions(s)
+    dice["faces"] = [1, 2, 6]
+    s = eng.apply(s, "use He111-1")
+    assert s.pending[0]["stage"] == "air-target"
+    a = make_bot("search:8", 1).choose(runner, s)
+    assert a in runner.legal_actions(s)

@@ -1012,6 +1012,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
     def dice_pool_odds(self, s: GameState, st):
         """The exact odds of the battle shown, the breakdowns still to roll counted (19.5)."""
         eng = self.runner.engine
+        if s.pending and s.pending[0]["kind"] == "dice-pool" and "rolled" in s.pending[0]:
+            return battle_odds(st)  # between two rolls: the rolls still to come (every breakdown rolled)
         if s.pending and s.pending[0]["kind"] == "dice-pool" and "attackers" in s.pending[0]:
             return eng.dicepool.battle_odds_now(s, s.pending[0])[1]
         if self.target is not None and self.attackers:

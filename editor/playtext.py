@@ -561,6 +561,10 @@ def action_label(a, runner: Runner, s: GameState) -> str:
             return f"{'Intercept with' if stage == 'intercept' else 'Counter-intercept with'} {a.option}{name}"
         if stage == "air-target" and a.unit.startswith("#"):   # a support chit the enemy allocated face down
             return f"{a.option} turns face up the enemy's support chit {a.unit} (allocated face down to this battle)"
+        if stage == "air-target" and "#" in a.unit:   # a counter face down under an enemy unit: its place
+            host, _, n = a.unit.partition("#")
+            where = f" in {runner.board.hex_id(s.units[host].hex)}" if host in s.units and s.units[host].hex else ""
+            return f"{a.option} turns face up the face-down counter #{n} under {host}{where}"
         if stage == "air-target":
             t = g.counters.get(a.unit)
             tname = f" ({t.name})" if t is not None and t.name else ""

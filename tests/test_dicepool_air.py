@@ -253,8 +253,10 @@ def test_recon_turns_face_down_enemy_chits_face_up_in_its_own_turn_only(dice):
     s = _until(runner, s, "air")
     assert "use Fw189" in _legal(runner, s)
     s = eng.apply(s, "use Fw189")
-    assert _legal(runner, s) == {"use Fw189 T34-2", "use Fw189 PakFront2", "done"}
-    s = eng.apply(s, "use Fw189 PakFront2")
+    # the targets are named by their place under the unit (3.5(5): how many, not which)
+    assert _legal(runner, s) == {"use Fw189 31TK#1", "use Fw189 31TK#2", "done"}
+    assert s.attached["31TK"][-2:] == ("T34-2", "PakFront2")
+    s = eng.apply(s, "use Fw189 31TK#2")
     assert hidden(s) == ["T34-2"]
     assert "Fw189 (german) turns PakFront2 under 31TK face up" in _steps(s)
     # not in the enemy's turn (16.1(1)3)

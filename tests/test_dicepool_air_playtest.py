@@ -316,3 +316,47 @@ def test_the_sides_declare_their_equipment_in_the_playtest(qtbot, tmp_path, monk
         assert _items(w) == ["Leave PakFront1 (Pak front) out of the battle (under 52G; it stays face down)"]
     finally:
         doc.close()
+
+
+def test_recon_names_a_face_down_counter_by_its_place_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """16.1(6)3 with GJ63 3.5(5): the German sees how many counters 31TK
+    carries face down, not which; the recon's targets say so."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609"), ("31TK", "0808")):
+            s.place(uid, b.parse(h))
+        A.attach(g, s, "Tiger1", "LAH")
+        A.attach(g, s, "T34-1", "52G")
+        A.attach(g, s, "T34-2", "31TK")
+        A.attach(g, s, "PakFront2", "31TK")
+        s.place("Fw189", None, "pool:german-support")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0609"))
+        w.roll()
+        w.act(Done())
+        while w.state.pending and w.state.pending[0].get("stage") in ("equipment", "support"):
+            w.act(Done())
+        assert any(i.startswith("Fly Fw189") for i in _items(w)), _items(w)
+        w.act(Use("Fw189"))
+        items = _items(w)
+        assert "Fw189 turns face up the face-down counter #2 under 31TK in 0808" in items, items
+        assert not any("T34-2" in i or "PakFront2" in i for i in items)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-air-recon-under.png"))
+        w.act(Use("Fw189", "31TK#2"))
+        assert "face-up:PakFront2" in w.state.done and "face-up:T34-2" not in w.state.done
+    finally:
+        doc.close()

@@ -164,11 +164,26 @@ class AirCombat:
             u = s.units[host]
             if u.side == side or u.hex is None:
                 continue
-            for a in A.under(s, host):
-                kind = A.kind_of(self.game, a)
-                if kind is not None and kind.face_down and f"face-up:{a}" not in s.done:
-                    out.append(a)
+            out += [f"{host}#{i + 1}" for i in range(len(self.face_down_under(s, host)))]
         return out
+
+    def face_down_under(self, s: GameState, host: str) -> list[str]:
+        """The counters face down under ``host``, in the order attached.  A
+        recon names one by its host and place (``31TK#2``, GJ63 3.5(5): the
+        enemy sees how many there are, not which): which counter it is, is
+        what the recon finds out."""
+        out = []
+        for a in A.under(s, host):
+            kind = A.kind_of(self.game, a)
+            if kind is not None and kind.face_down and f"face-up:{a}" not in s.done:
+                out.append(a)
+        return out
+
+    def recon_target(self, s: GameState, target: str) -> str | None:
+        """The face-down counter a recon target ``HOST#N`` names (None: none)."""
+        host, _, n = target.partition("#")
+        down = self.face_down_under(s, host) if host in s.units else []
+        return down[int(n) - 1] if n.isdigit() and 0 < int(n) <= len(down) else None
 
     def guns(self, s: GameState, p: dict, side: str) -> list[str]:
         """``side``'s anti-aircraft guns whose range reaches the battle hex
@@ -308,8 +323,9 @@ class AirCombat:
                 self.log(s, p, f"{m['chit']} ({side}) turns {self.b.enemy(p, side)}'s support chit {a.unit} in "
                          f"{p['hex']} face up: {chit}")
             elif m["role"] == "recon":
-                A.face_up(self.game, s, [A.host_of(s, a.unit)], only=a.unit)
-                self.log(s, p, f"{m['chit']} ({side}) turns {a.unit} under {A.host_of(s, a.unit)} face up")
+                chit = self.recon_target(s, a.unit)
+                A.face_up(self.game, s, [A.host_of(s, chit)], only=chit)
+                self.log(s, p, f"{m['chit']} ({side}) turns {chit} under {A.host_of(s, chit)} face up")
             else:
                 self.ground_attack(s, p, m, a.unit)
             if (m["role"] != "bomb" and m["shots"] <= 0) or not self.mission_targets(s, p, m):

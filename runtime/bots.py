@@ -138,12 +138,20 @@ class GreedyBot:
 
     def _chit_value(self, runner: Runner, state: GameState, cid: str) -> int:
         """What a chit is worth now: an HQ chit, the units its HQ would
-        activate (none when the HQ is off the map); any other chit (supply,
-        reinforcements, reserve) one."""
+        activate the way the chit commands (by range, by chain; by a chain
+        per tag, each tag's best commander's: AVD 3 d), none when the HQ is
+        off the map; any other chit (supply, reinforcements, reserve) one."""
         chit = runner.game.chits[cid]
         if chit.kind in ("hq", "interrupt") and chit.hq:
             hq = state.units.get(chit.hq)
-            return len(runner.command(state, chit.hq)) if hq is not None and hq.hex is not None else 0
+            if hq is None or hq.hex is None:
+                return 0
+            units = runner.command(state, chit.hq, chit.command, chit.units)
+            if "chain" in chit.command:
+                for tag in runner.game.activation.chain_groups:
+                    units |= max((runner.command_chain(state, chit.hq, c, tag)
+                                  for c in runner.chain_candidates(state, chit.hq, tag)), key=len, default=set())
+            return len(units)
         return 1
 
     # ---------------------------------------------------------- the decision

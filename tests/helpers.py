@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
 import textwrap
 from pathlib import Path
 
@@ -180,3 +181,22 @@ def setup_state(game, scenario: str = "s", seed: int = 0):
         if p.kind == "hex":
             s.place(p.counter, game.map.grid.parse_id(p.where_to))
     return s
+
+
+@contextmanager
+def prokhorovka_hotseat(qtbot):
+    """The Prokhorovka playtest, both seats human, shown at 1600x1000 (a test
+    sets HEXFORGE_RECOVERY_DIR first); the document closes after."""
+    from editor.document import GameDocument
+    from editor.play import open_playtest
+    doc = GameDocument.open(GAMES / "prokhorovka")
+    try:
+        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
+        w.interactive = False
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        yield w
+    finally:
+        doc.close()

@@ -10,12 +10,11 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from editor.document import GameDocument  # noqa: E402
-from editor.play import open_playtest  # noqa: E402
 from runtime import attachments as A  # noqa: E402
 from runtime.actions import Done, Use  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import prokhorovka_hotseat  # noqa: E402
+
 SHOTS = Path("/tmp/hexforge-play-shots")
 
 
@@ -23,16 +22,10 @@ def _items(w):
     return [w.decision.list.item(i).text() for i in range(w.decision.list.count())]
 
 
+
 def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
         for uid in list(s.units):
@@ -68,8 +61,6 @@ def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
         assert "Rudel (german): 1 damage on the track from the air (16.2)" in w.odds.report.toPlainText() or \
             any("missed" in e.get("step", "") for e in w.state.log[-3:])
         assert w.grab().save(str(SHOTS / "dicepool-air-target.png"))
-    finally:
-        doc.close()
 
 
 def test_the_bomber_allots_its_hits_in_the_playtest(qtbot, tmp_path, monkeypatch):
@@ -81,14 +72,7 @@ def test_the_bomber_allots_its_hits_in_the_playtest(qtbot, tmp_path, monkeypatch
     real = GameState.roll
     monkeypatch.setattr(GameState, "roll", lambda self, die, why: faces.pop(0) if faces and "bombing" in why
                         else real(self, die, why))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
         for uid in list(s.units):
@@ -116,8 +100,6 @@ def test_the_bomber_allots_its_hits_in_the_playtest(qtbot, tmp_path, monkeypatch
         assert w.grab().save(str(SHOTS / "dicepool-air-allot.png"))
         w.act(Use("He111-1", "KV1-1"))
         assert "KV1-1" in w.state.pending[0]["neutral"]
-    finally:
-        doc.close()
 
 
 def test_recon_before_the_german_support_chits_in_the_playtest(qtbot, tmp_path, monkeypatch):
@@ -125,14 +107,7 @@ def test_recon_before_the_german_support_chits_in_the_playtest(qtbot, tmp_path, 
     chits, face down, before allocating his own; the targets are the chits'
     places (#1, #2), not their names."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
         for uid in list(s.units):
@@ -162,8 +137,6 @@ def test_recon_before_the_german_support_chits_in_the_playtest(qtbot, tmp_path, 
         assert w.grab().save(str(SHOTS / "dicepool-air-recon-chits.png"))
         w.act(Use("Fw189", "#2"))
         assert w.state.pending[0]["seen"] == ["Mines"]
-    finally:
-        doc.close()
 
 
 def test_air_combat_between_two_rolls_in_the_playtest(qtbot, tmp_path, monkeypatch):
@@ -171,14 +144,7 @@ def test_air_combat_between_two_rolls_in_the_playtest(qtbot, tmp_path, monkeypat
     Combat panel shows the damage rolled so far and the odds of the rolls
     still to come, and says that missions not flown are not counted."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
         for uid in list(s.units):
@@ -205,21 +171,12 @@ def test_air_combat_between_two_rolls_in_the_playtest(qtbot, tmp_path, monkeypat
         assert "Normal combat (11.4)  German" not in report   # rolled: no longer in the pools
         SHOTS.mkdir(parents=True, exist_ok=True)
         assert w.grab().save(str(SHOTS / "dicepool-air-between-rolls.png"))
-    finally:
-        doc.close()
 
 
 def test_the_germans_order_the_declared_battles_in_the_playtest(qtbot, tmp_path, monkeypatch):
     """9.2(3): Declare, Declare, End combat: the Germans pick the battle fought next."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         b = w.board
         for uid in list(s.units):
@@ -243,21 +200,12 @@ def test_the_germans_order_the_declared_battles_in_the_playtest(qtbot, tmp_path,
         assert "German wins" in _items(w)[0]
         SHOTS.mkdir(parents=True, exist_ok=True)
         assert w.grab().save(str(SHOTS / "dicepool-order.png"))
-    finally:
-        doc.close()
 
 
 def test_a_commander_rolls_a_die_again_in_the_playtest(qtbot, tmp_path, monkeypatch):
     """签一览 指挥官 ①: a kept commander lists every die of the battle to roll again."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         b = w.board
         for uid in list(s.units):
@@ -278,21 +226,12 @@ def test_a_commander_rolls_a_die_again_in_the_playtest(qtbot, tmp_path, monkeypa
                                                        "german (it showed ")
         SHOTS.mkdir(parents=True, exist_ok=True)
         assert w.grab().save(str(SHOTS / "dicepool-reroll.png"))
-    finally:
-        doc.close()
 
 
 def test_the_sides_declare_their_equipment_in_the_playtest(qtbot, tmp_path, monkeypatch):
     """11.2(1): the Soviets, then the Germans, may leave equipment out of a battle."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
         for uid in list(s.units):
@@ -314,22 +253,13 @@ def test_the_sides_declare_their_equipment_in_the_playtest(qtbot, tmp_path, monk
         assert w.grab().save(str(SHOTS / "dicepool-equipment.png"))
         w.act(Use("T34-1", "out"))
         assert _items(w) == ["Leave PakFront1 (Pak front) out of the battle (under 52G; it stays face down)"]
-    finally:
-        doc.close()
 
 
 def test_recon_names_a_face_down_counter_by_its_place_in_the_playtest(qtbot, tmp_path, monkeypatch):
     """16.1(6)3 with GJ63 3.5(5): the German sees how many counters 31TK
     carries face down, not which; the recon's targets say so."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
         for uid in list(s.units):
@@ -358,5 +288,3 @@ def test_recon_names_a_face_down_counter_by_its_place_in_the_playtest(qtbot, tmp
         assert w.grab().save(str(SHOTS / "dicepool-air-recon-under.png"))
         w.act(Use("Fw189", "31TK#2"))
         assert "face-up:PakFront2" in w.state.done and "face-up:T34-2" not in w.state.done
-    finally:
-        doc.close()

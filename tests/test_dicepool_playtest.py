@@ -17,6 +17,8 @@ from runtime import attachments as A  # noqa: E402
 from runtime.actions import Done, Use  # noqa: E402
 from runtime.combat.dicepool.odds import battle_odds, pct  # noqa: E402
 
+from helpers import prokhorovka_hotseat  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path("/tmp/hexforge-play-shots")
 
@@ -73,14 +75,7 @@ def test_the_combat_panel_shows_what_the_support_chits_do(qtbot, tmp_path, monke
     """games/prokhorovka: the Soviets use hand-to-hand and a minefield; the
     panel's pools, damage step and odds show them before the dice."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
         for uid in list(s.units):
@@ -115,8 +110,6 @@ def test_the_combat_panel_shows_what_the_support_chits_do(qtbot, tmp_path, monke
         assert "equipment in range" in w.decision.prompt.text()
         SHOTS.mkdir(parents=True, exist_ok=True)
         assert w.grab().save(str(SHOTS / "dicepool-chits.png"))
-    finally:
-        doc.close()
 
 
 def test_in_hotseat_the_germans_do_not_see_the_soviet_chits_before_they_are_turned_up(qtbot, tmp_path, monkeypatch):
@@ -170,14 +163,7 @@ def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeyp
     """11.2(3): once both sides have allocated, a commander's side says what it
     cancels; the Combat panel keeps showing the battle meanwhile."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
         for uid in list(s.units):
@@ -207,8 +193,6 @@ def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeyp
         assert "German attacks Soviet in 0609" in text and "Hummel1 3" in text
         SHOTS.mkdir(parents=True, exist_ok=True)
         assert w.grab().save(str(SHOTS / "dicepool-commander.png"))
-    finally:
-        doc.close()
 
 
 def test_a_real_battle_at_its_declaration_stage_and_its_duel_pairing(qtbot, tmp_path, monkeypatch):
@@ -219,14 +203,7 @@ def test_a_real_battle_at_its_declaration_stage_and_its_duel_pairing(qtbot, tmp_
     (5.1(6)1) says so."""
     from runtime.bots import GreedyBot
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    doc = GameDocument.open(ROOT / "games" / "prokhorovka")
-    try:
-        w = open_playtest(doc, "campaign", (), 1, {"german": "human", "soviet": "human"})
-        w.interactive = False
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
+    with prokhorovka_hotseat(qtbot) as w:
         r, s, bot = w.runner, w.state.copy(), GreedyBot(1)
         SHOTS.mkdir(parents=True, exist_ok=True)
         for stage in ("support", "pairs"):
@@ -245,8 +222,6 @@ def test_a_real_battle_at_its_declaration_stage_and_its_duel_pairing(qtbot, tmp_
         silent = [x.id for x in r.engine.dicepool.setup(s, s.pending[0]).weapons if x.round < 0]
         assert all(any(f"{x} does not fire" in t for t in items) for x in silent)
         assert w.odds.units_label.isHidden()
-    finally:
-        doc.close()
 
 
 def test_the_playtest_offers_each_soviet_reinforcement_its_entry_edge(qtbot, tmp_path, monkeypatch):

@@ -421,6 +421,9 @@ def cmd_battle(args: argparse.Namespace) -> int:
     s.active = attacker
     if game.dice_pool is not None:
         return _dice_pool_battle(args, game, runner, s, target)
+    if args.role:
+        return fail(f"--role {args.role[0]}: roles are a dice-pool battle's (dice-pool {{ role }}); "
+                    f"{game.info.title} fights by firepower")
     rep = runner.engine.battle_report(s, target=target)
     env = runner.engine.env(s)
     from runtime.combat import firepower as F
@@ -483,6 +486,9 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
                           f"({d} hex{'es' * (d != 1)} from {runner.board.hex_id(s.units[uid].hex)})", args.game)
                 return 1
             ranged.setdefault(game.counters[cid].side, []).append(cid)
+    roles = _battle_roles(args, game, s, target, near)
+    if roles is None:
+        return 1
     chits: dict[str, list[str]] = {}
     for cid in (x.strip() for x in args.support.split(",") if x.strip()):
         if cid not in game.counters:
@@ -502,6 +508,7 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
             "pools": [{"step": p.step, "side": p.side, "dice": p.dice, "items": [list(x) for x in p.items],
                        "hit": p.test.text()} for p in st.pools],
             "pairs": [list(x) for x in st.pairs], "defence-level": st.level, "chits": list(odds.notes),
+            **({"roles": {cid: r.id for cid, r in roles.items()}} if roles else {}),
             "damage": {side: {str(k): str(v) for k, v in d.items()} for side, d in odds.damage.items()},
             "win": {side: str(v) for side, v in odds.win.items()}, "tie": str(odds.tie),
             **({"air": "not included"} if game.dice_pool.air is not None else {})},
@@ -509,6 +516,9 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
         return 0
     print(f"{game.info.title}: battle in {args.hex}, turn {s.turn}: {st.attacker} attacks {st.defender}"
           + (f" (defence level {st.level})" if st.level else ""))
+    for cid, r in roles.items():
+        print(f"  {cid} fights {r.title[0].lower() + r.title[1:]}: as {r.unit_class} "
+              f"{', '.join(f'{k} {v}' for k, v in r.factors.items())}")
     for pool in st.pools:
         if pool.dice:
             print(f"  {pool.title}: {pool.side} {pool.dice} dice ({', '.join(f'{i} {n}' for i, n in pool.items)}), "
@@ -534,6 +544,72 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
               "support chits are turned up and between two rolls, and the odds shown after them count their damage "
               "and the weapons they neutralised)")
     return 0
+
+
+def _battle_roles(args, game, s, target, near: set[str]) -> dict | None:
+    """``hexforge battle --role COUNTER=ROLE``: mark each named counter as
+    fighting the battle in that role (``dice-pool { role }``; Prokhorovka
+    19.3: ``SU152=anti-tank``), as the side's declaration of the equipment
+    that fights would.  The roles set (counter -> BattleRole), or None after
+    an error (printed)."""
+    from runtime import attachments as A
+    from runtime.combat.dicepool.setup import ROLE
+
+    from .diagnostics import did_you_mean
+    out: dict = {}
+    declared = {r.id: r for r in game.dice_pool.roles}
+    for item in args.role:
+        cid, eq, rid = (x.strip() for x in item.partition("="))
+        if not eq or not cid or not rid:
+            say_error(f"--role {item}: write COUNTER=ROLE (SU152=anti-tank)", args.game)
+            return None
+        if not declared:
+            hint = _variant_with_role(args, rid)
+            say_error(f"--role {item}: {game.info.title} declares no battle role (dice-pool {{ role }})"
+                      + (" without a variant" if hint else ""), args.game,
+                      f"the role '{rid}' is the variant {hint}'s: add --variant {hint}" if hint else "")
+            return None
+        if rid not in declared:
+            say_error(f"--role {item}: no role '{rid}' (the roles: {', '.join(sorted(declared))})", args.game,
+                      did_you_mean(rid, declared))
+            return None
+        if cid not in game.counters:
+            say_error(f"--role {item}: no counter '{cid}'", args.game, did_you_mean(cid, game.counters))
+            return None
+        r = declared[rid]
+        if not (cid in r.units or game.matches(cid, r.units)):
+            say_error(f"--role {item}: {cid} has no role '{rid}': {r.title} is for {', '.join(sorted(r.units))}",
+                      args.game)
+            return None
+        host = A.host_of(s, cid)
+        stack = host if host is not None else cid
+        if s.units[stack].hex is None or stack in near:
+            say_error(f"--role {item}: {cid} is not in the battle: a counter fights in a role in its own stack's "
+                      f"battle (carry it: --defend UNIT+{cid} or --attack UNIT+{cid}@HEX)", args.game)
+            return None
+        if cid in out:
+            say_error(f"--role {item}: {cid} already fights as {out[cid].id}", args.game)
+            return None
+        s.mark(cid, ROLE + rid)
+        out[cid] = r
+    return out
+
+
+def _variant_with_role(args, rid: str) -> str:
+    """The id of the game's first variant that declares the battle role ``rid`` (for a hint), or ""."""
+    from .compiler import compile_game
+    path = game_path(args.game)
+    base = compile_game(path, args.variant or ())
+    for vid in sorted(base.variants):
+        if vid in (args.variant or ()):
+            continue
+        try:
+            with_it = compile_game(path, [*(args.variant or ()), vid])
+        except DslError:
+            continue
+        if with_it.dice_pool is not None and any(r.id == rid for r in with_it.dice_pool.roles):
+            return vid
+    return ""
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -729,6 +805,10 @@ def add_commands(sub) -> None:
     b.add_argument("--near", default="", help="dice-pool: stacks beside the battle whose ranged equipment supports it, "
                                                "UNIT+EQUIPMENT@HEX (DR+Hummel1@0810)")
     b.add_argument("--support", default="", help="dice-pool: support chits used in the battle, either side's (GArty1,SArty1)")
+    b.add_argument("--role", action="append", default=[], metavar="COUNTER=ROLE",
+                   help="dice-pool: a counter in the battle fights in a role of the game's (dice-pool { role }) "
+                        "instead of as itself (repeatable): SU152=anti-tank, the SU-152 as an anti-tank gun "
+                        "(Prokhorovka 19.3, with --variant su152)")
     b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable; default: none)")
     b.add_argument("--json", action="store_true", help="print one JSON object")

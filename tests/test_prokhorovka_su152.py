@@ -179,3 +179,45 @@ def test_the_bot_makes_the_su152_a_gun_where_that_raises_its_chance(runner):
         gun = eng.dicepool.chance(t, p, p["chits"])
         assert plain != gun
         assert str(eng.default_action(s)) == ("use SU152 anti-tank" if gun > plain else "done"), attack
+
+
+# ------------------------------------------------------------------ hexforge battle --role
+def _battle(capsys, *extra):
+    from editor.cli import main
+    rc = main(["battle", str(GAMES / "prokhorovka"), "--hex", "0505", "--attack", "LAH+Tiger1@0504", *extra])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_hexforge_battle_shows_the_su152_fighting_as_an_anti_tank_gun(capsys):
+    """19.3(1): as a gun the SU-152 fires no artillery and duels the Tiger with fire 5 in the
+    defender's anti-tank round; as itself it fires 4 artillery dice and fights no duel."""
+    rc, out, _ = _battle(capsys, "--defend", "52G+SU152", "--variant", "su152")
+    assert rc == 0
+    assert "Artillery (11.3): soviet 4 dice (SU152 4), hit on 2 or less" in out and "duel:" not in out
+    rc, out, _ = _battle(capsys, "--defend", "52G+SU152", "--variant", "su152", "--role", "SU152=anti-tank")
+    assert rc == 0
+    assert "SU152 fights as an anti-tank gun (19.3): as sp-at fire 5, armour 1" in out
+    assert "Artillery" not in out and "duel: Tiger1 against SU152" in out
+    assert "German wins 71.8%, Soviet wins 12.2%, tie (both lose) 16.0%" in out
+    import json
+    rc, out, _ = _battle(capsys, "--defend", "52G+SU152", "--variant", "su152", "--role", "SU152=anti-tank", "--json")
+    got = json.loads(out)
+    assert got["roles"] == {"SU152": "anti-tank"} and got["pairs"] == [["Tiger1", "SU152"]]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("--defend", "52G+SU152", "--role", "SU152=anti-tank"),
+     "--role SU152=anti-tank: Kursk South: Prokhorovka 1943 declares no battle role (dice-pool { role }) without "
+     "a variant\n  hint: the role 'anti-tank' is the variant su152's: add --variant su152"),
+    (("--defend", "52G+SU152", "--variant", "su152", "--role", "52G=anti-tank"),
+     "--role 52G=anti-tank: 52G has no role 'anti-tank': As an anti-tank gun (19.3) is for SU152"),
+    (("--defend", "52G+SU152", "--variant", "su152", "--role", "SU152=antitank"),
+     "no role 'antitank' (the roles: anti-tank)\n  hint: did you mean 'anti-tank'?"),
+    (("--defend", "52G", "--near", "31TK+SU152@0506", "--variant", "su152", "--role", "SU152=anti-tank"),
+     "SU152 is not in the battle: a counter fights in a role in its own stack's battle"),
+    (("--defend", "52G+SU152", "--variant", "su152", "--role", "SU152"), "write COUNTER=ROLE (SU152=anti-tank)"),
+])
+def test_hexforge_battle_refuses_a_role_it_cannot_set(capsys, extra, message):
+    rc, out, err = _battle(capsys, *extra)
+    assert rc == 1 and message in err and not out

@@ -11,6 +11,7 @@ from runtime.combat.dicepool.odds import pct
 from runtime.actions import Advance, Attack, Displace, Done, Hit, Hold, LoseStep, Move, Pair, Retreat, Use
 from runtime.hexes import Hex
 from runtime.runner import Activate, Choose, Place, Play, Runner, Withdraw
+from runtime.stacking import overstacked
 from runtime.state import GameState
 
 MARKER_TITLES = {"disrupted": "disrupted", "out-of-supply": "out of supply", "isolated": "isolated"}
@@ -129,6 +130,11 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
         return f"{e['recover']} recovers (no longer disrupted)"
     if "retreat" in e:
         return f"{e['retreat']} retreats to {e.get('to')}"
+    if "cannot-enter" in e:  # stacking { judged end }: no move out of an over-stacked entry hex
+        return f"{e['cannot-enter']} cannot enter from {e.get('at')}: {e.get('why')}; back to " \
+            f"{str(e.get('to', '')).removeprefix('pool:')}"
+    if "moves-on" in e and "path" not in e:
+        return f"{e['moves-on']} moves onto the map at {e.get('at')} ({e.get('mp')} MP)"
     if "deploy" in e:
         return f"{e['deploy']} is set up in {e.get('at')}"
     if "rebuilt" in e:
@@ -348,6 +354,12 @@ def movement_prompt(runner: Runner, s: GameState, who: str) -> str:
     no_attack = {m.id: m.no_attack for m in runner.game.movement.modes}
     if runner.game.combat.attack == "move-in" and any("all" not in no_attack.get(m, ()) for m in modes):
         text += " Moving into an enemy hex (outlined in red) attacks it."
+    over = overstacked(runner.game, s, s.active)
+    if over:  # stacking { judged end }: reinforcements placed together on one entry hex (GJ63 3.4(4), 7.0(2))
+        hid = runner.board.hex_id
+        text += " Over the stacking limit, judged where moves end: " + "; ".join(
+            f"{hid(h)} ({', '.join(s.occupants[h])}: {why})" for h, why in over.items()) + \
+            ": move units out before movement ends (a unit that cannot move out goes back where it came from)."
     return text + " Done ends movement."
 
 

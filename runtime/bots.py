@@ -32,6 +32,7 @@ from .decisions import Activate, Attach, Designate, Pick, Placements, Take, With
 from .observe import determinise, observe
 from .objectives import Objectives, victory_objectives
 from .retreat import retreat_paths
+from .stacking import overstacked
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
@@ -560,7 +561,19 @@ class GreedyBot:
                     best, best_gain = m, gain
         if best is None and hqs:
             best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets)
-        return best or next(a for a in acts if isinstance(a, Done))
+        return best or next((a for a in acts if isinstance(a, Done)), None) or \
+            self._unstack(runner, state, by_unit, side, lines, targets)
+
+    def _unstack(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets) -> Move:
+        """The movement may not end while a hex of the side is over the
+        stacking limit (``stacking { judged end }``: reinforcements placed on
+        one entry hex): a unit there moves out, the one whose move ends
+        nearest a goal (in supply if it can), the first by name on a tie."""
+        board = runner.board
+        over = overstacked(runner.game, state, side)
+        ms = [m for uid, ms in sorted(by_unit.items()) if state.units[uid].hex in over for m in ms]
+        return min(ms, key=lambda m: (board.parse(m.to) not in lines, self._nearest(board.parse(m.to), targets),
+                                      m.unit, m.to))
 
     def _attack_odds(self, runner: Runner, state: GameState, attackers: list[str], target) -> tuple | None:
         """(column, chance that the defender loses a step or retreats) of an attack, None if illegal."""

@@ -30,7 +30,7 @@ from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
 from .movement import SCALE, MoveError, mode_by_id, move_range, ordered_destinations, overrun_hexes, why_not
-from .stacking import stacking_bars
+from .stacking import end_movement, judged_at_end, overstacked, stacking_bars
 from .overrun import displace_hexes
 from .retreat import advance_paths, retreat_paths
 from .state import GameState, eliminate
@@ -260,8 +260,15 @@ class Engine:
                 if extra:
                     groups.append((uid, m.id, sorted(extra)))
         tail: list[Action] = exits + (self._detach_actions(state) if state.attached else [])
-        tail.append(Done())
+        if not (judged_at_end(self.game) and self._unstack_first(state, {g[0] for g in groups})):
+            tail.append(Done())
         return Moves(groups, tail, self.board.hex_id)
+
+    def _unstack_first(self, state: GameState, movers: set[str]) -> bool:
+        """``stacking { judged end }``: does a hex of the moving side stand over
+        a limit with a unit there that may still move out (then the movement
+        may not end)?"""
+        return any(x in movers for h in overstacked(self.game, state, state.active) for x in state.occupants[h])
 
     def _exits(self, uid: str, r) -> dict[str, Hex]:
         """The boxes ``uid`` may move into off the map (movement { exit AREA to
@@ -432,6 +439,11 @@ class Engine:
             if s.phase == "combat" and self.game.combat.procedure == "firepower" and self.battle_hexes(s):
                 raise IllegalActionError("every battle must be fought before the combat phase ends: "
                                          + ", ".join(self.board.hex_id(h) for h in self.battle_hexes(s)))
+            if s.phase == "movement" and judged_at_end(self.game):  # 3.4(4): judged at the end of movement
+                movers = {g[0] for g in self.legal_actions(s).groups}
+                why = end_movement(self.game, s, movers, self.board.hex_id)
+                if why:
+                    raise IllegalActionError(why)
             self.record(s, action)
             s.phase = "combat" if s.phase == "movement" else ""
         else:

@@ -11,10 +11,14 @@ from .decisions import Choose, Place, RunnerAction
 from .definition import Phase, Placement
 from .hexes import Hex
 from .movement import ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, unit_mp
-from .stacking import extra_bars, stacking_bars
+from .stacking import ENTERING, extra_bars, judged_at_end, stacking_bars
 from .state import GameState
 from .supply import reached, sources_of
 from .zoc import enemy_zoc
+
+
+ENTRY_COST = "entry-cost:"  # s.done: UID, placed by a ``move-on`` reinforce phase: its entry hex's cost comes
+# off its MP in its side's next movement phase
 
 
 class Reinforcements:
@@ -80,6 +84,8 @@ class Reinforcements:
                               ph.params.get("at-for", ()))
         if s.step.get("decision") and ph.params.get("marker"):
             s.step["marker"] = ph.params["marker"][0]  # placed units carry it to the end of the player turn
+        if s.step.get("decision") and ph.params.get("move-on"):
+            s.step["move-on"] = True  # they pay their entry hex in the side's next movement phase
         if not s.step.get("decision"):
             s.pc += 1
 
@@ -293,6 +299,10 @@ class Reinforcements:
         elif isinstance(a, Place):
             h = self.board.parse(a.at)
             arrival = self.game.arrivals.get(st.get("arrival", ""))
+            if arrival is None and judged_at_end(self.game):  # back there if it cannot end a move (3.4(4))
+                s.done.add(f"{ENTERING}{a.unit}={s.units[a.unit].box}")
+            if arrival is None and st.get("move-on"):  # its move starts with the entry hex (7.0(2))
+                s.done.add(f"{ENTRY_COST}{a.unit}")
             if arrival is not None and arrival.as_reinforcements:  # as a bought unit is placed (AVD 5 h ii)
                 self._count_for_hq(s, a.unit, h)
                 s.log.append({"turn": s.turn, "enters": a.unit, "at": a.at, "arrival": arrival.id})
@@ -333,6 +343,30 @@ class Reinforcements:
             if chit and any(a.after_reinforcements and a.on_chit == chit for a in self.game.arrivals.values()):
                 return  # back to the chit's activation: the arrivals that come after these
             s.pc += 1
+
+    def _pay_entry(self, s: GameState) -> None:
+        """A movement phase begins: the active side's units placed by a
+        ``move-on`` reinforce phase move onto the map in it (GJ63 7.0(2)): the
+        hex each was placed on is the first hex of its move, whose cost (its
+        class's terrain cost there; all its MP where it may not enter) comes
+        off its MP for this phase."""
+        if self.__dict__.get("_move_on") is None:  # (no game without such a phase pays for the look)
+            self._move_on = any(st.phase.params.get("move-on") for st in self.program if st.phase is not None)
+        if not self._move_on:
+            return
+        g = self.game
+        for key in sorted(k for k in s.done if k.startswith(ENTRY_COST)):
+            uid = key[len(ENTRY_COST):]
+            u = s.units.get(uid)
+            if u is None or u.side != s.active:
+                continue
+            s.done.discard(key)
+            if u.hex is None:
+                continue
+            cost = class_costs(g, self.board, g.counters[uid].unit_class).enter.get(u.hex)
+            s.entering[uid] = unit_mp(g, s, uid) if cost is None or cost == ALL else cost
+            s.log.append({"turn": s.turn, "moves-on": uid, "at": self.board.hex_id(u.hex),
+                          "mp": str(Fraction(s.entering[uid], SCALE))})
 
     def entry_hexes(self, s: GameState, side: str, area: str = "") -> list[Hex]:
         """Hexes where ``side``'s reinforcements may enter now (12.1), in
@@ -435,10 +469,12 @@ class Reinforcements:
         return out
 
     def _room(self, s: GameState, hexes: list[Hex]) -> list[str]:
-        """The ids of ``hexes`` where one more unit fits (``_fits``), in order."""
+        """The ids of ``hexes`` where one more unit fits (``_fits``), in order
+        (all of them where the limits are judged at the end of movement:
+        ``stacking { judged end }``)."""
         hex_id = self.board.hex_id
         limit = self.game.stacking.get("units")
-        if limit is None:
+        if limit is None or judged_at_end(self.game):  # 3.4(4): not judged at the placement
             return [hex_id(h) for h in hexes]
         occupants = s.occupants
         free = limit >= 1

@@ -40,7 +40,7 @@ from .observe import observe
 from .reinforce import Reinforcements
 from .reorganize import Reorganization
 from .attachments import attach, face_up, host_of
-from .stacking import extra_bars, extra_limits
+from .stacking import extra_bars, extra_limits, judged_at_end
 from .state import GameState, new_state
 from .supply import check_supply, supply_status
 from .victory import VictoryRules, params_of
@@ -313,15 +313,17 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             return [Place(u, self.board.hex_id(h)) for u in s.step["units"]
                     for h in self.move_on_targets(s, arrival, u)] + [Done()]
         if d == "place" and s.step.get("areas"):  # units entering in areas of their own (GJ63 7.0(1))
+            end = judged_at_end(self.game)  # (3.4(4): the limits are judged where their move ends)
             return [Place(u, hid) for u in s.step["units"]
                     for hid in self._room(s, self.entry_hexes(s, s.step["side"], self.placement_area(s, u)))
-                    if not extra_bars(self.game, s, self.board.parse(hid), u)] + [Done()]
+                    if end or not extra_bars(self.game, s, self.board.parse(hid), u)] + [Done()]
         if d == "place":
             arrival = s.step.get("arrival")
             hexes = self.arrival_hexes(s, self.game.arrivals[arrival]) if arrival else \
                 self.entry_hexes(s, s.step["side"], s.step.get("area", ""))
             room = self._room(s, hexes)  # the same for every unit...
-            if extra_limits(self.game.stacking):  # ...unless an hq or per-selector limit tells units apart
+            if extra_limits(self.game.stacking) and not judged_at_end(self.game):  # ...unless an hq or
+                # per-selector limit tells units apart
                 return [Place(u, hid) for u in s.step["units"] for hid in room
                         if not extra_bars(self.game, s, self.board.parse(hid), u)] + [Done()]
             return Placements(s.step["units"], room, [Done()])  # every unit x every hex, built when read
@@ -484,7 +486,9 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             if area:
                 hexes = sorted(self.game.map.areas.get(area, ()), key=self.board.colrow.__getitem__)
                 return f"{action.unit} cannot be placed in {action.at}: it enters in {area} " \
-                       f"({', '.join(self.board.hex_id(h) for h in hexes)}), in a free hex within the stacking limit"
+                       f"({', '.join(self.board.hex_id(h) for h in hexes)}), in a hex free of the enemy" + \
+                       (" (the stacking limit is judged where its move ends)" if judged_at_end(self.game)
+                        else ", within the stacking limit")
             return f"{action.unit} cannot be placed in {action.at}: reinforcements enter " \
                    f"{'on a rail hex linked by rail to a supply source' if self.game.reinforcements.enter == 'rail' else 'in a supplied hex'}" \
                    f", not in enemy ZOC or an enemy-held city, within the stacking limit"
@@ -556,6 +560,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             s.active = ph.side
         if not self.program[s.pc].scoped:  # a phase of its own: every unit may move again
             s.moved = set()
+        self._pay_entry(s)  # reinforcements that move onto the map now (reinforce 'move-on')
         s.phase = "movement"
         s.step = self._segment_step(s, ph, "movement")
 

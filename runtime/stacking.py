@@ -96,3 +96,76 @@ def _said(game: GameDefinition, h: Hex, uid: str, why: str) -> str:
     where = game.map.grid.format_id(h) if game.map is not None else str(h)
     what, rest = why.split(";", 1)
     return f"{uid} would make {what} in {where};{rest}"
+
+
+# ------------------------------------------------------------ judged at the end (GJ63 3.4(4))
+ENTERING = "entering:"  # s.done: UID=BOX, a reinforcement placed where the limits are judged at the end of
+# movement (``stacking { judged end }``), and the box it came from, until its side's movement phase ends
+
+
+def judged_at_end(game: GameDefinition) -> bool:
+    """``stacking { judged end }``: the limits hold where a move, retreat or
+    advance ends, not at a reinforcement's placement (several units may be
+    placed on one entry hex, 7.0(2)); a movement phase cannot end while a hex
+    of the moving side is over them (``overstacked``)."""
+    return bool(game.stacking.get("judged-end"))
+
+
+def over_limits(game: GameDefinition, state: GameState, h: Hex) -> str:
+    """Why the units in ``h`` are over a stacking limit, in words ("2 units;
+    the stacking limit is 1"), or ""."""
+    from .movement import stack_count
+    limit = game.stacking.get("units")
+    n = stack_count(game, state, h) if limit is not None else 0
+    if limit is not None and n > limit:
+        return f"{n} units; the stacking limit is {limit}"
+    if not extra_limits(game.stacking):
+        return ""
+    return over_extra_limits(game.stacking, [names_of(game, x) for x in state.occupants.get(h, ())])
+
+
+def overstacked(game: GameDefinition, state: GameState, side: str) -> dict[Hex, str]:
+    """The hexes where ``side``'s units are over a stacking limit -> why
+    (``over_limits``), in map order: none unless ``judged_at_end`` let
+    reinforcements be placed so."""
+    if not judged_at_end(game):
+        return {}
+    out = {}
+    for h, ids in state.occupants.items():
+        if state.units[ids[0]].side == side:
+            why = over_limits(game, state, h)
+            if why:
+                out[h] = why
+    return dict(sorted(out.items(), key=lambda kv: game.map.grid.to_colrow(kv[0]) if game.map else 0))
+
+
+def end_movement(game: GameDefinition, state: GameState, movers: set[str], hex_id) -> str:
+    """``judged end``: the active side's movement phase ends.  Why it may
+    not ("" when it may): a hex of the side is over a limit and a unit there
+    (one of ``movers``, those that may still move) could move out.  When it
+    may, a hex still over a limit (no unit there can move) sends back the
+    reinforcements placed on it this turn, the last placed first, to the box
+    each came from, until it is within the limits (logged ``cannot-enter``);
+    the side's placements are forgotten."""
+    side = state.active
+    over = overstacked(game, state, side)
+    for h, why in over.items():
+        ids = state.occupants[h]
+        if any(x in movers for x in ids):
+            return f"the movement cannot end with {hex_id(h)} over the stacking limit, judged where moves end " \
+                   f"({', '.join(ids)}: {why}): move one of them out"
+    came = {k[len(ENTERING):].split("=", 1)[0]: k for k in state.done if k.startswith(ENTERING)}
+    for h in over:
+        for uid in reversed(state.occupants[h]):
+            if not over_limits(game, state, h):
+                break
+            if uid in came:
+                box = came[uid].split("=", 1)[1]
+                state.place(uid, None, box)
+                state.entering.pop(uid, None)
+                state.log.append({"turn": state.turn, "cannot-enter": uid, "at": hex_id(h), "to": box,
+                                  "why": f"no move out of {hex_id(h)} ({why})"})
+    for uid, key in came.items():
+        if state.units[uid].side == side:
+            state.done.discard(key)
+    return ""

@@ -104,7 +104,7 @@ PHASE_PROPERTIES: dict[str, tuple[str, ...]] = {
     "strategic-move": ("side", "only", "exclude", "limit", "mode"),
     "combat": ("side", "only", "exclude", "limit", "ignore", "hold-fire"),
     "supply": (),
-    "reinforce": ("side", "at", "due", "from", "count", "marker", "formation", "pick"),
+    "reinforce": ("side", "at", "due", "from", "count", "marker", "formation", "pick", "move-on"),
     "rebuild": ("side",),
     "decide": ("side", "option"),
     "recover": ("side", "only", "exclude"),

@@ -414,7 +414,8 @@ def test_the_soviet_player_chooses_the_tracks_number_of_each_formations_units(ga
 def test_each_soviet_reinforcement_enters_on_the_edge_the_track_marks(game):
     """7.0(1) 【N/E】: the units the track marks N or E enter at any Soviet
     source of that edge (reconstructed: 10TK and 5GA north, 2TK, XXXVG and
-    5GTA east); a unit whose edge has no free source does not come."""
+    5GTA east); 3.4(4), 7.0(2): a source held by a friendly unit takes
+    reinforcements too (the limit is judged where their move ends)."""
     north, east = {"0101", "0301", "1001", "1301"}, {"1402", "1405", "1408"}
     r = Runner(game)
     s = until(r, r.new_game(2), lambda s: s.turn == 4 and s.active == "soviet" and s.step.get("decision") == "place")
@@ -427,7 +428,7 @@ def test_each_soviet_reinforcement_enters_on_the_edge_the_track_marks(game):
     for a in r.legal_actions(s):
         if hasattr(a, "at"):
             assert a.at in (north if game.counters[a.unit].formation == "5GA" else east), a
-    # every eastern source held: 5GTA's unit waits, 5GA's come from the north
+    # every eastern source held by a Soviet unit: 5GTA's unit still comes, onto a held source
     s = until(r, r.new_game(2), lambda s: s.turn == 7 and phase_id(r, s) == "german-reorganization")
     blockers = sorted(u.id for u in s.on_map("soviet") if u.hex not in {game.map.grid.parse_id(h) for h in east})
     for h, uid in zip(sorted(east), blockers):
@@ -435,7 +436,9 @@ def test_each_soviet_reinforcement_enters_on_the_edge_the_track_marks(game):
     s.version += 1
     s = until(r, s, lambda s: s.active == "soviet" and s.step.get("decision"))
     assert s.step.get("decision") == "place" and phase_id(r, s) == "soviet-formations"
-    assert {game.counters[u].formation for u in s.step["units"]} == {"5GA"} and s.step["n"] == 2
+    assert {game.counters[u].formation for u in s.step["units"]} == {"5GA", "5GTA"} and s.step["n"] == 3
+    tank = next(u for u in s.step["units"] if game.counters[u].formation == "5GTA")
+    assert {a.at for a in r.legal_actions(s) if getattr(a, "unit", "") == tank} == east
 
 
 def test_check_refuses_an_entry_area_it_cannot_run(tmp_path):

@@ -246,6 +246,7 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         checkpoints = self.check_checkpoints(victory, sequence)
         triggers = tuple(t for t in (trigger(ctx, st, self.fx, checkpoints) for st in self.all("trigger")) if t)
         stacking = self.stacking(counters)
+        self.check_stacking_judged(stacking, sequence)
         mechanisms = self.mechanisms(classes)
         if not mechanisms["movement"].displace:  # relocate moves units as the displacement rule says
             for eff in (x for block in self.fx.effects.values() for x in block if x.verb == "relocate"):

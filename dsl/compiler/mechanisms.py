@@ -56,8 +56,30 @@ class MechanismsMixin:
         for s in b.all("exempt"):
             for a in s.args:
                 out[f"exempt:{a.text}"] = 1
+        judged = b.one("judged")
+        if judged is not None:  # 3.4(4) GJ63: the limits hold where a move, retreat or advance ends
+            self.stacking_judged = judged
+            if [a.text for a in judged.args] != ["end"]:
+                self.ctx.error("value", "judged takes 'end': the limits hold where a move, retreat or advance ends, "
+                               "not at a reinforcement's placement", judged.span, "write: judged end")
+            else:
+                out["judged-end"] = 1
         b.finish()
         return out
+
+    def check_stacking_judged(self, stacking: dict[str, int], sequence) -> None:
+        """``judged end`` needs a phase where the limits are judged after a
+        placement: a movement phase (reinforcements placed over the limit
+        move apart there)."""
+        if not stacking.get("judged-end"):
+            return
+
+        def moves(ph) -> bool:
+            return ph.procedure in ("move", "strategic-move") or any(moves(c) for c in ph.children)
+        if not any(moves(ph) for ph in sequence):
+            self.ctx.error("missing", "stacking 'judged end' lets reinforcements be placed over the limit and judges "
+                           "it at the end of movement, and the sequence has no move phase",
+                           self.stacking_judged.span, "add a phase with 'procedure move', or leave 'judged' out")
 
     # ------------------------------------------------------------ mechanisms
     def selectors(self, args, classes, markers: frozenset[str] = frozenset()) -> frozenset[str]:

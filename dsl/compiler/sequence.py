@@ -166,6 +166,13 @@ class SequenceMixin:
                               e.span, "write: pick random (without it the side chooses them)")
                 else:
                     params["pick"] = ("random",)
+            elif e.keyword == "move-on":  # reinforce: they pay their entry hex in the next movement phase (7.0(2))
+                if e.args:
+                    ctx.error("arguments", "move-on takes nothing: the units move onto the map in their side's "
+                              "next movement phase, paying the cost of the hex they were placed on", e.span,
+                              "write: move-on")
+                else:
+                    params["move-on"] = ("yes",)
             elif e.keyword == "due":
                 if [a.text for a in e.args] != ["next-turn"]:
                     ctx.error("value", "due takes 'next-turn': units due next turn enter now", e.span)

@@ -1,0 +1,221 @@
+"""Prokhorovka 7.0(2), 3.4(4): several units enter by one supply source in
+the same turn.  ``stacking { judged end }``: the limit (one combat unit a
+hex) is judged where a move, retreat or advance ends, not at the
+reinforcements' placement nor on the way; a ``move-on`` reinforce phase's
+units enter in the movement phase, the source hex being the first hex of
+their move (its cost off their MP).  The movement cannot end while a hex is
+over the limit and a unit there can move out; a unit that cannot goes back
+where it came from."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from dsl.compiler import compile_game
+from runtime.actions import Done, IllegalActionError, Move
+from runtime.bots import GreedyBot, RandomBot
+from runtime.replay import SavedGame, Timeline
+from runtime.runner import Runner
+from runtime.stacking import ENTERING, overstacked
+
+from helpers import GAMES
+
+SOURCE = "1405"  # an eastern Soviet source (XXXVG enters in the east, 7.0(1))
+
+
+@pytest.fixture(scope="module")
+def runner():
+    return Runner(compile_game(GAMES / "prokhorovka"))
+
+
+def _phase(r, s):
+    return r.program[s.pc].phase.id if s.pc < len(r.program) else ""
+
+
+def _play(r, s, done, bot=None, limit=3000, t=None):
+    bot = bot or GreedyBot(1)
+    for _ in range(limit):
+        if done(s):
+            return s
+        a = bot.choose(r, s)
+        s = r.apply(s, a) if t is None else t.apply(a, bot=True)
+    raise AssertionError("never got there")
+
+
+def _both_on_one_source(r, t=None):
+    """Seed 1, turn 5: the track brings two XXXVG divisions (7.0(1)); both
+    are placed on one eastern source, and the game goes on to the Soviet
+    movement phase."""
+    s = _play(r, r.new_game(1) if t is None else t.latest,
+              lambda s: s.active == "soviet" and s.step.get("decision") == "place"
+              and _phase(r, s) == "soviet-formations", t=t)
+    assert s.turn == 5 and s.step["n"] == 2 and s.step["units"] == ["92G", "93G", "94G"]
+    for uid in ("92G", "93G"):
+        s = r.apply(s, f"place {uid} {SOURCE}") if t is None else t.apply(f"place {uid} {SOURCE}")
+    return _play(r, s, lambda s: s.active == "soviet" and s.phase == "movement" and not s.pending, t=t)
+
+
+def test_two_units_enter_by_one_source_and_end_their_moves_in_different_hexes(runner):
+    r = runner
+    s = _both_on_one_source(r)
+    h = r.board.parse(SOURCE)
+    assert s.occupants[h] == ("92G", "93G")
+    # 7.0(2): they enter by normal movement from the source: its cost (clear, 1 MP) is spent
+    assert {e["moves-on"]: (e["at"], e["mp"]) for e in s.log if e.get("turn") == 5 and "moves-on" in e} == \
+        {"92G": (SOURCE, "1"), "93G": (SOURCE, "1")}
+    assert s.entering == {"92G": 60, "93G": 60}
+    acts = r.legal_actions(s)
+    assert Done() not in acts  # two units over the limit, and both can move out
+    first = sorted({a.to for a in acts if isinstance(a, Move) and a.unit == "92G" and not a.mode})
+    assert first == sorted({a.to for a in acts if isinstance(a, Move) and a.unit == "93G" and not a.mode})
+    assert SOURCE not in first  # (moving is leaving)
+    s = r.apply(s, f"move 92G {first[0]}")
+    # 3.4(1): a unit may not end its move on an occupied hex (92G's, now)
+    assert r.engine.explain(s, f"move 93G {first[0]}") == \
+        f"93G cannot end its move in {first[0]}: it would hold 2 units; the stacking limit is 1"
+    assert Done() in r.legal_actions(s)  # 93G alone on the source ends its entry there
+    s = r.apply(s, "done")
+    assert r.board.hex_id(s.units["92G"].hex) == first[0] and s.units["93G"].hex == h
+    assert not any(k.startswith(ENTERING) for k in s.done)
+
+
+def test_three_units_by_one_source_each_end_apart(runner):
+    """Three units on one source: two move out to two different hexes, the
+    third stays; none ends on another's hex."""
+    r = runner
+    s = _both_on_one_source(r)
+    h = r.board.parse(SOURCE)
+    s.place("94G", h)  # a third unit on the source, as a placement there would put it
+    s.done.add(f"{ENTERING}94G=pool:soviet-reserve")
+    s.version += 1
+    assert overstacked(r.game, s, "soviet") == {h: "3 units; the stacking limit is 1"}
+    s = r.apply(s, "move 92G 1404")
+    assert Done() not in r.legal_actions(s)  # still 2 units on the source
+    assert "1404" not in {a.to for a in r.legal_actions(s) if isinstance(a, Move) and a.unit == "93G"}
+    s = r.apply(s, "move 93G 1406")
+    s = r.apply(s, "done")
+    ends = {uid: r.board.hex_id(s.units[uid].hex) for uid in ("92G", "93G", "94G")}
+    assert ends == {"92G": "1404", "93G": "1406", "94G": SOURCE}
+
+
+def test_the_movement_cannot_end_over_the_limit_and_says_why(runner):
+    r = runner
+    s = _both_on_one_source(r)
+    message = ("the movement cannot end with 1405 over the stacking limit, judged where moves end (92G, 93G: "
+               "2 units; the stacking limit is 1): move one of them out")
+    with pytest.raises(IllegalActionError) as e:
+        r.apply(s, "done")
+    assert str(e.value) == message
+    assert r.engine.explain(s, Done()) == message
+
+
+def test_a_unit_that_cannot_move_out_goes_back_where_it_came_from(runner):
+    """Nothing on the over-stacked source can move (here: both moved already):
+    the movement ends, and the unit placed there last goes back to the pool it
+    came from, with what it carries, to come again; the log says so."""
+    r = runner
+    s = _both_on_one_source(r)
+    carried = s.attached.get("93G", ())
+    s.moved |= {"92G", "93G"}
+    assert Done() in r.legal_actions(s)
+    s = r.apply(s, "done")
+    assert s.units["93G"].hex is None and s.units["93G"].box == "pool:soviet-reserve"
+    assert s.attached.get("93G", ()) == carried
+    assert r.board.hex_id(s.units["92G"].hex) == SOURCE
+    entry = next(e for e in s.log if "cannot-enter" in e)
+    assert entry == {"turn": 5, "cannot-enter": "93G", "at": SOURCE, "to": "pool:soviet-reserve",
+                     "why": "no move out of 1405 (2 units; the stacking limit is 1)"}
+    from editor.playtext import describe
+    assert describe(entry, r) == ("93G cannot enter from 1405: no move out of 1405 (2 units; the stacking limit "
+                                  "is 1); back to soviet-reserve")
+
+
+def test_the_greedy_and_random_bots_play_entries_to_the_end(runner):
+    """Full games: a hex over the limit never outlasts its side's movement
+    phase, and every unit ends within the limit wherever a movement ends."""
+    r = runner
+    for bot in (GreedyBot(2), RandomBot(2)):
+        s = r.new_game(2)
+        over_seen = 0
+        for _ in range(4000):
+            if s.result is not None:
+                break
+            a = bot.choose(r, s)
+            ending = s.phase == "movement" and not s.pending and isinstance(a, Done)
+            over_seen += bool(s.phase == "movement" and overstacked(r.game, s, s.active))
+            side = s.active
+            s = r.apply(s, a)
+            if ending:
+                assert not overstacked(r.game, s, side), (s.turn, side)
+        assert s.result is not None and over_seen
+
+
+def test_a_saved_game_with_units_on_one_source_replays(runner, tmp_path):
+    r = runner
+    t = Timeline(r, 1)
+    s = _both_on_one_source(r, t)
+    s = t.apply("move 92G 1404")
+    saved = SavedGame.load(t.saved("games/prokhorovka", "campaign", [], {}).save(tmp_path / "g.hxgame"))
+    back, problem = Timeline.replay(r, saved)
+    assert problem == "" and back.latest.occupants == s.occupants and back.latest.done == s.done
+    assert back.latest.entering == s.entering
+    s = back.apply("done")
+    assert s.phase != "movement" and r.board.hex_id(s.units["93G"].hex) == SOURCE
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("judged end               # 3.4(4)", "judged start             # 3.4(4)",
+     "judged takes 'end': the limits hold where a move, retreat or advance ends, not at a reinforcement's "
+     "placement"),
+    ("      move-on                    # 7.0(2): they enter in the movement phase, from the source\n    }\n"
+     "    phase soviet-formations",
+     "      move-on 2\n    }\n    phase soviet-formations",
+     "move-on takes nothing: the units move onto the map in their side's next movement phase"),
+    ("phase german-reserve \"Reserve designation (5.1(3))\" {\n      procedure designate\n",
+     "phase german-reserve \"Reserve designation (5.1(3))\" {\n      procedure designate\n      move-on\n",
+     "'move-on' is not used by any rule of a designate phase"),
+])
+def test_check_refuses_what_it_cannot_run(tmp_path, old, new, message):
+    from dsl.compiler import check_game
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(GAMES / "prokhorovka", folder)
+    text = (folder / "game.hxr").read_text()
+    assert old in text
+    (folder / "game.hxr").write_text(text.replace(old, new, 1))
+    _, diags, _ = check_game(folder)
+    assert any(message in d.message and d.span for d in diags.items), [d.message for d in diags.items]
+
+
+def test_check_refuses_judged_end_without_a_move_phase(tmp_path):
+    from dsl.compiler import check_game
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(GAMES / "prokhorovka", folder)
+    text = (folder / "game.hxr").read_text()
+    for old in ("{ procedure move }", "{ procedure move; exclude held }"):
+        assert old in text
+        text = text.replace(old, "{ procedure designate; marker held }")
+    (folder / "game.hxr").write_text(text)
+    _, diags, _ = check_game(folder)
+    assert any("stacking 'judged end' lets reinforcements be placed over the limit" in d.message and d.span
+               for d in diags.items), [d.message for d in diags.items]
+
+
+def test_the_playtest_names_the_hex_over_the_limit_and_refuses_done(qtbot, tmp_path, monkeypatch):
+    pytest.importorskip("pytestqt")
+    from pathlib import Path
+
+    from helpers import prokhorovka_hotseat
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    with prokhorovka_hotseat(qtbot) as w:
+        s = _both_on_one_source(w.runner)
+        w.timeline._kept[w.timeline.end] = s
+        w.refresh()
+        prompt = w.decision.prompt.text()
+        assert "Over the stacking limit, judged where moves end: 1405 (92G, 93G: 2 units; the stacking limit " \
+               "is 1): move units out before movement ends" in prompt
+        w.press_done()
+        assert w.decision.message.text().startswith("the movement cannot end with 1405 over the stacking limit")
+        shots = Path("/tmp/hexforge-play-shots")
+        shots.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(shots / "prokhorovka-entry.png"))

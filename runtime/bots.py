@@ -572,8 +572,8 @@ class GreedyBot:
         board = runner.board
         over = overstacked(runner.game, state, side)
         ms = [m for uid, ms in sorted(by_unit.items()) if state.units[uid].hex in over for m in ms]
-        return min(ms, key=lambda m: (board.parse(m.to) not in lines, self._nearest(board.parse(m.to), targets),
-                                      m.unit, m.to))
+        return min(ms or [m for _, ms in sorted(by_unit.items()) for m in ms],
+                   key=lambda m: (board.parse(m.to) not in lines, self._nearest(board.parse(m.to), targets), m.unit, m.to))
 
     def _attack_odds(self, runner: Runner, state: GameState, attackers: list[str], target) -> tuple | None:
         """(column, chance that the defender loses a step or retreats) of an attack, None if illegal."""

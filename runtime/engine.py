@@ -440,7 +440,7 @@ class Engine:
                 raise IllegalActionError("every battle must be fought before the combat phase ends: "
                                          + ", ".join(self.board.hex_id(h) for h in self.battle_hexes(s)))
             if s.phase == "movement" and judged_at_end(self.game):  # 3.4(4): judged at the end of movement
-                movers = {g[0] for g in self.legal_actions(s).groups}
+                movers = {g[0] for g in self.legal_actions(s).groups} if overstacked(self.game, s, s.active) else set()
                 why = end_movement(self.game, s, movers, self.board.hex_id)
                 if why:
                     raise IllegalActionError(why)

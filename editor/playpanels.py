@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHBoxLayout, QLabel, QListWidget,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHBoxLayout, QLabel, QListWidget, QScrollArea,
                                QPushButton, QTextBrowser, QVBoxLayout, QWidget)
 
 from runtime.observe import UNKNOWN
@@ -174,16 +174,64 @@ class StatusPanel(QWidget):
         self.boxes.setVisible(bool(lines))
 
 
+class PromptLabel(QLabel):
+    """The decision's prompt: word-wrapped, and its area as high as the
+    whole text needs (``PromptArea``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.area: PromptArea | None = None
+        self.setWordWrap(True)
+        font = self.font()  # bold by the font, not a style sheet: heightForWidth measures with it
+        font.setBold(True)
+        self.setFont(font)
+        self.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+        self.setTextInteractionFlags(Qt.TextSelectableByMouse)
+
+    def setText(self, text: str) -> None:  # noqa: N802  (Qt's name)
+        super().setText(text)
+        if self.area is not None:
+            self.area.fit()
+
+
+class PromptArea(QScrollArea):
+    """Holds the prompt and grows with it: the whole prompt shows, however
+    long (the air windows' prompts run to six lines), up to 40% of the
+    panel; beyond that it scrolls."""
+
+    LEAST = 52
+
+    def __init__(self, label: PromptLabel):
+        super().__init__()
+        self.label = label
+        label.area = self
+        self.setWidget(label)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+
+    def fit(self) -> None:
+        need = max(self.LEAST, self.label.heightForWidth(max(self.viewport().width(), 100)))
+        panel = self.parentWidget()
+        most = max(120, int(panel.height() * 0.4)) if panel is not None else 200
+        height = min(need, most) + 2 * self.frameWidth()
+        if height != self.height():
+            self.setFixedHeight(height)
+            if panel is not None and panel.layout() is not None:
+                panel.layout().activate()  # the list below moves down now, not at the next event
+
+    def resizeEvent(self, e) -> None:  # noqa: N802  (Qt's name)
+        super().resizeEvent(e)
+        self.fit()
+
+
 class DecisionPanel(QWidget):
     def __init__(self):
         super().__init__()
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
-        self.prompt = QLabel()
-        self.prompt.setWordWrap(True)
-        self.prompt.setStyleSheet("font-weight: bold")
-        self.prompt.setMinimumHeight(52)
-        self.prompt.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+        self.prompt = PromptLabel()
+        self.prompt_area = PromptArea(self.prompt)
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -198,7 +246,7 @@ class DecisionPanel(QWidget):
         bl = QHBoxLayout()
         bl.addWidget(self.do)
         bl.addWidget(self.done)
-        lay.addWidget(self.prompt)
+        lay.addWidget(self.prompt_area)
         lay.addWidget(self.mode)
         lay.addWidget(self.list, 1)
         lay.addLayout(bl)

@@ -799,10 +799,10 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
                 ov.unsupplied = set()
         ov.trail = self.bot_trail if self.timeline.at_end else []
         k = self.kind()
-        if k in ("battle", "dice-pool") and "hex" in s.pending[0]:  # the battle being fought, whoever decides
-            # (not the choice of the next battle, 9.2(3))
+        if k in ("battle", "dice-pool") and s.pending[0].get("hex"):  # the battle being fought, whoever decides
+            # (not the choice of the next battle, 9.2(3); outside a battle, an air mission's hex)
             ov.target = self.hex(s.pending[0]["hex"])
-            if k == "dice-pool":  # and who attacks it (Prokhorovka 9.1(4): one battle)
+            if k == "dice-pool" and not s.pending[0].get("window"):  # and who attacks it (Prokhorovka 9.1(4): one battle)
                 ov.attackers = {u for u in s.pending[0]["attackers"] if s.units[u].hex is not None}
         if not self.timeline.at_end or not self.human_to_move():
             ov.path = []
@@ -995,7 +995,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         the combat phase; (setup, hex id, fighting) or None."""
         eng = self.runner.engine
         try:
-            if s.pending and s.pending[0]["kind"] == "dice-pool" and \
+            if s.pending and s.pending[0]["kind"] == "dice-pool" and not s.pending[0].get("window") and \
                     s.pending[0]["stage"] in ("equipment", "support", "cancel", *AIR_STAGES, "strike-reroll", "pairs"):
                 p = s.pending[0]
                 if "rolled" in p:  # an air combat between two rolls: the rolls still to come (16.0(1))
@@ -1014,7 +1014,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         eng = self.runner.engine
         if s.pending and s.pending[0]["kind"] == "dice-pool" and "rolled" in s.pending[0]:
             return battle_odds(st)  # between two rolls: the rolls still to come (every breakdown rolled)
-        if s.pending and s.pending[0]["kind"] == "dice-pool" and "attackers" in s.pending[0]:
+        if s.pending and s.pending[0]["kind"] == "dice-pool" and s.pending[0].get("attackers"):
             return eng.dicepool.battle_odds_now(s, s.pending[0])[1]
         if self.target is not None and self.attackers:
             return eng.dicepool.preview_odds(s, list(self.attackers), self.target)

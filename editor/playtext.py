@@ -369,6 +369,8 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
     if p["stage"] == "order":
         return f"Every attack is declared: {who} chooses the battle fought next (listed below, with the " \
                "attacker's chance to win it as the battle stands now, before any support chit)."
+    if p.get("window"):
+        return window_prompt(runner, s, who)
     where = f"Battle in {p['hex']}"
     if p["stage"] == "equipment":
         how = " or choose how it fights" if runner.game.dice_pool.roles else ""
@@ -419,6 +421,29 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
         return f"{where}, air combat: {who} picks {m.get('chit')}'s {what} ({m.get('shots')} left), or presses " \
                f"{done_label(s)}."
     return f"{where}: {who} decides."
+
+
+def window_prompt(runner: Runner, s: GameState, who: str) -> str:
+    """An air window outside a battle (Prokhorovka 16.0: at the start of each
+    movement and combat phase, reconstructed)."""
+    p = s.pending[0]
+    m = (p.get("air") or {}).get("mission") or {}
+    where = f"Air missions at the start of {p['phase']}"
+    if p["stage"] == "air":
+        recon = " or, in its own turn, recon at face-down ones (turning up to 3 face up)" \
+            if who and s.active and p["side"] == s.active else ""
+        return f"{where} (16.0: outside a battle): {who} may fly a ground attack at a face-up enemy counter on " \
+               f"the map{recon}, with an aircraft from the support pool (listed below); the enemy's AA guns in " \
+               f"range fire first, then its fighters may intercept. Or press {done_label(s)}."
+    if p["stage"] == "intercept":
+        return f"{where}: {m.get('chit')} flies at {p['hex']}: {who} may send a fighter to intercept it (listed " \
+               f"below), or press {done_label(s)}."
+    if p["stage"] == "counter":
+        return f"{where}: {m.get('interceptor')} intercepts: {who} may send a fighter at it first (listed below), " \
+               f"or press {done_label(s)}."
+    what = "a face-down enemy counter to turn face up" if m.get("role") == "recon" else \
+        f"the next face-up enemy counter in {p['hex']} it shoots at (a hit sends it back to its cup)"
+    return f"{where}: {who} picks {m.get('chit')}'s {what} ({m.get('shots')} left), or presses {done_label(s)}."
 
 
 def battle_prompt(runner: Runner, s: GameState, who: str) -> str:
@@ -515,6 +540,29 @@ def _air_role(runner: Runner, chit: str) -> str:
                                                                                                     eff.verb)
 
 
+def _window_mission(runner: Runner, s: GameState, a: Use) -> str:
+    """An air mission outside a battle, for its line: its target and where."""
+    air = runner.engine.dicepool.air
+    eff = air.role(a.option)
+    if eff is not None and eff.verb == "recon":
+        host, _, n = a.unit.partition("#")
+        where = f" in {runner.board.hex_id(s.units[host].hex)}" if host in s.units and s.units[host].hex else ""
+        return f"recon, turning up to {eff.args.get('count')} face-down enemy counters face up, first the " \
+               f"face-down counter #{n} under {host}{where}"
+    host = A.host_of(s, a.unit)
+    if host is None or s.units[host].hex is None:
+        return f"ground attack at {a.unit}"
+    t = runner.game.counters.get(a.unit)
+    tname = f" ({t.name})" if t is not None and t.name else ""
+    try:
+        q = air.ground_test(s, s.pending[0], a.option, a.unit).probability(
+            runner.game.dice[runner.game.dice_pool.die].sides)
+        odds = f": hits {pct(q)}, and it goes back to its cup"
+    except (KeyError, ValueError):
+        odds = ""
+    return f"ground attack at {a.unit}{tname} under {host} in {runner.board.hex_id(s.units[host].hex)}{odds}"
+
+
 def _bomb_cost(runner: Runner, s: GameState, wid: str) -> int:
     """The bombing hits that neutralise a tank weapon in the battle (16.2(3))."""
     dp = runner.engine.dicepool
@@ -567,6 +615,8 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         if stage == "strike-reroll":
             _, chit, target, roll, _ = runner.engine.dicepool.struck(s.pending[0])
             return f"{a.option}{name} rolls again the die of {chit} at {target} (it showed {roll})"
+        if stage == "air" and s.pending[0].get("window"):  # outside a battle: the mission's target
+            return f"Fly {a.option}{name}: {_window_mission(runner, s, a)}"
         if stage == "air":
             return f"Fly {a.option}{name}: {_air_role(runner, a.option)}"
         if stage in ("intercept", "counter"):

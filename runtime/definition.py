@@ -1074,7 +1074,10 @@ class AirRules:
     a TEC column for the attacker, as a fire step's); ``ground``: the TEC
     column of a ground-attack shot (a number, or ◆: the aircraft's fire
     against the target's armour); ``rerolls``: aircraft whose owner may roll
-    a shot by or at them again, once (Rudel)."""
+    a shot by or at them again, once (Rudel); ``windows``: the procedures
+    (``move``, ``combat``) at the start of whose phases an air window opens
+    outside any battle, for ground attacks on face-up equipment and, in the
+    side's own player turn, recon (16.0, 16.1(1)2-3)."""
 
     id: str
     title: str
@@ -1086,6 +1089,7 @@ class AirRules:
     ground: str  # a TEC column
     rerolls: frozenset[str] = frozenset()
     where: str = ""
+    windows: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

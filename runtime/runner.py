@@ -563,6 +563,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         self._pay_entry(s)  # reinforcements that move onto the map now (reinforce 'move-on')
         s.phase = "movement"
         s.step = self._segment_step(s, ph, "movement")
+        self._air_window(s, "move", ph)
 
     def _segment_step(self, s: GameState, ph: Phase, decision: str) -> dict:
         """A move or combat segment's own data, read by the engine: the chit
@@ -597,6 +598,14 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         s.attacked, s.attacked_hexes = set(), set()
         s.entering = {}  # a move onto the map counts for the movement segment just over
         s.step = self._segment_step(s, ph, "combat")
+        self._air_window(s, "combat", ph)
+
+    def _air_window(self, s: GameState, when: str, ph: Phase) -> None:
+        """Air missions outside a battle at the start of the phase, where the
+        game's air combat opens a window there (Prokhorovka 16.0)."""
+        dp = self.engine.dicepool
+        if dp is not None and dp.air is not None and dp.air.air.windows:
+            dp.air.open_window(s, when, ph.title or ph.id)
 
     def _proc_supply(self, s: GameState, ph: Phase) -> None:
         self.supply_phase(s)

@@ -288,3 +288,45 @@ def test_recon_names_a_face_down_counter_by_its_place_in_the_playtest(qtbot, tmp
         assert w.grab().save(str(SHOTS / "dicepool-air-recon-under.png"))
         w.act(Use("Fw189", "31TK#2"))
         assert "face-up:PakFront2" in w.state.done and "face-up:T34-2" not in w.state.done
+
+
+def test_an_air_window_outside_a_battle_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """16.0, 16.1(1)2-3: at the start of a phase the decisions list offers
+    each mission with its target (the chance to hit it), recon in the side's
+    own turn; the prompt says it all (a long prompt is not clipped)."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    with prokhorovka_hotseat(qtbot) as w:
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609"), ("31TK", "0808")):
+            s.place(uid, b.parse(h))
+        A.attach(g, s, "Tiger1", "LAH")
+        A.attach(g, s, "T34-1", "52G")
+        A.attach(g, s, "T34-2", "31TK")
+        A.face_up(g, s, ["52G"])
+        for c in ("Rudel", "Fw189"):
+            s.place(c, None, "pool:german-support")
+        s.phase, s.active, s.step, s.activated, s.pending = "movement", "german", {"decision": "movement"}, set(), []
+        w.runner.engine.dicepool.air.open_window(s, "move", "Movement (8.0)")
+        w.timeline._kept[w.timeline.end] = s
+        w.refresh()
+        prompt = w.decision.prompt.text()
+        assert prompt.startswith("Air missions at the start of Movement (8.0) (16.0: outside a battle): German may "
+                                 "fly a ground attack")
+        assert _items(w) == [
+            "Fly Fw189 (Fw 189 (recon)): recon, turning up to 3 face-down enemy counters face up, first the "
+            "face-down counter #1 under 31TK in 0808",
+            "Fly Rudel (Ju 87 (Rudel)): ground attack at T34-1 (T-34) under 52G in 0609: hits 66.7%, and it goes "
+            "back to its cup"]
+        assert w.decision.done.text() == "No (more) missions"
+        d = w.decision   # the whole prompt shows: the list begins below it
+        assert d.prompt.height() >= d.prompt.heightForWidth(d.prompt.width()) > 52
+        assert d.list.geometry().top() >= d.prompt_area.geometry().bottom()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-air-window.png"))
+        w.act(Use("Rudel", "T34-1"))
+        assert any("Rudel (german) flies a ground-attack mission at T34-1 in 0609" in str(e.get("step"))
+                   for e in w.state.log)

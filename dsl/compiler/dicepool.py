@@ -16,6 +16,7 @@ from ..checker import Body, title_of, where
 from ..diagnostics import Span, did_you_mean
 
 ROLES = ("attacker", "defender")
+WINDOWS = ("move", "combat")  # the phase procedures an air window outside a battle opens at
 
 
 def _number(cell: str) -> bool:
@@ -297,7 +298,9 @@ class DicePoolMixin:
 
     def _air(self, b: Body, classes, factor, column, chosen, hit_cell) -> D.AirRules | None:
         """``air NAME "title" { aircraft SEL; anti-air FACTOR; anti-aircraft SEL; hit defender N;
-        hit attacker column C; ground-attack column C; reroll SEL }`` (Prokhorovka 16.0)."""
+        hit attacker column C; ground-attack column C; reroll SEL; window PROCEDURES }`` (Prokhorovka
+        16.0; ``window move combat``: an air window outside any battle at the start of each move and
+        combat phase, ``runtime.combat.dicepool.air``)."""
         ctx = self.ctx
         found = b.all("air")
         for extra in found[1:]:
@@ -334,13 +337,25 @@ class DicePoolMixin:
                 ground = column(g.args[1], ("number", "◆"), "a ground-attack shot")
         rr = ab.one("reroll", (0, 9))
         rerolls = chosen(rr.args, "reroll") if rr is not None else frozenset()
+        wd = ab.one("window", (1, 2))
+        windows: tuple[str, ...] = ()
+        for x in wd.args if wd is not None else ():
+            if x.text not in WINDOWS:
+                ctx.error("value", f"'{x.text}' is not a phase procedure an air window opens at: "
+                          f"{', '.join(WINDOWS)}", x.span, "write: window move combat")
+            elif x.text not in windows:
+                windows += (x.text,)
+        if windows and not ground:
+            ctx.error("missing", "an air window outside a battle needs 'ground-attack column C' "
+                      "(what its ground attacks hit on)", wd.span)
         ab.finish()
         if not s.name:
             ctx.error("name", "air needs a name (what cancel-step calls it)", s.span,
                       'write: air air-combat "Air combat (16.0)" { ... }')
         return D.AirRules(s.name or "air", title_of(s) or s.name or "air", aircraft, aa,
                           self.selectors(guns.args, classes) if guns else frozenset(),
-                          d, a[len("column "):] if a.startswith("column ") else "", ground, rerolls, where(s))
+                          d, a[len("column "):] if a.startswith("column ") else "", ground, rerolls, where(s),
+                          windows)
 
     def _air_roles(self, b: Body, air: D.AirRules | None, uses, classes, counters) -> None:
         """An aircraft's on-use is its air role and nothing else; an air role needs

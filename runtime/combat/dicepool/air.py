@@ -39,6 +39,17 @@ battle's pending entry are
   face up (``use CHIT TARGET``, ``done`` to stop).  Then the aircraft and
   the fighters that flew go back to their cup.
 
+Outside any battle (``window move combat``, 16.0 "at any time", the moment
+reconstructed): at the start of each phase of those procedures the engine
+opens an air window, a pending entry of kind "dice-pool" with ``window``
+and no battle, when either side has a mission it may fly: the phasing side,
+then the other, declares a ground attack at a face-up enemy counter with
+armour on the map or, in its own turn, a recon, naming the target with the
+mission (``use CHIT TARGET``, its hex the mission's for the AA guns); the
+same stages follow, a ground-attack hit sends the counter back to its cup
+(no damage track), and the window closes when both pass in a row.  An AA gun
+that fires turns face up (3.5(6)).
+
 A shot by or at an aircraft the air block's ``reroll`` names (Rudel) is
 rolled again once when that helps its owner.
 
@@ -110,6 +121,8 @@ class AirCombat:
     def missions_open(self, s: GameState, p: dict, side: str) -> list[str]:
         """The side's aircraft that may fly a mission now (between the two
         sides' support chits: recon only, the reason that air combat is there)."""
+        if p.get("window"):  # outside a battle: ground attacks, and recon in the side's own turn
+            return [c for c in self._aircraft(s, side, ("ground-attack", "recon")) if self.window_targets(s, p, side, c)]
         out = []
         between = (p.get("air") or {}).get("back") == "support"
         for c in self._aircraft(s, side, ("bomb", "ground-attack", "recon")):
@@ -140,7 +153,14 @@ class AirCombat:
         g, enemy = self.game, self.b.enemy(p, side)
         armour = self.b.rules.armour
         out = []
-        for i in self.battle_items(s, p, enemy):
+        if p.get("window"):  # outside a battle: on the map (the mission's hex once it flies, its further shots)
+            hexes = {p["hex"]} if (p.get("air") or {}).get("mission") else None
+            items = [a for host in sorted(s.attached) if s.units[host].side == enemy and s.units[host].hex is not None
+                     and (hexes is None or self.b.e.board.hex_id(s.units[host].hex) in hexes)
+                     for a in A.under(s, host)]
+        else:
+            items = self.battle_items(s, p, enemy)
+        for i in items:
             host = A.host_of(s, i)
             if host is None or armour not in g.unit_classes[g.counters[i].unit_class].factors:
                 continue
@@ -207,6 +227,37 @@ class AirCombat:
     def rerolls(self, cid: str) -> bool:
         return bool(cid) and (cid in self.air.rerolls or self.game.matches(cid, self.air.rerolls))
 
+    # ------------------------------------------------------------ outside a battle
+    def open_window(self, s: GameState, when: str, phase: str) -> None:
+        """An air window outside any battle at the start of a phase whose
+        procedure (``move``, ``combat``) the air block's ``window`` names
+        (16.0: "at any time", reconstructed): the phasing side, then the
+        other, may fly a ground attack at a face-up enemy counter on the map
+        or, in its own turn, a recon, until both pass in a row; it opens only
+        when a side has such a mission it may fly."""
+        if when not in self.air.windows or not s.active:
+            return
+        other = next((x for x in sorted(self.game.sides) if x != s.active), "")
+        p = {"kind": "dice-pool", "window": when, "phase": phase, "hex": "", "attacker": s.active, "defender": other,
+             "attackers": [], "chits": {}, "pairs": [], "stage": "air", "side": s.active,
+             "air": {"left": {}, "passes": 0, "mission": None, "after": "", "back": ""}}
+        if any(self.missions_open(s, p, side) for side in (s.active, other)):
+            s.pending.insert(0, p)
+            self.b.e._settle(s)  # a side with nothing to fly is not asked
+
+    def window_targets(self, s: GameState, p: dict, side: str, chit: str) -> list[str]:
+        """What ``chit`` may fly at in an air window outside a battle: a
+        ground-attack aircraft at face-up enemy equipment with armour on the
+        map (16.1(1)2, 16.3(1)), a recon aircraft, in its side's own player
+        turn, at a face-down enemy counter under a unit on the map (16.1(1)3;
+        never one in a pool)."""
+        verb = self.role(chit).verb
+        if verb == "ground-attack":
+            return self.ground_targets(s, p, side)
+        if verb == "recon" and side == s.active:
+            return self.recon_targets(s, side)
+        return []
+
     # ------------------------------------------------------------ the stages
     def open(self, s: GameState, p: dict, after: str = "", back: str = "") -> None:
         """The air combat begins (``after``: the roll it comes after, between
@@ -230,6 +281,9 @@ class AirCombat:
 
     def actions(self, s: GameState, p: dict) -> list[Action]:
         st, side = p["stage"], p["side"]
+        if st == "air" and p.get("window"):  # outside a battle a mission names its target as it is declared
+            return [Use(c, t) for c in self.missions_open(s, p, side) for t in self.window_targets(s, p, side, c)] + \
+                [Done()]
         if st == "air":
             return [Use(c) for c in self.missions_open(s, p, side)] + [Done()]
         if st in ("intercept", "counter"):
@@ -263,6 +317,9 @@ class AirCombat:
     def why(self, s: GameState, p: dict, legal: list[Action]) -> str:
         st, side = p["stage"], p["side"]
         can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "none"
+        if st == "air" and p.get("window"):
+            return f"the air window at the start of {p['phase']} waits for {side} (16.0: an air mission outside a " \
+                   f"battle): it may fly {can}, or 'done'"
         if st == "air":
             when = f" (after {p['air']['after']})" if p["air"].get("after") else \
                 " (before its support chits, recon only)" if p["air"].get("back") == "support" else ""
@@ -280,7 +337,10 @@ class AirCombat:
                f"{can}, or 'done'"
 
     def log(self, s: GameState, p: dict, line: str) -> None:
-        s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
+        if p.get("window"):  # outside a battle
+            s.log.append({"turn": s.turn, "air": p["hex"], "step": line})
+        else:
+            s.log.append({"turn": s.turn, "battle": p["hex"], "step": line})
 
     def answer(self, s: GameState, p: dict, a: Action) -> None:
         st, side, air = p["stage"], p["side"], p["air"]
@@ -292,8 +352,15 @@ class AirCombat:
             verb = self.role(a.option).verb
             air["mission"] = {"side": side, "chit": a.option, "role": verb, "interceptor": "", "counter": "",
                               "shots": self.role(a.option).args.get("count" if verb == "recon" else "shots", 1)}
-            self.log(s, p, f"{a.option} ({side}) flies a {'bombing' if verb != 'recon' else 'recon'} "
-                     f"mission over {p['hex']} (16.1)")
+            if p.get("window"):  # outside a battle: the target's hex is the mission's (16.1(2))
+                air["mission"]["target"] = a.unit
+                counter = self.recon_target(s, a.unit) if verb == "recon" else a.unit
+                p["hex"] = self.b.e.board.hex_id(s.units[A.host_of(s, counter)].hex)
+                self.log(s, p, f"{a.option} ({side}) flies a {'ground-attack' if verb != 'recon' else 'recon'} "
+                         f"mission at {a.unit} in {p['hex']} (16.1(1))")
+            else:
+                self.log(s, p, f"{a.option} ({side}) flies a {'bombing' if verb != 'recon' else 'recon'} "
+                         f"mission over {p['hex']} (16.1)")
             p["stage"] = "aa"
         elif st == "intercept":
             m = air["mission"]
@@ -337,7 +404,9 @@ class AirCombat:
         m = air.get("mission")
         if st == "air":
             if air["passes"] >= 2:
-                if air.get("back") == "support":  # back to the support chits
+                if p.get("window"):  # the window outside a battle closes: the phase goes on
+                    s.pending.pop(0)
+                elif air.get("back") == "support":  # back to the support chits
                     p["stage"], p["side"], air["back"] = "support", self.b.order(p)[1], ""
                 elif self.rolling(p):  # back to the dice (16.0(3))
                     p["stage"] = "roll"
@@ -352,6 +421,7 @@ class AirCombat:
         if st == "aa":
             enemy = self.b.enemy(p, m["side"])
             for gun in self.guns(s, p, enemy):
+                A.face_up(self.game, s, [A.host_of(s, gun)], only=gun)  # used: face up (3.5(6))
                 test = HitTest("number", factor(self.game, s, gun, self.air.anti_air))
                 die, hit = self.shot(s, p, test, gun, m["chit"], f"AA fire: {gun} at {m['chit']}")
                 self.log(s, p, f"AA fire: {gun} ({enemy}) at {m['chit']} ({test.text()}): {die}, "
@@ -374,6 +444,11 @@ class AirCombat:
             if m["role"] == "bomb":
                 self.bomb(s, p, m)
             p["stage"], p["side"] = "air-target", m["side"]
+            if m.get("target"):  # outside a battle: at the target it was declared with, first
+                target = m.pop("target")
+                if target in self.mission_targets(s, p, m):
+                    self.answer(s, p, Use(m["chit"], target))
+                    return True
             if not self.mission_targets(s, p, m):
                 self.finish(s, p)
             return True
@@ -499,13 +574,15 @@ class AirCombat:
         test = self.ground_test(s, p, chit, target)
         die, hit = self.shot(s, p, test, chit, target, f"ground attack: {chit} at {target}")
         self.log(s, p, f"ground attack: {chit} ({side}) at {target} ({test.text()}): {die}, "
-                 + ("hit: 1 damage, and it goes back to its cup" if hit else "missed"))
+                 + ("missed" if not hit else "hit: it goes back to its cup (16.3(3))" if p.get("window") else
+                    "hit: 1 damage, and it goes back to its cup"))
         if hit and self.rolling(p):  # the rolls made stand; it goes back to its cup when the battle is applied
             self.event(p, "damage", side, chit, 1)
             self.event(p, "out", s.units[target].side, target)
             p["air"].setdefault("downed", []).append(target)
         elif hit:
-            p.setdefault("track", []).append([side, chit, 1])
+            if not p.get("window"):  # outside a battle no track (16.3(3))
+                p.setdefault("track", []).append([side, chit, 1])
             A.remove(self.game, s, target, f"hit by {chit} (16.2(2))")
 
     def finish(self, s: GameState, p: dict) -> None:
@@ -561,6 +638,10 @@ class AirCombat:
         g = self.game
         if st in ("intercept", "counter"):  # the best fighter goes
             return max(uses, key=lambda a: (factor(g, s, a.option, self.air.anti_air), a.option))
+        if p.get("window"):  # outside a battle
+            return self.window_default(s, p, uses)
+        if st == "air" and (p.get("air") or {}).get("back") == "support":  # recon only
+            return self.recon_between_default(s, p, uses)
         if st == "air":  # the mission that raises the chance to win most, if by 5 points or more
             base = self.b.chance(s, p, p["chits"], None, None, None, side)
             best, gain = Done(), Fraction(1, 20)
@@ -573,7 +654,7 @@ class AirCombat:
             return best
         m = p["air"]["mission"]
         if m["role"] == "recon":
-            return uses[0]
+            return self.recon_pick(s, side, uses)
         if m["role"] == "bomb":  # the strongest weapon the hits pay for (as ``neutralised``)
             st = self.b.setup(s, p, [])
             ws = {w.id: w for w in st.weapons}
@@ -581,3 +662,91 @@ class AirCombat:
         track = [*p.get("track", []), [side, m["chit"], 1]]
         return min(uses, key=lambda a: (-self.b.chance(s, p, p["chits"], (*p.get("neutral", ()), a.unit), None,
                                                        track, side), a.unit))
+
+    # ------------------------------------------------------------ bots: recon and outside a battle
+    def worth(self, s: GameState, cid: str) -> int:
+        """What a counter is worth to the bots: the sum of its factors."""
+        g = self.game
+        return sum(factor(g, s, cid, f) for f in g.unit_classes[g.counters[cid].unit_class].factors)
+
+    def through(self, s: GameState, p: dict, side: str, hid: str) -> Fraction:
+        """The chance that a mission of ``side`` over ``hid`` gets through the
+        enemy's AA guns (its fighters not counted)."""
+        g, sides = self.game, self.game.dice[self.b.rules.die].sides
+        out = Fraction(1)
+        for gun in self.guns(s, dict(p, hex=hid), self.b.enemy(p, side)):
+            out *= 1 - HitTest("number", factor(g, s, gun, self.air.anti_air)).probability(sides)
+        return out
+
+    def near_hosts(self, s: GameState, side: str) -> dict[str, int]:
+        """The enemy units next to ``side``'s units, with how many face-down
+        counters each carries: what the side may attack next."""
+        mine = {u.hex for u in s.units.values() if u.side == side and u.hex is not None}
+        out = {}
+        for host in sorted(s.attached):
+            u = s.units[host]
+            if u.side != side and u.hex is not None and any(hex_distance(u.hex, h) == 1 for h in mine):
+                n = len(self.face_down_under(s, host))
+                if n:
+                    out[host] = n
+        return out
+
+    def window_default(self, s: GameState, p: dict, uses: list[Use]) -> Action:
+        """The greedy bot outside a battle.  A ground attack at the enemy
+        counter worth most (its factors) whose chance to be hit, the AA guns
+        over it passed, is at least even; recon (``recon_worth``) at the start
+        of its own combat phase; else it passes.  Then the further shots and
+        recon targets as ``recon_pick`` and the best chance times worth."""
+        side, sides = p["side"], self.game.dice[self.b.rules.die].sides
+        m = p["air"]["mission"]
+        if p["stage"] == "air-target" and m["role"] == "recon":
+            return self.recon_pick(s, side, uses)
+        if p["stage"] == "air-target":  # Rudel's second shot: the best chance times worth
+            return max(uses, key=lambda a: (self.ground_test(s, p, m["chit"], a.unit).probability(sides)
+                                            * self.worth(s, a.unit), a.unit))
+        best, score = Done(), Fraction(0)
+        near = self.near_hosts(s, side) if p["window"] == "combat" and side == s.active else {}
+        for a in uses:
+            verb = self.role(a.option).verb
+            if verb == "ground-attack":
+                host = A.host_of(s, a.unit)
+                q = self.ground_test(s, p, a.option, a.unit).probability(sides) * \
+                    self.through(s, p, side, self.b.e.board.hex_id(s.units[host].hex))
+                sc = q * self.worth(s, a.unit) if q >= Fraction(1, 2) else Fraction(0)
+            else:
+                sc = self.recon_worth(s, p, side, a.unit, near)
+            if sc > score:
+                best, score = a, sc
+        return best
+
+    def recon_worth(self, s: GameState, p: dict, side: str, target: str, near: dict[str, int]) -> Fraction:
+        """A recon outside a battle is worth flying just before the side
+        chooses its attacks (at the start of its combat phase), when the enemy
+        units next to its own carry 2 face-down counters or more: the bot
+        judges an attack from what it sees, a guess for what it cannot see
+        (``runtime.bots.seen``); turned up, they count for what they are.  Its
+        target is the first of those under the unit carrying most."""
+        host = target.partition("#")[0]
+        if sum(near.values()) < 2 or host not in near or near[host] < max(near.values()) or \
+                not target.endswith("#1") or host != min(h for h, n in near.items() if n == near[host]):
+            return Fraction(0)
+        q = self.through(s, p, side, self.b.e.board.hex_id(s.units[host].hex))
+        return q * min(3, sum(near.values())) if q >= Fraction(1, 2) else Fraction(0)
+
+    def recon_between_default(self, s: GameState, p: dict, uses: list[Use]) -> Action:
+        """Recon between the two sides' support chits: flown when the enemy
+        allocated 2 chits or more face down, which the side answers with its
+        own (the bot's view holds a guess for them until they are turned up)."""
+        enemy = self.b.enemy(p, p["side"])
+        hidden = [c for c in p["chits"].get(enemy, ()) if c not in p.get("seen", ())]
+        return uses[0] if len(hidden) >= 2 else Done()
+
+    def recon_pick(self, s: GameState, side: str, uses: list[Use]) -> Action:
+        """The counter a recon turns up: an allocated support chit first, then
+        one under an enemy unit next to the side's, the unit carrying most first."""
+        near = self.near_hosts(s, side)
+
+        def key(a: Use):
+            host = a.unit.partition("#")[0]
+            return (host != "", -near.get(host, 0), a.unit)
+        return min(uses, key=key)

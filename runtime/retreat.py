@@ -7,7 +7,11 @@ prohibited, a second hex across an unbridged major river); each enemy-ZOC
 hex entered costs a step (or destroys, or nothing); an over-stacked final
 hex extends the retreat.  Among the paths that follow the shortest way to
 supply, the owner chooses, preferring (in the rulebook's order) paths that do
-not destroy, then fewer ZOC losses, then no extension.
+not destroy, then fewer ZOC losses, then no extension.  With ``toward
+supply-first`` (A Victory Denied 6 h: "如果有多条撤退路径", a rule for choosing
+among several paths) every path is open, and after those two the paths with
+fewer hexes that are not nearer supply are preferred: a unit that can only
+retreat sideways or away is not destroyed for it.
 
 Advance: into the vacated hex first, then (mechanized) one more; a hex or
 hexside whose chart row limits advance to 1 stops it, and so does a
@@ -35,13 +39,14 @@ class RetreatPath:
     losses: int  # steps lost to enemy ZOC on the way
     destroyed: bool  # the retreat destroys the unit
     reason: str = ""
+    away: int = 0  # hexes entered that are not nearer the side's supply (``toward supply-first``)
 
     @property
     def end(self) -> Hex | None:
         return self.hexes[-1] if self.hexes else None
 
-    def rank(self) -> tuple[int, int, int]:
-        return (int(self.destroyed), self.losses, len(self.hexes))
+    def rank(self) -> tuple[int, int, int, int]:
+        return (int(self.destroyed), self.losses, self.away, len(self.hexes))
 
 
 def distance_to_supply(game: GameDefinition, board: Board, side: str,
@@ -106,55 +111,67 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
         return stack_count(game, state, h, unit_id) + stack_weight(game, unit_id) > limit or bool(extra_bars(game, state, h, unit_id))
     big = 1 << 30
 
+    first = rules.toward == "supply-first"  # nearer supply is a preference among the paths (AVD 6 h)
+
+    def blocked(n: Hex) -> bool:
+        side_there = state.side_at(n)
+        return side_there is not None and side_there != u.side and n not in overrun or n in closed
+
     def extend(path: tuple[Hex, ...], losses: int, remaining: int, extended: int,
-               crossed: frozenset[str] = frozenset()) -> list[RetreatPath]:
+               crossed: frozenset[str] = frozenset(), away: int = 0) -> list[RetreatPath]:
         here = path[-1] if path else start
         if remaining == 0:
             if limit is not None and rules.overstack == "extend" and path and \
                     over(here):
                 if extended > 12:
-                    return [RetreatPath(path, losses, True, "no hex to stop in")]
-                return extend(path, losses, 1, extended + 1, crossed)
+                    return [RetreatPath(path, losses, True, "no hex to stop in", away)]
+                return extend(path, losses, 1, extended + 1, crossed, away)
             if limit is not None and rules.overstack == "destroyed" and path and \
                     over(here):
-                return [RetreatPath(path, losses, True, "over-stacked at the end of its retreat")]
+                return [RetreatPath(path, losses, True, "over-stacked at the end of its retreat", away)]
             if crossed and start in ezoc and here in ezoc:  # AVD 6 e: its start and its end in enemy ZOC
                 return [RetreatPath(path, losses, True, f"across a {'/'.join(sorted(crossed))} from enemy ZOC "
-                                    "to enemy ZOC")]
-            return [RetreatPath(path, losses, False)]
+                                    "to enemy ZOC", away)]
+            return [RetreatPath(path, losses, False, "", away)]
         options: list[RetreatPath] = []
         d_here = dist.get(here, big)
         # offboard: a unit on the map edge may be forced off
-        step_targets = [(n, e) for n, e in board.adj[here]]
-        closer = [(n, e) for n, e in step_targets if dist.get(n, big) < d_here and n not in path and n != start]
-        candidates = closer or [(n, e) for n, e in step_targets
-                                if n not in path and n != start and dist.get(n, big) <= d_here]
+        step_targets = [(n, e) for n, e in board.adj[here] if n not in path and n != start]
+        if first and not extended:  # every hex of the ordered retreat: the ranking prefers the nearer
+            candidates = step_targets
+        elif first:  # an over-stacked end retreats on: nearer, else as near, else farther, where it can
+            open_ = [(n, e) for n, e in step_targets if not blocked(n)]
+            candidates = [(n, e) for n, e in open_ if dist.get(n, big) < d_here] or \
+                [(n, e) for n, e in open_ if dist.get(n, big) == d_here] or open_
+        else:
+            closer = [(n, e) for n, e in step_targets if dist.get(n, big) < d_here]
+            candidates = closer or [(n, e) for n, e in step_targets if dist.get(n, big) <= d_here]
         for n, e in candidates:
-            side_there = state.side_at(n)
-            if side_there is not None and side_there != u.side and n not in overrun or n in closed:
+            if blocked(n):
                 continue
+            step_away = away + int(first and dist.get(n, big) >= d_here)
             why = _forbidden(game, board, counter.unit_class, n)
             if not why and len(path) >= 1 and any(e.crosses(f) for f in rules.second_hex_across):
                 why = f"across an unbridged {'/'.join(sorted(rules.second_hex_across))} on its second hex"
             if why:
-                options.append(RetreatPath(path + (n,), losses, True, why))
+                options.append(RetreatPath(path + (n,), losses, True, why, step_away))
                 continue
             add = 0
             if n in ezoc and not (free and state.side_at(n) == u.side):
                 if rules.enemy_zoc == "destroyed":
-                    options.append(RetreatPath(path + (n,), losses, True, "into an enemy ZOC"))
+                    options.append(RetreatPath(path + (n,), losses, True, "into an enemy ZOC", step_away))
                     continue
                 if rules.enemy_zoc == "lose-step":
                     add = 1
             options.extend(extend(path + (n,), losses + add, remaining - 1, extended,
-                                  crossed | (e.hexside & rules.zoc_to_zoc_across)))
+                                  crossed | (e.hexside & rules.zoc_to_zoc_across), step_away))
         if not options:
             return [RetreatPath(path, losses, True, "no hex to retreat into")]
         return options
 
     paths = extend((), 0, hexes, 0)
-    best = min(p.rank()[:2] for p in paths)
-    chosen = [p for p in paths if p.rank()[:2] == best]
+    best = min(p.rank()[:3] for p in paths)
+    chosen = [p for p in paths if p.rank()[:3] == best]
     # no extension beats extension (10.6(6) priority (5))
     shortest = min(len(p.hexes) for p in chosen)
     chosen = [p for p in chosen if len(p.hexes) == shortest]

@@ -26,6 +26,14 @@ def runner(game):
     return Runner(game)
 
 
+@pytest.fixture(scope="module")
+def nearer(tmp_path_factory):
+    """The rules with every retreat hex nearer supply (toward supply): the
+    ways back are the two hexes the case names."""
+    from test_avd_retreat import nearer_only
+    return compile_game(nearer_only(avd_folder(tmp_path_factory.mktemp("avd-bot-nearer"))))
+
+
 def empty_board(runner, game):
     """Every unit off the map; the German player moves."""
     s = runner.new_game(seed=1)
@@ -68,8 +76,9 @@ def test_its_own_units_taken_out_of_the_game_are_the_weakest(runner, game):
     assert bot._effect(runner, s, takes, "german", dict(ask, to="arriving")) == Take("4Pz")
 
 
-def test_a_motorized_unit_sees_where_a_retreat_would_cost_its_last_step(runner, game):
+def test_a_motorized_unit_sees_where_a_retreat_would_cost_its_last_step(nearer):
     # 撤退 6 g: a step lost per enemy-ZOC hex entered; the hexes toward supply (3106) are 2906 and 2907
+    game, runner = nearer, Runner(nearer)
     bot = GreedyBot(1)
     grid = game.map.grid
     s = empty_board(runner, game)

@@ -19,6 +19,21 @@ def game(tmp_path_factory):
     return compile_game(avd_folder(tmp_path_factory.mktemp("avd")))
 
 
+def nearer_only(folder):
+    """The rules with every retreat hex nearer supply (``toward supply``, the
+    reading before 6 h's): the paths are the few a case names, for the cases
+    of other retreat rules (6 d, e, f, g), which do not depend on it."""
+    text = (folder / "game.hxr").read_text(encoding="utf-8")
+    assert "  toward supply-first\n" in text
+    (folder / "game.hxr").write_text(text.replace("  toward supply-first\n", "  toward supply\n"), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def nearer(tmp_path_factory):
+    return compile_game(nearer_only(avd_folder(tmp_path_factory.mktemp("avd-nearer"))))
+
+
 def empty_board(runner):
     s = runner.new_game(seed=1)
     for uid, u in s.units.items():
@@ -36,7 +51,7 @@ def retreat(runner, s, units: list[str], hexes: int, enemy: str):
 
 def test_the_retreat_rules_are_declared(game):
     r = game.retreat
-    assert (r.toward, r.enemy_zoc, r.overstack) == ("supply", "lose-step", "extend")
+    assert (r.toward, r.enemy_zoc, r.overstack) == ("supply-first", "lose-step", "extend")
     assert r.stand == {"pvo"} and r.zoc_free_with_friends == {"panzer"}
 
 
@@ -92,10 +107,10 @@ def test_a_dr2_costs_two_steps_and_then_the_stack_mates_retreat(rifles_stand):
 
 # ------------------------------------------------------------------ 6 g ii: motorized into ZOC beside Germans
 
-def test_german_motorized_units_retreat_into_enemy_zoc_beside_germans_for_free(game):
-    runner = Runner(game)
+def test_german_motorized_units_retreat_into_enemy_zoc_beside_germans_for_free(nearer):
+    runner = Runner(nearer)
     s = empty_board(runner)
-    grid, board = game.map.grid, runner.board
+    grid, board = nearer.map.grid, runner.board
     start = grid.parse_id("3010")               # 3009 and 3110 are the hexes closer to German supply
     s.place("31ID2", grid.parse_id("3009"))     # a German unit there
     s.place("28RD", grid.parse_id("3008"))      # a Soviet ZOC over 3009 ...
@@ -103,13 +118,31 @@ def test_german_motorized_units_retreat_into_enemy_zoc_beside_germans_for_free(g
 
     def paths(uid, hexes):
         s.place(uid, start)
-        out = [([board.hex_id(h) for h in p.hexes], p.losses) for p in retreat_paths(game, board, s, uid, hexes, "soviet")]
+        out = [([board.hex_id(h) for h in p.hexes], p.losses) for p in retreat_paths(nearer, board, s, uid, hexes, "soviet")]
         s.place(uid, None, "removed")
         return out
 
     assert paths("4Pz", 1) == [(["3009"], 0)]                        # motorized: no loss beside the 31st
     assert paths("31ID", 1) == [(["3009"], 1), (["3110"], 1)]        # infantry: a step either way
     assert paths("4Pz", 2) == [(["3009", "3109"], 1)]                # 3109 holds no German: a step
+
+
+def test_a_unit_whose_nearer_hexes_are_held_retreats_sideways_rather_than_die(game, nearer):
+    """6 h: "如果有多条撤退路径则遵循以下规则: i. 撤退每步必须更接近友方补给源" ranks several
+    paths; a unit is destroyed only when it cannot retreat at all (6 i)."""
+    grid = game.map.grid
+    for g, alive in ((game, True), (nearer, False)):
+        runner = Runner(g)
+        s = empty_board(runner)
+        board = runner.board
+        s.place("4Pz", grid.parse_id("3010"))
+        s.place("28RD", grid.parse_id("3009"))   # the two hexes nearer German supply are Soviet-held
+        s.place("38RD", grid.parse_id("3110"))
+        found = [([board.hex_id(h) for h in p.hexes], p.destroyed) for p in retreat_paths(g, board, s, "4Pz", 1, "soviet")]
+        if alive:   # sideways, out of the Soviet ZOC
+            assert found == [(["2911"], False), (["3011"], False)]
+        else:       # the reading before: every hex nearer, none free: destroyed
+            assert found == [([], True)]
 
 
 # ------------------------------------------------------------------ 推进 7
@@ -367,9 +400,9 @@ def test_an_hq_stays_with_a_unit_that_stands_and_lives(rifles_stand):
 
 # ------------------------------------------------------------------ 6 d, e: major rivers
 
-def test_no_retreat_across_a_major_river_from_enemy_zoc_into_enemy_zoc_even_by_a_bridge(game, tmp_path):
-    P = game.map.grid.parse_id
-    without = diagnostics_free_variant(tmp_path, "  zoc-to-zoc-across major-river ", "  # ")
+def test_no_retreat_across_a_major_river_from_enemy_zoc_into_enemy_zoc_even_by_a_bridge(nearer, tmp_path):
+    P = nearer.map.grid.parse_id
+    without = diagnostics_free_variant(tmp_path, "  zoc-to-zoc-across major-river ", "  # ", nearer=True)
 
     def paths(g):
         runner = Runner(g)
@@ -380,7 +413,7 @@ def test_no_retreat_across_a_major_river_from_enemy_zoc_into_enemy_zoc_even_by_a
         return sorted(([runner.board.hex_id(h) for h in p.hexes], p.losses)
                       for p in retreat_paths(g, runner.board, s, "28RD", 1, "german"))
 
-    assert paths(game) == [(["1910"], 1)]
+    assert paths(nearer) == [(["1910"], 1)]
     assert paths(without) == [(["1910"], 1), (["2010"], 1)]
 
 
@@ -403,8 +436,8 @@ def test_a_retreat_may_cross_a_major_river_between_two_enemy_zoc_hexes_if_it_end
     assert all(not (p.hexes[-1] in ezoc and P("2010") in p.hexes) for p in paths.values() if not p.destroyed)
 
 
-def diagnostics_free_variant(tmp_path, old, new):
-    folder = avd_folder(tmp_path)
+def diagnostics_free_variant(tmp_path, old, new, nearer=False):
+    folder = nearer_only(avd_folder(tmp_path)) if nearer else avd_folder(tmp_path)
     text = (folder / "game.hxr").read_text(encoding="utf-8")
     assert old in text
     (folder / "game.hxr").write_text(text.replace(old, new, 1), encoding="utf-8")
@@ -415,7 +448,7 @@ def diagnostics_free_variant(tmp_path, old, new):
 def moat(tmp_path_factory):
     """The stand-in board with an unbridged major river between 2114, 2115
     and the hexes one step nearer the Soviet source 1517 (2014, 2015)."""
-    folder = avd_folder(tmp_path_factory.mktemp("avd-moat"))
+    folder = nearer_only(avd_folder(tmp_path_factory.mktemp("avd-moat")))
     text = (folder / "map.hxm").read_text(encoding="utf-8")
     old = "    3005/3006  minor-river\n"
     sides = "".join(f"    {a}/{b}  major-river\n" for a, b in (("2014", "2114"), ("2014", "2115"), ("2015", "2115")))
@@ -456,10 +489,10 @@ def test_a_retreat_overruns_a_lone_enemy_hq(game):
 
 
 @pytest.mark.parametrize("reduced", [False, True])
-def test_a_retreat_overruns_only_if_the_unit_survives_its_zoc_losses(game, reduced):
-    runner = Runner(game)
+def test_a_retreat_overruns_only_if_the_unit_survives_its_zoc_losses(nearer, reduced):
+    runner = Runner(nearer)
     s = empty_board(runner)
-    P = game.map.grid.parse_id
+    P = nearer.map.grid.parse_id
     s.place("28RD", P("2514"))
     s.set_unit("28RD", step=1 if reduced else 0)
     s.place("4Pz", P("2614"))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -43,6 +44,7 @@ __all__ = [
     "called_functions",
     "evaluate",
     "free_names",
+    "interpret",
     "to_text",
 ]
 
@@ -416,7 +418,34 @@ def evaluate(
     Provided functions shadow builtins of the same name and receive already
     evaluated arguments.  Every node visited costs one step of ``budget``.
     Any problem raises :class:`ExprError`.
+
+    The tree is compiled once into Python closures (``_compiled``: built
+    from the nodes, never from text) that compute what ``interpret``
+    computes; a tree too deep or too large for ``budget``, or holding a
+    malformed node, is interpreted.  Where a closure meets an error the
+    expression is interpreted again, which raises the error with its
+    location (the functions an expression calls are queries: calling them
+    twice changes nothing).
     """
+    kept = _COMPILED.get(id(expr))
+    if kept is None or kept[0] is not expr:
+        if len(_COMPILED) >= _COMPILED_KEPT:
+            _COMPILED.clear()
+        kept = _COMPILED[id(expr)] = (expr, *_compiled(expr))
+    run = kept[1]
+    if run is not None and kept[2] <= budget:
+        return run(env, functions)
+    return interpret(expr, env, functions, budget)
+
+
+def interpret(
+    expr: Expr,
+    env: Mapping[str, object],
+    functions: Mapping[str, Callable[..., object]] | None = None,
+    budget: int = 10_000,
+) -> object:
+    """``evaluate`` by walking the tree on an explicit stack (no recursion:
+    any depth ends in an :class:`ExprError`, never a ``RecursionError``)."""
     table: dict[str, Callable[..., object]] = dict(BUILTINS)
     if functions:
         table.update(functions)
@@ -513,6 +542,156 @@ def evaluate(
                 raise ExprError(exc.message, where) from None
             raise
     return values.pop()
+
+
+# --------------------------------------------------------------------------
+# Compiled evaluation
+
+#: A compiled expression: (names, functions) -> value.
+Compiled: TypeAlias = Callable[[Mapping[str, object], "Mapping[str, Callable[..., object]] | None"], object]
+
+#: Deepest tree evaluated by closures (one Python frame a level); deeper trees are interpreted.
+_COMPILED_DEPTH = 64
+#: id(expression) -> (the expression, its closure or None, its number of nodes)
+_COMPILED: dict[int, tuple[Expr, Compiled | None, int]] = {}
+_COMPILED_KEPT = 8192
+
+_INT_OPS: dict[str, Callable[[int, int], object]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "+": operator.add, "-": operator.sub, "*": operator.mul,
+}
+
+
+def _compiled(expr: Expr) -> tuple[Compiled | None, int]:
+    """(closure, number of nodes) for ``expr``; no closure for a tree deeper
+    than ``_COMPILED_DEPTH`` or holding anything but well-formed nodes."""
+    size = 0
+    pending: list[tuple[object, int]] = [(expr, 1)]
+    while pending:
+        node, depth = pending.pop()
+        size += 1
+        if not isinstance(node, _NODE_TYPES) or depth > _COMPILED_DEPTH:
+            return None, size
+        if (isinstance(node, Num) and not _is_number(node.value)) or \
+                (isinstance(node, Str) and not isinstance(node.value, str)) or \
+                (isinstance(node, Bool) and not isinstance(node.value, bool)):
+            return None, size
+        pending.extend((c, depth + 1) for c in _children(node))
+    return _build(expr, ""), size
+
+
+def _build(node: Expr, where: str) -> Compiled:
+    """The closure computing ``node`` as ``interpret`` does: left to right,
+    ``and``/``or`` short-circuit, the same errors, located at the node or
+    its nearest located ancestor (``where``)."""
+    where = node.where or where
+    if isinstance(node, Num):
+        number = _normalise(node.value)
+        return lambda env, fns: number
+    if isinstance(node, (Str, Bool)):
+        literal = node.value
+        return lambda env, fns: literal
+    if isinstance(node, Name):
+        return _build_name(node.name, where)
+    if isinstance(node, ListExpr):
+        items = tuple(_build(x, where) for x in node.items)
+        return lambda env, fns: tuple([f(env, fns) for f in items])
+    if isinstance(node, Unary):
+        return _build_unary(node.op, _build(node.operand, where), where)
+    if isinstance(node, Binary):
+        return _build_binary(node.op, _build(node.left, where), _build(node.right, where), where)
+    return _build_call(node.func, tuple(_build(x, where) for x in node.args), where)
+
+
+def _located(exc: ExprError, where: str) -> ExprError:
+    """``exc`` with the location ``where`` if it has none (as ``interpret`` locates errors)."""
+    return ExprError(exc.message, where) if where and not exc.where else exc
+
+
+def _build_name(name: str, where: str) -> Compiled:
+    def look_up(env, fns):
+        try:
+            return env[name]
+        except Exception:
+            pass
+        try:
+            return _lookup(name, env)
+        except ExprError as exc:
+            raise _located(exc, where) from None
+    return look_up
+
+
+def _build_unary(op: str, operand: Compiled, where: str) -> Compiled:
+    def unary(env, fns):
+        value = operand(env, fns)
+        if op == "not":
+            if value is True:
+                return False
+            if value is False:
+                return True
+        try:
+            return _unary(op, value)
+        except ExprError as exc:
+            raise _located(exc, where) from None
+    return unary
+
+
+def _build_binary(op: str, left: Compiled, right: Compiled, where: str) -> Compiled:
+    if op == "and" or op == "or":
+        stop = op == "or"  # the left value that decides alone
+
+        def logic(env, fns):
+            a = left(env, fns)
+            if a is stop:
+                return stop
+            if a is not (not stop):
+                raise _located(ExprError(f"'{op}' needs true or false, got {_kind(a)} {_show(a)}"), where)
+            b = right(env, fns)
+            if b is True or b is False:
+                return b
+            raise _located(ExprError(f"'{op}' needs true or false, got {_kind(b)} {_show(b)}"), where)
+        return logic
+    if op == "==" or op == "!=":
+        same = op == "=="
+
+        def equal(env, fns):
+            a = left(env, fns)
+            b = right(env, fns)
+            if type(a) is str and type(b) is str:
+                return (a == b) is same
+            return _equal(a, b) is same
+        return equal
+    fast = _INT_OPS.get(op)
+
+    def binary(env, fns):
+        a = left(env, fns)
+        b = right(env, fns)
+        if fast is not None and type(a) is int and type(b) is int:
+            return fast(a, b)
+        try:
+            return _binary(op, a, b)
+        except ExprError as exc:
+            raise _located(exc, where) from None
+    return binary
+
+
+def _build_call(name: str, args: tuple[Compiled, ...], where: str) -> Compiled:
+    builtin = BUILTINS.get(name)
+
+    def call(env, fns):
+        if fns and name in fns:
+            function = fns[name]
+        elif builtin is not None:
+            function = builtin
+        else:
+            known = ", ".join(sorted({*BUILTINS, *(fns or ())}))
+            raise _located(ExprError(f"unknown function '{name}'; known functions: {known}"), where)
+        values = tuple([f(env, fns) for f in args])
+        try:
+            return _call(name, function, values)
+        except ExprError as exc:
+            raise _located(exc, where) from None
+    return call
 
 
 def _lookup(name: str, env: Mapping[str, object]) -> object:

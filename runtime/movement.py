@@ -101,6 +101,12 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str, mode: str =
                 c = eff.mode_cost(flags, unit_class, mode)
                 if c.kind == "set":
                     routes[tid] = scaled(c.value)
+    # classes whose chart cells are all alike (most classes of a game) share one ClassCosts
+    cells = (mode, tuple(cost_of(tid) for tid in game.terrain), tuple(routes.items()))
+    alike = cache.get(cells)
+    if alike is not None:
+        cache[(unit_class, mode)] = alike
+        return alike
 
     enter: dict[Hex, int | None] = {}
     memo: dict[tuple, int | None] = {}
@@ -181,7 +187,7 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str, mode: str =
             out.append((n, step, all_mp, zz_here))
         steps[h] = tuple(out)
     result = ClassCosts(enter, hexside, links, zz_sides, steps)
-    cache[(unit_class, mode)] = result
+    cache[(unit_class, mode)] = cache[cells] = result
     return result
 
 
@@ -194,15 +200,18 @@ def mode_steps(game: GameDefinition, board: Board, unit_class: str, m: MovementM
     if key in cache:
         return cache[key]
     costs = class_costs(game, board, unit_class)
+    edges = cache.get(m.id)  # hex -> ((neighbour, the mode's links across), ...): the same for every class
+    if edges is None:
+        edges = cache[m.id] = {h: row for h, row in ((h, tuple((n, e.links & m.along) for n, e in nbrs
+                                                              if e.links & m.along))
+                                                       for h, nbrs in board.adj.items()) if row}
     out: dict[Hex, tuple[tuple[Hex, int, bool, bool], ...]] = {}
-    for h, nbrs in board.adj.items():
+    mode_cost = scaled(m.cost) if m.cost is not None else None  # (a Fraction: scaled once)
+    for h in board.adj:
         row = []
-        for n, e in nbrs:
-            along = e.links & m.along
-            if not along:
-                continue
-            if m.cost is not None:
-                step = scaled(m.cost)
+        for n, along in edges.get(h, ()):
+            if mode_cost is not None:
+                step = mode_cost
             else:
                 known = [costs.links[k] for k in along if k in costs.links]
                 step = min(known) if known else costs.enter[n]

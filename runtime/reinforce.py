@@ -409,29 +409,38 @@ class Reinforcements:
         ezoc = enemy_zoc(self.game, self.board, s, side)
         units = s.units
         sources = tuple(sources_of(self.board, s, side))  # a source may be lost (AVD 4)
-        content = (side, sources, ezoc,
-                   frozenset(h for h, ids in s.occupants.items() if ids and units[ids[0]].side != side))
+        enemy = frozenset(h for h, ids in s.occupants.items() if ids and units[ids[0]].side != side)
+        content = (side, sources, ezoc, enemy)
         shared = self._rail_traces
         hit = shared.get(content)
         if hit is None:
             if len(shared) >= 64:
                 shared.pop(next(iter(shared)))  # the oldest first
-            found = frozenset(self._trace_rail(s, side, ezoc, sources))
+            found = frozenset(self._trace_rail(ezoc | enemy, sources))
             hit = shared[content] = (found, tuple(sorted(found, key=self.board.colrow.__getitem__)))
         return hit
 
-    def _trace_rail(self, s: GameState, side: str, ezoc: frozenset[Hex], sources) -> set[Hex]:
-        start = [h for h in sources if s.side_at(h) in (None, side) and h not in ezoc]
+    def _trace_rail(self, blocked: frozenset[Hex], sources) -> set[Hex]:
+        """The rail hexes reached along rail from ``sources``, through no
+        ``blocked`` hex (enemy units, enemy ZOC)."""
+        rail = self._rail_neighbours()
+        start = [h for h in sources if h not in blocked]
         seen = set(start)
         todo = list(start)
         while todo:
-            h = todo.pop()
-            for n, e in self.board.adj[h]:
-                if n in seen or "rail" not in e.links or s.side_at(n) not in (None, side) or n in ezoc:
-                    continue
-                seen.add(n)
-                todo.append(n)
-        return {h for h in seen if any("rail" in e.links for _, e in self.board.adj[h])}
+            for n in rail[todo.pop()]:
+                if n not in seen and n not in blocked:
+                    seen.add(n)
+                    todo.append(n)
+        return {h for h in seen if rail[h]}
+
+    def _rail_neighbours(self) -> dict[Hex, tuple[Hex, ...]]:
+        """Hex -> its neighbours across a hexside with a rail link (fixed for the board)."""
+        kept = self.board.__dict__.get("_rail_neighbours")
+        if kept is None:
+            kept = self.board.__dict__["_rail_neighbours"] = {
+                h: tuple(n for n, e in nbrs if "rail" in e.links) for h, nbrs in self.board.adj.items()}
+        return kept
 
     def move_on_targets(self, s: GameState, arrival, uid: str) -> dict[Hex, list[Hex]]:
         """Where ``uid`` may end its move onto the map by the arrival's

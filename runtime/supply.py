@@ -175,25 +175,33 @@ def closed_to(game: GameDefinition, board: Board, state: GameState, side: str) -
 
 def _blocking(game: GameDefinition, board: Board, state: GameState, side: str):
     """(no_enter, no_exit, static): hexes a line may not enter / leave now."""
+    st = _static(board, game.supply)
+    enemy, no_exit = _unit_blocking(game, board, state, side)
+    return st.impassable | enemy, no_exit, st
+
+
+def _unit_blocking(game: GameDefinition, board: Board, state: GameState, side: str
+                   ) -> tuple[frozenset[Hex], frozenset[Hex]]:
+    """What blocks lines now besides the board (``_blocking`` without the
+    impassable hexes): the hexes a line may not enter for the units or
+    control there, and the hexes it may not leave (enemy ZOC)."""
     rules = game.supply
-    st = _static(board, rules)
-    no_enter = set(st.impassable)
-    friendly: set[Hex] = set()
-    for h, ids in state.occupants.items():
-        if not ids:
-            continue
-        if state.units[ids[0]].side == side:
-            friendly.add(h)
-        elif rules.blocked_by_enemy_units:
-            no_enter.add(h)
+    units = state.units
+    enemy: set[Hex] = set()
+    if rules.blocked_by_enemy_units:
+        enemy.update(h for h, ids in state.occupants.items() if ids and units[ids[0]].side != side)
     if rules.blocked_by_enemy_control:  # lines run only through the side's own hexes (Barbarossa 9.0)
         control = state.control
-        no_enter.update(h for h in board.map.hexes if control.get(h) != side)
-    no_exit: frozenset[Hex] | set[Hex] = frozenset()
+        enemy.update(h for h in board.map.hexes if control.get(h) != side)
+    no_exit: frozenset[Hex] = frozenset()
     if rules.blocked_by_enemy_zoc:
-        z = enemy_zoc(game, board, state, side)
-        no_exit = (z - friendly) if rules.friendly_negates_zoc else z
-    return no_enter, no_exit, st
+        no_exit = enemy_zoc(game, board, state, side)
+        if rules.friendly_negates_zoc:  # a friendly unit (first in its hex) lets a line leave
+            occupants = state.occupants
+            friendly = [h for h in no_exit if (ids := occupants.get(h)) and units[ids[0]].side == side]
+            if friendly:
+                no_exit = no_exit.difference(friendly)
+    return frozenset(enemy), no_exit
 
 
 def _cutoff(rules: SupplyRules, side: str) -> int | None:
@@ -257,19 +265,20 @@ def _supply_map(game, board, state, side) -> dict[Hex, int]:
     hit = cache.get(key)
     if hit is not None:
         return hit
-    no_enter, no_exit, st = _blocking(game, board, state, side)
+    enemy, no_exit = _unit_blocking(game, board, state, side)
     # the map is a function of what blocks lines now: states that differ only
     # in what does not block (a unit leaving a stack, a move outside every ZOC)
-    # share one search
+    # share one search (the board's impassable hexes are the same for all)
     shared = _SHARED.get(board)
     if shared is None or shared[0] is not game.supply:
         shared = (game.supply, {})
         _SHARED[board] = shared
     lost = lost_sources(board, state)
-    content = (side, frozenset(no_enter), frozenset(no_exit), lost)
+    content = (side, enemy, no_exit, lost)
     result = shared[1].get(content)
     if result is None:
-        result = _search(game, board, side, no_enter, no_exit, st, lost)
+        st = _static(board, game.supply)
+        result = _search(game, board, side, st.impassable | enemy, no_exit, st, lost)
         if len(shared[1]) >= 256:
             shared[1].pop(next(iter(shared[1])))  # the oldest first
         shared[1][content] = result

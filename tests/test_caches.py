@@ -93,7 +93,22 @@ def test_property_cached_move_ranges_and_rail_entries_equal_fresh_ones(seed, gam
         if r.game.reinforcements.enter == "rail":
             for side in r.game.sides:
                 ezoc = enemy_zoc(r.game, r.board, s, side)
-                assert r._rail_from_sources(s, side) == r._trace_rail(s, side, ezoc, sources_of(r.board, s, side))
+                assert r._rail_from_sources(s, side) == _fresh_rail(r, s, side, ezoc, sources_of(r.board, s, side))
+
+
+def _fresh_rail(r, s, side, ezoc, sources) -> set:
+    """The rail entry hexes traced from nothing over the board's edges (12.1(2))."""
+    start = [h for h in sources if s.side_at(h) in (None, side) and h not in ezoc]
+    seen = set(start)
+    todo = list(start)
+    while todo:
+        h = todo.pop()
+        for n, e in r.board.adj[h]:
+            if n in seen or "rail" not in e.links or s.side_at(n) not in (None, side) or n in ezoc:
+                continue
+            seen.add(n)
+            todo.append(n)
+    return {h for h in seen if any("rail" in e.links for _, e in r.board.adj[h])}
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])

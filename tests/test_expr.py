@@ -23,6 +23,7 @@ from runtime.expr import (
     called_functions,
     evaluate,
     free_names,
+    interpret,
     to_text,
 )
 
@@ -532,3 +533,21 @@ def test_random_trees_evaluate_or_raise_expr_error(tree, budget):
         assert str(exc)
     free_names(tree)
     called_functions(tree)
+
+
+def _outcome(run):
+    try:
+        value = run()
+    except ExprError as exc:
+        return "error", str(exc)
+    return "value", type(value), value
+
+
+@given(wild_trees, st.integers(1, 200))
+@settings(max_examples=500)
+def test_compiled_trees_compute_what_the_interpreter_computes(tree, budget):
+    """evaluate (closures built once per tree) and interpret (the tree walked
+    each time) give the same value of the same type, or the same located error."""
+    for _ in range(2):  # compiled on first use, then kept
+        assert _outcome(lambda: evaluate(tree, ENV, FUNCTIONS, budget=budget)) == \
+            _outcome(lambda: interpret(tree, ENV, FUNCTIONS, budget=budget))

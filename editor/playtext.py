@@ -396,6 +396,11 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
         return f"{where}: {chit} at {target} rolled {roll} ({'destroyed' if hit else 'missed'}); {who} may roll " \
                f"that die again with {p['reroll'][0][1]} (listed below), or press {done_label(s)}."
     m = (p.get("air") or {}).get("mission") or {}
+    if p["stage"] == "air-reroll":
+        th = p["air"]["throw"]
+        return f"{where}, air combat: {runner.engine.dicepool.air.throw_why(p)} rolled " \
+               f"{', '.join(map(str, th['faces']))}; {who} may roll a die again with {p['reroll'][0][1]} (a commander " \
+               f"rolls one die again, once; listed below), or press {done_label(s)}."
     if p["stage"] == "air" and (p.get("air") or {}).get("back") == "support":
         return f"{where}, air combat before {who}'s support chits: {who} may fly recon to turn the enemy's chits, " \
                f"allocated face down, face up (16.1(6)3; listed below), or press {done_label(s)}."
@@ -478,7 +483,7 @@ def done_label(s: GameState) -> str:
     if k == "dice-pool":
         stage = s.pending[0]["stage"]
         return "No (more) support chits" if stage == "support" else "Done" if stage in ("cancel", "pairs", "order") else \
-            "Keep the dice" if stage == "reroll" else "Keep the die" if stage == "strike-reroll" else "The rest fights" if stage == "equipment" else "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
+            "Keep the dice" if stage == "reroll" else "Keep the die" if stage in ("strike-reroll", "air-reroll") else "The rest fights" if stage == "equipment" else "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
             else ("Keep the rest" if (s.pending[0].get("air") or {}).get("mission", {}).get("role") == "bomb" else "Stop") \
             if stage == "air-target" else "Retreat (halve the losses)"
     if k == "combat" and s.step.get("declared"):
@@ -619,6 +624,11 @@ def action_label(a, runner: Runner, s: GameState) -> str:
             return f"Fly {a.option}{name}: {_window_mission(runner, s, a)}"
         if stage == "air":
             return f"Fly {a.option}{name}: {_air_role(runner, a.option)}"
+        if stage == "air-reroll":
+            p = s.pending[0]
+            face = p["air"]["throw"]["faces"][int(a.unit) - 1]
+            return f"{a.option}{name} rolls again die {a.unit} of {runner.engine.dicepool.air.throw_why(p)} " \
+                   f"(it showed {face})"
         if stage in ("intercept", "counter"):
             return f"{'Intercept with' if stage == 'intercept' else 'Counter-intercept with'} {a.option}{name}"
         if stage == "air-target" and a.unit.startswith("#"):   # a support chit the enemy allocated face down

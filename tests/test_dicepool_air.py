@@ -349,3 +349,66 @@ def test_check_refuses_air_roles_the_engine_would_not_fly(tmp_path, capfd):
     err = _check_fails(tmp_path, capfd, block, "", "cancel-step bombardment; cancel-step air-combat",
                        "cancel-step bombardment")
     assert "'intercept' is an air role: the dice-pool block needs air" in err
+
+
+def test_a_kept_commander_rolls_an_air_combat_die_again(dice):
+    """签一览 ①: a commander kept in the battle (it cancelled nothing) rolls
+    one die again "at any roll": an air combat's too (AA fire, interception,
+    counter-interception, bombing, ground attack), before the die counts;
+    once, and then it is no longer kept for the battle's dice."""
+    runner, s = _game()
+    eng = runner.engine
+    s = _attack(runner, s, pools=("Ju87-1", "GCmdr1"), defend=("52G+T34-1+AA1@0505",))
+    s = eng.apply(s, "use GCmdr1")           # the Soviets allocate nothing; the German commander
+    assert s.pending[0]["stage"] == "cancel"
+    s = eng.apply(s, "done")                 # cancels nothing: it is kept
+    assert s.pending[0]["stage"] == "air" and s.pending[0]["side"] == "german"
+    dice["faces"] = [2]                      # AA fire hits (3 or less)
+    s = eng.apply(s, "use Ju87-1")
+    p = s.pending[0]
+    assert p["stage"] == "air-reroll" and p["side"] == "german"
+    assert _legal(runner, s) == {"use GCmdr1 1", "done"}
+    assert str(eng.default_action(s)) == "use GCmdr1 1"   # a hit on its own aircraft: roll it again
+    assert "AA fire: AA1 at Ju87-1" in eng.dicepool.why(s, p, None, eng.legal_actions(s))
+    dice["faces"] = [6]
+    s = eng.apply(s, "use GCmdr1 1")
+    steps = _steps(s)
+    assert steps[-2:] == ["GCmdr1 (german) rolls again the die of AA fire: AA1 at Ju87-1: 2, now 6",
+                          "AA fire: AA1 (soviet) at Ju87-1 (3 or less): 6, missed"]
+    assert s.pending[0]["stage"] == "air-target" and "GCmdr1" in s.pending[0]["used"]
+    dice["faces"] = [6]                      # the ground attack misses: the commander is spent, no offer
+    s = eng.apply(s, "use Ju87-1 T34-1")
+    assert next(x for x in _steps(s) if x.startswith("ground attack: Ju87-1 (german) at T34-1")).endswith("missed")
+    # the dice are rolled, and the commander is not kept for them either
+    assert [x for x in _steps(s) if "rolls again" in x] == ["GCmdr1 (german) rolls again the die of AA fire: AA1 at "
+                                                           "Ju87-1: 2, now 6"]
+    assert not any(q.get("stage") in ("reroll", "air-reroll") for q in s.pending)
+
+
+def test_a_kept_commander_may_roll_again_a_bombing_die_or_keep_the_interceptions(dice):
+    runner, s = _game()
+    eng = runner.engine
+    s = _attack(runner, s, pools=("He111-1", "SCmdr", "La5-1"), defend=("52G+T34-1@0505",))
+    assert s.pending[0]["side"] == "soviet"
+    s = eng.apply(s, "use SCmdr")            # the Soviet commander; the Germans allocate nothing
+    s = _until(runner, s, "cancel") if s.pending[0]["stage"] != "cancel" else s
+    s = eng.apply(s, "done")                 # kept
+    s = _until(runner, s, "air")
+    while s.pending[0]["side"] != "german":
+        s = eng.apply(s, "done")
+    s = eng.apply(s, "use He111-1")          # no AA gun; the Soviets may intercept
+    assert s.pending[0]["stage"] == "intercept"
+    dice["faces"] = [5]                      # La-5 (3 or less) misses the He 111
+    s = eng.apply(s, "use La5-1")
+    assert s.pending[0]["stage"] == "air-reroll" and s.pending[0]["side"] == "soviet"
+    assert str(eng.default_action(s)) == "use SCmdr 1"   # its own fighter's miss: roll it again
+    dice["faces"] = [1, 1, 6]                # kept as it fell; the bomber's three dice: two hits on clear
+    s = eng.apply(s, "done")
+    assert "interception: La5-1 (soviet) at He111-1 (3 or less): 5, missed" in _steps(s)
+    p = s.pending[0]
+    assert p["stage"] == "air-reroll" and _legal(runner, s) == {"use SCmdr 1", "use SCmdr 2", "use SCmdr 3", "done"}
+    assert str(eng.default_action(s)) == "use SCmdr 1"   # the first German hit
+    dice["faces"] = [6]
+    s = eng.apply(s, "use SCmdr 1")
+    assert "SCmdr (soviet) rolls again the die of bombing: He111-1: 1, now 6" in _steps(s)
+    assert any(x.startswith("bombing: He111-1 (german) 3 dice") and x.endswith("6,1,6: 1 damage") for x in _steps(s))

@@ -330,3 +330,42 @@ def test_an_air_window_outside_a_battle_in_the_playtest(qtbot, tmp_path, monkeyp
         w.act(Use("Rudel", "T34-1"))
         assert any("Rudel (german) flies a ground-attack mission at T34-1 in 0609" in str(e.get("step"))
                    for e in w.state.log)
+
+
+def test_a_commander_rolls_an_air_die_again_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """签一览 ①: the AA gun's hit on the German aircraft, and the German
+    commander kept in the battle offered to roll that die again."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    from runtime.state import GameState
+    real = GameState.roll
+    monkeypatch.setattr(GameState, "roll", lambda self, die, why: 2 if why.startswith("AA fire") else real(self, die, why))
+    with prokhorovka_hotseat(qtbot) as w:
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609")):
+            s.place(uid, b.parse(h))
+        A.attach(g, s, "Tiger1", "LAH")
+        A.attach(g, s, "T34-1", "52G")
+        A.attach(g, s, "AA1", "52G")
+        for c in ("Ju87-1", "GCmdr1"):
+            s.place(c, None, "pool:german-support")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0609"))
+        w.roll()
+        w.act(Done())
+        while w.state.pending and w.state.pending[0].get("stage") == "equipment":
+            w.act(Done())
+        w.act(Use("GCmdr1"))
+        w.act(Done())   # the commander cancels nothing: kept
+        w.act(Use("Ju87-1"))
+        assert w.state.pending[0]["stage"] == "air-reroll"
+        assert "air combat: AA fire: AA1 at Ju87-1 rolled 2; German may roll a die again with GCmdr1" in \
+            w.decision.prompt.text()
+        assert _items(w) == ["GCmdr1 (Commander) rolls again die 1 of AA fire: AA1 at Ju87-1 (it showed 2)"]
+        assert w.decision.done.text() == "Keep the die"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-air-reroll.png"))

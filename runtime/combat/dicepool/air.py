@@ -51,7 +51,11 @@ same stages follow, a ground-attack hit sends the counter back to its cup
 that fires turns face up (3.5(6)).
 
 A shot by or at an aircraft the air block's ``reroll`` names (Rudel) is
-rolled again once when that helps its owner.
+rolled again once when that helps its owner.  Each air combat roll (AA fire, counter-
+interception, interception, a ground attack's shot, a bombing's dice) is a
+``throw``: before it counts, a commander kept in the battle (``reroll-die``,
+签一览 ①: "at any roll") may roll one of its dice again (stage
+``air-reroll``: ``use CHIT N`` or ``done``), once; then ``land`` applies it.
 
 Between two rolls what a mission does is kept as the battle's events
 (``mid``: ``Setup.events``), so that the rolls already made stand: damage
@@ -288,6 +292,8 @@ class AirCombat:
             return [Use(c) for c in self.missions_open(s, p, side)] + [Done()]
         if st in ("intercept", "counter"):
             return [Use(c) for c in self.fighters(s, side)] + [Done()]
+        if st == "air-reroll":
+            return [Use(p["reroll"][0][1], str(i + 1)) for i in range(len(p["air"]["throw"]["faces"]))] + [Done()]
         if st == "air-target":
             m = p["air"]["mission"]
             return [Use(m["chit"], t) for t in self.mission_targets(s, p, m)] + [Done()]
@@ -324,6 +330,12 @@ class AirCombat:
             when = f" (after {p['air']['after']})" if p["air"].get("after") else \
                 " (before its support chits, recon only)" if p["air"].get("back") == "support" else ""
             return f"the air combat over {p['hex']}{when} waits for {side}: it may fly {can}, or 'done'"
+        if st == "air-reroll":
+            th = p["air"]["throw"]
+            faces = ", ".join(map(str, th["faces"]))
+            n = len(th["faces"])
+            return f"{side} may roll again with {p['reroll'][0][1]} a die of {self.throw_why(p)} in {p['hex']} " \
+                   f"({faces}): 'use {p['reroll'][0][1]} N' (N from 1 to {n}), or 'done' to keep it"
         if st == "intercept":
             return f"{side} may intercept {p['air']['mission']['chit']} over {p['hex']}: {can}, or 'done'"
         if st == "counter":
@@ -344,6 +356,9 @@ class AirCombat:
 
     def answer(self, s: GameState, p: dict, a: Action) -> None:
         st, side, air = p["stage"], p["side"], p["air"]
+        if st == "air-reroll":
+            self.reroll_answer(s, p, a)
+            return
         if st == "air":
             if isinstance(a, Done):
                 air["passes"] += 1
@@ -394,7 +409,8 @@ class AirCombat:
                 A.face_up(self.game, s, [A.host_of(s, chit)], only=chit)
                 self.log(s, p, f"{m['chit']} ({side}) turns {chit} under {A.host_of(s, chit)} face up")
             else:
-                self.ground_attack(s, p, m, a.unit)
+                self.ground_attack(s, p, m, a.unit)  # its landing ends the mission when it is over
+                return
             if (m["role"] != "bomb" and m["shots"] <= 0) or not self.mission_targets(s, p, m):
                 self.finish(s, p)
 
@@ -420,17 +436,23 @@ class AirCombat:
             return False
         if st == "aa":
             enemy = self.b.enemy(p, m["side"])
-            for gun in self.guns(s, p, enemy):
+            if "guns" not in m:
+                m["guns"] = self.guns(s, p, enemy)
+            if m["guns"]:  # the next gun fires
+                gun = m["guns"].pop(0)
                 A.face_up(self.game, s, [A.host_of(s, gun)], only=gun)  # used: face up (3.5(6))
                 test = HitTest("number", factor(self.game, s, gun, self.air.anti_air))
-                die, hit = self.shot(s, p, test, gun, m["chit"], f"AA fire: {gun} at {m['chit']}")
-                self.log(s, p, f"AA fire: {gun} ({enemy}) at {m['chit']} ({test.text()}): {die}, "
-                         + ("hit: back to its cup" if hit else "missed"))
-                if hit:
-                    self.finish(s, p)
-                    return True
+                self.throw(s, p, "aa", gun, m["chit"], [self.shot(s, p, test, gun, m["chit"],
+                                                                   f"AA fire: {gun} at {m['chit']}")[0]])
+                return True
             p["stage"] = "intercept" if self.fighters(s, enemy) else "mission"
             p["side"] = enemy
+            return True
+        if st == "air-reroll":
+            if p["reroll"]:
+                p["side"] = p["reroll"][0][0]
+                return False
+            self.land(s, p)
             return True
         if st in ("intercept", "counter"):
             if not self.fighters(s, p["side"]):
@@ -441,9 +463,11 @@ class AirCombat:
             self.dogfight(s, p, m)
             return True
         if st == "mission":
+            p["stage"], p["side"] = "air-target", m["side"]
             if m["role"] == "bomb":
                 self.bomb(s, p, m)
-            p["stage"], p["side"] = "air-target", m["side"]
+                if p["stage"] == "air-reroll":
+                    return True
             if m.get("target"):  # outside a battle: at the target it was declared with, first
                 target = m.pop("target")
                 if target in self.mission_targets(s, p, m):
@@ -478,29 +502,103 @@ class AirCombat:
                 return d, hit
 
     def dogfight(self, s: GameState, p: dict, m: dict) -> None:
-        g, aa = self.game, self.air.anti_air
-        raider, enemy = m["side"], self.b.enemy(p, m["side"])
-        if m["counter"]:
-            test = HitTest("number", factor(g, s, m["counter"], aa))
-            die, hit = self.shot(s, p, test, m["counter"], m["interceptor"],
-                                 f"counter-interception: {m['counter']} at {m['interceptor']}")
-            self.log(s, p, f"counter-interception: {m['counter']} ({raider}) at {m['interceptor']} ({test.text()}): "
+        """The counter-interceptor fires first (a throw landed by ``land``),
+        then, if the interceptor is still there, the interceptor."""
+        aa = self.air.anti_air
+        if m["counter"] and not m.get("countered"):
+            m["countered"] = True
+            test = HitTest("number", factor(self.game, s, m["counter"], aa))
+            self.throw(s, p, "counter", m["counter"], m["interceptor"], [self.shot(
+                s, p, test, m["counter"], m["interceptor"], f"counter-interception: {m['counter']} at "
+                f"{m['interceptor']}")[0]])
+            return
+        test = HitTest("number", factor(self.game, s, m["interceptor"], aa))
+        self.throw(s, p, "intercept", m["interceptor"], m["chit"], [self.shot(
+            s, p, test, m["interceptor"], m["chit"], f"interception: {m['interceptor']} at {m['chit']}")[0]])
+
+    # ------------------------------------------------------------ a commander's roll again (签一览 ①)
+    def throw(self, s: GameState, p: dict, kind: str, shooter: str, target: str, faces: list[int],
+              rolled: bool = True) -> None:
+        """The dice of one air combat roll are down (``kind``: aa, counter,
+        intercept, ground, bomb): a commander kept in the battle (its side
+        first as the battle's ``reroll``) may roll one of them again before
+        it counts (stage ``air-reroll``); then ``land`` applies them."""
+        p["air"]["throw"] = {"kind": kind, "shooter": shooter, "target": target, "faces": list(faces),
+                             "stage": p["stage"], "side": p["side"]}
+        # (outside a battle no commander; between the support chits they are not yet face up, 11.2(2))
+        kept = self.b.rerolls.kept(p) if not p.get("window") and p["air"].get("back") != "support" else []
+        if kept and rolled:
+            p["stage"], p["reroll"], p["side"] = "air-reroll", kept, kept[0][0]
+            return
+        self.land(s, p)
+
+    def throw_test(self, s: GameState, p: dict, th: dict) -> HitTest:
+        """The hit test of the throw's dice, read again from the state."""
+        g, kind = self.game, th["kind"]
+        if kind == "ground":
+            return self.ground_test(s, p, th["shooter"], th["target"])
+        if kind == "bomb":
+            return self.bomb_test(s, p, p["air"]["mission"]["side"])
+        return HitTest("number", factor(g, s, th["shooter"], self.air.anti_air))
+
+    def throw_why(self, p: dict) -> str:
+        th = p["air"]["throw"]
+        what = {"aa": "AA fire", "counter": "counter-interception", "intercept": "interception",
+                "ground": "ground attack", "bomb": "bombing"}[th["kind"]]
+        return f"{what}: {th['shooter']}" + (f" at {th['target']}" if th["target"] else "")
+
+    def throw_hits(self, s: GameState, p: dict) -> list[bool]:
+        th = p["air"]["throw"]
+        test = self.throw_test(s, p, th)
+        return [test.hits(d) for d in th["faces"]]
+
+    def reroll_answer(self, s: GameState, p: dict, a: Action) -> None:
+        side, cmdr = p["reroll"].pop(0)
+        if not isinstance(a, Use):
+            return
+        th = p["air"]["throw"]
+        i = int(a.unit) - 1
+        old = th["faces"][i]
+        th["faces"][i] = s.roll(self.game.dice[self.b.rules.die], f"{cmdr} rolls again: {self.throw_why(p)} in "
+                                f"{p['hex']}")
+        p.setdefault("used", []).append(cmdr)  # its one choice is made
+        self.log(s, p, f"{cmdr} ({side}) rolls again the die of {self.throw_why(p)}: {old}, now {th['faces'][i]}")
+        p["reroll"] = []
+
+    def land(self, s: GameState, p: dict) -> None:
+        """The throw's dice count: what they do, and where the air combat goes on."""
+        th = p["air"].pop("throw")
+        p["stage"], p["side"] = th["stage"], th["side"]
+        m = p["air"]["mission"]
+        test = self.throw_test(s, p, th)
+        kind, shooter, target = th["kind"], th["shooter"], th["target"]
+        die = th["faces"][0]
+        hit = test.hits(die)
+        if kind == "aa":
+            enemy = self.b.enemy(p, m["side"])
+            self.log(s, p, f"AA fire: {shooter} ({enemy}) at {target} ({test.text()}): {die}, "
+                     + ("hit: back to its cup" if hit else "missed"))
+            if hit:
+                self.finish(s, p)
+        elif kind == "counter":
+            self.log(s, p, f"counter-interception: {shooter} ({m['side']}) at {target} ({test.text()}): "
                      f"{die}, " + ("shot down: out of the game" if hit else "missed"))
             if hit:
                 s.place(m["interceptor"], None, "removed")
                 m["interceptor"] = ""
                 p["stage"] = "mission"
-                return
-        test = HitTest("number", factor(g, s, m["interceptor"], aa))
-        die, hit = self.shot(s, p, test, m["interceptor"], m["chit"],
-                             f"interception: {m['interceptor']} at {m['chit']}")
-        self.log(s, p, f"interception: {m['interceptor']} ({enemy}) at {m['chit']} ({test.text()}): {die}, "
-                 + ("shot down: out of the game" if hit else "missed"))
-        if hit:
-            s.place(m["chit"], None, "removed")
-            self.finish(s, p)
-            return
-        p["stage"] = "mission"
+        elif kind == "intercept":
+            self.log(s, p, f"interception: {shooter} ({self.b.enemy(p, m['side'])}) at {target} ({test.text()}): "
+                     f"{die}, " + ("shot down: out of the game" if hit else "missed"))
+            if hit:
+                s.place(m["chit"], None, "removed")
+                self.finish(s, p)
+            else:
+                p["stage"] = "mission"
+        elif kind == "ground":
+            self.land_ground(s, p, m, target, test, die, hit)
+        else:
+            self.land_bomb(s, p, m, test, th["faces"])
 
     def bomb_test(self, s: GameState, p: dict, side: str) -> HitTest:
         if side == p["defender"]:
@@ -516,6 +614,11 @@ class AirCombat:
         test = self.bomb_test(s, p, side)
         faces = [s.roll(self.game.dice[self.b.rules.die], f"bombing: {chit} in {p['hex']}") if test.rolls else 1
                  for _ in range(n)]
+        self.throw(s, p, "bomb", chit, "", faces, test.rolls)
+
+    def land_bomb(self, s: GameState, p: dict, m: dict, test: HitTest, faces: list[int]) -> None:
+        side, chit = m["side"], m["chit"]
+        n = len(faces)
         hits = sum(test.hits(d) for d in faces)
         self.log(s, p, f"bombing: {chit} ({side}) {n} dice ({test.text()}) {','.join(map(str, faces))}: "
                  f"{hits} damage")
@@ -570,9 +673,13 @@ class AirCombat:
         return test
 
     def ground_attack(self, s: GameState, p: dict, m: dict, target: str) -> None:
-        side, chit = m["side"], m["chit"]
+        chit = m["chit"]
         test = self.ground_test(s, p, chit, target)
-        die, hit = self.shot(s, p, test, chit, target, f"ground attack: {chit} at {target}")
+        die, _ = self.shot(s, p, test, chit, target, f"ground attack: {chit} at {target}")
+        self.throw(s, p, "ground", chit, target, [die])
+
+    def land_ground(self, s: GameState, p: dict, m: dict, target: str, test: HitTest, die: int, hit: bool) -> None:
+        side, chit = m["side"], m["chit"]
         self.log(s, p, f"ground attack: {chit} ({side}) at {target} ({test.text()}): {die}, "
                  + ("missed" if not hit else "hit: it goes back to its cup (16.3(3))" if p.get("window") else
                     "hit: 1 damage, and it goes back to its cup"))
@@ -584,6 +691,8 @@ class AirCombat:
             if not p.get("window"):  # outside a battle no track (16.3(3))
                 p.setdefault("track", []).append([side, chit, 1])
             A.remove(self.game, s, target, f"hit by {chit} (16.2(2))")
+        if m["shots"] <= 0 or not self.mission_targets(s, p, m):
+            self.finish(s, p)
 
     def finish(self, s: GameState, p: dict) -> None:
         """The mission is over: what flew and is still in play goes back to its cup."""
@@ -636,6 +745,8 @@ class AirCombat:
         if not uses:
             return Done()
         g = self.game
+        if st == "air-reroll":
+            return self.reroll_default(s, p, uses)
         if st in ("intercept", "counter"):  # the best fighter goes
             return max(uses, key=lambda a: (factor(g, s, a.option, self.air.anti_air), a.option))
         if p.get("window"):  # outside a battle
@@ -750,3 +861,16 @@ class AirCombat:
             host = a.unit.partition("#")[0]
             return (host != "", -near.get(host, 0), a.unit)
         return min(uses, key=key)
+
+    def reroll_default(self, s: GameState, p: dict, uses: list[Use]) -> Action:
+        """The bots' commander rolls again the first die that went against its
+        side: a miss by its own shooter, a hit by the enemy's (as a Molotov
+        strike's die)."""
+        th = p["air"]["throw"]
+        m = p["air"]["mission"]
+        mine = {"aa": False, "counter": True, "intercept": False, "ground": True, "bomb": True}[th["kind"]] == \
+            (p["side"] == m["side"])  # the shooter is the raider's side for counter, ground, bomb
+        for i, hit in enumerate(self.throw_hits(s, p)):
+            if hit != mine:
+                return next((a for a in uses if a.unit == str(i + 1)), Done())
+        return Done()

@@ -55,7 +55,7 @@ from .setup import AS_ITSELF, IN_ROLE, ROLE, build, default_pairs, factor, range
 
 
 BREAKDOWNS_COUNTED = 8  # the odds before the dice count at most so many breakdowns (2**8 battles)
-AIR_STAGES = ("air", "aa", "intercept", "counter", "dogfight", "mission", "air-target")
+AIR_STAGES = ("air", "aa", "intercept", "counter", "dogfight", "mission", "air-target", "air-reroll")
 
 
 class DicePoolBattles:

@@ -3,7 +3,8 @@ commander's first choice: 任何掷骰时，可以选择重掷一次骰子取代
 
 A chit whose ``on-use`` holds ``reroll-die`` and that neither cancelled
 anything in the ``cancel`` stage nor was cancelled is **kept**: once the
-battle's dice are rolled (fire steps, duel, tank support), before anything
+battle's dice are rolled (fire steps, duel, tank support; a strike's and an
+air combat's die as it is rolled: ``fight.strike``, ``air.throw``), before anything
 is applied, its side (the ``declares-first`` side first) may name one of
 those dice, ``use CHIT N`` (N: the die's number in the battle), to roll it
 again, or ``done``.  The battle is then worked out again from the same

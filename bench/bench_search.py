@@ -53,14 +53,28 @@ def one_game(folder: str, scenario: str | None, agents: dict[str, str], seed: in
     runner = _runner(folder, scenario)
     sides = list(runner.game.sides)
     bots = {side: make_bot(agents[side], seed * 1000 + i + 1) for i, side in enumerate(sides)}
+    think = {side: [0.0, 0] for side in sides}  # seconds thinking, decisions taken
+
+    class Timed:
+        def __init__(self, side, bot):
+            self.side, self.bot = side, bot
+
+        def choose(self, runner, state):
+            t = time.perf_counter()
+            a = self.bot.choose(runner, state)
+            think[self.side][0] += time.perf_counter() - t
+            think[self.side][1] += 1
+            return a
+
     t0 = time.perf_counter()
     start = runner.new_game(seed)
-    end, n = play(runner, start, bots)
+    end, n = play(runner, start, {side: Timed(side, bot) for side, bot in bots.items()})
     cities = [h for h, mh in runner.game.map.hexes.items() if "city" in mh.features or mh.vp]
     taken = {side: sum(1 for h in cities if end.control.get(h) == side and start.control.get(h) != side)
              for side in sides}
     return {"seed": seed, "winner": end.result["winner"], "vp": end.result["vp"], "decisions": n,
-            "seconds": round(time.perf_counter() - t0, 1), "taken": taken}
+            "seconds": round(time.perf_counter() - t0, 1), "taken": taken,
+            "ms_per_decision": {side: round(1000 * t / max(1, k), 1) for side, (t, k) in think.items()}}
 
 
 def _play(args):
@@ -91,7 +105,10 @@ def versus_greedy(folder: str, scenario: str | None, spec: str, games: int, jobs
         res = _map(jobs, [(folder, scenario, agents, k) for k in range(games)])
         ref = _map(jobs, [(folder, scenario, {s: "greedy" for s in runner.game.sides}, k) for k in range(games)])
         out[side] = {"search": _rate(res, side), "greedy_reference": _rate(ref, side),
-                     "search_s_per_game": round(statistics.median(r["seconds"] for r in res), 1)}
+                     "search_vp": [r["vp"].get(side, 0) for r in res],
+                     "greedy_reference_vp": [r["vp"].get(side, 0) for r in ref],
+                     "search_s_per_game": round(statistics.median(r["seconds"] for r in res), 1),
+                     "search_ms_per_decision": round(statistics.mean(r["ms_per_decision"][side] for r in res), 1)}
     return out
 
 

@@ -18,6 +18,13 @@ How it decides (one search per decision, nothing kept between decisions):
   rolls dice or draws a chit is a chance node, whose children are its
   outcomes (told apart by the rolls and draws it logged), each sampled as
   often as it comes up, as OpenSpiel's ``mcts.py`` samples chance outcomes.
+- **Where the budget goes.**  In a game whose attacks are declared (not
+  made by moving in), a movement decision (every answer a move on the map,
+  or done) is the greedy bot's without a search: those are most of a
+  Smolensk game's decisions, the greedy answer stood in nearly all of them,
+  and their searches took most of the thinking.  The attacks, advances,
+  retreats, transfers, placements and picks are searched (``moves=True``
+  searches the movement decisions too).
 - **Large action lists.**  A Smolensk movement decision offers thousands of
   moves.  Each node ranks its legal actions with a cheap prior (the greedy
   bot's own choice first, with ``trust`` of the prior whatever the others
@@ -241,7 +248,7 @@ class SearchBot:
 
     def __init__(self, seed: int = 0, budget: str = "", think: float | None = None, *,
                  width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 0.1, samples: int = 4,
-                 horizon: int = 150, margin: float = 0.0, replies: int = 1):
+                 horizon: int = 150, margin: float = 0.0, replies: int = 1, moves: bool | None = None):
         from .bots import GreedyBot  # the prior's first guess (bots imports this module)
         if budget and not budget.isdigit():
             raise ValueError(f"search:{budget}: the budget is a number of iterations, e.g. search:200")
@@ -253,6 +260,7 @@ class SearchBot:
         self.greedy = GreedyBot(seed)
         self.rollout_bot = GreedyBot(seed)  # plays on from a new node (its own instance: nothing shared)
         self.horizon, self.margin, self.replies = horizon, margin, replies
+        self.moves = moves  # search movement decisions too (None: only where moving in attacks)
         self.decisions = 0
         self._values: tuple[Runner, Values] | None = None
         self._dist: dict[tuple[Hex, ...], dict[Hex, int]] = {}
@@ -264,6 +272,8 @@ class SearchBot:
         if len(acts) == 1:
             return acts[0]
         side = runner.to_move(state)
+        if self._routine(runner, acts):
+            return self.greedy.choose(runner, observe(runner, state, side))
         if self._values is None or self._values[0] is not runner:
             self._values = (runner, game_values(runner))
             self._dist = {}
@@ -297,6 +307,21 @@ class SearchBot:
         whole.edges = sorted(merged.values(), key=lambda e: order.get(e.action, len(order)))
         whole.pick = pick
         return self._final(whole, side).action
+
+    def _routine(self, runner: Runner, acts) -> bool:
+        """A movement decision (every answer a move on the map, or done) in a
+        game whose attacks are declared, not made by moving in: the greedy
+        bot's move is taken without a search.  Such a decision offers
+        thousands of moves whose worth a few playouts cannot tell apart (the
+        greedy answer stood in nearly all of them), and searching them took
+        most of a Smolensk game's thinking; the budget goes to the attacks,
+        advances, retreats and picks, where the answers differ in outcome.
+        Where attacks are made by moving in (Barbarossa), a move can be an
+        attack and is searched."""
+        moves = self.moves if self.moves is not None else runner.game.combat.attack == "move-in"
+        if moves:
+            return False
+        return all(isinstance(a, Done) or (isinstance(a, Move) and a.to not in runner.game.pools) for a in acts)
 
     def _search(self, runner: Runner, values: Values, view: GameState, side: str, acts, rng: random.Random,
                 iterations: int, think: float | None) -> Node:

@@ -27,11 +27,47 @@ def test_the_bots_go_for_what_the_victory_rules_name_not_the_decoy():
     as the victory rules say.  Both bots read their goals from the victory
     rules (runtime.objectives), so the town draws neither."""
     runner = Runner(compile_game(DECOY))
-    for bot, winner in ((GreedyBot(1), "a"), (make_bot("search:30", 1), "a")):
+    for bot, winner in ((GreedyBot(1), "a"), (SearchBot(1, "30", moves=True), "a")):
         state, _ = play(runner, runner.new_game(1), {"a": bot, "b": GreedyBot(2)})
         assert state.result["winner"] == winner, bot.name
     values = game_values(runner)
     assert values.objectives["a"] == (runner.board.parse("0105"),)  # read from the win rule, not the map's VP
+
+
+def _first_movement_decision(runner, seed):
+    """The first decision whose answers are all moves (and done), more than one."""
+    from runtime.actions import Done, Move
+
+    s, greedy = runner.new_game(seed), GreedyBot(seed)
+    while s.result is None:
+        acts = runner.legal_actions(s)
+        if len(acts) > 1 and all(isinstance(a, (Move, Done)) for a in acts) and \
+                any(isinstance(a, Move) for a in acts):
+            return s
+        s = runner.apply(s, greedy.choose(runner, s))
+    raise AssertionError("no movement decision")
+
+
+def test_movement_decisions_are_greedys_where_attacks_are_declared(monkeypatch, barbarossa):
+    """Where attacks are declared (the decoy game), a movement decision is the
+    greedy bot's answer without a search; ``moves=True`` searches it.  Where
+    an attack is a move into an enemy hex (Barbarossa), moves are searched."""
+    searched = []
+    real = SearchBot._search
+
+    def spy(self, *a, **k):
+        searched.append(self.moves)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(SearchBot, "_search", spy)
+    decoy = Runner(compile_game(DECOY))
+    s = _first_movement_decision(decoy, 1)
+    assert SearchBot(1, "8").choose(decoy, s) == GreedyBot(1).choose(decoy, s)
+    assert searched == []
+    SearchBot(1, "8", moves=True).choose(decoy, s)
+    assert searched == [True]
+    SearchBot(1, "4").choose(barbarossa, _first_movement_decision(barbarossa, 1))
+    assert searched[1:] and set(searched[1:]) == {None}
 
 
 def test_projected_score_reads_the_end_awards(barbarossa):

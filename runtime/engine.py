@@ -70,7 +70,8 @@ class Engine:
         if cond is None:
             return True
         names, fns = self.env(s)
-        names = dict(names, **bound)
+        if bound:
+            names = dict(names, **bound)
         return E.evaluate(cond, names, fns) is True
 
     # ---------------------------------------------------------- helpers

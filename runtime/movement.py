@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import heapq
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -67,6 +67,21 @@ class ClassCosts:
     # hex -> ((neighbour, static step cost, costs all MP, no ZOC-to-ZOC), ...) for normal
     # movement: terrain, hexside and road costs, which never change during play
     steps: dict[Hex, tuple[tuple[Hex, int, bool, bool], ...]]
+
+
+class _Steps(dict):
+    """``ClassCosts.steps``: a hex's row is worked out the first time a
+    search reads it (most searches read a small part of the map)."""
+
+    __slots__ = ("_row",)
+
+    def __init__(self, row: Callable[[Hex], tuple[tuple[Hex, int, bool, bool], ...]]):
+        super().__init__()
+        self._row = row
+
+    def __missing__(self, h: Hex) -> tuple[tuple[Hex, int, bool, bool], ...]:
+        out = self[h] = self._row(h)
+        return out
 
 
 def _cell(cost: Cost) -> int | None:
@@ -147,11 +162,12 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str, mode: str =
         elif t.kind == "link" and c.kind == "set":
             links[tid] = scaled(c.value)
     zz_sides = frozenset(zz)
-    steps: dict[Hex, tuple[tuple[Hex, int, bool, bool], ...]] = {}
     link_memo: dict[frozenset[str], int | None] = {}
-    for h, nbrs in board.adj.items():
+    adj = board.adj
+
+    def row(h: Hex) -> tuple[tuple[Hex, int, bool, bool], ...]:
         out = []
-        for n, e in nbrs:
+        for n, e in adj[h]:
             step = None
             never = bool(zz_never and e.hexside & zz_never)
             route = [routes[k] for k in e.links if k in routes] if routes else None
@@ -185,7 +201,9 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str, mode: str =
                 if step is None:
                     continue
             out.append((n, step, all_mp, zz_here))
-        steps[h] = tuple(out)
+        return tuple(out)
+
+    steps = _Steps(row)
     result = ClassCosts(enter, hexside, links, zz_sides, steps)
     cache[(unit_class, mode)] = cache[cells] = result
     return result
@@ -202,13 +220,16 @@ def mode_steps(game: GameDefinition, board: Board, unit_class: str, m: MovementM
     costs = class_costs(game, board, unit_class)
     edges = cache.get(m.id)  # hex -> ((neighbour, the mode's links across), ...): the same for every class
     if edges is None:
-        edges = cache[m.id] = {h: row for h, row in ((h, tuple((n, e.links & m.along) for n, e in nbrs
-                                                              if e.links & m.along))
+        along = m.along
+        edges = cache[m.id] = {h: row for h, row in ((h, tuple((n, e.links & along) for n, e in nbrs
+                                                              if e.links and not along.isdisjoint(e.links)))
                                                        for h, nbrs in board.adj.items()) if row}
-    out: dict[Hex, tuple[tuple[Hex, int, bool, bool], ...]] = {}
     mode_cost = scaled(m.cost) if m.cost is not None else None  # (a Fraction: scaled once)
-    for h in board.adj:
-        row = []
+    adj = board.adj
+
+    def row(h: Hex) -> tuple[tuple[Hex, int, bool, bool], ...]:
+        adj[h]  # (a hex off the board has no row)
+        out = []
         for n, along in edges.get(h, ()):
             if mode_cost is not None:
                 step = mode_cost
@@ -217,9 +238,10 @@ def mode_steps(game: GameDefinition, board: Board, unit_class: str, m: MovementM
                 step = min(known) if known else costs.enter[n]
             if step is NO or step == ALL:
                 continue
-            row.append((n, step, False, False))
-        out[h] = tuple(row)
-    cache[key] = out
+            out.append((n, step, False, False))
+        return tuple(out)
+
+    out = cache[key] = _Steps(row)
     return out
 
 
@@ -473,6 +495,7 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
     avoid = m.avoid if m is not None else frozenset()  # terrain and features the mode never enters
     hexes = board.map.hexes
     rare = own_control or bool(closed) or bool(avoid)  # checks most moves never need
+    settled = _no_negative_costs(game)
 
     # Free states (the move may go on) go through the heap; states where the
     # move must end (ZOC "stop", an all-MP crossing) never expand, so they are
@@ -489,6 +512,8 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
             continue
         h_in_zoc = h in zoc
         for n, step, all_mp, zz in steps[h]:
+            if settled and dist.get(n, big) <= d:  # no step costs less than 0: nothing better, nor a stop to keep
+                continue
             stop = False
             if n in held and not (overruns and n in overruns):
                 if not move_in:
@@ -536,6 +561,26 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
         else:
             del stop_prev[h]
     return _Search(cost, prev, stop_prev, start)
+
+
+_NONNEGATIVE: dict[int, tuple[GameDefinition, bool]] = {}
+
+
+def _no_negative_costs(game: GameDefinition) -> bool:
+    """Whether no chart cell, mode or ZOC rule of the game makes a step cost
+    less than nothing (then a search never improves a hex it reached at a
+    cost no higher than the hex it steps from): fixed for a game."""
+    kept = _NONNEGATIVE.get(id(game))
+    if kept is not None and kept[0] is game:
+        return kept[1]
+    cells = [c for eff in game.chart.effects.values()
+             for _, c in (*eff.move, *(x for col in eff.modes.values() for x in col))]
+    ok = all(c.value >= 0 for c in cells) and all(m.cost is None or m.cost >= 0 for m in game.movement.modes) \
+        and all(v == "stop" or int(v) >= 0 for v in (game.zoc.enter, game.zoc.leave))
+    if len(_NONNEGATIVE) > 16:
+        _NONNEGATIVE.clear()
+    _NONNEGATIVE[id(game)] = (game, ok)
+    return ok
 
 
 def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id: str, found: _Search,

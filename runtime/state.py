@@ -166,11 +166,10 @@ class GameState:
 
     # ----------------------------------------------------------------- dice
     def rng(self) -> random.Random:
-        r = random.Random()
         if self.rng_state is None:
-            r.seed(self.seed)
-        else:
-            r.setstate(self.rng_state)
+            return random.Random(self.seed)
+        r = random.Random.__new__(random.Random)  # not seeded twice: its state is set next
+        r.setstate(self.rng_state)
         return r
 
     def roll(self, die: Die, purpose: str) -> int:

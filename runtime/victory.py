@@ -19,7 +19,21 @@ def params_of(rules) -> list[str]:
 
 
 class VictoryRules:
+    # (state, what of it the names read, names, functions): the last env built (``env``)
+    _env_memo: tuple | None = None
+
     def env(self, s: GameState) -> tuple[dict, dict]:
+        """The names (a dict the caller may change) and functions of the
+        game's expressions in ``s``.  The functions read ``s`` when called;
+        the names are kept while the state's turn, phase, active side and
+        variables stay (the last state asked about)."""
+        check = (s.turn, s.phase, s.active, tuple(s.variables.items()))
+        memo = self._env_memo
+        if memo is None or memo[0] is not s or memo[1] != check:
+            memo = self._env_memo = (s, check, *self._build_env(s))
+        return dict(memo[2]), memo[3]
+
+    def _build_env(self, s: GameState) -> tuple[dict, dict]:
         g = self.game
         names: dict[str, object] = dict(self.declared_names)
         weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
@@ -69,12 +83,15 @@ class VictoryRules:
             return any(g.map.terrain_at(h) == kind or kind in (g.map.hexes[h].features if h in g.map.hexes else ())
                        for h in hexes_of(where))
 
-        initial = s.cache.get("initial-control", {})
+        def lost(where):
+            initial = s.cache.get("initial-control", {})
+            return any(s.control.get(h) != initial.get(h) for h in hexes_of(where))
+
         fns = {"terrain-at": terrain_at, "controls": controls, "occupies": occupies, "supplied": supplied, "supplied-along": supplied_along, "vp": lambda side: s.vp.get(side, 0),
                "eliminated": eliminated, "on-map": lambda cid: s.units[cid].hex is not None,
                "marked": lambda cid, marker: str(marker) in s.units[cid].markers,
                "variant": lambda v: v in g.active_variants,
-               "lost": lambda where: any(s.control.get(h) != initial.get(h) for h in hexes_of(where)),
+               "lost": lost,
                "held-since": lambda side, where: min((s.control_since.get(h, 0) for h in hexes_of(where)
                                                       if s.control.get(h) == side), default=0),
                "chosen": lambda name: f"chosen:{name}" in s.done,

@@ -13,7 +13,11 @@ retreats toward its own supply, advances that gain ground, no transfers
 off the map, no gambles; units whose loss gives the enemy VP (A Victory
 Denied's German motorized units: runtime.objectives ``costly``) take no
 last step while another unit can, and neither move nor advance where a
-retreat would destroy them (and move out of such a hex).  A decision it
+retreat would destroy them (and move out of such a hex); a place whose
+entering scores for the enemy (AVD's star hexes) that it holds near the
+enemy is filled up to the stacking limit by units whose loss costs no VP;
+an effect's choices (AVD's Minsk release) by the VP lead they leave at the
+game's end as things stand, on average over the dice.  A decision it
 has no rule for is an error.
 Both are deterministic for a given seed.  Both decide from what their side
 sees (runtime/observe.py): ``random`` reads only the side's legal actions,
@@ -30,7 +34,7 @@ from .actions import Advance, Attack, Displace, Done, Fire, Hold, IllegalActionE
 from .combat.odds import combat_odds
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, Withdraw
 from .observe import determinise, observe
-from .objectives import Objectives, victory_objectives
+from .objectives import Objectives, entry_places, victory_objectives
 from .retreat import retreat_paths
 from .stacking import overstacked
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
@@ -78,6 +82,7 @@ class GreedyBot:
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
         self._aims: tuple[Runner, Objectives] | None = None
+        self._entries: tuple[Runner, dict] | None = None
 
     # ---------------------------------------------------------- what matters
     def _objectives(self, runner: Runner) -> Objectives:
@@ -171,16 +176,22 @@ class GreedyBot:
             raise NotImplementedError(f"the greedy bot has no rule for the decision '{d}'")
         return rule(self, runner, state, acts, side)
 
-    def _effect(self, runner, state, acts, side, ask):
+    LOOKS = 6  # die rolls sampled to weigh an effect's choice
+
+    def _effect(self, runner, state, acts, side, ask, depth: int = 2):
         """A choice an effect asks for (runtime.effects): of its options, the
-        one after which the side leads by the most VP (the first declared on
-        a tie); of units to take, the strongest (restored, or moved away)."""
+        one after which the side leads by the most VP at the game's end as
+        things stand, on average over the dice (``_expected_lead``: A Victory
+        Denied's Minsk release, whose escape roll may cost a victory chit;
+        the first declared on a tie); of units to take, the strongest
+        (restored, or moved away), and where taking is optional (``upto``:
+        AVD 5 g, units released from the Minsk Pocket), one more only while
+        that does not lower the expected lead (units in play are worth having)."""
         if ask["decision"] == "choose":
-            def lead(a):
-                after = runner.apply(state, a)
-                mine = after.vp.get(side, 0)
-                return mine - max((v for k, v in after.vp.items() if k != side), default=0)
-            return max(acts, key=lambda a: (lead(a), -acts.index(a)))
+            if depth <= 0:
+                return acts[0]
+            lead = {a: self._expected_lead(runner, state, side, a, depth - 1) for a in acts}
+            return max(acts, key=lambda a: (lead[a], -acts.index(a)))
         if ask["decision"] == "fire":  # the target that loses the most, if any loses anything
             fires = [a for a in acts if isinstance(a, Fire)]
             harm = {a: runner.engine.fire.expected_harm(state, a) for a in fires}
@@ -198,7 +209,40 @@ class GreedyBot:
         if ask.get("to") == "removed" and all(state.units[a.unit].side == side for a in takes):
             # its own units out of the game (AVD turn 7: Hitler Distracted): the weakest go
             return min(takes, key=lambda a: (self._strength(runner, state, a.unit), a.unit))
-        return max(takes, key=lambda a: (self._strength(runner, state, a.unit), a.unit))
+        best = max(takes, key=lambda a: (self._strength(runner, state, a.unit), a.unit))
+        if ask.get("optional"):
+            if depth <= 0:
+                return Done()
+            if self._expected_lead(runner, state, side, best, depth - 1) < \
+                    self._expected_lead(runner, state, side, Done(), depth - 1):
+                return Done()
+        return best
+
+    def _expected_lead(self, runner, state, side, action, depth: int) -> float:
+        """The side's VP lead at the game's end as things stand (the ``at
+        end`` awards: runtime.search.projected) once ``action`` and the rest
+        of what the effects ask of the side are answered (by ``_effect`` at
+        ``depth``), on average over ``LOOKS`` samples of the dice of the last
+        answer (where an effect list ends with its roll: AVD 5 h)."""
+        from .search import projected
+        before, last = state, action
+        after = runner.apply(state, action)
+        for _ in range(64):
+            ask = runner.effect_asks(after) if after.result is None else None
+            if not ask or ask.get("side") not in (side, None) or runner.to_move(after) != side:
+                break
+            acts = runner.legal_actions(after)
+            answer = self._effect(runner, after, acts, side, ask, depth)
+            before, last = after, answer
+            after = runner.apply(after, answer)
+        total = 0.0
+        for k in range(self.LOOKS):
+            s = before.copy()
+            s.rng_state = random.Random(k).getstate()
+            end = runner.apply(s, last)
+            vp = end.result["vp"] if end.result is not None else projected(runner, end)[0]
+            total += vp.get(side, 0) - max((v for o, v in vp.items() if o != side), default=0)
+        return total / self.LOOKS
 
     def _choose_chit(self, runner, state, acts, side):
         """The chit that activates the most units goes into the cup first."""
@@ -525,6 +569,7 @@ class GreedyBot:
         targets = [t for t in self.goals(runner, state, side, reach) if state.control.get(t) != side or
                    not any(state.units[x].side == side for x in state.occupants.get(t, ()))] or \
             self.goals(runner, state, side, reach)
+        thin = self._thin(runner, state, side, reach)
         guards = self._guards(runner, state, side, reach)
         lines = supply_map(runner.game, runner.board, state, side)
         if runner.game.combat.procedure == "odds" and not move_in:  # attacks follow movement
@@ -543,9 +588,12 @@ class GreedyBot:
             if uid in hqs or uid in guards:
                 continue  # HQs follow their units (below); guards stay
             here = state.units[uid].hex
-            d0 = min((here.distance(t) for t in targets), default=0)
+            aims = targets + thin if thin and not self._costly(runner, uid) else targets
+            d0 = min((here.distance(t) for t in aims), default=0)
             for m in ms:
                 h = board.parse(m.to)
+                if h in thin and not self._fits(runner, state, h, uid):
+                    continue
                 if move_in and any(u.side != side for u in state.units_at(h)):
                     continue  # attacks were weighed above
                 elif h not in lines and not (follows_control and any(n in lines for n, _ in board.adj[h])):
@@ -553,7 +601,7 @@ class GreedyBot:
                 elif self._exposed(board, state, h, side, uid):
                     continue  # more enemy than friendly neighbours: a unit there is cut off and lost
                 else:
-                    gain = d0 - min((h.distance(t) for t in targets), default=0)
+                    gain = d0 - min((h.distance(t) for t in aims), default=0)
                 if gain > best_gain and self._costly(runner, uid) and \
                         self._trapped(runner, state, h, side, uid):
                     continue  # no retreat from there: a unit whose loss gives the enemy VP stays out
@@ -563,6 +611,41 @@ class GreedyBot:
             best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets)
         return best or next((a for a in acts if isinstance(a, Done)), None) or \
             self._unstack(runner, state, by_unit, side, lines, targets)
+
+    def _thin(self, runner: Runner, state: GameState, side: str, reach: int) -> list:
+        """The places whose entering scores for the enemy (an ``enter``
+        trigger: runtime.objectives.entry_places; A Victory Denied's star
+        hexes, where a Soviet unit entering an emptied one draws a victory
+        chit) that the side holds with fewer units than may stack there,
+        within ``reach`` + 1 of an enemy unit: a lone unit there is
+        attacked at long odds and the place retaken, so units whose loss
+        gives the enemy no VP move in to hold it (costly units do not)."""
+        g = runner.game
+        limit = g.stacking.get("units") if g.stacking else None
+        if not limit or limit < 2:
+            return []
+        if self._entries is None or self._entries[0] is not runner:
+            self._entries = (runner, entry_places(runner))
+        entered = set().union(*(v for s, v in self._entries[1].items() if s != side))
+        enemy = self._enemy_hexes(state, side)
+        out = []
+        for t in self.goals(runner, state, side, reach):
+            if t not in entered:
+                continue
+            ids = [x for x in state.occupants.get(t, ()) if state.units[x].side == side and not self._is_hq(runner, x)]
+            if ids and len(ids) < limit and any(t.distance(e) <= reach + 1 for e in enemy):
+                out.append(t)
+        return out
+
+    @staticmethod
+    def _fits(runner: Runner, state: GameState, h, uid: str) -> bool:
+        """``uid`` may end its move in ``h`` under the stacking limits."""
+        from .movement import stack_count, stack_weight
+        from .stacking import extra_bars
+        g = runner.game
+        limit = g.stacking.get("units") if g.stacking else None
+        return (limit is None or stack_count(g, state, h, uid) + stack_weight(g, uid) <= limit) and \
+            not extra_bars(g, state, h, uid)
 
     def _unstack(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets) -> Move:
         """The movement may not end while a hex of the side is over the

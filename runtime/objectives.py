@@ -20,7 +20,9 @@ scenario sets up the markers it asks for with ``marker-at(hex, ...)``.
 
 ``sudden`` are the places a side wins the game at once by reaching: those
 its ``win`` rules name that are tried before the game's end (A Victory
-Denied's Moscow, Barbarossa's Warsaw): the other side guards them whatever
+Denied's Moscow, Barbarossa's Warsaw), and the map hexes from which a move
+off the map enters a box whose entering ends the game for it (``exit_wins``:
+A Victory Denied's Minsk Pocket edge): the other side guards them whatever
 the distance, since one enemy move there ends the game.
 
 ``costly`` are the units whose loss gives another side VP: an award of
@@ -103,6 +105,10 @@ def victory_objectives(runner) -> Objectives:
     for side, hexes in entry_places(runner).items():
         for h in hexes:
             worth[side].setdefault(h, 1.0)
+    for side, hexes in exit_wins(runner).items():
+        for h in hexes:
+            worth[side].setdefault(h, 1.0)
+            sudden[side].add(h)
     return Objectives({s: tuple(sorted(v)) for s, v in worth.items()}, worth,
                       {s: tuple(sorted(v)) for s, v in sudden.items()}, costly_units(runner))
 
@@ -133,6 +139,35 @@ def costly_units(runner) -> dict[str, dict[str, float]]:
             found(r.amount, 1.0, r.side)
     return out
 
+
+
+def exit_wins(runner) -> dict[str, set[Hex]]:
+    """Side -> the map hexes from which a unit moves off the map into a box
+    whose entering ends the game in the side's favour: the areas of the
+    movement's ``exit AREA to POOL`` whose POOL an ``enter``/``enter-each``
+    trigger's condition names (``hex == POOL``) and whose effects include
+    ``end-game SIDE`` (A Victory Denied 移动 1 d: a Soviet unit entering the
+    Minsk Pocket from 2701, 2801 or 2901 wins)."""
+    g = runner.game
+    out: dict[str, set[Hex]] = {s: set() for s in g.sides}
+    exits = getattr(g.movement, "exits", ())
+    if not exits:
+        return out
+    for t in g.triggers:
+        if t.at not in ("enter", "enter-each") or t.condition is None:
+            continue
+        winners = {e.args.get("winner") for e in g.effects.get(t.effects, ()) if e.verb == "end-game"}
+        named = set()
+        for n in E.walk(t.condition):
+            if isinstance(n, E.Binary) and n.op == "==":
+                for a, b in ((n.left, n.right), (n.right, n.left)):
+                    if isinstance(a, E.Name) and a.name == "hex" and isinstance(b, (E.Name, E.Str)):
+                        named.add(b.name if isinstance(b, E.Name) else b.value)
+        for area, pool, _ in exits:
+            if pool in named:
+                for side in winners & set(out):
+                    out[side].update(g.map.areas.get(area, ()))
+    return out
 
 
 def entry_places(runner) -> dict[str, set[Hex]]:

@@ -96,3 +96,28 @@ def test_a_motorized_unit_sees_where_a_retreat_would_cost_its_last_step(nearer):
     s.place("4Pz", grid.parse_id("2706"))                        # after combat, it could advance into 2806
     s.pending = [{"kind": "advance"}]
     assert bot._advance(runner, s, [Advance("4Pz", ("2806",))], "german") == Done()
+
+
+def test_the_minsk_pocket_edge_is_a_place_the_soviets_win_by_reaching(runner):
+    # 移动 1 d: a Soviet unit entering the Minsk Pocket box (from 2701, 2801, 2901) wins at once
+    aims = victory_objectives(runner)
+    assert [runner.board.hex_id(h) for h in aims.sudden["soviet"]] == ["2701", "2801", "2901"]
+    assert [runner.board.hex_id(h) for h in aims.enemy_sudden("german")] == ["2701", "2801", "2901"]
+
+
+def test_a_lone_unit_on_a_star_hex_near_the_enemy_is_joined_by_a_unit_whose_loss_costs_no_vp(runner, game):
+    # 移动 1 g: a Soviet unit entering an emptied star hex draws a victory chit
+    from runtime.actions import Move
+    bot = GreedyBot(1)
+    s = empty_board(runner, game)
+    P = game.map.grid.parse_id
+    s.place("31ID", P("2806"))                                   # Krupki, a star hex, held by the 31st
+    s.control[P("2806")] = "german"
+    s.place("28RD", P("2804"))                                   # a Soviet unit two hexes away
+    for uid, at in (("250ID", "2908"), ("4Pz", "2908"), ("2PzG", "2701"), ("3PzG", "2801"), ("9A", "2901")):
+        s.place(uid, P(at))                                      # (the Minsk Pocket edge held)
+    assert bot._thin(runner, s, "german", 2) == [P("2806")]
+    moves = [Move(u, to) for u in ("250ID", "4Pz") for to in ("2807", "2806", "3007")]
+    assert bot._move(runner, s, moves + [Done()], "german") == Move("250ID", "2806")  # not the 4Pz (6 VP if lost)
+    s.place("28RD", P("2011"))                                   # no enemy near: it goes on (toward SMOLENSK)
+    assert bot._thin(runner, s, "german", 2) == []

@@ -80,7 +80,8 @@ def test_the_soviet_greedy_bot_guards_moscow_however_far_the_germans_are(game):
     moscow = game.map.grid.parse_id("4142")
     bot = GreedyBot(1)
     assert bot._objectives(r).enemy_sudden("soviet") == (moscow,)
-    assert bot._objectives(r).enemy_sudden("german") == ()
+    edge = tuple(game.map.grid.parse_id(h) for h in ("2701", "2801", "2901"))
+    assert bot._objectives(r).enemy_sudden("german") == edge   # 移动 1 d: the Minsk Pocket's map edge
     assert moscow in bot.goals(r, s, "soviet", reach=2)            # nobody's yet, 30 hexes from any German
     s.place("28RD", moscow)
     assert moscow not in bot.goals(r, s, "soviet", reach=2)        # held: the unit there guards it
@@ -98,8 +99,9 @@ def test_both_sides_play_for_the_star_hexes_their_enter_triggers_name(game):
     chits = {m["hex"] for m in s.markers if m["kind"] == "vp-chit" and m["hex"] is not None}
     assert places["german"] == chits and chits <= stars    # vp-return: the stars set up with a chit (移动 1 h)
     aims = victory_objectives(r)
-    assert set(aims.places["soviet"]) == stars and set(aims.places["german"]) == chits | {
-        game.map.grid.parse_id("4142")}                    # and Moscow (移动 1 e)
+    edge = {game.map.grid.parse_id(h) for h in ("2701", "2801", "2901")}
+    assert set(aims.places["soviet"]) == stars | edge      # and the Minsk Pocket's map edge (移动 1 d)
+    assert set(aims.places["german"]) == chits | {game.map.grid.parse_id("4142")}   # and Moscow (移动 1 e)
 
 
 def test_the_victory_chits_are_drawn_by_colour_onto_the_stars_face_down(game):
@@ -145,3 +147,11 @@ def test_hexforge_odds_shows_the_d6_and_d10_and_notes_only_modifiers_that_could_
     assert "turn 1: all German attacks" in german and "Stuka" in german and "final column: 7-1" in german
     assert "note: not counted" not in german                           # the Minsk DRM is Soviet-only
     assert "fires on: 3-1" in fire and "final column: 1.5-1" in fire and "note: not counted" not in fire
+
+
+def test_the_greedy_german_releases_the_minsk_pocket_without_risking_a_victory_chit(greedy_game):
+    # Minsk Escape Table: C (all escape, a victory chit captured) on a die of 1 in the 8-12 column and
+    # 1-3 in the 13+ column, +1 on turn 2, +3 on turn 3: the greedy German releases in time, in parts
+    rolls = [(e["turn"], e["input"]) for e in greedy_game.log if e.get("table") == "minsk-escape"]
+    assert rolls and sum(points for _, points in rolls) >= 8
+    assert all(points <= 7 if turn == 1 else points <= 12 if turn == 2 else True for turn, points in rolls)

@@ -833,6 +833,9 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             ov.target = self.hex(s.pending[0]["from"]) if s.pending[0].get("from") else None
             for a in self.legal():
                 ov.legal.setdefault(self.hex(a.to), "")
+        elif k == "send-back":  # the hex over the stacking limit (outlined), who may go back (ringed)
+            ov.target = self.hex(s.pending[0]["hex"])
+            ov.attackers = set(s.pending[0]["units"])
         elif k in ("retreat", "follow"):
             if k == "follow":  # the HQ that goes with one of its stack-mates (ringed)
                 ov.attackers = {s.pending[0]["unit"]}

@@ -8,10 +8,10 @@ from runtime import attachments as A
 from runtime.combat import firepower as F
 from runtime.combat.dicepool.hits import firing_round
 from runtime.combat.dicepool.odds import pct
-from runtime.actions import Advance, Attack, Displace, Done, Hit, Hold, LoseStep, Move, Pair, Retreat, Use
+from runtime.actions import Advance, Attack, Displace, Done, Hit, Hold, LoseStep, Move, Pair, Retreat, SendBack, Use
 from runtime.hexes import Hex
 from runtime.runner import Activate, Choose, Place, Play, Runner, Withdraw
-from runtime.stacking import overstacked
+from runtime.stacking import overstacked, placed_from
 from runtime.state import GameState
 
 MARKER_TITLES = {"disrupted": "disrupted", "out-of-supply": "out of supply", "isolated": "isolated"}
@@ -196,7 +196,7 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
 # ------------------------------------------------------------------ the decision due
 
 def decision_kind(s: GameState) -> str:
-    """loss | retreat | follow | displace | hold | advance | movement | combat | choose | interrupt |
+    """loss | retreat | follow | displace | send-back | hold | advance | movement | combat | choose | interrupt |
     place | activate | command-hq | commander | withdraw | over | none"""
     if s.result is not None:
         return "over"
@@ -252,6 +252,11 @@ def prompt(runner: Runner, s: GameState) -> str:
         return f"{p['unit']} is displaced{where} (outlined) toward its supply: {who} puts it on one of {n} " \
                f"highlighted hex{'es' * (n != 1)}, each at least {runner.game.movement.displace} hexes nearer " \
                "its supply, in supply and outside enemy ZOC: click one (or pick one in the list)."
+    if k == "send-back":  # stacking { judged end }: no unit in the hex can move out (GJ63 3.4(4))
+        p = s.pending[0]
+        return f"{p['hex']} (outlined) is over the stacking limit at the end of movement ({p['why']}) and no unit " \
+               f"there can move out: {who} chooses which of {', '.join(p['units'])} (ringed) goes back to where it " \
+               "came from, with the counters it carries, to come again later: pick one in the list."
     if k == "follow":
         p = s.pending[0]
         went = [f"{mover} to {path[-1]}" for mover, path in p["paths"]
@@ -654,6 +659,12 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         if host is not None and s.units[host].hex is not None:   # ranged equipment of another stack
             return f"Support with {a.option}{name} from {host} in {runner.board.hex_id(s.units[host].hex)}"
         return f"Use support chit {a.option}{name}"
+    if isinstance(a, SendBack):  # its factors and how many counters it carries (its owner sees them)
+        under = len(s.attached.get(a.unit, ()))
+        box = placed_from(s).get(a.unit, "").removeprefix("pool:")
+        return f"Send {a.unit} ({factors_text(runner, s, a.unit)}" + \
+            (f", carrying {under} counter{'s' * (under != 1)}" if under else "") + ") back to " + \
+            (box or "where it came from")
     if isinstance(a, Hold):
         p = s.pending[0]
         return f"Hold: take {p['hexes']} step loss{'es' * (p['hexes'] != 1)} instead of retreating"

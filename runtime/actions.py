@@ -11,6 +11,7 @@
     detach Det1 0305         (a counter attached to a unit leaves it as a unit and moves: a detachment)
     fire artillery 1203      (a fire attack on a hex, where a fire effect grants one)
     pair Tiger KV1           (pair one of my tank weapons with an enemy one, dice-pool tank duels)
+    send-back 93G            (a unit that cannot enter goes back where it came from: stacking judged end)
     done                     (end the current segment, or decline an advance or a hold)
 """
 from __future__ import annotations
@@ -205,12 +206,26 @@ class Pair:
 
 
 @dataclass(frozen=True, slots=True)
+class SendBack:
+    """The unit that goes back to where it came from when a hex stays over
+    the stacking limit at the end of movement and no unit there can move
+    out (GJ63 3.4(4), 7.0(2): its owner chooses among the reinforcements
+    placed there this turn)."""
+
+    unit: str
+
+    def __str__(self) -> str:
+        return f"send-back {self.unit}"
+
+
+@dataclass(frozen=True, slots=True)
 class Done:
     def __str__(self) -> str:
         return "done"
 
 
-Action = Union[Move, Attack, LoseStep, Retreat, Advance, Displace, Hold, Use, Hit, Detach, Fire, Pair, Done]
+Action = Union[Move, Attack, LoseStep, Retreat, Advance, Displace, Hold, Use, Hit, Detach, Fire, Pair, SendBack,
+               Done]
 
 
 def parse_action(text: str) -> Action:
@@ -246,9 +261,11 @@ def parse_action(text: str) -> Action:
             return Fire(rest[0], rest[1])
         if verb == "pair" and len(rest) == 2:
             return Pair(rest[0], rest[1])
+        if verb == "send-back" and len(rest) == 1:
+            return SendBack(rest[0])
     except ValueError:
         pass
     raise IllegalActionError(f"cannot read the action '{text}': write e.g. 'move 7Pz 1405', "
                              "'attack 1305 with 4Pz,10Mot', 'lose 4Pz', 'retreat 7Pz 1306', 'advance 4Pz 1305', "
                              "'use desperate-effort 1PzG', 'hit WF', 'displace 13A 1215', 'detach Det1 0305', 'fire artillery 1203', "
-                             "'pair Tiger KV1', 'done'")
+                             "'pair Tiger KV1', 'send-back 93G', 'done'")

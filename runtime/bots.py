@@ -9,7 +9,8 @@ into enemy hexes, those whose firepower beats the defence), moves toward
 contested objectives (VP hexes and cities the enemy holds, or its own within
 reach of the enemy) staying in supply, HQs following their units, chits
 (and, for a chit of ``hq any``, the HQ) that activate the most units, reinforcements nearest the objectives,
-retreats toward its own supply, advances that gain ground, no transfers
+retreats toward its own supply, advances that gain ground, the weakest of
+the reinforcements that cannot enter sent back (the strongest stays), no transfers
 off the map, no gambles; units whose loss gives the enemy VP (A Victory
 Denied's German motorized units: runtime.objectives ``costly``) take no
 last step while another unit can, and neither move nor advance where a
@@ -375,6 +376,8 @@ class GreedyBot:
             return self._retreat(runner, state, acts, side)
         if kind == "displace":
             return self._displace(runner, state, acts, side)
+        if kind == "send-back":
+            return self._send_back(runner, state, acts, side)
         if kind == "hold":
             return self._hold(runner, state, acts, side, p)
         if kind == "battle" and p.get("stage") == "retreat":
@@ -427,6 +430,18 @@ class GreedyBot:
         uid = state.pending[0]["unit"]
         return max(acts, key=lambda a: (self._commanded(runner, state, side, uid, runner.board.parse(a.to)),
                                         -acts.index(a)))
+
+    def _send_back(self, runner, state, acts, side):
+        """Which reinforcement goes back to where it came from when its hex
+        stays over the stacking limit at the end of movement (GJ63 3.4(4)):
+        the one worth least with what it carries (its factors and those of
+        the counters under it, which the side sees), so that the strongest
+        stays on the map; of equals, the one placed last."""
+        def worth(uid: str) -> int:
+            return self._strength(runner, state, uid) + sum(self._strength(runner, state, x)
+                                                            for x in state.attached.get(uid, ()) if x in state.units)
+        order = {a.unit: i for i, a in enumerate(acts)}
+        return min(acts, key=lambda a: (worth(a.unit), -order[a.unit]))
 
     def _commanded(self, runner, state, side, uid, at) -> int:
         """How many of the side's units (not HQs) HQ ``uid`` would have within its command range at ``at``."""

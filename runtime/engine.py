@@ -24,13 +24,13 @@ from .combat.declare import CrtDeclarations
 from .combat.fire import FireAttacks
 from .combat.dicepool.fight import DicePoolBattles, check_attack
 from .actions import (Action, Advance, Attack, Detach, Displace, Done, Hold, IllegalActionError, LoseStep, Move, Moves,
-                      Retreat, Use, parse_action)
+                      Retreat, SendBack, Use, parse_action)
 from .board import Board
 from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
 from .movement import SCALE, MoveError, mode_by_id, move_range, ordered_destinations, overrun_hexes, why_not
-from .stacking import end_movement, judged_at_end, overstacked, stacking_bars
+from .stacking import end_movement, judged_at_end, overstacked, return_to_box, send_back, stacking_bars
 from .overrun import displace_hexes
 from .retreat import advance_paths, retreat_paths
 from .state import GameState, eliminate
@@ -368,6 +368,8 @@ class Engine:
             return self._follow_options(state, p)
         if p["kind"] == "displace":
             return [Displace(p["unit"], h) for h in p["hexes"]]
+        if p["kind"] == "send-back":  # 3.4(4): which of the units that cannot enter goes back
+            return [SendBack(u) for u in p["units"]]
         if p["kind"] == "advance":
             target = self.board.parse(p["hex"])
             out: list[Action] = [Done()]
@@ -445,6 +447,9 @@ class Engine:
                 why = end_movement(self.game, s, movers, self.board.hex_id)
                 if why:
                     raise IllegalActionError(why)
+                if s.pending:  # its owner sends back a unit that cannot enter: the movement ends after
+                    self.record(s, action)
+                    return s
             self.record(s, action)
             s.phase = "combat" if s.phase == "movement" else ""
         else:
@@ -705,6 +710,11 @@ class Engine:
             if p["kind"] == "displace":
                 raise IllegalActionError(f"{p['unit']} is displaced toward its supply: choose one of "
                                          + ", ".join(p["hexes"]))
+            if p["kind"] == "send-back":
+                raise IllegalActionError(f"{p['hex']} is over the stacking limit at the end of movement ({p['why']}) "
+                                         f"and no unit there can move out: {p['side']} sends back one of "
+                                         f"{', '.join(p['units'])} to where it came from (e.g. 'send-back "
+                                         f"{p['units'][-1]}')")
             if p["kind"] == "follow":
                 raise IllegalActionError(f"{p['unit']} retreats with a unit it stacked with: choose one of: "
                                          + "; ".join(str(x) for x in legal))
@@ -780,6 +790,12 @@ class Engine:
         elif isinstance(a, Hold):  # step losses instead of the retreat
             s.pending.pop(0)
             s.pending.insert(0, {"kind": "loss", "side": p["side"], "steps": p["hexes"], "units": p["units"]})
+        elif isinstance(a, SendBack):  # 3.4(4): its owner chose it; the others may have to go too
+            s.pending.pop(0)
+            return_to_box(self.game, s, a.unit, self.board.parse(p["hex"]), self.board.hex_id)
+            send_back(self.game, s, self.board.hex_id)
+            if not s.pending:
+                s.phase = "combat"  # the movement is over
         elif isinstance(a, Done) and p["kind"] == "hold":  # retreat after all
             s.pending.pop(0)
             s.pending.insert(0, {"kind": "retreat-all", "units": p["units"], "hexes": p["hexes"],

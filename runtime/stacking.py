@@ -111,17 +111,19 @@ def judged_at_end(game: GameDefinition) -> bool:
     return bool(game.stacking.get("judged-end"))
 
 
-def over_limits(game: GameDefinition, state: GameState, h: Hex) -> str:
-    """Why the units in ``h`` are over a stacking limit, in words ("2 units;
-    the stacking limit is 1"), or ""."""
-    from .movement import stack_count
+def over_limits(game: GameDefinition, state: GameState, h: Hex, ignore: frozenset[str] = frozenset()) -> str:
+    """Why the units in ``h`` (but those in ``ignore``) are over a stacking
+    limit, in words ("2 units; the stacking limit is 1"), or ""."""
+    from .movement import stack_weight
     limit = game.stacking.get("units")
-    n = stack_count(game, state, h) if limit is not None else 0
-    if limit is not None and n > limit:
-        return f"{n} units; the stacking limit is {limit}"
+    ids = [x for x in state.occupants.get(h, ()) if x not in ignore]
+    if limit is not None:
+        n = sum(stack_weight(game, x) for x in ids)
+        if n > limit:
+            return f"{n} units; the stacking limit is {limit}"
     if not extra_limits(game.stacking):
         return ""
-    return over_extra_limits(game.stacking, [names_of(game, x) for x in state.occupants.get(h, ())])
+    return over_extra_limits(game.stacking, [names_of(game, x) for x in ids])
 
 
 def overstacked(game: GameDefinition, state: GameState, side: str) -> dict[Hex, str]:
@@ -143,29 +145,75 @@ def end_movement(game: GameDefinition, state: GameState, movers: set[str], hex_i
     """``judged end``: the active side's movement phase ends.  Why it may
     not ("" when it may): a hex of the side is over a limit and a unit there
     (one of ``movers``, those that may still move) could move out.  When it
-    may, a hex still over a limit (no unit there can move) sends back the
-    reinforcements placed on it this turn, the last placed first, to the box
-    each came from, until it is within the limits (logged ``cannot-enter``);
-    the side's placements are forgotten."""
-    side = state.active
-    over = overstacked(game, state, side)
+    may, the reinforcements placed this turn on a hex still over a limit (no
+    unit there can move) go back to the box each came from until it is within
+    the limits (``send_back``): the side's owner chooses which where there
+    is a choice (a pending ``send-back`` decision); the movement ends once
+    none is left (``entries_judged``)."""
+    over = overstacked(game, state, state.active)
     for h, why in over.items():
         ids = state.occupants[h]
         if any(x in movers for x in ids):
             return f"the movement cannot end with {hex_id(h)} over the stacking limit, judged where moves end " \
                    f"({', '.join(ids)}: {why}): move one of them out"
-    came = {k[len(ENTERING):].split("=", 1)[0]: k for k in state.done if k.startswith(ENTERING)}
-    for h in over:
-        for uid in reversed(state.occupants[h]):
-            if not over_limits(game, state, h):
-                break
-            if uid in came:
-                box = came[uid].split("=", 1)[1]
-                state.place(uid, None, box)
-                state.entering.pop(uid, None)
-                state.log.append({"turn": state.turn, "cannot-enter": uid, "at": hex_id(h), "to": box,
-                                  "why": f"no move out of {hex_id(h)} ({why})"})
-    for uid, key in came.items():
-        if state.units[uid].side == side:
-            state.done.discard(key)
+    send_back(game, state, hex_id)
     return ""
+
+
+def placed_from(state: GameState) -> dict[str, str]:
+    """The reinforcements placed where the limits are judged at the end of
+    movement (not yet judged) -> the box each came from."""
+    return dict(k[len(ENTERING):].split("=", 1) for k in state.done if k.startswith(ENTERING))
+
+
+def sent_back_candidates(game: GameDefinition, state: GameState, h: Hex) -> list[str]:
+    """The reinforcements placed on ``h`` this turn whose going back brings
+    it nearer its limits (they count toward the limit it breaks), in the
+    order they were placed."""
+    why = over_limits(game, state, h)
+    if not why:
+        return []
+    came = placed_from(state)
+    return [x for x in state.occupants.get(h, ()) if x in came and over_limits(game, state, h, frozenset({x})) != why]
+
+
+def send_back(game: GameDefinition, state: GameState, hex_id) -> None:
+    """The hexes of the moving side still over a limit once no unit there
+    can move: a reinforcement placed there this turn goes back to its box
+    (``return_to_box``) while the hex is over it.  Where every candidate
+    must go, or only one would do, they go (the last placed first); where
+    the owner has a choice, a ``send-back`` decision is pending (its
+    ``units``: the candidates) and the rest waits for the answer.  Once no
+    choice is left, the side's placements are judged (``entries_judged``)."""
+    for h in overstacked(game, state, state.active):
+        while True:
+            cands = sent_back_candidates(game, state, h)
+            if not cands:
+                break
+            everyone = len(cands) == 1 or all(over_limits(game, state, h, frozenset(cands) - {x}) for x in cands)
+            if not everyone:
+                state.pending.insert(0, {"kind": "send-back", "side": state.active, "hex": hex_id(h),
+                                         "units": cands, "why": over_limits(game, state, h)})
+                return
+            return_to_box(game, state, cands[-1], h, hex_id)
+    entries_judged(state)
+
+
+def return_to_box(game: GameDefinition, state: GameState, uid: str, h: Hex, hex_id) -> None:
+    """``uid``, placed on ``h`` this turn, goes back to the box it came from
+    with the counters it carries; the log says why (``cannot-enter``)."""
+    box = placed_from(state)[uid]
+    why = over_limits(game, state, h)
+    state.place(uid, None, box)
+    state.entering.pop(uid, None)
+    state.done.discard(f"{ENTERING}{uid}={box}")
+    state.log.append({"turn": state.turn, "cannot-enter": uid, "at": hex_id(h), "to": box,
+                      "why": f"no move out of {hex_id(h)} ({why})"})
+
+
+def entries_judged(state: GameState) -> None:
+    """The moving side's placements have been judged: forgotten."""
+    side = state.active
+    for uid, box in placed_from(state).items():
+        if state.units[uid].side == side:
+            state.done.discard(f"{ENTERING}{uid}={box}")

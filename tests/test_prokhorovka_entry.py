@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from dsl.compiler import compile_game
-from runtime.actions import Done, IllegalActionError, Move
+from runtime.actions import Done, IllegalActionError, Move, SendBack
 from runtime.bots import GreedyBot, RandomBot
 from runtime.replay import SavedGame, Timeline
 from runtime.runner import Runner
@@ -110,25 +110,84 @@ def test_the_movement_cannot_end_over_the_limit_and_says_why(runner):
     assert r.engine.explain(s, Done()) == message
 
 
-def test_a_unit_that_cannot_move_out_goes_back_where_it_came_from(runner):
-    """Nothing on the over-stacked source can move (here: both moved already):
-    the movement ends, and the unit placed there last goes back to the pool it
-    came from, with what it carries, to come again; the log says so."""
-    r = runner
-    s = _both_on_one_source(r)
-    carried = s.attached.get("93G", ())
+def _stuck(r, t=None):
+    """Both on the source, and neither may move any more (here: as if both
+    had moved): the movement may end, and a unit must go back."""
+    s = _both_on_one_source(r, t)
     s.moved |= {"92G", "93G"}
+    s.version += 1
+    return s
+
+
+def test_the_owner_chooses_which_unit_that_cannot_move_out_goes_back(runner):
+    """Nothing on the over-stacked source can move: the movement ends with
+    the Soviet player choosing which of the two goes back to the pool it came
+    from (with what it carries, to come again); the log says so."""
+    r = runner
+    s = _stuck(r)
+    carried = s.attached.get("92G", ())
     assert Done() in r.legal_actions(s)
     s = r.apply(s, "done")
-    assert s.units["93G"].hex is None and s.units["93G"].box == "pool:soviet-reserve"
-    assert s.attached.get("93G", ()) == carried
-    assert r.board.hex_id(s.units["92G"].hex) == SOURCE
+    assert s.pending == [{"kind": "send-back", "side": "soviet", "hex": SOURCE, "units": ["92G", "93G"],
+                          "why": "2 units; the stacking limit is 1"}]
+    assert r.to_move(s) == "soviet" and s.phase == "movement"
+    assert list(r.legal_actions(s)) == [SendBack("92G"), SendBack("93G")]  # no 'done': one must go
+    assert r.engine.explain(s, Done()) == (
+        "1405 is over the stacking limit at the end of movement (2 units; the stacking limit is 1) and no unit "
+        "there can move out: soviet sends back one of 92G, 93G to where it came from (e.g. 'send-back 93G')")
+    from editor.playtext import action_label, describe, prompt
+    assert prompt(r, s).startswith("1405 (outlined) is over the stacking limit at the end of movement (2 units; "
+                                   "the stacking limit is 1) and no unit there can move out: Soviet chooses which "
+                                   "of 92G, 93G (ringed) goes back")
+    assert action_label(SendBack("92G"), r, s).startswith("Send 92G (") and \
+        action_label(SendBack("92G"), r, s).endswith(") back to soviet-reserve")
+    s = r.apply(s, "send-back 92G")  # (the first placed: the engine alone sent back the last)
+    assert not s.pending and s.phase != "movement"
+    assert s.units["92G"].hex is None and s.units["92G"].box == "pool:soviet-reserve"
+    assert s.attached.get("92G", ()) == carried
+    assert r.board.hex_id(s.units["93G"].hex) == SOURCE
+    assert not any(k.startswith(ENTERING) for k in s.done)
     entry = next(e for e in s.log if "cannot-enter" in e)
-    assert entry == {"turn": 5, "cannot-enter": "93G", "at": SOURCE, "to": "pool:soviet-reserve",
+    assert entry == {"turn": 5, "cannot-enter": "92G", "at": SOURCE, "to": "pool:soviet-reserve",
                      "why": "no move out of 1405 (2 units; the stacking limit is 1)"}
-    from editor.playtext import describe
-    assert describe(entry, r) == ("93G cannot enter from 1405: no move out of 1405 (2 units; the stacking limit "
+    assert describe(entry, r) == ("92G cannot enter from 1405: no move out of 1405 (2 units; the stacking limit "
                                   "is 1); back to soviet-reserve")
+
+
+def test_no_choice_when_every_candidate_must_go(runner):
+    """Three units on the source and none can move: two must go and the
+    owner chooses one of three; then one of the two left."""
+    r = runner
+    s = _stuck(r)
+    s.place("94G", r.board.parse(SOURCE))
+    s.done.add(f"{ENTERING}94G=pool:soviet-reserve")
+    s.moved.add("94G")
+    s = r.apply(s, "done")
+    assert s.pending[0]["units"] == ["92G", "93G", "94G"]
+    s = r.apply(s, "send-back 93G")
+    assert s.pending[0]["units"] == ["92G", "94G"] and s.pending[0]["why"] == "2 units; the stacking limit is 1"
+    s = r.apply(s, "send-back 94G")
+    assert not s.pending and r.board.hex_id(s.units["92G"].hex) == SOURCE
+    assert [e["cannot-enter"] for e in s.log if "cannot-enter" in e] == ["93G", "94G"]
+
+
+def test_the_greedy_bot_keeps_the_strongest_on_the_map(runner):
+    """The greedy bot sends back the unit worth least with what it carries
+    (its factors and its counters'), of equals the one placed last, deciding
+    from its own side's view; the enemy sees the same decision (the units in
+    the hex are public)."""
+    from runtime.observe import observe
+    r = runner
+    s = r.apply(_stuck(r), "done")
+    assert s.attached["92G"] == ("AA1",) and s.attached["93G"] == ("AA2",)  # two alike stacks
+    bot = GreedyBot(1)
+    assert bot.choose(r, s) == SendBack("93G")  # of equals, the last placed
+    moved = s.copy()  # 93G carries both AA guns: 92G goes back
+    moved.attached = dict(s.attached, **{"92G": (), "93G": ("AA1", "AA2")})
+    moved.version += 1
+    assert bot.choose(r, moved) == SendBack("92G")
+    assert observe(r.game, s, "german").pending == s.pending
+    assert RandomBot(3).choose(r, s) in (SendBack("92G"), SendBack("93G"))
 
 
 def test_the_greedy_and_random_bots_play_entries_to_the_end(runner):
@@ -162,6 +221,31 @@ def test_a_saved_game_with_units_on_one_source_replays(runner, tmp_path):
     assert back.latest.entering == s.entering
     s = back.apply("done")
     assert s.phase != "movement" and r.board.hex_id(s.units["93G"].hex) == SOURCE
+
+
+def test_a_saved_game_with_a_unit_sent_back_replays(tmp_path):
+    """The owner's choice is saved as an action ('send-back 92G') and replays
+    to the same state.  (A copy of the game where 92G and 93G have 1 MP:
+    entering by the source spends it, so neither can move out.)"""
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(GAMES / "prokhorovka", folder)
+    text = (folder / "game.hxr").read_text()
+    for uid in ("92G", "93G"):
+        line = next(x for x in text.splitlines() if x.strip().startswith(uid + " "))
+        text = text.replace(line, line.replace("2-1-4  1-1-4", "2-1-1  1-1-1"))
+    (folder / "game.hxr").write_text(text)
+    r = Runner(compile_game(folder))
+    t = Timeline(r, 1)
+    s = _both_on_one_source(r, t)
+    assert not [a for a in r.legal_actions(s) if isinstance(a, Move) and a.unit in ("92G", "93G")]
+    s = t.apply("done")
+    assert s.pending[0]["kind"] == "send-back"
+    s = t.apply("send-back 92G")
+    assert s.units["92G"].box == "pool:soviet-reserve" and r.board.hex_id(s.units["93G"].hex) == SOURCE
+    saved = SavedGame.load(t.saved(str(folder), "campaign", [], {}).save(tmp_path / "g.hxgame"))
+    assert saved.actions[-2:] == ["done", "send-back 92G"]
+    back, problem = Timeline.replay(r, saved)
+    assert problem == "" and back.latest.occupants == s.occupants and back.latest.log == s.log
 
 
 @pytest.mark.parametrize("old, new, message", [
@@ -219,3 +303,25 @@ def test_the_playtest_names_the_hex_over_the_limit_and_refuses_done(qtbot, tmp_p
         shots = Path("/tmp/hexforge-play-shots")
         shots.mkdir(parents=True, exist_ok=True)
         assert w.grab().save(str(shots / "prokhorovka-entry.png"))
+
+
+def test_the_playtest_asks_which_unit_goes_back(qtbot, tmp_path, monkeypatch):
+    pytest.importorskip("pytestqt")
+    from pathlib import Path
+
+    from helpers import prokhorovka_hotseat
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    with prokhorovka_hotseat(qtbot) as w:
+        s = w.runner.apply(_stuck(w.runner), "done")
+        w.timeline._kept[w.timeline.end] = s
+        w.refresh()
+        assert w.decision.prompt.text().startswith("1405 (outlined) is over the stacking limit at the end of "
+                                                   "movement")
+        labels = [w.decision.list.item(i).text() for i in range(w.decision.list.count())]
+        assert labels == ["Send 92G (2-1-4, carrying 1 counter) back to soviet-reserve",
+                          "Send 93G (2-1-4, carrying 1 counter) back to soviet-reserve"]
+        assert not w.decision.done.isEnabled()
+        assert w.view.mp.overlay.attackers == {"92G", "93G"}
+        shots = Path("/tmp/hexforge-play-shots")
+        shots.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(shots / "prokhorovka-send-back.png"))

@@ -133,8 +133,10 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
     if "cannot-enter" in e:  # stacking { judged end }: no move out of an over-stacked entry hex
         return f"{e['cannot-enter']} cannot enter from {e.get('at')}: {e.get('why')}; back to " \
             f"{str(e.get('to', '')).removeprefix('pool:')}"
-    if "moves-on" in e and "path" not in e:
-        return f"{e['moves-on']} moves onto the map at {e.get('at')} ({e.get('mp')} MP)"
+    if "moves-on" in e and "path" not in e:  # and what the entry costs in each movement mode (GJ63 7.0(2))
+        modes = [m for m in runner.game.movement.modes if m.id in e] if runner is not None else []
+        return f"{e['moves-on']} moves onto the map at {e.get('at')} ({e.get('mp')} MP" + \
+            "".join(f"; by {m.title[0].lower() + m.title[1:]}: {e[m.id]} MP" for m in modes) + ")"
     if "deploy" in e:
         return f"{e['deploy']} is set up in {e.get('at')}"
     if "rebuilt" in e:

@@ -290,6 +290,8 @@ def unit_mp(game: GameDefinition, state: GameState, unit_id: str, mode: Movement
     if mode is not None:
         if mode.points is not None:  # (less what entering the map cost: AVD 5 f iii's HQ, 10 hexes with the entry hex)
             return scaled(mode.points) - state.entering.get(unit_id, 0)
+        if state.entering and f"{unit_id}@{mode.id}" in state.entering:  # entering cost what the mode pays
+            return int(scaled(mp) * mode.multiplier) - state.entering[f"{unit_id}@{mode.id}"]  # (GJ63 7.0(2))
         if mode.multiplier != 1:
             v = int(v * mode.multiplier)
     return v

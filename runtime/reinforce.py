@@ -349,7 +349,9 @@ class Reinforcements:
         ``move-on`` reinforce phase move onto the map in it (GJ63 7.0(2)): the
         hex each was placed on is the first hex of its move, whose cost (its
         class's terrain cost there; all its MP where it may not enter) comes
-        off its MP for this phase."""
+        off its MP for this phase; in a movement mode, what the mode pays
+        for it comes off the mode's MP (``entry_cost``: by strategic movement
+        along the road, the road's cost off the doubled MP, 8.3)."""
         if self.__dict__.get("_move_on") is None:  # (no game without such a phase pays for the look)
             self._move_on = any(st.phase.params.get("move-on") for st in self.program if st.phase is not None)
         if not self._move_on:
@@ -363,10 +365,36 @@ class Reinforcements:
             s.done.discard(key)
             if u.hex is None:
                 continue
-            cost = class_costs(g, self.board, g.counters[uid].unit_class).enter.get(u.hex)
+            cost = self.entry_cost(uid, u.hex)
             s.entering[uid] = unit_mp(g, s, uid) if cost is None or cost == ALL else cost
-            s.log.append({"turn": s.turn, "moves-on": uid, "at": self.board.hex_id(u.hex),
-                          "mp": str(Fraction(s.entering[uid], SCALE))})
+            entry = {"turn": s.turn, "moves-on": uid, "at": self.board.hex_id(u.hex),
+                     "mp": str(Fraction(s.entering[uid], SCALE))}
+            for m in g.movement.modes:
+                c = self.entry_cost(uid, u.hex, m) if m.points is None else None
+                if c is not None and c != ALL:
+                    s.entering[f"{uid}@{m.id}"] = c
+                    entry[m.id] = str(Fraction(c, SCALE))
+            s.log.append(entry)
+
+    def entry_cost(self, uid: str, h: Hex, mode=None) -> int | None:
+        """What entering ``h`` from off the map costs ``uid`` (scaled MP; ALL;
+        None where it may not), as for any other hex of its move: normal
+        movement, its class's terrain cost; a movement mode along links,
+        the mode's cost or its cheapest link's at ``h`` (None where no such
+        link reaches it); a mode with chart columns of its own, its column's."""
+        cls = self.game.counters[uid].unit_class
+        if mode is None:
+            return class_costs(self.game, self.board, cls).enter.get(h)
+        if not mode.along:
+            return class_costs(self.game, self.board, cls, mode.id).enter.get(h)
+        links = set().union(*(e.links & mode.along for _, e in self.board.adj[h]))
+        if not links:
+            return None
+        if mode.cost is not None:
+            return scaled(mode.cost)
+        costs = class_costs(self.game, self.board, cls).links
+        known = [costs[k] for k in links if k in costs]
+        return min(known) if known else class_costs(self.game, self.board, cls).enter.get(h)
 
     def entry_hexes(self, s: GameState, side: str, area: str = "") -> list[Hex]:
         """Hexes where ``side``'s reinforcements may enter now (12.1), in

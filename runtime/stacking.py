@@ -205,7 +205,8 @@ def return_to_box(game: GameDefinition, state: GameState, uid: str, h: Hex, hex_
     box = placed_from(state)[uid]
     why = over_limits(game, state, h)
     state.place(uid, None, box)
-    state.entering.pop(uid, None)
+    for k in [k for k in state.entering if k == uid or k.startswith(uid + "@")]:
+        del state.entering[k]
     state.done.discard(f"{ENTERING}{uid}={box}")
     state.log.append({"turn": state.turn, "cannot-enter": uid, "at": hex_id(h), "to": box,
                       "why": f"no move out of {hex_id(h)} ({why})"})

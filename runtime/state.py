@@ -70,7 +70,8 @@ class GameState:
     variables: dict[str, object] = field(default_factory=dict)  # game counters and flags (``variable``)
     # effects under way, in order: {"key", "i", "why", "bound"} (+ "ask": a decision owed), runtime/effects.py
     effects: list[dict] = field(default_factory=list)
-    # units that moved onto the map this activation (15.3(1)) -> the scaled MP their entry hex cost
+    # units that moved onto the map this activation (15.3(1)) -> the scaled MP their entry hex cost;
+    # "UNIT@MODE" -> what it cost in a movement mode's own MP where that differs (GJ63 7.0(2): by road)
     entering: dict[str, int] = field(default_factory=dict)
     # host unit id -> the counters attached under it, in order (runtime/attachments.py); each of them has
     # no hex and the box "under:HOST".  Tuples, so that a copy copies the dict only

@@ -80,6 +80,36 @@ def test_two_units_enter_by_one_source_and_end_their_moves_in_different_hexes(ru
     assert not any(k.startswith(ENTERING) for k in s.done)
 
 
+def test_entering_by_strategic_movement_pays_the_road_not_the_terrain(runner):
+    """7.0(2), 8.3: a reserve entering by strategic movement moves along the
+    road from the source at double MP; the source is the first hex of its
+    move, and what it costs is the road's cost in the doubled MP (1 of 8),
+    not the terrain's before doubling (2 of 8).  By normal movement it costs
+    the terrain (clear: 1 of 4)."""
+    from runtime.movement import SCALE, mode_by_id, move_range, unit_mp
+    r = runner
+    s = _play(r, r.new_game(1), lambda s: s.active == "soviet" and s.step.get("decision") == "place"
+              and _phase(r, s) == "soviet-formations")
+    s = r.apply(r.apply(s, "place 92G 1402"), "place 93G 1405")  # 1402: a source on a road (to 1303)
+    s = _play(r, s, lambda s: s.active == "soviet" and s.phase == "movement" and not s.pending)
+    assert "reserve" in s.units["92G"].markers  # (designated: it may move strategically, 5.1(3)2)
+    entry = next(e for e in s.log if e.get("moves-on") == "92G")
+    assert entry == {"turn": 5, "moves-on": "92G", "at": "1402", "mp": "1", "strategic": "1"}
+    from editor.playtext import describe
+    assert describe(entry, r) == "92G moves onto the map at 1402 (1 MP; by strategic movement (8.3): 1 MP)"
+    # 1405 has no road: 93G may not move strategically, and pays its terrain only
+    assert next(e for e in s.log if e.get("moves-on") == "93G") == \
+        {"turn": 5, "moves-on": "93G", "at": "1405", "mp": "1"}
+    strategic = mode_by_id(r.game, "strategic")
+    assert unit_mp(r.game, s, "92G") == 3 * SCALE  # 4 MP, 1 for the source
+    assert unit_mp(r.game, s, "92G", strategic) == 7 * SCALE  # 2 x 4 MP, 1 for the source along the road
+    far = move_range(r.game, r.board, s, "92G", "strategic")  # the search reads the same (the road
+    assert far.mp == 7 * SCALE and far.destinations  # ends at 1103 here, 4 road hexes on)
+    h = sorted(far.destinations)[0]
+    s = r.apply(s, Move("92G", r.board.hex_id(h), "strategic"))
+    assert s.units["92G"].hex == h and "92G" in s.moved
+
+
 def test_three_units_by_one_source_each_end_apart(runner):
     """Three units on one source: two move out to two different hexes, the
     third stays; none ends on another's hex."""

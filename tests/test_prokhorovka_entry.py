@@ -218,6 +218,8 @@ def test_the_greedy_bot_keeps_the_strongest_on_the_map(runner):
     assert bot.choose(r, moved) == SendBack("92G")
     assert observe(r.game, s, "german").pending == s.pending
     assert RandomBot(3).choose(r, s) in (SendBack("92G"), SendBack("93G"))
+    from runtime.bots import make_bot
+    assert make_bot("search:2", 1).choose(r, s) in (SendBack("92G"), SendBack("93G"))  # through the legal actions
 
 
 def test_the_greedy_and_random_bots_play_entries_to_the_end(runner):

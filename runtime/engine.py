@@ -45,6 +45,8 @@ class Engine:
         self.fire = FireAttacks(self)  # attacks by fire on a fixed column, granted by a fire effect
         self.dicepool = DicePoolBattles(self) if game.dice_pool is not None else None  # dice-pool battles
         self.declared = game.declared_ids()  # ids as expression names: fixed for the game
+        self._immobile = frozenset(cid for cid, c in game.counters.items()  # counters of an immobile class
+                                   if "immobile" in game.unit_classes[c.unit_class].flags)
         self.controllable = frozenset(h for h, mh in game.map.hexes.items()
                                       if game.control_hexes == "all" or mh.features or mh.vp)
         # names and functions for the game's expressions (the runner supplies the full set)
@@ -176,8 +178,7 @@ class Engine:
         return ""
 
     def immobile(self, uid: str) -> bool:
-        c = self.game.counters[uid]
-        return "immobile" in self.game.unit_classes[c.unit_class].flags
+        return uid in self._immobile
 
     def _matches(self, uid: str, selectors: frozenset[str]) -> bool:
         return self.game.matches(uid, selectors)

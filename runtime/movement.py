@@ -399,11 +399,14 @@ def ordered_destinations(r: MoveRange) -> Sequence[Hex]:
     """``r.destinations`` sorted (kept with a shared search when no stacking
     rule bars any of the hexes it reached)."""
     found = r.search
-    if found is not None and r.destinations is found.reached:
-        if found.ordered is None:
-            found.ordered = tuple(sorted(found.reached))
+    if found is None:
+        return sorted(r.destinations)
+    if found.ordered is None:
+        found.ordered = tuple(sorted(found.reached))
+    if r.destinations is found.reached:
         return found.ordered
-    return sorted(r.destinations)
+    dests = r.destinations  # some of the hexes it reached: in the same order
+    return [h for h in found.ordered if h in dests]
 
 
 def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: str, mode: str | None,
@@ -596,9 +599,12 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
         check = [h for h in occupants if h in cost]
     else:
         check = [h for h in cost if h in occupants]
-    if move_in:
-        check.extend(h for h in found.stop_prev if h not in occupants)
-    if not check:
+    barred = []
+    if move_in and found.stop_prev and _alone_barred(game, state, unit_id):
+        # a move that must end in an empty hex is judged as an attack with no other unit across
+        # its hexside: barred only where the limits allow no unit at all
+        barred.extend(h for h in found.stop_prev if h not in occupants)
+    if not check and not barred:
         return found.reached
     side = state.units[unit_id].side
     start = state.units[unit_id].hex
@@ -606,7 +612,6 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
     extra = bool(extra_limits(game.stacking))  # hq and per-selector limits (runtime.stacking)
     exempt = _exempt_counters(game)
     room = None if limit_units is None else limit_units - (unit_id not in exempt)  # others it may join
-    barred = []
     for h in check:
         if h == start:
             continue
@@ -623,6 +628,18 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
     return found.reached.difference(barred) if barred else found.reached
 
 
+def _alone_barred(game: GameDefinition, state: GameState, unit_id: str) -> bool:
+    """Whether ``hexside_limit_reason`` bars ``unit_id`` with no other unit
+    attacking across the hexside (a limit of 0 units)."""
+    lim = game.combat.limit_for(state.units[unit_id].side)
+    if lim is None:
+        return False
+    if lim.total < 1:
+        return True
+    mine = game.selectors_of(unit_id)
+    return any(sel in mine and most < 1 for sel, most in lim.per)
+
+
 def overrun_hexes(game: GameDefinition, state: GameState, unit_id: str) -> frozenset[Hex]:
     """Hexes ``unit_id`` may move into or through by overrunning them: every
     unit there is an enemy the game's ``overrun`` names (AVD 4 e: a lone HQ)."""
@@ -630,11 +647,14 @@ def overrun_hexes(game: GameDefinition, state: GameState, unit_id: str) -> froze
     if not mv.overrun or not game.matches(unit_id, mv.overrun_by):
         return frozenset()
     side = state.units[unit_id].side
-    out = set()
-    for h, ids in state.occupants.items():
-        if all(state.units[x].side != side and game.matches(x, mv.overrun) for x in ids):
-            out.add(h)
-    return frozenset(out)
+    key = ("overrun", side, state.version)  # the same for every unit of the side while no unit moves
+    hit = state.cache.get(key)
+    if hit is None:
+        units = state.units
+        hit = state.cache[key] = frozenset(
+            h for h, ids in state.occupants.items()
+            if all(units[x].side != side and game.matches(x, mv.overrun) for x in ids))
+    return hit
 
 
 def hexside_limit_reason(game: GameDefinition, board: Board, state: GameState, unit_id: str, origin: Hex,

@@ -320,39 +320,32 @@ def _search(game, board, side, no_enter, no_exit, st: _Static, lost: frozenset[H
         if dist[i] < 0:
             dist[i] = 0
             order.append(i)
+    append = order.append
     if sources and side in rules.rail:  # the rail net first: it counts as sources
         along = st.numbered_along(board, rules.rail_link.get(side, RAIL))
-        k = 0
-        while k < len(order):
-            u = order[k]
-            k += 1
+        for u in order:  # (the list grows while it is read: breadth first)
             if flags[u] & 2:
                 continue
             for v in along[u]:
-                if dist[v] >= 0:
-                    continue
-                f = flags[v]
-                if f and (f & 1 or (f & 4 and u * n + v in bad)):
-                    continue
-                dist[v] = 0
-                order.append(v)
+                if dist[v] < 0:
+                    f = flags[v]
+                    if f and (f & 1 or (f & 4 and u * n + v in bad)):
+                        continue
+                    dist[v] = 0
+                    append(v)
     cutoff = _cutoff(rules, side)
     nbr = st.nbr
-    k = 0
-    while k < len(order):
-        u = order[k]
-        k += 1
+    for u in order:
         d = dist[u] + 1
         if (cutoff is not None and d > cutoff) or flags[u] & 2:
             continue
         for v in nbr[u]:
-            if dist[v] >= 0:
-                continue
-            f = flags[v]
-            if f and (f & 1 or (f & 4 and u * n + v in bad)):
-                continue
-            dist[v] = d
-            order.append(v)
+            if dist[v] < 0:
+                f = flags[v]
+                if f and (f & 1 or (f & 4 and u * n + v in bad)):
+                    continue
+                dist[v] = d
+                append(v)
     return {hexes[i]: dist[i] for i in order}
 
 

@@ -76,9 +76,13 @@ def negated_hexes(game: GameDefinition, state: GameState, side: str) -> frozense
     rules = game.zoc
     if not rules.negated_by:
         return frozenset()
-    units = state.units
-    return frozenset(units[x].hex for x in _negating(game) if x in units and units[x].hex is not None
-                     and units[x].side == side)
+    key = ("negated", side, state.side_stamp(side))  # kept until one of the side's units moves
+    hit = state.cache.get(key)
+    if hit is None:
+        units = state.units
+        hit = _cache(state)[key] = frozenset(units[x].hex for x in _negating(game) if x in units and
+                                             units[x].hex is not None and units[x].side == side)
+    return hit
 
 
 _NEGATING: dict[int, tuple[GameDefinition, tuple[str, ...]]] = {}

@@ -485,6 +485,12 @@ class SearchBot:
               acts: list[RunnerAction], pick: RunnerAction | None) -> list[Edge]:
         """The answers worth searching, each with a prior probability;
         ``pick``: a bot's choice, which the prior trusts."""
+        if pick is not None and pick not in acts:
+            # the greedy bot's answer need not be listed: it leaves out of an
+            # attack the units its odds column does not need (and HQs),
+            # which the legal actions offer only as the whole group; it is
+            # still the answer the search improves on
+            acts = [*acts, pick]
         if len(acts) <= 1:
             return [Edge(a, 1.0) for a in acts]
         scores: dict[int, float] = {}

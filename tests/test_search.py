@@ -170,3 +170,28 @@ def test_a_chance_outcome_that_draws_markers_is_a_tree_key():
     assert any(isinstance(e.get("draw"), list) and isinstance(e["draw"][0], dict) for e in s1.log)
     keys = {_outcome(0, s1): "seed 1"}
     assert keys.get(_outcome(0, s2)) == "seed 1" and _outcome(0, s3) not in keys
+
+
+def test_greedys_economised_attack_is_among_the_answers_searched():
+    """Greedy leaves out of an attack the units its odds column does not need;
+    the legal actions offer only the whole group.  Its answer is still one
+    the search weighs (it had been missing, and the search then chose among
+    the listed groups only)."""
+    from runtime.actions import Attack
+    from runtime.search import observe
+
+    runner = Runner(compile_game(GAMES / "smolensk"), "short")
+    s, greedy = runner.new_game(0), GreedyBot(1)
+    for _ in range(3000):
+        acts = runner.legal_actions(s)
+        pick = greedy.choose(runner, s)
+        if isinstance(pick, Attack) and pick not in acts:
+            break
+        s = runner.apply(s, pick)
+    else:
+        raise AssertionError("greedy attacked with no group smaller than the listed one")
+    bot = SearchBot(1, "4")
+    side = runner.to_move(s)
+    edges = bot._rank(runner, game_values(runner), observe(runner, s, side), side, acts, pick)
+    assert pick in [e.action for e in edges]
+    assert runner.apply(s, pick).result is None  # and it is a legal answer

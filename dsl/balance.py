@@ -10,7 +10,8 @@ across processes or a Dask cluster, and ``hexforge play --seed S`` replays
 any one of them.
 
 Finished games are appended to ``games.csv`` in the output folder one line
-at a time as they finish, so an interrupted batch resumes where it stopped;
+at a time as they finish, so an interrupted batch resumes where it stopped
+(a complete batch's file is rewritten in game order);
 ``batch.json`` records what the batch is, so a folder is never resumed with
 other rules, bots or seed.  ``summarize`` turns the rows into the per-side
 figures (win rate with a Wilson 95% interval, draws, VP quartiles, length).
@@ -318,6 +319,22 @@ class ResultsFile:
     def close(self) -> None:
         self.file.close()
 
+    def rewrite_in_order(self, keys: list[tuple[str, int]]) -> None:
+        """Once the batch is complete: the rows in (sweep value, game) order,
+        so that the file is the same bytes whatever --jobs or cluster played
+        it (rows are appended in the order games finish).  Written beside
+        and renamed over the old file, so a kill loses nothing."""
+        self.file.close()
+        tmp = self.path.with_suffix(".tmp")
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=self.columns, lineterminator="\n")
+            writer.writeheader()
+            for key in keys:
+                writer.writerow(self.rows[key])
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+
 
 def _shown(value) -> str:
     if isinstance(value, dict):
@@ -380,6 +397,8 @@ def run_batch(spec: BatchSpec, games: int, out: Path, jobs: int = 1, cluster: st
                         break
                     finished(play_games(spec, [key]))
         rows = [results.rows[k] for k in keys if k in results.rows]
+        if len(rows) == len(keys) and todo:
+            results.rewrite_in_order(keys)
         return BatchResult(rows, len(rows) - (len(keys) - len(todo)))
     finally:
         results.close()

@@ -79,6 +79,10 @@ def test_one_process_two_processes_and_a_dask_cluster_play_the_same_games(tmp_pa
     assert len(one) == 4 and len({r["seed"] for r in one}) == 4
     assert rows_of(tmp_path / "two") == one
     assert rows_of(tmp_path / "dask") == one
+    # a finished batch's file is in game order: the same bytes however it ran
+    data = (tmp_path / "one" / "games.csv").read_bytes()
+    assert (tmp_path / "two" / "games.csv").read_bytes() == data
+    assert (tmp_path / "dask" / "games.csv").read_bytes() == data
     for name in ("summary.json", "winrate.png", "vp.png", "vp_by_turn.png"):
         assert (tmp_path / "dask" / name).stat().st_size > 0
 

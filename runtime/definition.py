@@ -1073,7 +1073,9 @@ class AirRules:
     ``defender``/``attacker``: the bombing dice's hit numbers (a cell, and
     a TEC column for the attacker, as a fire step's); ``ground``: the TEC
     column of a ground-attack shot (a number, or ◆: the aircraft's fire
-    against the target's armour); ``rerolls``: aircraft whose owner may roll
+    against the target's armour); ``against``: the attacker's bombing hit
+    number against a defending stack holding such a counter (a bunker);
+    ``rerolls``: aircraft whose owner may roll
     a shot by or at them again, once (Rudel); ``windows``: the procedures
     (``move``, ``combat``) at the start of whose phases an air window opens
     outside any battle, for ground attacks on face-up equipment and, in the
@@ -1090,6 +1092,9 @@ class AirRules:
     rerolls: frozenset[str] = frozenset()
     where: str = ""
     windows: tuple[str, ...] = ()
+    # (selectors, cell): the attacker's bombing hit number when the defending stack holds a
+    # counter that matches, as a fire step's (a bunker: bombing hits on 1, 签一览 阵地 1)
+    against: tuple[tuple[frozenset[str], str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -412,3 +412,40 @@ def test_a_kept_commander_may_roll_again_a_bombing_die_or_keep_the_interceptions
     s = eng.apply(s, "use SCmdr 1")
     assert "SCmdr (soviet) rolls again the die of bombing: He111-1: 1, now 6" in _steps(s)
     assert any(x.startswith("bombing: He111-1 (german) 3 dice") and x.endswith("6,1,6: 1 damage") for x in _steps(s))
+
+
+def test_bombing_a_stack_holding_a_bunker_hits_on_1(dice):
+    """签一览, 阵地 1: a bunker makes the enemy's artillery and bombing fire hit
+    on 1 (16.2(1)1: bombing dice as artillery).  In clear terrain a He 111's
+    dice hit on 3 or less; over a defending stack with a bunker, on 1 only;
+    the bunker of the attacking stack changes nothing (in defence only)."""
+    runner, s = _game()
+    eng = runner.engine
+    s = _attack(runner, s, pools=("He111-1",), defend=("52G+SBunker1+T70-1@0505",))
+    s = _until(runner, s, "air")
+    p = s.pending[0]
+    assert eng.dicepool.air.bomb_test(s, p, "german").text() == "1 or less"
+    dice["faces"] = [1, 2, 3]
+    s = eng.apply(s, "use He111-1")
+    assert "bombing: He111-1 (german) 3 dice (1 or less) 1,2,3: 1 damage" in _steps(s)
+    # the same stack without its bunker: 3 or less on clear
+    runner, s = _game()
+    s = _attack(runner, s, pools=("He111-1",), defend=("52G+T70-1@0505",))
+    s = _until(runner, s, "air")
+    assert runner.engine.dicepool.air.bomb_test(s, s.pending[0], "german").text() == "3 or less"
+    # a Soviet bomber over the German attackers: the defender's 2 (11.3), a bunker beside it or not
+    runner, s = _game()
+    s = _attack(runner, s, pools=("Pe2",), attack=("LAH+Bunker1@0504",), defend=("52G+T70-1@0505",))
+    s = _until(runner, s, "air")
+    assert runner.engine.dicepool.air.bomb_test(s, s.pending[0], "soviet").text() == "2 or less"
+
+
+def test_check_reads_a_bombing_hit_number_against_a_position(tmp_path, capfd):
+    """hit attacker N against SELECTOR in the air block is read, not passed over:
+    its errors are those of a fire step's."""
+    err = _check_fails(tmp_path, capfd, "    hit attacker 1 against bunker                   # 签一览 阵地 1",
+                       "    hit defender 1 against bunker                   # 签一览 阵地 1")
+    assert "'against' changes the attacker's hit number" in err
+    err = _check_fails(tmp_path, capfd, "    hit attacker 1 against bunker                   # 签一览 阵地 1",
+                       "    hit attacker ◆ against bunker                   # 签一览 阵地 1")
+    assert "'◆' is not a hit number here" in err

@@ -102,6 +102,22 @@ class DicePoolMixin:
                 return None
             return args[0].text, cell
 
+        def hit_against(hit_sts) -> tuple[tuple[frozenset[str], str], ...]:
+            """hit attacker N against SELECTOR...: the attacker's hit number
+            when the defending stack holds such a counter (a bunker)."""
+            out = []
+            for h in hit_sts:
+                if len(h.args) >= 4 and h.args[2].text == "against":
+                    role, cell = h.args[0].text, h.args[1].text
+                    if role != "attacker":
+                        ctx.error("value", "'against' changes the attacker's hit number: write hit attacker N "
+                                  "against SELECTOR", h.args[0].span)
+                    elif not (_number(cell) or cell == "●"):
+                        ctx.error("value", f"'{cell}' is not a hit number here: write a number or ●", h.args[1].span)
+                    else:
+                        out.append((self.selectors(h.args[3:], classes), cell))
+            return tuple(out)
+
         die = ctx.ref("die", b.arg("die")) or "d6"
         if die not in self._dice():
             die = next(iter(self._dice()), "d6")
@@ -141,17 +157,7 @@ class DicePoolMixin:
             exc = sb.one("except", (1, 9))
             hit_sts = sb.all("hit")
             hits = dict(x for x in (hit_cell(h, ("number", "●"), f"step {s.name}") for h in hit_sts) if x)
-            against = []
-            for h in hit_sts:
-                if len(h.args) >= 4 and h.args[2].text == "against":
-                    role, cell = h.args[0].text, h.args[1].text
-                    if role != "attacker":
-                        ctx.error("value", "'against' changes the attacker's hit number: write hit attacker N "
-                                  "against SELECTOR", h.args[0].span)
-                    elif not (_number(cell) or cell == "●"):
-                        ctx.error("value", f"'{cell}' is not a hit number here: write a number or ●", h.args[1].span)
-                    else:
-                        against.append((self.selectors(h.args[3:], classes), cell))
+            against = hit_against(hit_sts)
             for role in ROLES:
                 if role not in hits:
                     ctx.error("missing", f"step {s.name} needs 'hit {role} ...'", s.span,
@@ -164,7 +170,7 @@ class DicePoolMixin:
                 ctx.error("value", "the defender's hit number is a number or ● (11.3: 2)", s.span)
             steps.append(D.FireStep(s.name or "?", title_of(s) or s.name or "?", f,
                                     self.selectors(exc.args, classes) if exc else frozenset(), d,
-                                    a[len("column "):] if a.startswith("column ") else "", where(s), tuple(against)))
+                                    a[len("column "):] if a.startswith("column ") else "", where(s), against))
             if a and not a.startswith("column "):
                 ctx.error("value", "the attacker's hit number is read from the terrain effects chart: "
                           "hit attacker column COLUMN", s.span)
@@ -234,7 +240,7 @@ class DicePoolMixin:
             breakdown.append((self.selectors(e.args[:cut], classes), side, n))
         ob = b.one("order-battles", (0, 0))
         de = b.one("declare-equipment", (0, 0))
-        air = self._air(b, classes, factor, column, chosen, hit_cell)
+        air = self._air(b, classes, factor, column, chosen, hit_cell, hit_against)
         self.fx.battle_steps = tuple(s.id for s in steps) + ((air.id,) if air else ())
         self.fx.factors = factors
         uses = []
@@ -296,9 +302,10 @@ class DicePoolMixin:
             return None
         return D.BattleRole(e.name, title_of(e) or e.name, units, cls, D.frozen_map(factors), lock, where(e))
 
-    def _air(self, b: Body, classes, factor, column, chosen, hit_cell) -> D.AirRules | None:
+    def _air(self, b: Body, classes, factor, column, chosen, hit_cell, hit_against) -> D.AirRules | None:
         """``air NAME "title" { aircraft SEL; anti-air FACTOR; anti-aircraft SEL; hit defender N;
-        hit attacker column C; ground-attack column C; reroll SEL; window PROCEDURES }`` (Prokhorovka
+        hit attacker column C; hit attacker N against SEL; ground-attack column C; reroll SEL;
+        window PROCEDURES }`` (Prokhorovka
         16.0; ``window move combat``: an air window outside any battle at the start of each move and
         combat phase, ``runtime.combat.dicepool.air``)."""
         ctx = self.ctx
@@ -316,7 +323,9 @@ class DicePoolMixin:
                       "write: aircraft aircraft")
         aa = factor(ab.arg("anti-air"), "air's anti-air: the factor a die must not exceed to hit an aircraft")
         guns = ab.one("anti-aircraft", (0, 9))
-        hits = dict(x for x in (hit_cell(h, ("number", "●"), "bombing") for h in ab.all("hit")) if x)
+        hit_sts = ab.all("hit")
+        hits = dict(x for x in (hit_cell(h, ("number", "●"), "bombing") for h in hit_sts) if x)
+        against = hit_against(hit_sts)  # a bunker: bombing hits on 1 too (签一览, 阵地 1)
         for role in ROLES:
             if role not in hits:
                 ctx.error("missing", f"air needs 'hit {role} ...': the bombing dice's hit number", s.span,
@@ -355,7 +364,7 @@ class DicePoolMixin:
         return D.AirRules(s.name or "air", title_of(s) or s.name or "air", aircraft, aa,
                           self.selectors(guns.args, classes) if guns else frozenset(),
                           d, a[len("column "):] if a.startswith("column ") else "", ground, rerolls, where(s),
-                          windows)
+                          windows, against)
 
     def _air_roles(self, b: Body, air: D.AirRules | None, uses, classes, counters) -> None:
         """An aircraft's on-use is its air role and nothing else; an air role needs

@@ -603,6 +603,11 @@ class AirCombat:
     def bomb_test(self, s: GameState, p: dict, side: str) -> HitTest:
         if side == p["defender"]:
             return read_test(self.air.defender) or HitTest("number", 0)
+        if self.air.against:  # a defending position (a bunker): the bombing hits on its number (签一览 阵地 1)
+            held = self.b.setup(s, p, []).defending
+            cell = next((c for sel, c in self.air.against if any(self.game.matches(i, sel) for i in held)), None)
+            if cell is not None:
+                return read_test(cell) or HitTest("number", 0)
         target = self.b.e.hex(p["hex"])
         crossed = across(self.b.e.board, s, p["attackers"], target)
         return hit_test(self.game, self.b.e.board, f"column {self.air.attacker}", target, crossed, p["defender"])

@@ -94,6 +94,7 @@ class Setup:
     track: tuple[tuple[str, str, int], ...] = ()  # (side, what, damage) on the track before the dice (bombing, 16.2)
     # (phase, kind, side, what, n): after that phase, "damage" n on side's track or "out" (what, neutralised), 16.0
     events: tuple[tuple[int, str, str, str, int], ...] = ()
+    defending: tuple[str, ...] = ()  # the defender's counters in the battle (what 'hit attacker N against' reads)
 
     def weapon(self, wid: str) -> Weapon:
         return next(w for w in self.weapons if w.id == wid)

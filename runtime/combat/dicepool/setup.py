@@ -212,7 +212,8 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
                  frozenset(i for i in rules.rerolls if i in duel) |
                  frozenset(w.id for w in weapons if rules.rerolls and game.matches(w.id, rules.rerolls)),
                  tuple((side, what, int(n)) for side, what, n in track),
-                 tuple((int(k), ev, side, what, int(n)) for k, ev, side, what, n in events))
+                 tuple((int(k), ev, side, what, int(n)) for k, ev, side, what, n in events),
+                 tuple(items[dfd]))
 
 
 def default_pairs(setup: Setup) -> list[tuple[str, str]]:

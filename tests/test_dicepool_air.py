@@ -449,3 +449,42 @@ def test_check_reads_a_bombing_hit_number_against_a_position(tmp_path, capfd):
     err = _check_fails(tmp_path, capfd, "    hit attacker 1 against bunker                   # 签一览 阵地 1",
                        "    hit attacker ◆ against bunker                   # 签一览 阵地 1")
     assert "'◆' is not a hit number here" in err
+
+
+def test_an_aa_gun_is_an_anti_tank_gun_too(dice):
+    """签一览 防空炮: "防空炮也能当作反坦克炮使用": an AA gun fights the tank
+    battle as an anti-tank gun: in its stack's defence it fires in the
+    anti-tank round (11.5(3)1); attacking it takes no part, as an anti-tank
+    gun (11.5(1)1); within its range it supports another battle as one
+    ("当作反坦克炮使用时，也可以使用其射程进行协同防御"), once a combat phase, and
+    it still fires at the air missions over any battle in range."""
+    runner, s = _game()
+    eng = runner.engine
+    _stack(runner, s, "LAH+Tiger1", "0504")
+    _stack(runner, s, "52G+AA1", "0505")
+    st = eng.dicepool.preview(s, ["LAH"], runner.board.parse("0505"))
+    aa = st.weapon("AA1")
+    assert (aa.side, aa.fire, aa.armour, st.rounds[aa.round]) == ("soviet", 4, 1, "Anti-tank round")
+    assert st.pairs == (("Tiger1", "AA1"),)
+    runner, s = _game()
+    dice["faces"] = [6] * 6 + [1]           # the fire steps miss; AA1 (fire 4) at the Tiger: a 1 always hits
+    s = _attack(runner, s, defend=("52G+AA1@0505",))
+    assert "Anti-tank round: AA1 (soviet) fires at Tiger1 (◆ (1, or die + 2 <= 4)): 1, destroyed" in _steps(s)
+    # attacking, it takes no part in the tank battle
+    runner, s = _game()
+    _stack(runner, s, "52G+AA1", "0504")
+    _stack(runner, s, "LAH+Tiger1", "0505")
+    st = runner.engine.dicepool.preview(s, ["52G"], runner.board.parse("0505"))
+    assert [w.id for w in st.weapons] == ["Tiger1"]
+    # from the next hex it supports the defence of 0505 with its range (1), and fires at the bomber too
+    runner, s = _game()
+    eng = runner.engine
+    _stack(runner, s, "31TK+AA1", "0506")
+    s = _attack(runner, s, pools=("He111-1",))
+    assert "use AA1" in _legal(runner, s)
+    s = eng.apply(s, "use AA1")
+    assert "AA1" in [w.id for w in eng.dicepool.setup(s, s.pending[0]).weapons]
+    s = _until(runner, s, "air")
+    dice["faces"] = [6]
+    s = eng.apply(s, "use He111-1")
+    assert any(x.startswith("AA fire: AA1 (soviet) at He111-1") for x in _steps(s))

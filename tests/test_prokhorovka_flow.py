@@ -474,7 +474,8 @@ def test_the_first_tank_army_and_the_reserve_stand_on_turn_1_and_move_at_half_sp
     r = Runner(game)
     first = ("6TK", "31TK", "3MK", "2GTK", "5GTK")
     assert {game.counters[u].formation for u in first} == {"1TA", "R"}
-    s = until(r, r.new_game(1), lambda s: s.turn == 1 and s.active == "soviet" and s.step.get("decision") == "movement")
+    s = until(r, r.new_game(1), lambda s: s.turn == 1 and s.active == "soviet" and s.step.get("decision") == "movement"
+              and not s.pending)  # (not in an air window, 16.0)
     assert all(s.units[u].hex is not None for u in first)
     moving = {a.unit for a in r.legal_actions(s) if isinstance(a, Move)}
     assert moving and not moving & set(first)

@@ -131,9 +131,14 @@ class DicePoolBattles:
                     continue  # it fought in a role: not as itself until the lock ends (19.3(2))
                 if r > 0 and a not in used and ranged_key(s, a) not in s.done and \
                         hex_distance(u.hex, target) <= r and not (barred and g.matches(a, barred)) and \
-                        not (self.air and g.matches(a, self.rules.air.guns)):  # AA guns fire in the air combat
-                    out.append(a)
+                        not (self.air and g.matches(a, self.rules.air.guns) and not self.duel_weapon(a)):
+                    out.append(a)  # an AA gun fires in the air combat; one that is a duel weapon too (GJ63
+                    # 签一览 防空炮: also an anti-tank gun) supports with its range as that weapon
         return out
+
+    def duel_weapon(self, cid: str) -> bool:
+        """Whether ``cid`` fights in the duel (the duel's ``weapons``)."""
+        return bool(self.rules.duel_weapons) and self.game.matches(cid, self.rules.duel_weapons)
 
     # ------------------------------------------------------------ roles (19.3: the SU-152 as an anti-tank gun)
     def roles_open(self, s: GameState, cid: str) -> list:

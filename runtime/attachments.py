@@ -18,7 +18,9 @@ ZOC or control.  What happens here:
 * a loss taken by removing an attachment instead of a step (``loss yes``),
   and what a host that lost a step can no longer carry;
 * a counter that leaves its host as a unit of its own (``converts``: the
-  detachment chit).
+  detachment chit);
+* a counter left behind when its host moves or retreats (``left-behind``:
+  a face-up position).
 
 No Qt, no Lark.
 """
@@ -195,6 +197,19 @@ def release(game: GameDefinition, state: GameState, host: str, why: str) -> None
 def remove(game: GameDefinition, state: GameState, aid: str, why: str) -> None:
     """One attachment removed (a loss taken on it, an effect): where its kind returns it."""
     detach(game, state, aid, returns_box(game, aid), why)
+
+
+def left_behind(game: GameDefinition, state: GameState, host: str, how: str) -> None:
+    """The counters under ``host`` that its kind leaves behind once face up
+    (``left-behind``) go where their kind returns them: ``host`` moved or
+    retreated (``how``; GJ63 签一览 阵地: a face-up position goes back to its
+    cup when its stack moves or retreats)."""
+    for aid in under(state, host):
+        kind = kind_of(game, aid)
+        if kind is None or not kind.left_behind or not game.matches(aid, kind.left_behind):
+            continue
+        if not kind.face_down or f"face-up:{aid}" in state.done:
+            remove(game, state, aid, f"face up, left behind as {host} {how}")
 
 
 def fit(game: GameDefinition, state: GameState, host: str) -> None:

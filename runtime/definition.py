@@ -823,7 +823,9 @@ class AttachmentKind:
     host's factor while carried; ``zoc``: a host carrying one exerts a ZOC
     even if its class does not; ``converts``: selectors of the counters that
     may leave the host as a unit of their own in a movement phase (a
-    detachment)."""
+    detachment); ``left_behind``: selectors of the counters that, face
+    up, go where ``returns`` says when their host moves or retreats (a
+    position)."""
 
     id: str
     title: str
@@ -840,6 +842,9 @@ class AttachmentKind:
     # its stack fights ("cup": they see which cup it comes from, tank or equipment; "blind": not even
     # that, 19.6); "" face up
     face_down: str = ""
+    # left behind: such a counter, once face up (always, in a kind that is not face down), goes where
+    # ``returns`` says when its host moves or retreats (GJ63 签一览 阵地: a face-up position)
+    left_behind: frozenset[str] = frozenset()
 
 
 # ---------------------------------------------------------------- map

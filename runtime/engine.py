@@ -489,6 +489,8 @@ class Engine:
         over = overrun_hexes(self.game, s, a.unit)
         attack = dest not in over and any(x.side != u.side for x in s.units_at(dest))
         s.place(a.unit, dest)
+        if s.attached:
+            A.left_behind(self.game, s, a.unit, "moves")
         s.moved.update((a.unit, f"{a.unit}@{a.mode or 'normal'}"))
         s.step = dict(s.step, **{"last-moved": a.unit})  # a move that continues this one must come next
         if attack:  # an attack by moving in (Barbarossa 6.3): fought in the combat phase
@@ -757,6 +759,8 @@ class Engine:
                 return
             over = overrun_hexes(self.game, s, a.unit) if self.game.retreat.overrun else frozenset()
             s.place(a.unit, chosen.end)
+            if s.attached:
+                A.left_behind(self.game, s, a.unit, "retreats")
             s.attacked.add(f"retreated:{a.unit}")  # for this combat segment (10.3(1)2: no defence there)
             self.pass_through(s, u.side, chosen.hexes)
             for _ in range(chosen.losses):

@@ -9,6 +9,8 @@
       adds attack fire                    # HOST-FACTOR ATTACHMENT-FACTOR|N, added while carried
       zoc yes                             # a host carrying one exerts a ZOC
       converts detachment                 # may leave the host as a unit in a movement phase
+      left-behind position                # once face up, goes where 'returns' says when its host moves
+                                          # or retreats (GJ63 签一览 阵地)
     }
 
 Part of the compiler: methods of ``_Compiler`` (see ``core.py``)."""
@@ -76,6 +78,7 @@ class AttachmentsMixin:
         zoc = read_yes_no(ctx, b.arg("zoc"), "zoc", False) if b.one("zoc") else False
         adds_st = b.all("adds")
         conv = b.one("converts", (1, 99))
+        lb = b.one("left-behind", (1, 99))
         fd = b.one("face-down", (1, 1))
         face_down = ""
         if fd is not None:  # face-down yes | blind (GJ63 3.5(5), 19.6)
@@ -186,6 +189,11 @@ class AttachmentsMixin:
                     ctx.error("missing", f"{c.id} converts into a unit but its class {c.unit_class} prints no "
                               f"'{pts}' factor to move with", conv.span)
                     break
+        left: frozenset[str] = frozenset()
+        if lb is not None:  # GJ63 签一览 阵地: a face-up position goes back to its cup when its stack moves or retreats
+            left = self.unit_selectors(list(lb.args), classes, counters, "left-behind")
+            if left and not any(cid in left or self.class_flags_of(classes, c) & left for cid, c in mine.items()):
+                ctx.error("unused", f"no {st.name} counter is one of {', '.join(sorted(left))}", lb.span)
         if face_down == "cup":
             for cid, c in sorted(mine.items()):
                 if not c.arrives.startswith("pool:"):
@@ -193,7 +201,7 @@ class AttachmentsMixin:
                               fd.span, "give it its cup in the 'arrives' column, or write 'face-down blind'")
                     break
         return D.AttachmentKind(st.name, title_of(st) or st.name, sel, hosts, tuple(capacity), returns, loss,
-                                tuple(adds), zoc, converts, where(st), face_down)
+                                tuple(adds), zoc, converts, where(st), face_down, left)
 
 
 def factors_the_engine_reads(movement: D.MovementRules, combat: D.CombatRules) -> set[str]:

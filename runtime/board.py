@@ -78,6 +78,7 @@ class Board:
         # Plain dict adjacency for the hot loops: hex -> ((neighbour, Edge), ...)
         self.adj: dict[Hex, tuple[tuple[Hex, Edge], ...]] = {h: tuple(v) for h, v in adj.items()}
         self._ids: dict[Hex, str] = {}  # printed ids, formatted once (legal actions name thousands)
+        self._parsed: dict[str, Hex] = {}  # printed ids read back (every move action names its hex)
 
     # ---------------------------------------------------------------- lookup
     def __contains__(self, h: Hex) -> bool:
@@ -106,7 +107,12 @@ class Board:
         return hid
 
     def parse(self, text: str) -> Hex:
-        return self.grid.parse_id(text)
+        h = self._parsed.get(text)
+        if h is None:
+            h = self.grid.parse_id(text)  # (raises on a text that is no hex id: nothing kept)
+            if len(self._parsed) < 100_000:
+                self._parsed[text] = h
+        return h
 
     def effects(self, h: Hex) -> list[TerrainEffect]:
         """The chart rows that apply in a hex: its terrain, then features."""

@@ -117,11 +117,11 @@ class Engine:
         only, exclude, limit = st.get("only"), st.get("exclude"), st.get("limit")
         if not (only or exclude or limit):
             return ""
-        mine = self.game.selectors_of(uid) | state.units[uid].markers
-        if only and not mine & set(only):
+        sel, markers = self.game.selectors_of(uid), state.units[uid].markers
+        if only and sel.isdisjoint(only) and markers.isdisjoint(only):
             return f"{uid} may not act in this phase: only {', '.join(only)} units do"
-        if exclude and mine & set(exclude):
-            return f"{uid} may not act in this phase: it is {', '.join(sorted(mine & set(exclude)))}"
+        if exclude and not (sel.isdisjoint(exclude) and markers.isdisjoint(exclude)):
+            return f"{uid} may not act in this phase: it is {', '.join(sorted((sel | markers) & set(exclude)))}"
         if limit and state.phase == "movement" and uid not in state.moved and \
                 len({x for x in state.moved if "@" not in x}) >= int(limit):
             return f"{uid} cannot move: at most {limit} units move in this phase"
@@ -196,6 +196,7 @@ class Engine:
                 state.control[h] = side
                 state.control_since[h] = when
                 state.version += 1  # lines through controlled hexes (Barbarossa 9.0) depend on it
+                state.touch(h, control=True)  # and moves that keep to the side's own hexes (Barbarossa 10.0)
 
     def record(self, state: GameState, action: Action, side: str = "", **extra) -> None:
         entry = {"turn": state.turn, "phase": state.phase, "side": side or state.active, "action": str(action)}
@@ -241,18 +242,21 @@ class Engine:
         Move actions are built when read."""
         groups: list[tuple[str, str, list[Hex]]] = []
         exits: list[Action] = []
+        allowed = state.step.get("modes")  # (mode_bars bars the others: not asked of every unit)
+        modes = [m for m in self.game.movement.modes if allowed is None or m.id in allowed]
+        normal_allowed = allowed is None or "normal" in allowed
         for uid in self.actors(state):
             if self.immobile(uid):
                 continue
             normal: frozenset[Hex] = frozenset()
-            if not self.mode_bars(state, uid, ""):
+            if normal_allowed and not self.mode_bars(state, uid, ""):
                 r = move_range(self.game, self.board, state, uid)
                 normal = r.destinations
                 if normal:
                     groups.append((uid, "", ordered_destinations(r)))
                 for pool in self.game.movement.exits and self._exits(uid, r):
                     exits.append(Move(uid, pool))
-            for m in self.game.movement.modes:
+            for m in modes:
                 if self.mode_bars(state, uid, m.id):
                     continue
                 try:

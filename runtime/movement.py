@@ -352,42 +352,120 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
     """All hexes the unit can reach.  ``limit`` (scaled MP) overrides the
     unit's MP: ``why_not`` searches further to say how much a hex needs.
 
-    Kept in the state's cache for its version (units' hexes and control),
-    keyed also on what of the unit itself the search reads (hex, step,
-    markers, MP spent entering the map, counters attached) and on the move-in attacks under
-    way: listing the moves, checking one and making it search once.  The
-    search itself is shared across states and units (``_SEARCHES``): units of
-    one class starting in one hex with the same MP, among the same enemy ZOC
-    and enemy-held hexes, reach the same hexes; only the stacking check of
-    where the move may end is made for each state.  The range returned is
-    shared: never change it."""
+    Kept from state to state (``carried_ranges``), keyed on what of the unit
+    itself the search reads (hex, step, markers, MP spent entering the map,
+    counters attached): listing the moves, checking one and making it
+    search once, and a unit far from the units that moved keeps its range.
+    The search itself is shared across states and units (``_SEARCHES``):
+    units of one class starting in one hex with the same MP, among the same
+    enemy ZOC and enemy-held hexes, reach the same hexes; only the stacking
+    check of where the move may end is made for each state.  The range
+    returned is shared: never change it."""
     u = state.units[unit_id]
     if u.hex is None:
         raise MoveError(f"{unit_id} is not on the map")
     if limit is not None:
         return _move_range(game, board, state, unit_id, mode, limit)
-    ranges = state.cache.get(("ranges", state.version))
-    if ranges is None:
-        ranges = state.cache[("ranges", state.version)] = {}
-    key = (unit_id, mode or "", u.hex, u.step, frozenset(u.markers) if u.markers else None,
-           state.entering.get(unit_id, 0), state.attached.get(unit_id),
-           frozenset(state.attack_from.items()) if state.attack_from else None)
+    ranges = carried_ranges(game, board, state, u.side)
+    entering = state.entering
+    attached = state.attached.get(unit_id)
+    key = (unit_id, mode or "", u.hex, u.step, u.markers or None,
+           (entering.get(unit_id, 0), entering.get(f"{unit_id}@{mode}")) if entering else None,
+           (attached, tuple(state.units[x] for x in attached)) if attached else None)
     hit = ranges.get(key)
     if hit is None:
         hit = ranges[key] = _move_range(game, board, state, unit_id, mode, limit, shared=True)
     return hit
 
 
+class _Carried:
+    """A side's move ranges as of one point of the trail (``GameState.trail``),
+    among one enemy ZOC, one set of enemy-held hexes and one of enemy sources
+    closed to it."""
+
+    __slots__ = ("trail", "version", "zoc", "held", "closed", "ranges")
+
+    def __init__(self, trail: tuple | None, version: int, zoc: frozenset[Hex], held: frozenset[Hex],
+                 closed: frozenset[Hex], ranges: dict):
+        self.trail, self.version, self.ranges = trail, version, ranges
+        self.zoc, self.held, self.closed = zoc, held, closed
+
+
+def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: str) -> dict:
+    """The move ranges of ``side``'s units worked out in this state or an
+    earlier one of the same game and still valid.  Besides the unit itself
+    (its key) a range reads the enemy ZOC, the enemy-held hexes and the
+    enemy sources closed to the side (all are dropped when one of them
+    changes), and of the hexes it reached and their neighbours: the control
+    of those it may cross (a mode that keeps to the side's own hexes), the
+    units in those it may overrun, and the units in, and attacks into, those
+    where stacking or 6.3's limits may bar its move from ending.  One that
+    read a hex that changed so since (the trail says which) is dropped; all
+    are when the trail is longer than ``TRAIL_KEPT``."""
+    key = ("carried", "ranges", side)
+    found = state.cache.get(key)
+    trail = state.trail
+    if found is not None and found.trail is trail and found.version == state.version:
+        return found.ranges  # (the ZOC, the enemy-held hexes and the closed sources change with the version)
+    zoc = enemy_zoc(game, board, state, side)
+    held = held_by_others(state, side)
+    closed = closed_to(game, board, state, side)
+    same = found is not None and (found.zoc is zoc or found.zoc == zoc) and \
+        (found.held is held or found.held == held) and (found.closed is closed or found.closed == closed)
+    if same and found.trail is trail:
+        return found.ranges
+    ranges: dict = {}
+    if same:
+        units: set[Hex] = set()
+        control: set[Hex] = set()
+        t = trail
+        while t is not found.trail and t is not None:
+            (control if t[3] else units).add(t[0])
+            t = t[1]
+        if t is found.trail:
+            limits = game.stacking.get("units") is not None or bool(extra_limits(game.stacking))
+            overrun = bool(game.movement.overrun)
+            owned = {m.id for m in game.movement.modes if m.own_control} if control else ()
+
+            def valid(r: MoveRange) -> bool:
+                f = r.search
+                if units and not _bars_read(f, limits).isdisjoint(units):
+                    return False
+                if units and overrun and not _reads(board, f).isdisjoint(units):
+                    return False
+                return not (r.mode in owned and not _reads(board, f).isdisjoint(control))
+            ranges = {k: r for k, r in found.ranges.items() if valid(r)}
+    state.cache[key] = _Carried(trail, state.version, zoc, held, closed, ranges)
+    return ranges
+
+
+def _reads(board: Board, found: "_Search") -> frozenset[Hex]:
+    """The hexes a search read: those it reached, and the neighbours of
+    those it went on from (worked out once per search)."""
+    if found.reads is None:
+        adj = board.adj
+        found.reads = frozenset(found.cost).union(*([n for n, _ in adj[h]] for h in found.prev))
+    return found.reads
+
+
+def _bars_read(found: "_Search", limits: bool) -> frozenset[Hex]:
+    """The hexes whose units ``_destinations`` reads for a move of this
+    search: every hex it reached where a stacking limit may bar the move
+    from ending, else only those where the move must end (attacks)."""
+    return found.reached if limits else found.stop_prev.keys()
+
+
 class _Search:
     """One bounded Dijkstra of ``_move_range``: what it reached and how, for
     every state and unit whose search reads the same inputs."""
 
-    __slots__ = ("cost", "prev", "stop_prev", "reached", "ordered")
+    __slots__ = ("cost", "prev", "stop_prev", "reached", "ordered", "reads")
 
     def __init__(self, cost: dict[Hex, int], prev: dict[Hex, Hex | None], stop_prev: dict[Hex, Hex], start: Hex):
         self.cost, self.prev, self.stop_prev = cost, prev, stop_prev
         self.reached = frozenset(cost) - {start}  # the destinations where no stacking rule bars any
         self.ordered: tuple[Hex, ...] | None = None  # ``reached`` sorted, when asked for
+        self.reads: frozenset[Hex] | None = None  # the hexes it read (``_reads``), when asked for
 
 
 # board -> {search inputs: _Search}: move searches shared across states and units
@@ -517,8 +595,8 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
             continue
         h_in_zoc = h in zoc
         for n, step, all_mp, zz in steps[h]:
-            if settled and dist.get(n, big) <= d:  # no step costs less than 0: nothing better, nor a stop to keep
-                continue
+            if settled and (d + step > bound and not all_mp or dist.get(n, big) <= d):
+                continue  # no step costs less than 0: too far already, or nothing better nor a stop to keep
             stop = False
             if n in held and not (overruns and n in overruns):
                 if not move_in:

@@ -6,9 +6,13 @@ from __future__ import annotations
 import copy
 import random
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 from .definition import Die, GameDefinition
 from .hexes import Hex
+
+
+TRAIL_KEPT = 256  # the longest trail: data carried from further back is worked out again
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,11 @@ class GameState:
     # data that only one side's units decide (its ZOC, the hexes it holds) is cached on ``side_stamp``
     placed: dict[str, int] = field(default_factory=dict)
     cache: dict = field(default_factory=dict, repr=False, compare=False)  # derived data (ZOC...), never copied
+    # the hexes whose occupants, control or move-in attacks changed, newest first: (hex, the trail before,
+    # its length, whether its control changed), shared with copies (``touch``).  Derived data read from a
+    # few hexes (a move range) is carried to later states (cache keys ("carried", ...)) and dropped only
+    # where what it read of a hex changed
+    trail: tuple | None = field(default=None, repr=False, compare=False)
     # set on a side's view of a state (runtime/observe.py): {"side", "unseen"}; None on a state, and on copies
     observed: dict | None = field(default=None, repr=False, compare=False)
 
@@ -88,21 +97,23 @@ class GameState:
         s = GameState(
             self.turn, self.phase, self.active, dict(self.units), dict(self.control),
             dict(self.vp), list(self.cup), {k: list(v) for k, v in self.hands.items()}, set(self.activated),
-            set(self.moved), set(self.attacked), set(self.attacked_hexes), [copy.deepcopy(p) for p in self.pending],
+            set(self.moved), set(self.attacked), set(self.attacked_hexes), [_plain_copy(p) for p in self.pending],
             self.seed, self.rng_state, list(self.log), dict(self.occupants),
             self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
             set(self.done), dict(self.control_since), dict(self.rolled), dict(self.attack_from),
-            [dict(m) for m in self.markers], dict(self.variables), [copy.deepcopy(e) for e in self.effects],
+            [dict(m) for m in self.markers], dict(self.variables), [_plain_copy(e) for e in self.effects],
             dict(self.entering), dict(self.attached), dict(self.placed))
+        s.trail = self.trail
         # derived data keyed on the version stays valid until a unit moves, data keyed on a side's
-        # stamp until one of that side's units moves; facts fixed at set-up (string keys) always do
+        # stamp until one of that side's units moves, carried data until a hex it read changes (it is
+        # checked against the trail when read); facts fixed at set-up (string keys) always do
         v, placed = self.version, self.placed
         kept = {}
         for k, x in self.cache.items():
             if type(k) is tuple:
                 last = k[-1]
                 if last == v or (type(last) is tuple and len(last) == 3 and last[0] == "placed"
-                                     and placed.get(last[1], 0) == last[2]):
+                                     and placed.get(last[1], 0) == last[2]) or k[0] == "carried":
                     kept[k] = x
             elif isinstance(k, str):
                 kept[k] = x
@@ -135,12 +146,26 @@ class GameState:
                     occupants[u.hex] = rest
                 else:
                     del occupants[u.hex]
+            self.touch(u.hex)
         u = self.units[unit_id] = replace(u, hex=h, box="" if h is not None else box)
         if h is not None:
             occupants[h] = occupants.get(h, ()) + (unit_id,)
+            self.touch(h)
         self.version += 1
         self.placed[u.side] = self.placed.get(u.side, 0) + 1
         return u
+
+    def touch(self, h: Hex, control: bool = False) -> None:
+        """Note on the trail that what ``h`` holds changed: its occupants
+        (``place`` notes both ends of a move) or the move-in attacks made
+        into it, or (``control``) who controls it.  Whoever changes its
+        control or an attack's record without placing a unit there says so
+        here."""
+        t = self.trail
+        if t is None or t[2] >= TRAIL_KEPT:  # a new trail: data carried from before it is dropped
+            self.trail = (h, None, 1, control)
+        else:
+            self.trail = (h, t, t[2] + 1, control)
 
     def set_unit(self, unit_id: str, **changes) -> Unit:
         """Change a unit's step, box or markers (its hex: ``place``).
@@ -180,6 +205,28 @@ class GameState:
         self.rng_state = r.getstate()
         self.log.append({"roll": die.name, "result": total, "for": purpose})
         return total
+
+
+_IMMUTABLE = frozenset({str, int, bool, float, type(None), Hex, Fraction, frozenset})
+
+
+def _plain_copy(x):
+    """A deep copy of plain data (dicts, lists and sets of strings, numbers,
+    hexes, tuples of them): what a pending decision or an effect under way
+    holds.  Much cheaper than copy.deepcopy, which it falls back on for
+    anything else."""
+    t = type(x)
+    if t in _IMMUTABLE:
+        return x
+    if t is dict:
+        return {k: _plain_copy(v) for k, v in x.items()}
+    if t is list:
+        return [_plain_copy(v) for v in x]
+    if t is tuple:
+        return tuple(_plain_copy(v) for v in x)
+    if t is set:
+        return {_plain_copy(v) for v in x}
+    return copy.deepcopy(x)
 
 
 def eliminate(game: GameDefinition, state: GameState, unit_id: str, how: str = "combat") -> str:

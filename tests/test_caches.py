@@ -146,6 +146,62 @@ def test_property_side_stamped_caches_equal_fresh_ones(seed, game, steps):
                     assert kept == _fresh_range(r, s, uid, mode).destinations
 
 
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1),
+       game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None), ("a-victory-denied", None),
+                             ("prokhorovka", None)]),
+       steps=st.integers(1, 200), agent=st.sampled_from(["random", "greedy"]))
+def test_property_carried_move_ranges_equal_fresh_ones(seed, game, steps, agent):
+    """Move ranges carried from state to state (runtime.movement.carried_ranges:
+    kept while the hexes each read stay as they were, by the state's trail)
+    are what a search from nothing gives, for every unit on the map and every
+    mode, after random or greedy action sequences in every game folder
+    (overruns, move-in attacks, own-control modes, stacking judged at the end,
+    reinforcements paying their entry)."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    bots = {side: make_bot(agent, seed + i) for i, side in enumerate(r.game.sides)}
+    s = r.new_game(seed)
+    modes = [None] + [m.id for m in r.game.movement.modes]
+    for _ in range(steps):
+        if s.result is not None:
+            break
+        if agent == "random":
+            acts = r.legal_actions(s)
+            s = r.apply(s, acts[rnd.randrange(len(acts))])
+        else:
+            s = r.apply(s, bots[r.to_move(s)].choose(r, s))
+        for u in s.on_map():
+            for mode in modes:
+                try:
+                    kept = M.move_range(r.game, r.board, s, u.id, mode)
+                except M.MoveError as e:
+                    kept = str(e)
+                assert kept == _fresh_range(r, s, u.id, mode)
+
+
+def test_a_range_is_dropped_where_a_hex_it_read_changed():
+    """A unit's carried range survives a move far from it and is worked out
+    again when a unit moves into a hex it reached (Barbarossa: the attacks
+    into a hex count toward 6.3's limits there)."""
+    r = runner("barbarossa-postcard", None)
+    rnd = random.Random(5)
+    s = r.new_game(5)
+    while not (s.step.get("decision") == "movement" and not s.pending and r.engine.actors(s)):
+        acts = r.legal_actions(s)
+        s = r.apply(s, acts[rnd.randrange(len(acts))])
+    uid = r.engine.actors(s)[0]
+    kept = M.move_range(r.game, r.board, s, uid)
+    t = s.copy()
+    t.touch(next(h for h in r.board.map.hexes if h not in M._reads(r.board, kept.search)))
+    assert M.move_range(r.game, r.board, t, uid) is kept
+    if kept.stop_prev:
+        t.touch(next(iter(kept.stop_prev)))
+        assert M.move_range(r.game, r.board, t, uid) is not kept
+    t.trail = None  # a trail that does not lead back to the range's: everything is worked out again
+    assert M.move_range(r.game, r.board, t, uid) is not kept
+
+
 def test_a_state_changed_in_place_gets_its_legal_actions_afresh():
     """The runner keeps the last list of legal actions for the state it was
     asked about; a change to that state (a unit placed) is not answered from it."""

@@ -412,6 +412,7 @@ class FirepowerBattles:
         attackers = [u.id for u in s.units_at(h) if u.side == p["attacker"]]
         for uid in attackers:
             s.attack_from.pop(uid, None)
+        s.touch(h)  # (6.3's limits on attacks across a hexside into it read them)
         if chosen.holds == "attacker" and attackers:
             self.e.pass_through(s, p["attacker"], [h])
         s.pending.pop(0)

@@ -488,3 +488,31 @@ def test_an_aa_gun_is_an_anti_tank_gun_too(dice):
     dice["faces"] = [6]
     s = eng.apply(s, "use He111-1")
     assert any(x.startswith("AA fire: AA1 (soviet) at He111-1") for x in _steps(s))
+
+
+def test_a_ground_attack_round_counts_the_defenders_defence_level_not_the_hexsides(dice):
+    """16.3(2)2: on a ◆ the ground attack is a firing round (12.0) "but the
+    hexside terrain's modifier does not count": the defender's counter takes
+    the defence level of its hex when higher than its armour (12.0(2)), the
+    entrenchment of its own side counted, a river it is attacked across not.
+    Pokrovka (0605, a town, 2, with a Soviet entrenchment, +1): a Ju 87
+    (fire 4) hits a T-34 (armour 1) on 4 - 3 = 1 only; an attacker's
+    counter takes its armour (12.0(2): the attacker has no defence level)."""
+    runner, s = _game()
+    air = runner.engine.dicepool.air
+    s = _attack(runner, s, pools=("Ju87-1", "Il2-1"), attack=("LAH+PzIV1@0604",), defend=("52G+T34-1@0605",),
+                target="0605")
+    s = _until(runner, s, "air")
+    p = s.pending[0]
+    assert air.ground_test(s, p, "Ju87-1", "T34-1").text() == "◆ (1, or die + 3 <= 4)"
+    assert air.ground_test(s, p, "Il2-1", "PzIV1").text() == "◆ (1, or die + 1 <= 3)"   # 0604: clear, the attacker
+    # outside a battle: a German Panzer IV in Yakovlevo (0708, a town, 2; the entrenchment is Soviet)
+    runner, s = _game()
+    air = runner.engine.dicepool.air
+    _stack(runner, s, "LAH+PzIV1", "0708")
+    A.face_up(runner.game, s, ["LAH"])
+    s.place("Il2-1", None, "pool:soviet-support")
+    s.phase, s.active, s.step, s.activated, s.pending = "movement", "soviet", {}, set(), []
+    air.open_window(s, "move", "Movement (8.0)")
+    p = s.pending[0]
+    assert p.get("window") and air.ground_test(s, p, "Il2-1", "PzIV1").text() == "◆ (1, or die + 2 <= 3)"

@@ -72,7 +72,7 @@ from ...hexes import hex_distance
 from ...state import GameState
 from .chits import _effects
 from .hits import HitTest, binomial, firing_round, read_test
-from .setup import across, factor, hit_test, stack_items
+from .setup import across, defence_level, factor, hit_test, stack_items
 
 ROLES = ("bomb", "ground-attack", "recon", "intercept")
 
@@ -667,14 +667,21 @@ class AirCombat:
 
     def ground_test(self, s: GameState, p: dict, chit: str, target: str) -> HitTest:
         """16.3(2): the column's cell of the target's hex, hexsides ignored; ◆:
-        the aircraft's factor against the target's armour."""
-        g = self.game
+        a firing round (12.0), the aircraft's factor against the target's
+        armour or, for a counter of the defending stack (or one outside any
+        battle), the defence level of its hex when that is higher (12.0(2)),
+        its positions and the features that work for its side counted, the
+        hexsides not (16.3(2)2: "格界线地形的修正无效")."""
+        g, rules, board = self.game, self.b.rules, self.b.e.board
         host = A.host_of(s, target)
-        where = s.units[host].hex
-        test = hit_test(g, self.b.e.board, f"column {self.air.ground}", where, (), s.units[host].side)
+        where, side = s.units[host].hex, s.units[host].side
+        test = hit_test(g, board, f"column {self.air.ground}", where, (), side)
         if test.kind == "round":
-            return firing_round(factor(g, s, chit, self.role(chit).args["factor"]),
-                                factor(g, s, target, self.b.rules.armour))
+            guard = factor(g, s, target, rules.armour)
+            if rules.level and (p.get("window") or (side == p.get("defender") and board.hex_id(where) == p["hex"])):
+                position = max((factor(g, s, i, rules.position) for i in stack_items(s, host)), default=0)
+                guard = max(guard, defence_level(g, board, rules.level, where, (), position, side))
+            return firing_round(factor(g, s, chit, self.role(chit).args["factor"]), guard)
         return test
 
     def ground_attack(self, s: GameState, p: dict, m: dict, target: str) -> None:

@@ -101,6 +101,11 @@ def test_entering_by_strategic_movement_pays_the_road_not_the_terrain(runner):
     assert next(e for e in s.log if e.get("moves-on") == "93G") == \
         {"turn": 5, "moves-on": "93G", "at": "1405", "mp": "1"}
     strategic = mode_by_id(r.game, "strategic")
+    from runtime.hexes import hex_distance
+    road = r.board.parse("1203")   # the road on from the source, clear of German ZOC (8.3(1)2) whatever the game did
+    for u in [u.id for u in s.on_map("german") if hex_distance(u.hex, road) <= 2]:
+        s.place(u, None, "removed")
+    s.version += 1
     assert unit_mp(r.game, s, "92G") == 3 * SCALE  # 4 MP, 1 for the source
     assert unit_mp(r.game, s, "92G", strategic) == 7 * SCALE  # 2 x 4 MP, 1 for the source along the road
     far = move_range(r.game, r.board, s, "92G", "strategic")  # the search reads the same (the road

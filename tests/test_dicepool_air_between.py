@@ -218,3 +218,26 @@ def test_the_search_bot_decides_between_two_rolls_and_allots_bombing_hits(dice):
     assert s.pending[0]["stage"] == "air-target"
     a = make_bot("search:8", 1).choose(runner, s)
     assert a in runner.legal_actions(s)
+
+
+def test_equipment_with_a_range_fights_on_in_its_own_battle_after_an_air_combat_between_two_rolls(dice):
+    """11.2(1)3 bars equipment with a range that fought in *another* battle
+    this combat phase; the mark its own battle makes as the dice begin must
+    not take it out of that battle when the dice stop for an air combat
+    (16.0(1)): the anti-tank gun paired with the Tiger still fires in the
+    anti-tank round, is shot at, and its armour counts in the damage step."""
+    runner, s = _game()
+    eng = runner.engine
+    s = _attack(runner, s, pools=("He111-1",), defend=("52G+PakFront1@0505",))
+    s = _until(runner, s, "air")
+    s = eng.apply(s, "done")                # no mission before the dice: the pair, the normal fire (all 6s)
+    p = s.pending[0]
+    assert p["stage"] == "air" and p["rolled"] >= 1
+    assert ("Tiger1", "PakFront1") in eng.dicepool.setup(s, p).pairs
+    while s.pending and s.pending[0].get("stage") == "air":
+        s = eng.apply(s, "done")            # no mission: the dice go on (to the next stop)
+    steps = _steps(s)
+    assert "Anti-tank round: PakFront1 (soviet) fires at Tiger1 (◆ (1, or die + 2 <= 4)): 6, missed" in steps
+    assert "Attacker's round: Tiger1 (german) fires at PakFront1 (◆ (1, or die + 1 <= 6)): 6, missed" in steps
+    assert "damage: soviet 0 + 1 armour of PakFront1 = 1" in steps
+    assert not any(x.startswith("tank support: Tiger1") for x in steps)

@@ -70,7 +70,7 @@ class DicePoolBattles:
     def setup(self, s: GameState, p: dict, pairs: list | None = None) -> Setup:
         return build(self.game, self.e.board, s, p["attackers"], self.e.hex(p["hex"]), p["chits"],
                      [tuple(x) for x in (p["pairs"] if pairs is None else pairs)], tuple(p.get("neutral", ())),
-                     p.get("ranged"), p.get("track", ()), p.get("mid", ()))
+                     p.get("ranged"), p.get("track", ()), p.get("mid", ()), tuple(p.get("ranged-here", ())))
 
     def preview(self, s: GameState, attackers: list[str], target, chits: dict[str, list[str]] | None = None,
                 neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None,
@@ -629,6 +629,8 @@ class DicePoolBattles:
                 for cid in [a for u in inside for a in A.under(s, u)]:
                     if factor(self.game, s, cid, self.rules.ranged) > 0:
                         s.done.add(ranged_key(s, cid))
+                        # its mark is this battle's: it fights on here (between two rolls too)
+                        p.setdefault("ranged-here", []).append(cid)
             if self.rules.roles:
                 self.lock_roles(s, st)
             p["dice"], p["rolled"], p["mid"], p["destroyed"] = [], 0, [], []

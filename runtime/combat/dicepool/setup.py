@@ -120,12 +120,16 @@ def hit_test(game: GameDefinition, board: Board, text: str, target: Hex, crossed
 
 def build(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
           chits: dict[str, list[str]] | None = None, pairs: list[tuple[str, str]] = (),
-          neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None, track=(), events=()) -> Setup:
+          neutral: tuple[str, ...] = (), ranged: dict[str, list[str]] | None = None, track=(), events=(),
+          here: tuple[str, ...] = ()) -> Setup:
     """The battle of ``attackers`` against the stack in ``target``; ``chits``:
     the support chits each side used; ``pairs``: (attacker's weapon,
     defender's weapon) as paired so far; ``track``: (side, what, damage)
     scored before the dice (the air combat's bombing, 16.2); ``events``:
-    what the air combat did between two rolls (``Setup.events``)."""
+    what the air combat did between two rolls (``Setup.events``); ``here``:
+    the counters with a range marked as fighting in this battle when its dice
+    began (11.2(1)3: they support no other battle this phase, and fight on in
+    this one)."""
     rules: DicePoolRules = game.dice_pool
     # a chit another side allocated face down is unknown in that side's view (runtime.observe): it counts for nothing
     chits = {k: [c for c in v if c in game.counters] for k, v in (chits or {}).items()}
@@ -142,7 +146,7 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
         items[side] = items[side] + [i for i in used if i not in items[side] and A.host_of(state, i) is not None]
     for side in items:  # counters a commander cancelled for this battle, or that fought with their range
         items[side] = [i for i in items[side] if i not in neutral and  # in another battle this phase
-                       (i in far or not rules.ranged or ranged_key(state, i) not in state.done)]
+                       (i in far or i in here or not rules.ranged or ranged_key(state, i) not in state.done)]
     fx = chit_effects(game, items, chits or {}, att, dfd, state.turn)  # the chit catalogue (on-use)
     for side, gone in fx.neutral.items():
         items[side] = [i for i in items[side] if i not in gone]

@@ -48,6 +48,7 @@ VERBS = {
     "both-lose": "both-lose",
     "cancel-chit": "cancel-chit SELECTORS",
     "cancel-equipment": "cancel-equipment SELECTORS [removed-with FACTOR]",
+    "send-back": "send-back SELECTORS [within N]",
     "strike": "strike SELECTORS on N [spent]",
     "reroll-die": "reroll-die",
     "intercept": "intercept",
@@ -61,10 +62,14 @@ RESULT_VERBS = ("join", "reroll")  # a CRT result's own effects: only in results
 # an aircraft's role in a dice-pool battle's air combat (dice-pool { air { ... } }, Prokhorovka 16.0)
 AIR_VERBS = ("intercept", "bomb", "ground-attack", "recon")
 BATTLE_VERBS = ("multiply", "add-damage", "cancel-step", "neutralise", "both-lose", "cancel-chit", "cancel-equipment",
-                "strike", "reroll-die", *AIR_VERBS)
+                "send-back", "strike", "reroll-die", *AIR_VERBS)
 # the words after a verb's first arguments that take one value
 KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", "else-row", "marked", "unmarked",
-            "removed-with", "on", "shots"}
+            "removed-with", "on", "shots", "within"}
+# in an on-use block, ``choose { option NAME "title" { EFFECTS } ... }``: the chit's side picks one option as
+# the battle's chits are turned face up; these verbs do not stand in such an option (a role in the air, a
+# strike before the duel and a roll again do not wait for that choice)
+NOT_IN_BATTLE_OPTION = ("reroll-die", "strike", *AIR_VERBS)
 UNIT_MARKERS = ("out-of-supply", "isolated", "disrupted")  # markers on units (runtime/supply.py reads them)
 BLOCK_KEYWORDS = ("do", "on", "on-draw", "option", "on-use")  # statements whose body is effects (no global value/condition rules)
 
@@ -155,7 +160,17 @@ class EffectCompiler:
             ctx.error("value", f"'{verb}' is a combat result's effect: it stands only in a results block's "
                       "on CODE { ... }", e.span, "write: results NAME { table { ... }; on CODE { " + VERBS[verb] + " } }")
             return None
-        if (verb in BATTLE_VERBS) != key.startswith("battle:"):
+        in_battle = key.startswith("battle:")
+        in_option = in_battle and key.count(".") > 0  # battle:on-use:N.I.OPTION: a battle choose's option
+        if in_battle and verb == "choose" and in_option:
+            ctx.error("value", "a choose's option cannot hold another choose", e.span,
+                      "write the options side by side in one choose")
+            return None
+        if in_option and verb in NOT_IN_BATTLE_OPTION:
+            ctx.error("value", f"'{verb}' cannot stand in a choose's option (the chit's air role, strike or roll again "
+                      "does not wait for the choice)", e.span, f"write it in the on-use block itself: on-use CHIT {{ {VERBS[verb]} }}")
+            return None
+        if (verb in BATTLE_VERBS) != in_battle and not (in_battle and verb == "choose"):
             if verb in BATTLE_VERBS:
                 ctx.error("value", f"'{verb}' changes a dice-pool battle: it stands only in dice-pool's "
                           "on-use SELECTORS { ... }", e.span, "write: dice-pool { on-use melee { " + VERBS[verb] + " } }")
@@ -172,12 +187,12 @@ class EffectCompiler:
         counted = (verb in ("move", "eliminate", "mark", "attach") and e.value is None) or verb == "restore"
         npos = {"place": 1, "remove": 1, "flip": 1, "reveal": 1, "award": 1 + (e.value is None), "set": 1,
                 "move": 1 + counted, "eliminate": 1 + counted, "put-chit": 2, "take-chit": 1, "restore": 1 + counted,
-                "roll": 1, "end-game": 1, "choose": 1, "mark": 1 + counted, "relocate": 2, "unmark": max(1, min(2, len(e.args))),
+                "roll": 1, "end-game": 1, "choose": 0 if in_battle else 1, "mark": 1 + counted, "relocate": 2, "unmark": max(1, min(2, len(e.args))),
                 "attach": 1 + counted,
                 "fire": 1 + (e.value is None and not any(a.text == "roll" for a in e.args[1:])),
                 "join": 2, "reroll": 0, "lose-source": 1,
                 "multiply": 2, "add-damage": 1, "cancel-step": 1, "neutralise": 1, "both-lose": 0,
-                "cancel-chit": 1, "cancel-equipment": 1, "strike": 1,
+                "cancel-chit": 1, "cancel-equipment": 1, "send-back": 1, "strike": 1,
                 "reroll-die": 0, "intercept": 0, "bomb": 1, "ground-attack": 1, "recon": 1}[verb]
         split = self._split(e, npos)
         if split is None:
@@ -416,7 +431,7 @@ class EffectCompiler:
                 args["count"] = ctx.int_(pos[0], "how many face-down counters", 1, 99)
                 ok = ok and args["count"] is not None
         elif verb in BATTLE_VERBS:
-            refuse(*{"multiply": ("both",), "cancel-equipment": ("removed-with",),
+            refuse(*{"multiply": ("both",), "cancel-equipment": ("removed-with",), "send-back": ("within",),
                      "strike": ("on", "spent")}.get(verb, ()))
             if verb in ("multiply", "cancel-step"):
                 step = pos[0].text
@@ -437,9 +452,13 @@ class EffectCompiler:
                 args["on"] = ctx.int_(on, "the hit number", 0, 99) if on else None
                 args["spent"] = "spent" in flags
                 ok = ok and args["on"] is not None
-            if verb in ("neutralise", "cancel-chit", "cancel-equipment", "strike"):
+            if verb in ("neutralise", "cancel-chit", "cancel-equipment", "send-back", "strike"):
                 args["units"] = tuple(self.selectors(pos[0]))
                 ok = ok and bool(args["units"])
+                if verb == "send-back":
+                    args["within"] = ctx.int_(named["within"], "hexes from the side's stacks", 0, 99) \
+                        if "within" in named else 0
+                    ok = ok and args["within"] is not None
                 if "removed-with" in named:
                     f = named["removed-with"].text
                     if f not in self.factors:
@@ -454,7 +473,8 @@ class EffectCompiler:
             ok = ok and args["winner"] is not None
         elif verb == "choose":
             refuse()
-            args["side"] = ctx.ref("side", pos[0], allow=("active", "enemy"))
+            # in an on-use block: the chit's side chooses (no SIDE)
+            args["side"] = "side" if in_battle else ctx.ref("side", pos[0], allow=("active", "enemy"))
             args["question"] = named["title"].text if "title" in named else ""
             b = Body(ctx, e, "choose")
             opts = []

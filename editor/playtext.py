@@ -389,6 +389,8 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
                f"(listed below), then presses {done_label(s)}."
     if p["stage"] == "cancel":
         return f"{where}: {who} says what {p['cancel'][0][1]} cancels (listed below), or presses Done for nothing."
+    if p["stage"] == "choose":
+        return f"{where}: {who} picks what {p['cancel'][0][1]} does (one of the options listed below)."
     if p["stage"] == "pairs":
         return f"{where}: {who} pairs the tank weapons for the duel, one of {who}'s with one of the enemy's " \
                "(the Combat panel shows each weapon's chance to survive)."
@@ -655,6 +657,15 @@ def action_label(a, runner: Runner, s: GameState) -> str:
                 return f"Neutralise {a.unit}{tname}{where} ({cost} bombing hit{'s' * (cost != 1)})"
             verb = "turns face up" if role == "recon" else "shoots at"
             return f"{a.option} {verb} {a.unit}{tname}{where}"
+        if stage == "choose":   # which option of its choose the chit's side picks
+            from runtime.combat.dicepool.chits import choices
+            title = next((t or n for n, t, _ in choices(g, a.option) if n == a.unit), a.unit)
+            return f"{a.option}{name}: {title}"
+        if a.unit and stage == "cancel" and A.host_of(s, a.unit) is not None and a.unit in \
+                runner.engine.dicepool.sent_back(s, s.pending[0]):   # an engineer removes a position
+            host = A.host_of(s, a.unit)
+            return f"{a.option}{name} sends {a.unit} (under {host} in {runner.board.hex_id(s.units[host].hex)}) " \
+                   f"back to {A.returns_box(g, a.unit).removeprefix('pool:')}"
         if a.unit:   # the cancel stage: a sniper or a commander names its target
             return f"{a.option}{name} cancels {a.unit}"
         host = A.host_of(s, a.option)

@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from runtime.combat.dicepool.battle import Pool, Weapon, resolve
 from runtime.combat.dicepool.hits import HitTest, firing_round
+from runtime.actions import Use
 from runtime.combat.dicepool.odds import battle_odds
 from test_dicepool import _check_against_enumeration, enumerate_battle, scripted, setup_of
 
@@ -138,7 +139,13 @@ def test_an_engineer_neutralises_every_enemy_position():
     _, _, st = _battle(["SArty1"], defend=("52G+SBunker1",))
     assert st.level == 4   # 0609, an entrenched hill: a bunker 3 + the entrenchment 1 (17.2 example)
     assert next(p for p in st.pools if p.step == "bombardment" and p.side == "german").test.value == 1
-    _, _, st = _battle(["GArty1", "GEng", "Mines"], defend=("52G+SBunker1",))
+    runner, s, st = _battle(["GArty1", "GEng", "Mines"], defend=("52G+SBunker1",))
+    assert st.level == 4 and st.extra   # its side has not picked its use yet: nothing
+    assert "GEng (german): its side picks one of: Remove one position of an adjacent stack (back to its cup); " \
+        "Neutralise every enemy position in this battle" in st.notes
+    s.mark("GEng", "chose:neutralise")   # (the engine marks the chit with its side's pick)
+    st = runner.engine.dicepool.preview(s, ["167ID", "LAH"], runner.board.parse("0609"),
+                                        {"german": ["GArty1", "GEng"], "soviet": ["Mines"]})
     assert st.level == 2 and st.extra == ()   # the hill's 1 + 1: the bunker and the minefield are gone
     art = next(p for p in st.pools if p.step == "bombardment" and p.side == "german")
     assert art.test.value == 2   # the hill's artillery number, no longer the bunker's 1
@@ -243,6 +250,123 @@ def test_a_commander_cancels_an_equipment_chit_or_a_support_chit():
     assert any("GCmdr1 (german) cancels PakFront2 for this battle and removes it from the game (fire 4)"
                == e.get("step") for e in s.log)
     assert not any("PakFront2" in e.get("step", "") and "fires" in e.get("step", "") for e in s.log)
+
+
+def _near(runner, s, of: str, away: int) -> str:
+    """An empty hex ``away`` hexes from ``of`` and farther from 0609's attackers (0610, 0710)."""
+    from runtime.hexes import hex_distance
+    b = runner.board
+    taken = {u.hex for u in s.units.values() if u.hex is not None}
+    return next(b.hex_id(h) for h in sorted(b.adj, key=b.hex_id) if h not in taken
+                and hex_distance(h, b.parse(of)) == away
+                and min(hex_distance(h, b.parse(x)) for x in ("0610", "0710")) == away)
+
+
+def _engineer_battle(support=("GEng",)):
+    """0609 (52G with a bunker) attacked by 167ID and LAH; 51G with an MG nest face up and one face down
+    next to 0610, 90G with a face-up MG nest two hexes from the attackers."""
+    from runtime import attachments as A
+    runner, s, _ = _battle(defend=("52G+SBunker1",))
+    g, b = runner.game, runner.board
+    s.place("51G", b.parse(_near(runner, s, "0610", 1)))
+    s.place("90G", b.parse(_near(runner, s, "0710", 2)))
+    for host, c in (("51G", "SMGNest1"), ("51G", "SMGNest2"), ("90G", "SMGNest3")):
+        A.attach(g, s, c, host)
+    s.done |= {"face-up:SMGNest1", "face-up:SMGNest3"}   # SMGNest2 stays face down: the Germans cannot name it
+    for c in support:
+        s.place(c, None, f"pool:{g.counters[c].side}-support")
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {}, set(), []
+    eng = runner.engine
+    s = declared(eng, eng.apply(eng.apply(s, "attack 0609 with 167ID,LAH"), "done"))
+    for c in support:
+        if s.pending[0]["stage"] == "support":
+            s = eng.apply(s, f"use {c}")
+    while s.pending[0]["stage"] == "support":
+        s = eng.apply(s, "done")
+    return runner, s
+
+
+def test_an_engineer_is_one_choice_of_two_its_side_makes():
+    """签一览 工兵: remove one position of an adjacent stack (back to its cup), or neutralise every enemy
+    position in the battle; the choose in the game's on-use block asks the German player which."""
+    runner, s = _engineer_battle()
+    eng = runner.engine
+    p = s.pending[0]
+    assert p["stage"] == "choose" and p["side"] == "german"
+    assert [str(a) for a in eng.legal_actions(s)] == ["use GEng remove", "use GEng neutralise"]
+    assert "german picks what GEng does in 0609: 'use GEng remove' (Remove one position" in \
+        eng.explain(s, "use GEng both")
+    # the first use: the bunker in the battle (face up: declared to fight, 11.2(1)4) or the face-up MG nest of
+    # the stack next to 0610; not the face-down one, nor the one two hexes away
+    r = eng.apply(s, "use GEng remove")
+    assert r.pending[0]["stage"] == "cancel"
+    assert [str(a) for a in eng.legal_actions(r)] == ["use GEng SMGNest1", "use GEng SBunker1", "done"]
+    r = eng.apply(r, "use GEng SMGNest1")
+    assert r.units["SMGNest1"].box == "pool:soviet-equip-cup" and "SMGNest1" not in r.attached.get("51G", ())
+    assert "SMGNest2" in r.attached["51G"] and "SMGNest3" in r.attached["90G"]
+    assert any(e.get("step", "").startswith("GEng (german) sends SMGNest1 (51G in ") and
+               e["step"].endswith("back to soviet-equip-cup") for e in r.log)
+    assert _level(r) == 4   # the bunker still stands in the battle (the battle is rolled at once: no more choices)
+    # the bunker itself: gone from the battle and back to its cup
+    r = eng.apply(eng.apply(s, "use GEng remove"), "use GEng SBunker1")
+    assert r.units["SBunker1"].box == "pool:soviet-equip-cup"
+    assert _level(r) == 2   # the hill's 1 + the entrenchment's 1 (the 17.2 example: 4 with the bunker)
+    # the second use: every enemy position in this battle, none sent back
+    t = s.copy()   # (the option picked, before the dice)
+    eng.dicepool.answer(t, t.pending[0], Use("GEng", "neutralise"))
+    assert "chose:neutralise" in t.units["GEng"].markers
+    st = eng.dicepool.setup(t, t.pending[0])
+    assert "SBunker1" not in st.defending and st.level == 2
+    n = eng.apply(s, "use GEng neutralise")
+    assert n.units["SBunker1"].box != "pool:soviet-equip-cup" and "SBunker1" in n.attached["52G"]
+    assert any(e.get("step") == "GEng (german): Neutralise every enemy position in this battle" for e in n.log)
+    assert any(e.get("step") == "GEng (german): SBunker1 neutralised" for e in n.log) or _level(n) == 2
+    assert _level(n) == 2
+    assert "chose:neutralise" not in n.units["GEng"].markers   # back in its cup, to be picked again next time
+    assert n.units["GEng"].box == "pool:german-support-cup"
+
+
+def _level(s) -> int:
+    """The defence level the Soviets' damage counted in 0609's battle (its log)."""
+    line = next(e["step"] for e in s.log if e.get("battle") == "0609" and e.get("step", "").startswith("damage: soviet"))
+    return int(line.split(" defence level")[0].split("+ ")[-1])
+
+
+def test_the_bot_picks_the_engineers_use_that_helps_most():
+    runner, s = _engineer_battle()
+    eng = runner.engine
+    # the bunker alone in the battle: either use takes it away; the first (remove: it goes for good) then
+    assert str(eng.dicepool.default(s, s.pending[0], eng.legal_actions(s))) == "use GEng remove"
+    r = eng.apply(s, "use GEng remove")
+    assert str(eng.dicepool.default(r, r.pending[0], eng.legal_actions(r))) == "use GEng SBunker1"
+    # a Soviet minefield too: neutralising every position takes both
+    runner, s = _engineer_battle(("Mines", "GEng"))
+    assert s.pending[0]["chits"] == {"soviet": ["Mines"], "german": ["GEng"]}
+    assert str(eng.dicepool.default(s, s.pending[0], eng.legal_actions(s))) == "use GEng neutralise"
+
+
+def test_check_locates_a_battle_choose_out_of_place(tmp_path, capfd):
+    import shutil
+    from editor.cli import main
+    from helpers import ROOT
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(ROOT / "games" / "prokhorovka", folder)
+    rules = (folder / "game.hxr").read_text(encoding="utf-8")
+    rules = rules.replace("        send-back position within 1 ", "        send-back position within many ")
+    rules = rules.replace("        neutralise position    ",
+                          "        neutralise position; reroll-die; choose { option a { both-lose }; option b { both-lose } }")
+    rules = rules.replace("on-use close-combat { both-lose }",
+                          "on-use close-combat { choose { option only { both-lose } } }")
+    (folder / "game.hxr").write_text(rules, encoding="utf-8")
+    assert main(["check", str(folder)]) != 0
+    err = capfd.readouterr().err
+    lines = rules.splitlines()
+    at = {k: next(i + 1 for i, line in enumerate(lines) if k in line)
+          for k in ("within many", "reroll-die; choose", "option only")}
+    assert f"game.hxr:{at['within many']}:" in err and "hexes from the side's stacks" in err
+    assert f"game.hxr:{at['reroll-die; choose']}:" in err and "'reroll-die' cannot stand in a choose's option" in err
+    assert "a choose's option cannot hold another choose" in err
+    assert f"game.hxr:{at['option only']}:" in err and "choose needs at least two options" in err
 
 
 def test_support_chits_are_allocated_face_down_and_turned_up_together():

@@ -195,6 +195,48 @@ def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeyp
         assert w.grab().save(str(SHOTS / "dicepool-commander.png"))
 
 
+def test_the_engineer_picks_its_use_then_its_target_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """签一览 工兵: the German player picks one of the engineer's two uses from the decisions list (the
+    effects' choose), then the position it sends back, one of an adjacent stack seen face up."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    with prokhorovka_hotseat(qtbot) as w:
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609"), ("51G", "0709")):
+            s.place(uid, b.parse(h))
+        for aid, host in (("Tiger1", "LAH"), ("SBunker1", "52G"), ("SMGNest1", "51G")):
+            A.attach(g, s, aid, host)
+        s.done.add("face-up:SMGNest1")
+        s.place("GEng", None, "pool:german-support")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0609"))
+        w.roll()
+        w.act(Done())   # every attack declared: the battle is fought (9.2(3))
+        while w.state.pending and w.state.pending[0].get("stage") == "equipment":
+            w.act(Done())   # all the equipment fights (11.2(1))
+        w.act(Use("GEng"))
+        if w.state.pending[0]["stage"] == "support":
+            w.act(Done())
+        assert "German picks what GEng does" in w.decision.prompt.text()
+        assert [w.decision.list.item(i).text() for i in range(w.decision.list.count())] == \
+            ["GEng (Engineer): Remove one position of an adjacent stack (back to its cup)",
+             "GEng (Engineer): Neutralise every enemy position in this battle"]
+        assert "GEng (german): its side picks one of" in w.odds.report.toPlainText()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-engineer-choose.png"))
+        w.act(Use("GEng", "remove"))
+        assert [w.decision.list.item(i).text() for i in range(w.decision.list.count())] == \
+            ["GEng (Engineer) sends SMGNest1 (under 51G in 0709) back to soviet-equip-cup",
+             "GEng (Engineer) sends SBunker1 (under 52G in 0609) back to soviet-equip-cup"]
+        assert w.grab().save(str(SHOTS / "dicepool-engineer-target.png"))
+        w.act(Use("GEng", "SMGNest1"))
+        assert w.state.units["SMGNest1"].box == "pool:soviet-equip-cup"
+
+
 def test_a_real_battle_at_its_declaration_stage_and_its_duel_pairing(qtbot, tmp_path, monkeypatch):
     """games/prokhorovka as the greedy bots play it to a reserve attack: the
     battle hex and its attackers are outlined on the map, the Combat panel

@@ -25,6 +25,19 @@ dice see them as the dice do:
                              destroyed on a die of N or less (``spent``: the
                              chit leaves the game when it destroys one)
 
+    send-back SELECTORS [within N]
+                             (a decision) one enemy counter that matches,
+                             carried by an enemy stack within N hexes of
+                             the side's stacks in the battle (0: the
+                             battle's own), face up or fighting in the
+                             battle, goes back where its kind returns it
+                             (its cup)
+    choose { option NAME "title" { EFFECTS } ... }
+                             the chit does the effects of one option: its
+                             side picks it in the ``cancel`` stage, when the
+                             chit's turn comes (``use CHIT NAME``); until
+                             then the options do nothing
+
 A chit's decisions are alternatives (a commander cancels a chit or an
 equipment counter): its side picks one target among them, or none, in the
 battle's ``cancel`` stage (``runtime.combat.dicepool.fight``), the side that
@@ -54,25 +67,59 @@ class ChitEffects:
     notes: list[str] = field(default_factory=list)  # what each chit does, for the panel and the log
 
 
-def _effects(game: GameDefinition, chit: str) -> list[Effect]:
+CHOSE = "chose:"  # the marker on a chit that says which option of its choose its side picked
+
+
+def chosen(state, chit: str) -> str | None:
+    """The option ``chit``'s side picked for it in this battle (None: not yet)."""
+    u = state.units.get(chit) if state is not None else None
+    return next((m[len(CHOSE):] for m in u.markers if m.startswith(CHOSE)), None) if u is not None else None
+
+
+def forget_choice(state, chit: str) -> None:
+    """The battle is over for ``chit``: its option is picked again the next time."""
+    opt = chosen(state, chit)
+    if opt is not None:
+        state.unmark(chit, CHOSE + opt)
+
+
+def choices(game: GameDefinition, chit: str) -> list[tuple[str, str, str]]:
+    """The (name, title, effects key) of the options of ``chit``'s choose (none: it has none)."""
+    if game.dice_pool is None or chit not in game.counters:
+        return []
+    return [o for sel, key in game.dice_pool.uses if chit in sel or game.matches(chit, sel)
+            for eff in game.effects.get(key, ()) if eff.verb == "choose" for o in eff.options]
+
+
+def _effects(game: GameDefinition, chit: str, state=None) -> list[Effect]:
+    """``chit``'s effects in a battle; of a choose, those of the option its
+    side picked (read from ``state``; none before it picks)."""
     rules = game.dice_pool
     if chit not in game.counters:  # a chit the other side allocated face down, unknown in this view
         return []
-    return [eff for sel, key in rules.uses if chit in sel or game.matches(chit, sel)
-            for eff in game.effects.get(key, ())]
+    out = []
+    for sel, key in rules.uses:
+        if chit in sel or game.matches(chit, sel):
+            for eff in game.effects.get(key, ()):
+                if eff.verb != "choose":
+                    out.append(eff)
+                    continue
+                pick = chosen(state, chit)
+                out += [x for name, _, okey in eff.options if name == pick for x in game.effects.get(okey, ())]
+    return out
 
 
-DECISIONS = ("cancel-chit", "cancel-equipment")
+DECISIONS = ("cancel-chit", "cancel-equipment", "send-back")
 
 
-def decisions(game: GameDefinition, chit: str) -> list[Effect]:
+def decisions(game: GameDefinition, chit: str, state=None) -> list[Effect]:
     """A chit's effects that ask its side for a target."""
-    return [eff for eff in _effects(game, chit) if eff.verb in DECISIONS]
+    return [eff for eff in _effects(game, chit, state) if eff.verb in DECISIONS]
 
 
-def strikes(game: GameDefinition, chit: str) -> list[Effect]:
+def strikes(game: GameDefinition, chit: str, state=None) -> list[Effect]:
     """A chit's strikes (a Molotov cocktail)."""
-    return [eff for eff in _effects(game, chit) if eff.verb == "strike"]
+    return [eff for eff in _effects(game, chit, state) if eff.verb == "strike"]
 
 
 def _holds(eff: Effect, names: dict) -> bool:
@@ -80,7 +127,7 @@ def _holds(eff: Effect, names: dict) -> bool:
 
 
 def chit_effects(game: GameDefinition, items: dict[str, list[str]], chits: dict[str, list[str]],
-                 attacker: str, defender: str, turn: int) -> ChitEffects:
+                 attacker: str, defender: str, turn: int, state=None) -> ChitEffects:
     """The effects of the chits each side used (``chits``), on a battle
     whose items are ``items`` (each side's units, equipment and chits)."""
     out = ChitEffects()
@@ -94,7 +141,7 @@ def chit_effects(game: GameDefinition, items: dict[str, list[str]], chits: dict[
 
     for side in (attacker, defender):  # first: what is neutralised
         for chit in chits.get(side, ()):
-            for eff in _effects(game, chit):
+            for eff in _effects(game, chit, state):
                 if eff.verb == "neutralise" and _holds(eff, names(side)):
                     sel = frozenset(eff.args["units"])
                     hit = [i for i in items.get(other[side], ()) if i in sel or game.matches(i, sel)]
@@ -105,7 +152,10 @@ def chit_effects(game: GameDefinition, items: dict[str, list[str]], chits: dict[
         for chit in chits.get(side, ()):
             if chit in out.neutral.get(side, ()):
                 continue
-            for eff in _effects(game, chit):
+            if choices(game, chit) and chosen(state, chit) is None:
+                out.notes.append(f"{chit} ({side}): its side picks one of: "
+                                 + "; ".join(title or name for name, title, _ in choices(game, chit)))
+            for eff in _effects(game, chit, state):
                 if eff.verb in ("neutralise", *DECISIONS) or not _holds(eff, names(side)):
                     continue
                 if eff.verb == "strike":

@@ -14,7 +14,10 @@ carries the battle through its stages:
   counted against the limit; once per combat phase, 11.2(1)3);
 * ``cancel``: each chit used whose effects cancel (a sniper, a commander:
   ``runtime.combat.dicepool.chits``) asks its side for a target, ``use
-  CHIT TARGET`` or ``done``, the side that declares first first;
+  CHIT TARGET`` or ``done``, the side that declares first first; a chit
+  whose effects are a ``choose`` first asks its side which option, in the
+  stage ``choose`` (``use CHIT OPTION``), then for a target if the option
+  holds a decision;
 * the air combat (``runtime.combat.dicepool.air``: stages ``air``, ``aa``,
   ``intercept``, ``counter``, ``dogfight``, ``mission``, ``air-target``),
   when the game declares one: missions flown with aircraft from the support
@@ -48,7 +51,7 @@ from ...hexes import hex_distance
 from ...state import GameState, eliminate
 from .air import AirCombat
 from .battle import Setup, phases, rest
-from .chits import decisions, strikes
+from .chits import CHOSE, choices, chosen, decisions, forget_choice, strikes
 from .odds import BattleOdds, battle_odds, mix_odds, pct
 from .reroll import Rerolls, replay
 from .setup import AS_ITSELF, IN_ROLE, ROLE, build, default_pairs, factor, ranged_key
@@ -182,18 +185,40 @@ class DicePoolBattles:
     def targets(self, s: GameState, p: dict, side: str, chit: str) -> list[str]:
         """What ``chit``'s decisions may cancel: enemy chits used in the
         battle, enemy counters carried into it (``chits``)."""
+        return list(dict.fromkeys(t for eff in decisions(self.game, chit, s)
+                                  for t in self._targets_of(s, p, side, eff)))
+
+    def sent_back(self, s: GameState, p: dict) -> list[str]:
+        """The stage ``cancel``: the counters its chit would send back (``send-back``)."""
+        side, chit = p["cancel"][0]
+        return [t for e in decisions(self.game, chit, s) if e.verb == "send-back" for t in self._targets_of(s, p, side, e)]
+
+    def _targets_of(self, s: GameState, p: dict, side: str, eff) -> list[str]:
         g, enemy = self.game, self.enemy(p, side)
         out: list[str] = []
-        for eff in decisions(g, chit):
-            sel = frozenset(eff.args["units"])
-            if eff.verb == "cancel-chit":
-                out += [c for c in p["chits"].get(enemy, []) if c in sel or g.matches(c, sel)]
-            else:
-                units = p["attackers"] if enemy == p["attacker"] else \
-                    [u.id for u in s.units_at(self.e.hex(p["hex"])) if u.side == enemy]
-                out += [a for u in units if s.units[u].hex is not None for a in A.under(s, u)
-                        if a not in p.get("neutral", ()) and (a in sel or g.matches(a, sel))]
-        return list(dict.fromkeys(out))
+        sel = frozenset(eff.args["units"])
+        if eff.verb == "cancel-chit":
+            out += [c for c in p["chits"].get(enemy, []) if c in sel or g.matches(c, sel)]
+        elif eff.verb == "send-back":  # carried by an enemy stack within N of the side's stacks in the battle
+            here = self.e.hex(p["hex"])
+            mine = [s.units[u].hex for u in p["attackers"] if s.units[u].hex is not None] \
+                if side == p["attacker"] else [here]
+            n = int(eff.args.get("within", 0))
+            theirs = p["attackers"] if enemy == p["attacker"] else [u.id for u in s.units_at(here) if u.side == enemy]
+            stacks = [u.id for u in s.on_map(enemy) if A.kind_of(g, u.id) is None and
+                      (u.id in theirs if n == 0 else any(hex_distance(u.hex, h) <= n for h in mine))]
+            for u in sorted(stacks):
+                for a in A.under(s, u):  # what the side can see: face up (declared to fight, revealed)
+                    k = A.kind_of(g, a)
+                    seen = k is None or not k.face_down or f"face-up:{a}" in s.done
+                    if seen and a not in p.get("neutral", ()) and (a in sel or g.matches(a, sel)):
+                        out.append(a)
+        else:  # cancel-equipment: carried into the battle
+            units = p["attackers"] if enemy == p["attacker"] else \
+                [u.id for u in s.units_at(self.e.hex(p["hex"])) if u.side == enemy]
+            out += [a for u in units if s.units[u].hex is not None for a in A.under(s, u)
+                    if a not in p.get("neutral", ()) and (a in sel or g.matches(a, sel))]
+        return out
 
     def strike_targets(self, s: GameState, p: dict, side: str, eff, neutral=None, ranged=None) -> list[str]:
         """The enemy counters in the battle a strike may hit (sorted)."""
@@ -262,17 +287,24 @@ class DicePoolBattles:
     def cancel(self, s: GameState, p: dict, side: str, chit: str, target: str) -> None:
         g, enemy = self.game, self.enemy(p, side)
         p.setdefault("used", []).append(chit)  # its one choice is made (no reroll of a die then)
-        if target in p["chits"].get(enemy, []):
+        eff = next(e for e in decisions(g, chit, s) if target in self._targets_of(s, p, side, e))
+        if eff.verb == "cancel-chit":
             p["chits"][enemy].remove(target)
+            forget_choice(s, target)
             back = self._support_pool(enemy, self.rules.support_to)
             if back:
                 s.place(target, None, f"pool:{back}")
             line = f"{chit} ({side}) cancels {target}" + (f": back to {back}" if back else "")
+        elif eff.verb == "send-back":
+            host = A.host_of(s, target)
+            where = self.e.board.hex_id(s.units[host].hex)
+            if target in self.carried(s, p, enemy):
+                p.setdefault("neutral", []).append(target)
+            A.remove(g, s, target, f"sent back by {chit}")
+            line = f"{chit} ({side}) sends {target} ({host} in {where}) back to {A.returns_box(g, target).removeprefix('pool:')}"
         else:
             p.setdefault("neutral", []).append(target)
             line = f"{chit} ({side}) cancels {target} for this battle"
-            eff = next(e for e in decisions(g, chit) if e.verb == "cancel-equipment"
-                       and (target in e.args["units"] or g.matches(target, frozenset(e.args["units"]))))
             f = eff.args.get("removed-with")
             if f and factor(g, s, target, f) > 0:
                 A.detach(g, s, target, "removed", f"cancelled by {chit}")
@@ -425,6 +457,9 @@ class DicePoolBattles:
         if p["stage"] == "cancel":
             side, chit = p["cancel"][0]
             return [Use(chit, t) for t in self.targets(s, p, side, chit)] + [Done()]
+        if p["stage"] == "choose":
+            chit = p["cancel"][0][1]
+            return [Use(chit, name) for name, _, _ in choices(self.game, chit)]
         if p["stage"] == "retreat":
             return [Hold(), Done()]
         return []
@@ -450,6 +485,10 @@ class DicePoolBattles:
             can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "none"
             return f"the battle in {p['hex']} waits for {p['side']}'s support chits " \
                    f"(at most {self.rules.support}): it may use {can}, or 'done'"
+        if p["stage"] == "choose":
+            chit = p["cancel"][0][1]
+            return f"{p['side']} picks what {chit} does in {p['hex']}: " + "; ".join(
+                f"'use {chit} {name}'" + (f" ({title})" if title else "") for name, title, _ in choices(self.game, chit))
         if p["stage"] == "cancel":
             return f"{p['side']} says what {p['cancel'][0][1]} cancels in {p['hex']}: " \
                    f"{'; '.join(str(x) for x in legal if isinstance(x, Use))}, or 'done' for nothing"
@@ -519,6 +558,12 @@ class DicePoolBattles:
             side, chit = p["cancel"].pop(0)
             if isinstance(a, Use):
                 self.cancel(s, p, side, chit, a.unit)
+        elif p["stage"] == "choose":  # the option stays the chit's until the battle is over
+            chit = p["cancel"][0][1]
+            s.mark(chit, CHOSE + a.unit)
+            title = next(t or n for n, t, _ in choices(self.game, chit) if n == a.unit)
+            s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{chit} ({p['side']}): {title}"})
+            p["stage"] = "cancel"
         elif p["stage"] == "pairs" and isinstance(a, Done):
             p["stage"] = "roll"
         elif p["stage"] == "pairs":
@@ -543,7 +588,8 @@ class DicePoolBattles:
                               "step": "support chits: " + "; ".join(f"{k} {', '.join(v)}" for k, v in p["chits"].items()
                                                                    if v)})  # the chits that cancel others, the side that declares first first (11.2(3))
             p["stage"] = "cancel"
-            p["cancel"] = [[side, c] for side in order for c in p["chits"].get(side, []) if decisions(self.game, c)]
+            p["cancel"] = [[side, c] for side in order for c in p["chits"].get(side, [])
+                           if decisions(self.game, c, s) or choices(self.game, c)]
 
     def settle(self, s: GameState, p: dict) -> bool:
         """Run the automatic stages; True when the entry moved on."""
@@ -559,9 +605,14 @@ class DicePoolBattles:
                 self._next_declarer(p, s)
                 return True
             return False
+        if p["stage"] == "choose":
+            return False
         if p["stage"] == "cancel":
             while p["cancel"]:
                 side, chit = p["cancel"][0]
+                if chit in p["chits"].get(side, []) and choices(self.game, chit) and chosen(s, chit) is None:
+                    p["stage"], p["side"] = "choose", side  # first its side picks the option
+                    return False
                 if chit in p["chits"].get(side, []) and self.targets(s, p, side, chit):
                     p["side"] = side
                     return False
@@ -686,6 +737,7 @@ class DicePoolBattles:
             for c in used:
                 if c not in s.units:  # a chit unknown in this view (the other side's, allocated face down)
                     continue
+                forget_choice(s, c)
                 if c in p.get("spent", ()):
                     s.place(c, None, "removed")
                 elif back:
@@ -795,7 +847,7 @@ class DicePoolBattles:
         g = self.game
         chits = {k: [c for c in v if c in g.counters] for k, v in chits.items()}  # '?': the enemy's, unseen
         todo = [(side, eff) for side in self.order(p) for c in chits.get(side, ()) for eff in strikes(g, c)] \
-            if p["stage"] in ("support", "cancel", *AIR_STAGES) and "rolled" not in p else []
+            if p["stage"] in ("support", "choose", "cancel", *AIR_STAGES) and "rolled" not in p else []
         return self._mix(s, p, chits, neutral, ranged, todo, track, side or p["side"])
 
     def to_roll(self, s: GameState, p: dict, chits, neutral: tuple, ranged, track) -> Setup:
@@ -860,19 +912,25 @@ class DicePoolBattles:
                     c = self.chance(s, p, p["chits"], None, {**rg, p["side"]: [*rg.get(p["side"], []), a.option]})
                     if c > chance:
                         best, chance = a, c
-                elif isinstance(a, Use):
-                    c = self.chance(s, p, {**p["chits"], p["side"]: [*p["chits"].get(p["side"], []), a.option]})
+                elif isinstance(a, Use):  # (a chit with a choose: as its best option would make it)
+                    chits = {**p["chits"], p["side"]: [*p["chits"].get(p["side"], []), a.option]}
+                    c = self.chance(s, p, chits) if not choices(self.game, a.option) else \
+                        max(self.chance(self._picked(s, a.option, name), p, chits)
+                            for name, _, _ in choices(self.game, a.option))
                     if c > chance:
                         best, chance = a, c
             return best
         if p["stage"] == "cancel":  # the target whose loss lowers the enemy's chance most, if one does
-            best, chance = Done(), self.chance(s, p, p["chits"])
+            return self._best_target(s, p, acts)[0]
+        if p["stage"] == "choose":  # the option that raises the side's chance most (with its best target); of those
+            best, key = acts[0], None  # as good, one with a target (an engineer's position sent back), the first
             for a in acts:
-                if isinstance(a, Use):
-                    chits = {k: [c for c in v if c != a.unit] for k, v in p["chits"].items()}
-                    c = self.chance(s, p, chits, (*p.get("neutral", ()), a.unit))
-                    if c > chance:
-                        best, chance = a, c
+                t = self._picked(s, a.option, a.unit)
+                q = {**p, "stage": "cancel"}
+                x, c = self._best_target(t, q, self.actions_of_cancel(t, q))
+                k = (c, isinstance(x, Use))
+                if key is None or k > key:
+                    best, key = a, k
             return best
         if p["stage"] == "pairs":  # the strongest against the strongest, of the pairs legal now
             st = self.setup(s, p)
@@ -886,6 +944,31 @@ class DicePoolBattles:
             return max(pairs, key=lambda a: (fire.get(a.unit, (0, 0)), fire.get(a.target, (0, 0)), a.unit, a.target),
                        default=acts[0])
         return Done() if self.retreat_saves(s, p, p["side"]) else Hold()
+
+    @staticmethod
+    def _picked(s: GameState, chit: str, option: str) -> GameState:
+        """A copy of ``s`` where ``chit``'s side picked ``option`` of its choose."""
+        t = s.copy()
+        t.mark(chit, CHOSE + option)
+        return t
+
+    def actions_of_cancel(self, s: GameState, p: dict) -> list[Action]:
+        side, chit = p["cancel"][0]
+        return [Use(chit, x) for x in self.targets(s, p, side, chit)] + [Done()]
+
+    def _best_target(self, s: GameState, p: dict, acts: list[Action]) -> tuple[Action, Fraction]:
+        """Of a chit's targets, the one whose loss lowers the enemy's chance
+        most, if one does (else ``done``; but a counter sent back from the
+        map costs the side nothing: then the first), and the chance then."""
+        best, chance = Done(), self.chance(s, p, p["chits"])
+        back = self.sent_back(s, p)
+        for a in acts:
+            if isinstance(a, Use):
+                chits = {k: [c for c in v if c != a.unit] for k, v in p["chits"].items()}
+                c = self.chance(s, p, chits, (*p.get("neutral", ()), a.unit))
+                if c > chance or (c == chance and isinstance(best, Done) and a.unit in back):
+                    best, chance = a, c
+        return best, chance
 
     def retreat_saves(self, s: GameState, p: dict, side: str) -> bool:
         """Whether retreating (losses halved, 14.0) loses the side fewer steps

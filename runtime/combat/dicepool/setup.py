@@ -147,7 +147,7 @@ def build(game: GameDefinition, board: Board, state: GameState, attackers: list[
     for side in items:  # counters a commander cancelled for this battle, or that fought with their range
         items[side] = [i for i in items[side] if i not in neutral and  # in another battle this phase
                        (i in far or i in here or not rules.ranged or ranged_key(state, i) not in state.done)]
-    fx = chit_effects(game, items, chits or {}, att, dfd, state.turn)  # the chit catalogue (on-use)
+    fx = chit_effects(game, items, chits or {}, att, dfd, state.turn, state)  # the chit catalogue (on-use)
     for side, gone in fx.neutral.items():
         items[side] = [i for i in items[side] if i not in gone]
     roles: dict[str, BattleRole] = {}  # 19.3: counters fighting in another role, and those barred as themselves

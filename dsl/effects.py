@@ -71,7 +71,7 @@ KEYWORDS = {"at", "value", "count", "from", "to", "by", "cost", "with", "roll", 
 # strike before the duel and a roll again do not wait for that choice)
 NOT_IN_BATTLE_OPTION = ("reroll-die", "strike", *AIR_VERBS)
 UNIT_MARKERS = ("out-of-supply", "isolated", "disrupted")  # markers on units (runtime/supply.py reads them)
-BLOCK_KEYWORDS = ("do", "on", "on-draw", "option", "on-use")  # statements whose body is effects (no global value/condition rules)
+BLOCK_KEYWORDS = ("do", "on", "on-draw", "option", "on-use", "at-once")  # statements whose body is effects (no global value/condition rules)
 
 
 class EffectCompiler:

@@ -999,7 +999,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         eng = self.runner.engine
         try:
             if s.pending and s.pending[0]["kind"] == "dice-pool" and not s.pending[0].get("window") and \
-                    s.pending[0]["stage"] in ("equipment", "support", "choose", "cancel", *AIR_STAGES, "strike-reroll", "pairs"):
+                    s.pending[0]["stage"] in ("equipment", "support", "choose", "cancel", "at-once", *AIR_STAGES, "strike-reroll", "pairs"):
                 p = s.pending[0]
                 if "rolled" in p:  # an air combat between two rolls: the rolls still to come (16.0(1))
                     return eng.dicepool.to_roll(s, p, p["chits"], tuple(p.get("neutral", ())), p.get("ranged", {}),

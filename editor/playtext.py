@@ -389,6 +389,10 @@ def dice_pool_prompt(runner: Runner, s: GameState, who: str) -> str:
                f"(listed below), then presses {done_label(s)}."
     if p["stage"] == "cancel":
         return f"{where}: {who} says what {p['cancel'][0][1]} cancels (listed below), or presses Done for nothing."
+    if p["stage"] == "at-once":
+        held = p["held"]
+        return f"{where}: {held['action'][0]} acts ({' '.join(held['action'][1:])}); {who} may play at once a " \
+               f"chit from the support pool that cancels it first (listed below), or press {done_label(s)}."
     if p["stage"] == "choose":
         return f"{where}: {who} picks what {p['cancel'][0][1]} does (one of the options listed below)."
     if p["stage"] == "pairs":
@@ -492,6 +496,7 @@ def done_label(s: GameState) -> str:
     if k == "dice-pool":
         stage = s.pending[0]["stage"]
         return "No (more) support chits" if stage == "support" else "Done" if stage in ("cancel", "pairs", "order") else \
+            "Let it act" if stage == "at-once" else \
             "Keep the dice" if stage == "reroll" else "Keep the die" if stage in ("strike-reroll", "air-reroll") else "The rest fights" if stage == "equipment" else "No (more) missions" if stage == "air" else "No interception" if stage in ("intercept", "counter") \
             else ("Keep the rest" if (s.pending[0].get("air") or {}).get("mission", {}).get("role") == "bomb" else "Stop") \
             if stage == "air-target" else "Retreat (halve the losses)"
@@ -657,6 +662,8 @@ def action_label(a, runner: Runner, s: GameState) -> str:
                 return f"Neutralise {a.unit}{tname}{where} ({cost} bombing hit{'s' * (cost != 1)})"
             verb = "turns face up" if role == "recon" else "shoots at"
             return f"{a.option} {verb} {a.unit}{tname}{where}"
+        if stage == "at-once":   # a chit played at once from the support pool (签一览 (2))
+            return f"Play {a.option}{name} at once: it cancels {a.unit} before it acts"
         if stage == "choose":   # which option of its choose the chit's side picks
             from runtime.combat.dicepool.chits import choices
             title = next((t or n for n, t, _ in choices(g, a.option) if n == a.unit), a.unit)

@@ -1164,6 +1164,10 @@ class DicePoolRules:
     declare_equipment: bool = False
     # ``role ID "Title" { ... }``: other ways a counter may fight, chosen in that declaration (19.3)
     roles: tuple[BattleRole, ...] = ()
+    # ``at-once SELECTORS { cancel-chit SELECTORS }``: (chits, effects key): such a chit in its side's support
+    # pool may be played at once in a battle, outside the limit, to cancel an enemy chit that matches as it
+    # acts there (its decision, its roll again) (Prokhorovka 签一览 (2), the red names; 狙击兵 ※)
+    at_once: tuple[tuple[frozenset[str], str], ...] = ()
 
 
 # ---------------------------------------------------------------- the game

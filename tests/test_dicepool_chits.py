@@ -775,3 +775,101 @@ def test_19_5_the_odds_before_the_dice_count_each_breakdown_to_come():
     assert p["stage"] == "support" and p["broken-down"]
     st, now = fp.battle_odds_now(s, p)
     assert now.win == battle_odds(st).win
+
+
+# ---------------------------------------------------------------- chits played at once (签一览 (2), 狙击兵 ※)
+
+def _commander_acts(soviet_pool=("SSniper1", "SArty1"), soviet_uses=("SArty1",)):
+    """0609 (52G) attacked; the Soviets allocate ``soviet_uses``, the Germans their commander; the commander's
+    turn to cancel comes (the Soviet chits left in their support pool stay there)."""
+    runner, s = _fight([*soviet_pool, "GCmdr1"])
+    eng = runner.engine
+    for c in soviet_uses:
+        s = eng.apply(s, f"use {c}")
+    if s.pending[0]["side"] == "soviet" and s.pending[0]["stage"] == "support":
+        s = eng.apply(s, "done")
+    s = eng.apply(s, "use GCmdr1")
+    while s.pending[0]["stage"] == "support":
+        s = eng.apply(s, "done")
+    return runner, s
+
+
+def test_a_sniper_played_at_once_cancels_a_commander_as_it_acts():
+    """签一览 狙击兵 ※: a sniper not allocated to the battle, played at once from the support pool as the
+    German commander acts, cancels it (and only a commander): the commander's cancel never happens."""
+    runner, s = _commander_acts()
+    eng = runner.engine
+    assert s.pending[0]["stage"] == "cancel" and s.pending[0]["side"] == "german"
+    s = eng.apply(s, "use GCmdr1 SArty1")
+    p = s.pending[0]
+    assert p["stage"] == "at-once" and p["side"] == "soviet"
+    assert [str(a) for a in eng.legal_actions(s)] == ["use SSniper1 GCmdr1", "done"]
+    assert "german's GCmdr1 acts in 0609 ('use GCmdr1 SArty1'): soviet may play at once" in \
+        eng.explain(s, "use SArty1 GCmdr1")
+    assert str(eng.dicepool.default(s, p, eng.legal_actions(s))) == "use SSniper1 GCmdr1"
+    t = eng.apply(s, "use SSniper1 GCmdr1")
+    assert t.units["GCmdr1"].box == "pool:german-support-cup" and t.units["SSniper1"].box == "pool:soviet-support-cup"
+    assert not any("cancels SArty1" in e.get("step", "") for e in t.log)   # not cancelled: it fires in the battle
+    assert any(e.get("step") == "SSniper1 (soviet) played at once cancels GCmdr1: back to german-support-cup before "
+               "it acts" for e in t.log)
+    assert any(e.get("step", "").startswith("Artillery (11.3): soviet 3 dice") for e in t.log)   # SArty1's 3
+    # not answered: the commander cancels as it said, its action in the log once
+    d = eng.apply(s, "done")
+    assert d.units["SArty1"].box == "pool:soviet-support-cup" and d.units["SSniper1"].box == "pool:soviet-support"
+    assert [e.get("action") for e in d.log].count("use GCmdr1 SArty1") == 1
+    assert any(e.get("step") == "GCmdr1 (german) cancels SArty1: back to soviet-support-cup" for e in d.log)
+
+
+def test_the_answer_at_once_is_asked_whatever_the_pool_holds_and_only_against_a_commander():
+    """Asked whenever the enemy's support pool holds a chit (which, the other side does not see): without a
+    sniper only 'done'; with an empty pool, not asked. A sniper acting is no commander: not answered."""
+    runner, s = _commander_acts(soviet_pool=("SArty1", "SArty2"))
+    eng = runner.engine
+    s = eng.apply(s, "use GCmdr1 SArty1")
+    assert s.pending[0]["stage"] == "at-once" and [str(a) for a in eng.legal_actions(s)] == ["done"]
+    runner, s = _commander_acts(soviet_pool=("SArty1",))
+    s = runner.engine.apply(s, "use GCmdr1 SArty1")
+    assert s.units["SArty1"].box == "pool:soviet-support-cup"   # no chit left to answer with: it acts at once
+    runner, s = _fight(["SSniper1", "GCmdr1", "GSniper", "GArty1"])   # the Germans keep GSniper in their pool
+    eng = runner.engine
+    s = eng.apply(s, "use SSniper1")
+    s = eng.apply(eng.apply(s, "use GCmdr1"), "done")
+    assert s.pending[0]["stage"] == "cancel" and s.pending[0]["side"] == "soviet"
+    s = eng.apply(s, "use SSniper1 GCmdr1")   # the allocated sniper's own cancel (any tactical chit): no commander
+    assert s.units["GCmdr1"].box == "pool:german-support-cup" and s.units["GSniper"].box == "pool:german-support"
+    assert not any(p.get("stage") == "at-once" for p in s.pending)
+
+
+def test_a_sniper_played_at_once_stops_a_commanders_roll_again():
+    """A commander kept to roll a die again (签一览 ①) acts when it rolls: the sniper cancels that roll."""
+    runner, s = _commander_acts(soviet_uses=("SArty1",))
+    eng = runner.engine
+    s = eng.apply(s, "done")   # the commander cancels nothing: it is kept
+    while s.pending and s.pending[0].get("stage") not in ("reroll", None) and s.pending[0].get("kind") == "dice-pool":
+        s = eng.apply(s, eng.dicepool.default(s, s.pending[0], eng.legal_actions(s)))
+    p = s.pending[0]
+    assert p["stage"] == "reroll" and p["side"] == "german"
+    dice = [list(x) for x in p["dice"]]
+    s = eng.apply(s, "use GCmdr1 1")
+    assert s.pending[0]["stage"] == "at-once"
+    t = eng.apply(s, "use SSniper1 GCmdr1")
+    assert not any("GCmdr1 (german) rolls again" in e.get("step", "") for e in t.log)
+    assert [e for e in t.log if e.get("roll") and "rolls again" in e.get("for", "")] == []
+    assert t.units["GCmdr1"].box == "pool:german-support-cup"
+    d = eng.apply(s, "done")
+    assert any("GCmdr1 (german) rolls again" in e.get("step", "") for e in d.log) and dice
+
+
+def test_check_refuses_an_at_once_effect_other_than_cancel_chit(tmp_path, capfd):
+    import shutil
+    from editor.cli import main
+    from helpers import ROOT
+    folder = tmp_path / "prokhorovka"
+    shutil.copytree(ROOT / "games" / "prokhorovka", folder)
+    rules = (folder / "game.hxr").read_text(encoding="utf-8")
+    rules = rules.replace("at-once sniper { cancel-chit commander }", "at-once sniper { both-lose }")
+    (folder / "game.hxr").write_text(rules, encoding="utf-8")
+    assert main(["check", str(folder)]) != 0
+    err = capfd.readouterr().err
+    at = next(i + 1 for i, line in enumerate(rules.splitlines()) if "at-once sniper { both-lose }" in line)
+    assert f"game.hxr:{at}:" in err and "'both-lose' is not an at-once effect" in err

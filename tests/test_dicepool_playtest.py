@@ -195,6 +195,43 @@ def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeyp
         assert w.grab().save(str(SHOTS / "dicepool-commander.png"))
 
 
+def test_a_sniper_played_at_once_in_the_playtest(qtbot, tmp_path, monkeypatch):
+    """签一览 狙击兵 ※: as the German commander names its target, the Soviet player may play a sniper at once
+    from the support pool; the decisions list offers it, and 'Let it act'."""
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    with prokhorovka_hotseat(qtbot) as w:
+        s = w.state.copy()
+        g, b = w.game, w.board
+        for uid in list(s.units):
+            s.place(uid, None, "removed")
+        s.attached = {}
+        for uid, h in (("LAH", "0710"), ("52G", "0609")):
+            s.place(uid, b.parse(h))
+        A.attach(g, s, "Tiger1", "LAH")
+        for c, pool in (("SArty1", "soviet-support"), ("SSniper1", "soviet-support"), ("GCmdr1", "german-support")):
+            s.place(c, None, f"pool:{pool}")
+        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+        w.timeline._kept[w.timeline.end] = s
+        w._click_combat(b.parse("0609"))
+        w.roll()
+        w.act(Done())   # every attack declared: the battle is fought (9.2(3))
+        while w.state.pending and w.state.pending[0].get("stage") == "equipment":
+            w.act(Done())
+        w.act(Use("SArty1"))
+        w.act(Done())   # the Soviets keep their sniper in the pool
+        w.act(Use("GCmdr1"))
+        if w.state.pending[0]["stage"] == "support":
+            w.act(Done())
+        w.act(Use("GCmdr1", "SArty1"))
+        assert "GCmdr1 acts (SArty1); Soviet may play at once" in w.decision.prompt.text()
+        assert [w.decision.list.item(i).text() for i in range(w.decision.list.count())] == \
+            ["Play SSniper1 (Sniper) at once: it cancels GCmdr1 before it acts"]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert w.grab().save(str(SHOTS / "dicepool-sniper-at-once.png"))
+        w.act(Use("SSniper1", "GCmdr1"))
+        assert w.state.units["GCmdr1"].box == "pool:german-support-cup"
+
+
 def test_the_engineer_picks_its_use_then_its_target_in_the_playtest(qtbot, tmp_path, monkeypatch):
     """签一览 工兵: the German player picks one of the engineer's two uses from the decisions list (the
     effects' choose), then the position it sends back, one of an adjacent stack seen face up."""

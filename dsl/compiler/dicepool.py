@@ -247,6 +247,15 @@ class DicePoolMixin:
         for i, u in enumerate(b.all("on-use")):
             uses.append((chosen(u.args, "on-use"), self.fx.block(u, f"battle:on-use:{i}")))
         self._air_roles(b, air, uses, classes, counters or {})
+        at_once = []
+        for i, u in enumerate(b.all("at-once")):
+            bad = [e for e in (u.body or ()) if isinstance(e, Statement) and e.keyword != "cancel-chit"]
+            for e in bad:
+                ctx.error("value", f"'{e.keyword}' is not an at-once effect: a chit played at once cancels the "
+                          "enemy chit that acts (cancel-chit SELECTORS)", e.span,
+                          "write: at-once sniper { cancel-chit commander }")
+            if not bad:
+                at_once.append((chosen(u.args, "at-once"), self.fx.block(u, f"battle:at-once:{i}")))
         roles = tuple(r for r in (self._battle_role(e, classes, chosen, de is not None, counters or {})
                                   for e in b.all("role")) if r is not None)
         if not steps and du is None:
@@ -256,7 +265,7 @@ class DicePoolMixin:
                                tuple(sides.get("support-to:pools", ())), first, superior, level, tuple(steps),
                                weapons, fire, armour, tuple(exclude), tuple(rounds), tuple(cells), r is not None,
                                where(st), position, tuple(uses), rerolls, ranged, air, active, tuple(breakdown),
-                               ob is not None, de is not None, roles)
+                               ob is not None, de is not None, roles, tuple(at_once))
 
     def _battle_role(self, e: Statement, classes, chosen, declared: bool, counters) -> D.BattleRole | None:
         """``role ID "Title" { units SELECTORS; as CLASS FACTORS; lock until SIDE }``:

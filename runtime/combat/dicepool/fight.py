@@ -59,6 +59,7 @@ from .setup import AS_ITSELF, IN_ROLE, ROLE, build, default_pairs, factor, range
 
 BREAKDOWNS_COUNTED = 8  # the odds before the dice count at most so many breakdowns (2**8 battles)
 AIR_STAGES = ("air", "aa", "intercept", "counter", "dogfight", "mission", "air-target", "air-reroll")
+AT_ONCE_STAGES = ("cancel", "reroll", "strike-reroll", "air-reroll")  # where a chit acts (its decision, a roll again)
 
 
 class DicePoolBattles:
@@ -68,6 +69,7 @@ class DicePoolBattles:
         self.rules = engine.game.dice_pool
         self.air = AirCombat(self) if self.rules.air is not None else None
         self.rerolls = Rerolls(self)
+        self._quiet = False
 
     # ------------------------------------------------------------ reading
     def setup(self, s: GameState, p: dict, pairs: list | None = None) -> Setup:
@@ -460,6 +462,8 @@ class DicePoolBattles:
         if p["stage"] == "choose":
             chit = p["cancel"][0][1]
             return [Use(chit, name) for name, _, _ in choices(self.game, chit)]
+        if p["stage"] == "at-once":
+            return [Use(c, p["held"]["action"][0]) for c in self.at_once_open(s, p)] + [Done()]
         if p["stage"] == "retreat":
             return [Hold(), Done()]
         return []
@@ -485,6 +489,11 @@ class DicePoolBattles:
             can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "none"
             return f"the battle in {p['hex']} waits for {p['side']}'s support chits " \
                    f"(at most {self.rules.support}): it may use {can}, or 'done'"
+        if p["stage"] == "at-once":
+            held = p["held"]
+            return f"{held['side']}'s {held['action'][0]} acts in {p['hex']} ('use {' '.join(held['action'])}'): " \
+                   f"{p['side']} may play at once from its support pool a chit that cancels it first: " + \
+                   "; ".join(f"'{x}'" for x in legal if isinstance(x, Use)) + ", or 'done'"
         if p["stage"] == "choose":
             chit = p["cancel"][0][1]
             return f"{p['side']} picks what {chit} does in {p['hex']}: " + "; ".join(
@@ -500,8 +509,19 @@ class DicePoolBattles:
                f"'done' retreats one hex and loses {n // 2}"
 
     def answer(self, s: GameState, p: dict, a: Action) -> None:
+        if p["stage"] == "at-once":
+            self._answer_at_once(s, p, a)
+            return
+        if not self._quiet and self.may_answer(s, p, a):  # the enemy may play a chit at once against the chit acting (签一览 (2))
+            self._record(s, a, side=p["side"])
+            enemy = self.enemy(p, p["side"])
+            p["held"] = {"stage": p["stage"], "side": p["side"], "action": [a.option, a.unit]}
+            s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{a.option} ({p['side']}) acts: "
+                          f"{enemy} may answer at once"})
+            p["stage"], p["side"] = "at-once", enemy
+            return
         if p["stage"] == "equipment":  # what is left out stays face down: the enemy's log reads 'use ?'
-            self.e.record(s, a, side=p["side"], **({"face": "down"} if isinstance(a, Use) else {}))
+            self._record(s, a, side=p["side"], **({"face": "down"} if isinstance(a, Use) else {}))
             if isinstance(a, Use) and a.unit != "out":  # a role (19.3): shown when the counters turn face up
                 s.mark(a.option, ROLE + a.unit)
                 s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{p['side']} declares how a counter under "
@@ -514,21 +534,21 @@ class DicePoolBattles:
                 self.declared(s, p)
             return
         if p["stage"] == "order":
-            self.e.record(s, a, side=p["side"])
+            self._record(s, a, side=p["side"])
             self.fight(s, p, a)
             return
         if p["stage"] in AIR_STAGES:
-            self.e.record(s, a, side=p["side"])
+            self._record(s, a, side=p["side"])
             self.air.answer(s, p, a)
             return
         if p["stage"] == "reroll":
-            self.e.record(s, a, side=p["side"])
+            self._record(s, a, side=p["side"])
             self.rerolls.answer(s, p, a)
             if isinstance(a, Use):
                 p["logged"] = 0  # the battle is worked out again: all of it goes to the log
             return
         if p["stage"] == "strike-reroll":
-            self.e.record(s, a, side=p["side"])
+            self._record(s, a, side=p["side"])
             side, cmdr = p["reroll"].pop(0)
             if isinstance(a, Use):  # the commander's one choice: this die again (once)
                 _, chit, target, old, _ = self.struck(p)
@@ -540,7 +560,7 @@ class DicePoolBattles:
                 p["reroll"] = []
             return
         secret = p["stage"] == "support" and isinstance(a, Use) and a.option in self.chits_open(s, p)  # face down
-        self.e.record(s, a, side=p["side"], **({"face": "down"} if secret else {}))
+        self._record(s, a, side=p["side"], **({"face": "down"} if secret else {}))
         if p["stage"] == "support" and isinstance(a, Use) and a.option not in self.chits_open(s, p):
             p.setdefault("ranged", {}).setdefault(p["side"], []).append(a.option)  # equipment, declared face up
             s.done.add(ranged_key(s, a.option))
@@ -576,6 +596,78 @@ class DicePoolBattles:
                 p["losses"][side] //= 2
             p["deciding"].pop(0)
 
+    def _record(self, s: GameState, a: Action, **kw) -> None:
+        if not self._quiet:  # (an action held for the enemy's answer at once is recorded when it is taken)
+            self.e.record(s, a, **kw)
+
+    # ------------------------------------------------------------ chits played at once (签一览 (2))
+    def answers(self, chit: str, acting: str) -> bool:
+        """Whether ``chit``, played at once, cancels the enemy chit ``acting`` (``at-once``)."""
+        g = self.game
+        return any(eff.verb == "cancel-chit" and (acting in eff.args["units"] or
+                                                 g.matches(acting, frozenset(eff.args["units"])))
+                   for sel, key in self.rules.at_once if chit in sel or g.matches(chit, sel)
+                   for eff in g.effects.get(key, ()))
+
+    def _pool_count(self, s: GameState, p: dict, side: str) -> int:
+        """How many chits ``side``'s support pool holds, besides those it
+        allocated to this battle (public; which, only in its own view)."""
+        pool = self._support_pool(side, self.rules.support_from)
+        if not pool:
+            return 0
+        box = f"pool:{pool}"
+        m = (p.get("air") or {}).get("mission") or {}  # aircraft flying a mission are in no hand
+        flying = [m.get("chit"), m.get("counter")] if m.get("side") == side else [m.get("interceptor")] if m else []
+        return sum(1 for u in s.units.values() if u.box == box and u.hex is None) + \
+            ((s.observed or {}).get("places") or {}).get(box, 0) - len(p["chits"].get(side, ())) - \
+            sum(1 for c in flying if c and s.units[c].box != "removed")
+
+    def may_answer(self, s: GameState, p: dict, a: Action) -> bool:
+        """Whether the enemy is asked to answer ``a`` at once: a chit of the
+        side acts in the battle (its decision, its roll again), some chit of
+        the game may cancel it at once, and the enemy's support pool holds
+        any chit (asked whatever it holds: which chits it holds stays hidden)."""
+        if not self.rules.at_once or p.get("window") or p["stage"] not in AT_ONCE_STAGES or not isinstance(a, Use) \
+                or a.option not in p["chits"].get(p["side"], ()):
+            return False
+        g = self.game
+        if not any(eff.verb == "cancel-chit" and (a.option in eff.args["units"] or
+                                                  g.matches(a.option, frozenset(eff.args["units"])))
+                   for _, key in self.rules.at_once for eff in g.effects.get(key, ())):
+            return False
+        return self._pool_count(s, p, self.enemy(p, p["side"])) > 0
+
+    def at_once_open(self, s: GameState, p: dict) -> list[str]:
+        """The chits in the answering side's support pool that cancel the chit acting."""
+        pool = self._support_pool(p["side"], self.rules.support_from)
+        acting = p["held"]["action"][0]
+        return sorted(u.id for u in s.units.values() if pool and u.box == f"pool:{pool}" and u.hex is None
+                      and u.side == p["side"] and u.id not in p["chits"].get(p["side"], ())
+                      and self.answers(u.id, acting))
+
+    def _answer_at_once(self, s: GameState, p: dict, a: Action) -> None:
+        held = p.pop("held")
+        side, acting = held["side"], held["action"][0]
+        self._record(s, a, side=p["side"])
+        p["stage"], p["side"], answering = held["stage"], side, p["side"]
+        if isinstance(a, Use):  # the acting chit is cancelled before it acts: back to its cup; so is the chit played
+            p["chits"][side].remove(acting)
+            forget_choice(s, acting)
+            back = self._support_pool(side, self.rules.support_to)
+            if back:
+                s.place(acting, None, f"pool:{back}")
+            mine = self._support_pool(answering, self.rules.support_to)
+            s.place(a.option, None, f"pool:{mine}" if mine else "removed")
+            s.log.append({"turn": s.turn, "battle": p["hex"], "step": f"{a.option} ({answering}) played at once "
+                          f"cancels {acting}" + (f": back to {back}" if back else "") + " before it acts"})
+            (p["cancel"] if held["stage"] in ("cancel", "choose") else p["reroll"]).pop(0)
+            return
+        self._quiet = True  # not answered: the chit acts as its side said
+        try:
+            self.answer(s, p, Use(*held["action"]))
+        finally:
+            self._quiet = False
+
     def _next_declarer(self, p: dict, s: GameState) -> None:
         order = self.order(p)
         if p["side"] == order[0]:
@@ -605,7 +697,7 @@ class DicePoolBattles:
                 self._next_declarer(p, s)
                 return True
             return False
-        if p["stage"] == "choose":
+        if p["stage"] in ("choose", "at-once"):
             return False
         if p["stage"] == "cancel":
             while p["cancel"]:
@@ -922,6 +1014,8 @@ class DicePoolBattles:
             return best
         if p["stage"] == "cancel":  # the target whose loss lowers the enemy's chance most, if one does
             return self._best_target(s, p, acts)[0]
+        if p["stage"] == "at-once":  # the enemy's chit acts only where that helps the enemy: cancel it
+            return next((a for a in acts if isinstance(a, Use)), Done())
         if p["stage"] == "choose":  # the option that raises the side's chance most (with its best target); of those
             best, key = acts[0], None  # as good, one with a target (an engineer's position sent back), the first
             for a in acts:

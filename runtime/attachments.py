@@ -117,6 +117,9 @@ def why_not_attach(game: GameDefinition, state: GameState, aid: str, host: str) 
     return ""
 
 
+CUP_SHOWN = "cup-shown:"  # state.done: a counter under its unit whose cup the other sides still see
+
+
 def attach(game: GameDefinition, state: GameState, aid: str, host: str, why: str = "") -> None:
     """Put ``aid`` under ``host`` (from wherever it is: a pool, another host,
     the map).  The caller has checked ``why_not_attach``."""
@@ -125,6 +128,11 @@ def attach(game: GameDefinition, state: GameState, aid: str, host: str, why: str
         _unlist(state, was, aid)
     else:  # from a pool or the map: face down again (GJ63 3.5(5); runtime/observe.py)
         state.done.discard(f"face-up:{aid}")
+        kind = kind_of(game, aid)
+        if kind is not None and kind.shown_from and state.units[aid].box[len("pool:"):] in kind.shown_from:
+            state.done.add(f"{CUP_SHOWN}{aid}")  # placed from such a pool: its cup still shows (GJ63 19.6(2))
+        else:
+            state.done.discard(f"{CUP_SHOWN}{aid}")
         if state.units[aid].hex is not None:
             state.place(aid, None, "")
     state.set_unit(aid, box=UNDER + host)  # no hex: it is off the map, under its host

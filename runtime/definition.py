@@ -842,6 +842,10 @@ class AttachmentKind:
     # its stack fights ("cup": they see which cup it comes from, tank or equipment; "blind": not even
     # that, 19.6); "" face up
     face_down: str = ""
+    # ``shown-from POOLS``: a counter put under its unit from one of these pools shows which cup it comes
+    # from while it stays there, even "blind" (GJ63 19.6(2): the enemy still sees reinforcements' chits
+    # placed as tank or equipment chits)
+    shown_from: frozenset[str] = frozenset()
     # left behind: such a counter, once face up (always, in a kind that is not face down), goes where
     # ``returns`` says when its host moves or retreats (GJ63 签一览 阵地: a face-up position)
     left_behind: frozenset[str] = frozenset()

@@ -257,6 +257,9 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
                  not state.units[k[len("face-up:"):]].box.startswith("under:")}
         if stale:
             view.done = view.done - stale
+        shown = {k for k in view.done if k.startswith("cup-shown:") and state.units[k[len("cup-shown:"):]].side != side}
+        if shown:  # (which counters those are is the secret: the view shows only their cups, in places)
+            view.done = view.done - shown
     if facts["face-down"] and state.attached:  # the other sides' face-down counters under their units
         attached = None
         for host, ids in state.attached.items():
@@ -271,7 +274,7 @@ def observe(game: GameDefinition, state: GameState, side: str | None, log: bool 
                 if units is None:
                     units = dict(state.units)
                 units[aid] = replace(units[aid], box=UNKNOWN, markers=frozenset())  # (a role it fights in, 19.3)
-                cup = game.counters[aid].arrives if mode == "cup" else ""
+                cup = game.counters[aid].arrives if mode == "cup" or f"cup-shown:{aid}" in state.done else ""
                 place = f"under:{host}" + (f"|{cup}" if cup else "")
                 places[place] = places.get(place, 0) + 1
             if len(keep) != len(ids):

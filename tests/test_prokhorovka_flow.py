@@ -672,3 +672,35 @@ def test_check_refuses_reinforcement_choices_it_cannot_run(tmp_path, old, new, m
     (folder / "game.hxr").write_text(text.replace(old, new, 1))
     _, diags, _ = check_game(folder)
     assert any(message in d.message for d in diags.items), [d.message for d in diags.items]
+
+
+def test_19_6_2_chits_placed_as_reinforcements_still_show_their_cup():
+    """19.6(2): under blind-equipment the enemy still sees whether a chit a player puts under a unit as a
+    reinforcement is a tank or an equipment chit (the game's shown-from german-arriving soviet-arriving);
+    other face-down chits show nothing; which chit it is stays hidden."""
+    from runtime import attachments as A
+    from runtime.observe import determinise, hidden_under
+    g = compile_game(GAMES / "prokhorovka", variants=["blind-equipment"])
+    assert g.attachments["equipment"].shown_from == frozenset({"german-arriving", "soviet-arriving"})
+    r = Runner(g)
+    s = r.new_game(1)
+    host = next(u.id for u in s.on_map("german") if not A.under(s, u.id) and A.kind_of(g, u.id) is None)
+    s.place("Tiger1", None, "pool:german-arriving")      # drawn for the reinforcements (7.0)
+    s.place("StuG1", None, "pool:german-reorganization")
+    A.attach(g, s, "Tiger1", host, "reinforcement equipment")
+    A.attach(g, s, "StuG1", host, "reorganization")
+    v = observe(g, s, "soviet")
+    assert hidden_under(v)[host] == ["", "pool:german-tank-cup"]   # the reinforcement's cup; the other, nothing
+    assert not any("Tiger1" in k for k in v.done) and v.units["Tiger1"].box == "?"
+    t = determinise(g, v, random.Random(3))
+    under = [a for a in t.attached[host] if g.counters[a].arrives == "pool:german-tank-cup"]
+    assert under   # a sample puts a tank chit there
+    assert hidden_under(observe(g, s, "german")) == {}  # (its owner sees them)
+    # put back in the cup and drawn again into the reorganization pool: it shows nothing once more
+    A.remove(g, s, "Tiger1", "test")
+    s.place("Tiger1", None, "pool:german-reorganization")
+    A.attach(g, s, "Tiger1", host, "reorganization")
+    assert hidden_under(observe(g, s, "soviet"))[host] == ["", ""]
+    # without the variant the cup always shows, and shown-from is refused where it means nothing
+    g0 = compile_game(GAMES / "prokhorovka")
+    assert g0.attachments["equipment"].shown_from == frozenset()

@@ -80,6 +80,7 @@ class AttachmentsMixin:
         conv = b.one("converts", (1, 99))
         lb = b.one("left-behind", (1, 99))
         fd = b.one("face-down", (1, 1))
+        sf = b.one("shown-from", (1, 99))
         face_down = ""
         if fd is not None:  # face-down yes | blind (GJ63 3.5(5), 19.6)
             face_down = {"yes": "cup", "blind": "blind", "no": ""}.get(fd.args[0].text, "?")
@@ -87,6 +88,13 @@ class AttachmentsMixin:
                 ctx.error("value", f"face-down is yes, blind or no, not '{fd.args[0].text}'", fd.args[0].span,
                           "yes: the enemy sees which cup each comes from; blind: not even that")
                 face_down = ""
+        shown: set[str] = set()
+        for a in (sf.args if sf is not None else ()):  # 19.6(2): placed from these pools, its cup still shows
+            if ctx.ref("pool", a, "pool"):
+                shown.add(a.text)
+        if sf is not None and face_down != "blind":
+            ctx.error("value", "shown-from is for a kind that is face down blind: the others show their cup always",
+                      sf.span, "write: face-down blind; shown-from german-arriving")
         b.finish()
         if st.condition is not None:
             ctx.error("condition-place", "an attachment declaration takes no 'when'", Span.parse(st.condition.where))
@@ -201,7 +209,7 @@ class AttachmentsMixin:
                               fd.span, "give it its cup in the 'arrives' column, or write 'face-down blind'")
                     break
         return D.AttachmentKind(st.name, title_of(st) or st.name, sel, hosts, tuple(capacity), returns, loss,
-                                tuple(adds), zoc, converts, where(st), face_down, left)
+                                tuple(adds), zoc, converts, where(st), face_down, frozenset(shown), left)
 
 
 def factors_the_engine_reads(movement: D.MovementRules, combat: D.CombatRules) -> set[str]:

@@ -595,6 +595,9 @@ class GreedyBot:
         pull = self._pull_back(runner, state, by_unit, side, lines, targets)
         if pull is not None:
             return pull
+        detach = self._detach(runner, state, acts, side, lines, targets)
+        if detach is not None:
+            return detach
         # the unit whose best move gains the most toward an objective, staying in supply
         best, best_gain = None, 0
         follows_control = runner.game.supply.blocked_by_enemy_control
@@ -626,6 +629,20 @@ class GreedyBot:
             best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets)
         return best or next((a for a in acts if isinstance(a, Done)), None) or \
             self._unstack(runner, state, by_unit, side, lines, targets)
+
+    def _detach(self, runner: Runner, state: GameState, acts: list, side: str, lines, targets):
+        """A counter that may leave its unit as a unit of its own (``detach``,
+        GJ63 签一览 分遣队) goes where it ends on a goal no unit of the side
+        stands on, in supply and not cut off (``_exposed``): to take or hold
+        it while its host goes on; the goal nearest the enemy first, then by
+        name."""
+        from .actions import Detach  # (kept here: this file is shared with the other games' bot work)
+        board, enemy = runner.board, self._enemy_hexes(state, side)
+        aims = set(targets)
+        best = [a for a in acts if isinstance(a, Detach) and (h := board.parse(a.to)) in aims and h in lines and
+                not any(state.units[x].side == side for x in state.occupants.get(h, ())) and
+                not self._exposed(board, state, h, side, a.unit)]
+        return min(best, key=lambda a: (self._nearest(board.parse(a.to), enemy), a.to, a.unit), default=None)
 
     def _thin(self, runner: Runner, state: GameState, side: str, reach: int) -> list:
         """The places whose entering scores for the enemy (an ``enter``

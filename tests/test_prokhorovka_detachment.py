@@ -64,3 +64,31 @@ def test_a_detachment_on_the_map_goes_back_to_the_pool_when_reorganised():
     s = r.apply(s, "return SDetach1")
     assert s.units["SDetach1"].hex is None and s.units["SDetach1"].box == "pool:soviet-reorganization"
     assert s.units["T70-1"].box == "pool:soviet-reorganization"
+
+
+def test_the_greedy_bot_detaches_to_take_or_hold_an_empty_goal():
+    """The greedy bot sends a detachment onto a goal (a VP hex to take or hold) within its 3 MP that no unit
+    of its side stands on, in supply and not cut off; with none in reach it keeps it under its unit."""
+    from runtime.actions import Detach
+    from runtime.bots import GreedyBot
+    from test_dicepool_air import _stack as stack
+    runner, s = _game()
+    b = runner.board
+    stack(runner, s, "LAH+Detach1", "0909")
+    stack(runner, s, "52G", "0302")   # an enemy, far away
+    s.phase, s.active, s.step, s.activated, s.pending = "movement", "german", {"decision": "movement"}, set(), []
+    s.version += 1
+    bot = GreedyBot(1)
+    goals = {b.hex_id(h) for h in bot.goals(runner, s, "german", 6)}
+    assert "0907" in goals   # Teterevino, a VP hex the Germans do not hold
+    a = bot.choose(runner, s)
+    assert isinstance(a, Detach) and a.unit == "Detach1" and a.to in goals
+    t = runner.engine.apply(s, a)
+    assert t.units["Detach1"].hex == b.parse(a.to) and A.host_of(t, "Detach1") is None
+    # no goal within its reach: it stays with its unit
+    runner, s = _game()
+    stack(runner, s, "LAH+Detach1", "0112")
+    stack(runner, s, "52G", "0302")
+    s.phase, s.active, s.step, s.activated, s.pending = "movement", "german", {"decision": "movement"}, set(), []
+    s.version += 1
+    assert not isinstance(GreedyBot(1).choose(runner, s), Detach)

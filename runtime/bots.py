@@ -304,8 +304,40 @@ class GreedyBot:
                                           self._nearest(board.parse(a.at), goals), a.unit, a.at))
 
     def _deploy(self, runner, state, acts, side):
-        """The scenario's own set-up positions: 'done' places every unit there."""
-        return Done()
+        """A set-up in an area by the player (a scenario's ``deploy``): where
+        units act by their HQ's command (a formation HQ set up on the map
+        with a command range: the chit-pull series), each unit, the
+        strongest first, goes to the hex of its area inside its HQ's
+        command range nearest the enemy's units (then nearest a goal): the
+        front line, where the first activation can attack (Smolensk 15.1's
+        surprise attack) and the HQ commands it.  Elsewhere the scenario's
+        own set-up positions: 'done' places every unit there."""
+        places = [a for a in acts if isinstance(a, Place)]
+        g, board = runner.game, runner.board
+        rf = g.activation.range_factor
+
+        def reach(uid):
+            hq = g.counters[uid].formation
+            u = state.units.get(hq)
+            if not hq or hq == uid or u is None or u.hex is None:
+                return None
+            c = g.counters[hq]
+            r = c.steps[min(u.step, len(c.steps) - 1)].get(rf, 0)
+            return (u.hex, r) if r else None
+        ranged = {a.unit: reach(a.unit) for a in places}
+        ranged = {k: v for k, v in ranged.items() if v is not None}
+        if not ranged:
+            return Done()
+        unit = min(ranged, key=lambda u: (-self._strength(runner, state, u), u))
+        hq_hex, rng = ranged[unit]
+        enemy = self._enemy_hexes(state, side)
+        goals = self.goals(runner, state, side)
+        order = {a.at: i for i, a in enumerate(places)}
+
+        def key(a):
+            h = board.parse(a.at)
+            return (h.distance(hq_hex) > rng, self._nearest(h, enemy), self._nearest(h, goals), order[a.at])
+        return min((a for a in places if a.unit == unit), key=key)
 
     def _decide(self, runner, state, acts, side):
         """Optional gambles (Barbarossa 10.0: Siberians early, a roll of 4-6 loses the game) are declined."""
@@ -602,10 +634,13 @@ class GreedyBot:
         best, best_gain = None, 0
         follows_control = runner.game.supply.blocked_by_enemy_control
         hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
+        posts = self._posts(runner, state, side, hqs)
         for uid, ms in sorted(by_unit.items()):
             if uid in hqs or uid in guards:
                 continue  # HQs follow their units (below); guards stay
             here = state.units[uid].hex
+            # where HQs command by range: a unit within reach of one stays so (it is activated again)
+            keep = posts is not None and self._covered(runner, posts, uid, here)
             aims = targets + thin if thin and not self._costly(runner, uid) else targets
             d0 = min((here.distance(t) for t in aims), default=0)
             for m in ms:
@@ -618,6 +653,8 @@ class GreedyBot:
                     continue  # (where lines follow control, a move next to a line takes the hex into it)
                 elif self._exposed(board, state, h, side, uid):
                     continue  # more enemy than friendly neighbours: a unit there is cut off and lost
+                elif keep and not self._covered(runner, posts, uid, h):
+                    continue  # out of every HQ's reach: never activated again
                 else:
                     gain = d0 - min((h.distance(t) for t in aims), default=0)
                 if gain > best_gain and self._costly(runner, uid) and \
@@ -626,7 +663,8 @@ class GreedyBot:
                 if gain > best_gain:
                     best, best_gain = m, gain
         if best is None and hqs:
-            best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets)
+            best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets,
+                                 weigh=posts is not None)
         return best or next((a for a in acts if isinstance(a, Done)), None) or \
             self._unstack(runner, state, by_unit, side, lines, targets)
 
@@ -643,6 +681,38 @@ class GreedyBot:
                 not any(state.units[x].side == side for x in state.occupants.get(h, ())) and
                 not self._exposed(board, state, h, side, a.unit)]
         return min(best, key=lambda a: (self._nearest(board.parse(a.to), enemy), a.to, a.unit), default=None)
+
+    def _posts(self, runner: Runner, state: GameState, side: str, moving: set[str]) -> list | None:
+        """Where HQs activate the units within their command range and
+        nothing else (chit-pull games whose every HQ chit commands by range:
+        Smolensk 8.2): each of the side's HQs on the map as (hex, the hexes
+        its command reaches, its nationality where activation keeps to it),
+        the reach grown by its MP where the HQ moves later in this
+        activation (``moving``: it follows its units); None elsewhere."""
+        g = runner.game
+        if not g.chits or any(c.kind in ("hq", "interrupt") and c.command != ("range",) for c in g.chits.values()):
+            return None
+        rf = g.activation.range_factor
+        same = side in g.activation.same_nationality
+        out = []
+        for u in state.on_map(side):
+            if not self._is_hq(runner, u.id):
+                continue
+            c = g.counters[u.id]
+            r = c.steps[min(u.step, len(c.steps) - 1)].get(rf, 0)
+            if not r:
+                continue
+            if u.id in moving:
+                from .movement import SCALE, unit_mp
+                r += unit_mp(g, state, u.id) // SCALE
+            out.append((u.hex, r, c.nationality if same else None))
+        return out or None
+
+    @staticmethod
+    def _covered(runner: Runner, posts: list, uid: str, h) -> bool:
+        """``uid`` in ``h`` is within the reach of one of ``posts`` that may activate it."""
+        nat = runner.game.counters[uid].nationality
+        return any(h.distance(at) <= r and n in (None, nat) for at, r, n in posts)
 
     def _thin(self, runner: Runner, state: GameState, side: str, reach: int) -> list:
         """The places whose entering scores for the enemy (an ``enter``
@@ -914,21 +984,31 @@ class GreedyBot:
                                                 here.distance(board.parse(m.to)), m.to))
         return None
 
-    def _hq_move(self, runner: Runner, state: GameState, by_hq: dict, side: str, lines, targets) -> Move | None:
+    def _hq_move(self, runner: Runner, state: GameState, by_hq: dict, side: str, lines, targets,
+                 weigh: bool = False) -> Move | None:
         """Once the units have moved, an HQ moves to the hex (in supply, not
         next to an enemy unit) from which it commands the most of them for
         the next activation, the nearest an objective on a tie; it stays put
-        unless that commands more."""
+        unless that commands more.  ``weigh`` (where HQs command by range
+        alone, ``_posts``): the units it may activate, each counted by its
+        printed factors, so that the panzer spearheads draw the HQs rather
+        than the infantry marching behind (Smolensk 8.1(2): every HQ
+        activates whoever stands in its range, so all of them follow the
+        units that make the advance)."""
         g, board = runner.game, runner.board
         enemy = set(self._enemy_hexes(state, side))
-        units = [u.hex for u in state.on_map(side) if not self._is_hq(runner, u.id)]
+        same = side in g.activation.same_nationality
+        units = [(u.hex, self._strength(runner, state, u.id) if weigh else 1, g.counters[u.id].nationality)
+                 for u in state.on_map(side) if not self._is_hq(runner, u.id)
+                 and not (weigh and "immobile" in g.unit_classes[g.counters[u.id].unit_class].flags)]
         for uid, ms in sorted(by_hq.items()):
             hq = state.units[uid]
             c = g.counters[uid]
             rng = c.steps[min(hq.step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
+            nat = c.nationality if weigh and same else None
 
             def covered(h):
-                return sum(1 for x in units if x.distance(h) <= rng)
+                return sum(w for x, w, n in units if x.distance(h) <= rng and nat in (None, n))
             now = covered(hq.hex)
             options = []
             for m in ms:

@@ -200,3 +200,45 @@ def prokhorovka_hotseat(qtbot):
         yield w
     finally:
         doc.close()
+
+
+def listed_set_up(runner, s) -> list:
+    """The answers to a ``deploy`` decision that put each unit of the side
+    setting up where the runner puts it without ``deploy``: in the set-up
+    table's order, in the hex of its area with the fewest units, the first in
+    map order (Smolensk's Axis before 4.0(2)2 was played: the positions the
+    scripted tests were written for)."""
+    from runtime.runner import Place
+    scratch = s.copy()
+    out = []
+    side = s.step.get("side")
+    for p in runner.scenario.setup:
+        u = scratch.units[p.counter]
+        if p.kind == "area" and u.side == side and u.box.startswith("deploy:"):
+            runner._place_in_area(scratch, p)
+            out.append(Place(p.counter, runner.board.hex_id(scratch.units[p.counter].hex)))
+    return out
+
+
+def set_up_as_listed(runner, s):
+    """``s`` once every deploy decision is answered by ``listed_set_up``."""
+    while s.step.get("decision") == "deploy":
+        for a in listed_set_up(runner, s):
+            s = runner.apply(s, a)
+    return s
+
+
+def playtest_set_up_as_listed(w) -> None:
+    """The same in a playtest window: each answer acted as a player would."""
+    while w.state.step.get("decision") == "deploy":
+        for a in listed_set_up(w.runner, w.state):
+            assert w.act(a)
+
+
+def without_deploy(game):
+    """``game`` with no scenario set up by its players (no ``deploy``): the
+    runner places every unit of an area, as ``listed_set_up`` answers do,
+    and the first decision is the first of the game's sequence."""
+    from dataclasses import replace
+    from types import MappingProxyType
+    return replace(game, scenarios=MappingProxyType({k: replace(v, deploy=()) for k, v in game.scenarios.items()}))

@@ -147,7 +147,11 @@ def test_smolensk_hides_the_other_sides_chits_in_the_cup_and_in_hand(smolensk):
     for side in smolensk.sides:
         view = r.observe(s, side)
         mine = sorted(c for c in s.cup if smolensk.chits[c].side == side)
-        assert view.cup[:len(mine)] == mine and view.cup[len(mine):] == [UNKNOWN] * (len(s.cup) - len(mine))
+        shared = sorted(c for c in s.cup if smolensk.chits[c].side == "both")  # SUPPLY: always in the cup
+        theirs = len(s.cup) - len(mine) - len(shared)
+        rest = view.cup[len(mine):]
+        assert view.cup[:len(mine)] == mine and sorted(c for c in rest if c != UNKNOWN) == shared
+        assert rest.count(UNKNOWN) == theirs
         for other, hand in s.hands.items():
             if other != side:
                 assert view.hands[other] == [UNKNOWN] * len(hand)

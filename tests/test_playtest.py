@@ -28,6 +28,7 @@ from runtime.movement import move_range, show_mp, why_not  # noqa: E402
 from runtime.replay import SavedGame, Timeline, digest  # noqa: E402
 from runtime.runner import Place  # noqa: E402
 from runtime.supply import supply_status  # noqa: E402
+from helpers import listed_set_up, playtest_set_up_as_listed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path("/tmp/hexforge-play-shots")
@@ -80,6 +81,10 @@ def test_a_scripted_first_turn_of_smolensk(qtbot, smolensk_doc):
     w = show(qtbot, open_playtest(smolensk_doc, "short", (), 3, {"axis": "human", "soviet": "human"}))
     g, board = w.game, w.board
     H = board.parse
+    # the Axis sets up its divisions in their areas (4.0(2)2): here each where the runner would put it
+    # without 'deploy' (the fewest units, then the first hex in map order, in the set-up table's order)
+    assert w.kind() == "deploy"
+    playtest_set_up_as_listed(w)
     # the pre-war surprise attack comes first; decline it: the chits go in, one is drawn
     assert w.kind() == "combat" and "attacks" in w.decision.prompt.text()
     assert w.decision.done.text() == "End combat" and w.decision.done.isEnabled()
@@ -193,6 +198,7 @@ def test_a_scripted_first_turn_of_smolensk(qtbot, smolensk_doc):
 
 def test_take_back_until_a_roll_and_the_sandbox(qtbot, smolensk_doc):
     w = show(qtbot, open_playtest(smolensk_doc, "short", (), 3, {"axis": "human", "soviet": "human"}))
+    playtest_set_up_as_listed(w)
     w.press_done()
     w.press_done()
     assert not w.undo_action.isEnabled() or w.timeline.floor() < w.timeline.end
@@ -272,7 +278,7 @@ def test_handing_sides_to_bots_and_stopping_them(qtbot, smolensk_doc):
     assert w.agents["axis"] == "greedy"
     qtbot.waitUntil(lambda: w.timeline.end > 0)
     w.set_agent("soviet", "random")
-    qtbot.waitUntil(lambda: w.timeline.end > 30, timeout=20000)
+    qtbot.waitUntil(lambda: w.timeline.end > 90, timeout=20000)     # past the Axis set-up (4.0(2)2)
     w.run_button.click()                                              # Stop
     n = w.timeline.end
     assert w.paused and w.run_button.text() == "Run bots"
@@ -404,6 +410,8 @@ def test_step_losses_are_allocated_from_the_list_or_the_map(qtbot, smolensk_doc)
     from runtime.bots import RandomBot
     w = show(qtbot, open_playtest(smolensk_doc, "short", (), 2, {"axis": "human", "soviet": "human"}))
     t, bot = w.timeline, RandomBot(1)  # a loss with a choice in the surprise attack (the greedy bot avoids them)
+    for a in listed_set_up(w.runner, t.latest):
+        t.apply(a)
     while not (t.latest.pending and t.latest.pending[0]["kind"] == "loss"):
         t.apply(bot.choose(w.runner, t.latest))
         assert t.end < 200

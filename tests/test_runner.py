@@ -15,7 +15,7 @@ from runtime.bots import GreedyBot, RandomBot, play
 from runtime.runner import Play, Place, Runner
 from runtime.state import new_state
 
-from helpers import GAMES, ROOT
+from helpers import GAMES, ROOT, set_up_as_listed
 
 
 @pytest.fixture(scope="module")
@@ -215,7 +215,7 @@ def test_19A_arrives_at_the_east_edge_when_its_chit_is_drawn_on_turn_3(runner, s
 
 
 def test_panzer_withdrawal_on_turn_6(runner, smolensk):
-    s = runner.new_game(seed=2)
+    s = set_up_as_listed(runner, runner.new_game(seed=2))  # the Axis set up (4.0(2)2) as the runner would
     s = drive_to_activation(runner, s, "SUPPLY", 6)
     assert s.step["decision"] == "withdraw" and runner.to_move(s) == "axis"
     total = 0
@@ -232,8 +232,10 @@ def test_panzer_withdrawal_on_turn_6(runner, smolensk):
 
 def test_pre_war_surprise_attack(runner, smolensk):
     # 15.1: before turn 1 every panzer group HQ activates its own army's units for
-    # one combat segment, no movement, rivers ignored
+    # one combat segment, no movement, rivers ignored (once the Axis has set up, 4.0(2)2)
     s = runner.new_game(seed=3)
+    assert s.step.get("decision") == "deploy" and s.step.get("side") == "axis"
+    s = set_up_as_listed(runner, s)
     assert runner.program[s.pc].phase.id == "surprise-combat" and s.phase == "combat" and s.active == "axis"
     tags = {smolensk.counters[u].tags for u in s.activated}
     assert all(any(t in ("start:2PzA", "start:3PzA") for t in tg) for tg in tags)

@@ -1,0 +1,118 @@
+"""The greedy bot in a chit-pull game whose HQs activate by command range
+(Smolensk 8.1, 8.2): the Axis set-up by its player (4.0(2)2), HQs that
+follow the units that make the advance, units that stay within an HQ's
+reach.  Behaviour, not strength: strength targets live in bench/."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dsl.compiler import compile_game
+from runtime.actions import Move
+from runtime.bots import GreedyBot
+from runtime.runner import Runner
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+
+
+@pytest.fixture(scope="module")
+def smolensk():
+    return compile_game(GAMES / "smolensk")
+
+
+def deployed(runner: Runner, seed: int = 0):
+    """A new short game with the Axis set up by the greedy bot; the bot and the state after it."""
+    bot = GreedyBot(seed)
+    s = runner.new_game(seed)
+    assert s.step.get("decision") == "deploy" and s.step.get("side") == "axis"
+    while s.step.get("decision") == "deploy":
+        s = runner.apply(s, bot.choose(runner, s))
+    return bot, s
+
+
+def test_the_axis_sets_up_at_the_front_within_its_hqs_command(smolensk):
+    r = Runner(smolensk, "short")
+    _, s = deployed(r)
+    g = r.game
+    enemy = [h for h, ids in s.occupants.items() if ids and s.units[ids[0]].side == "soviet"]
+    for p in r.scenario.setup:
+        if p.kind != "area" or g.counters[p.counter].side != "axis":
+            continue
+        u, hq = s.units[p.counter], s.units[g.counters[p.counter].formation]
+        assert u.hex in g.map.areas[p.where_to]
+        assert u.hex.distance(hq.hex) <= g.counters[hq.id].steps[0]["command"], p.counter
+    # the panzer divisions stand next to the enemy: 15.1's surprise attack has them all
+    panzers = [c.id for c in g.counters.values() if c.unit_class == "panzer" and c.side == "axis"]
+    assert all(min(s.units[x].hex.distance(e) for e in enemy) <= 2 for x in panzers)
+    act = next(e for e in s.log if e.get("activate") == "surprise-activation")
+    started = {c.id for c in g.counters.values() if c.side == "axis" and c.unit_class != "panzer-hq"
+               and ({"start:2PzA", "start:3PzA"} & c.tags) and s.units[c.id].hex is not None}
+    assert started <= set(act["units"])
+    assert s.step.get("decision") == "combat" and len(r.legal_actions(s)) > 10
+
+
+def test_the_set_up_is_the_same_for_a_seed(smolensk):
+    r = Runner(smolensk, "short")
+    a = {u.id: u.hex for u in deployed(r, 4)[1].units.values()}
+    b = {u.id: u.hex for u in deployed(r, 4)[1].units.values()}
+    assert a == b
+
+
+def test_hq_posts_only_where_hqs_command_by_range_alone(smolensk):
+    bot = GreedyBot(0)
+    r = Runner(smolensk, "short")
+    _, s = deployed(r)
+    posts = bot._posts(r, s, "axis", set())
+    assert {(r.board.hex_id(h), n) for h, n, _ in posts} >= {("0727", 5), ("0614", 5), ("0424", 4), ("0317", 4)}
+    moving = {x[1] for x in bot._posts(r, s, "axis", {"2PzA"}) if x[0] == s.units["2PzA"].hex}
+    assert moving == {5 + 6}  # its range and its MP: it follows its units after they move
+    for other in ("a-victory-denied", "barbarossa-postcard"):  # chains; no chits
+        ro = Runner(compile_game(GAMES / other))
+        so = ro.new_game(0)
+        assert all(bot._posts(ro, so, side, set()) is None for side in ro.game.sides)
+
+
+def test_an_hq_follows_the_strongest_units_it_commands(smolensk):
+    """Weighed by their factors, one panzer division draws the HQ away from two
+    infantry divisions; counted one a unit, the infantry would."""
+    bot = GreedyBot(0)
+    r = Runner(smolensk, "short")
+    _, s = deployed(r)
+    H = r.board.parse
+    keep = {"3PzA", "7Pz", "5ID", "6ID"}
+    for u in list(s.units.values()):
+        if u.hex is not None and u.id not in keep:
+            s.place(u.id, None, box="pool:removed")
+    s.place("3PzA", H("2010"))
+    s.place("7Pz", H("2016"))                      # 6 hexes south: out of its range (5)
+    s.place("5ID", H("2004"))                      # 6 hexes north, with 6ID
+    s.place("6ID", H("2004"))
+    moves = {"3PzA": [Move("3PzA", "2013"), Move("3PzA", "2007")]}
+    lines = set(r.game.map.hexes)
+    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=True) == Move("3PzA", "2013")
+    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=False) == Move("3PzA", "2007")
+
+
+def test_a_unit_within_an_hqs_reach_does_not_move_out_of_every_hqs_reach(smolensk):
+    bot = GreedyBot(1)
+    r = Runner(smolensk, "short")
+    _, s = deployed(r, 1)
+    soviet = GreedyBot(2)
+    checked = 0
+    for _ in range(400):
+        if s.result is not None:
+            break
+        side = r.to_move(s)
+        if side != "axis":
+            s = r.apply(s, soviet.choose(r, s))
+            continue
+        a = bot.choose(r, s)
+        if isinstance(a, Move) and s.step.get("decision") == "movement" and not bot._is_hq(r, a.unit):
+            moving = {u for u in s.activated if bot._is_hq(r, u) and u not in s.moved}
+            posts = bot._posts(r, s, "axis", moving)
+            if bot._covered(r, posts, a.unit, s.units[a.unit].hex):
+                assert bot._covered(r, posts, a.unit, r.board.parse(a.to)), a
+                checked += 1
+        s = r.apply(s, a)
+    assert checked > 50

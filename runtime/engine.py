@@ -29,11 +29,19 @@ from .board import Board
 from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
-from .movement import SCALE, MoveError, mode_by_id, move_range, ordered_destinations, overrun_hexes, why_not
+from .movement import SCALE, MoveError, mode_by_id, move_range, ordered_destinations, overrun_hexes, show_mp, why_not
 from .stacking import end_movement, judged_at_end, overstacked, return_to_box, send_back, stacking_bars
 from .overrun import displace_hexes
 from .retreat import advance_paths, retreat_paths
 from .state import GameState, eliminate
+
+
+def _allowed(selectors: frozenset[str], markers: frozenset[str], only, exclude) -> bool:
+    """Whether a unit with these selectors and markers passes a phase's
+    ``only`` and ``exclude`` lists (either may be empty or None)."""
+    if only and selectors.isdisjoint(only) and markers.isdisjoint(only):
+        return False
+    return not exclude or (selectors.isdisjoint(exclude) and markers.isdisjoint(exclude))
 
 
 class Engine:
@@ -71,9 +79,9 @@ class Engine:
     def _true(self, s: GameState, cond, **bound) -> bool:
         if cond is None:
             return True
-        names, fns = self.env(s)
+        names, fns = self.env(s)  # (names: a dict of our own)
         if bound:
-            names = dict(names, **bound)
+            names.update(bound)
         return E.evaluate(cond, names, fns) is True
 
     # ---------------------------------------------------------- helpers
@@ -102,12 +110,14 @@ class Engine:
         ``state.units``, with the phase's bars asked only of the active
         side's units on the map (of the activated ones, when some are)."""
         active, activated = state.active, state.activated
-        out = []
-        for x, u in state.units.items():
-            if u.side == active and u.hex is not None and (not activated or x in activated) \
-                    and not self.phase_bars(state, x):
-                out.append(x)
-        return out
+        st = state.step
+        only, exclude, limit = st.get("only"), st.get("exclude"), st.get("limit")
+        if limit:
+            return [x for x, u in state.units.items() if u.side == active and u.hex is not None
+                    and (not activated or x in activated) and not self.phase_bars(state, x)]
+        sel = self.game.selectors_of  # (phase_bars' test of only and exclude, without its messages)
+        return [x for x, u in state.units.items() if u.side == active and u.hex is not None
+                and (not activated or x in activated) and _allowed(sel(x), u.markers, only, exclude)]
 
     def phase_bars(self, state: GameState, uid: str) -> str:
         """Why the current phase does not let ``uid`` act ("" if it does): its
@@ -118,9 +128,9 @@ class Engine:
         if not (only or exclude or limit):
             return ""
         sel, markers = self.game.selectors_of(uid), state.units[uid].markers
-        if only and sel.isdisjoint(only) and markers.isdisjoint(only):
+        if not _allowed(sel, markers, only, None):
             return f"{uid} may not act in this phase: only {', '.join(only)} units do"
-        if exclude and not (sel.isdisjoint(exclude) and markers.isdisjoint(exclude)):
+        if not _allowed(sel, markers, None, exclude):
             return f"{uid} may not act in this phase: it is {', '.join(sorted((sel | markers) & set(exclude)))}"
         if limit and state.phase == "movement" and uid not in state.moved and \
                 len({x for x in state.moved if "@" not in x}) >= int(limit):
@@ -243,8 +253,11 @@ class Engine:
         groups: list[tuple[str, str, list[Hex]]] = []
         exits: list[Action] = []
         allowed = state.step.get("modes")  # (mode_bars bars the others: not asked of every unit)
-        modes = [m for m in self.game.movement.modes if allowed is None or m.id in allowed]
         normal_allowed = allowed is None or "normal" in allowed
+        modes = [m for m in self.game.movement.modes if allowed is None or m.id in allowed]
+        # a mode that continues a normal move is open only to the unit that moved last (mode_bars)
+        last = state.step.get("last-moved")
+        later = [m for m in modes if not (m.follows and normal_allowed)]
         for uid in self.actors(state):
             if self.immobile(uid):
                 continue
@@ -256,7 +269,7 @@ class Engine:
                     groups.append((uid, "", ordered_destinations(r)))
                 for pool in self.game.movement.exits and self._exits(uid, r):
                     exits.append(Move(uid, pool))
-            for m in modes:
+            for m in modes if uid == last else later:
                 if self.mode_bars(state, uid, m.id):
                     continue
                 try:
@@ -502,7 +515,7 @@ class Engine:
             s.moved.add(f"{a.unit}@attack")
         overrun = self.overrun_along(s, a.unit, path[1:], over)
         self.pass_through(s, u.side, path[1:])
-        self.record(s, a, path=[self.board.hex_id(h) for h in path], mp=str(r.mp_to(dest)),
+        self.record(s, a, path=[self.board.hex_id(h) for h in path], mp=show_mp(r.cost[dest]),
                     **({"attacks": a.to} if attack else {}), **({"overrun": overrun} if overrun else {}))
         m = mode_by_id(self.game, a.mode) if a.mode else None
         if m is not None:

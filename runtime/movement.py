@@ -52,8 +52,17 @@ def scaled(x: Fraction | int) -> int:
 
 
 def show_mp(v: int) -> str:
-    f = Fraction(v, SCALE)
-    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+    """Scaled MP as printed: "3", "7/2" (as str of their Fraction)."""
+    text = _MP_TEXT.get(v)
+    if text is None:
+        f = Fraction(v, SCALE)
+        text = str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+        if len(_MP_TEXT) < 10_000:
+            _MP_TEXT[v] = text
+    return text
+
+
+_MP_TEXT: dict[int, str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,7 +443,8 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
                 if units and overrun and not _reads(board, f).isdisjoint(units):
                     return False
                 return not (r.mode in owned and not _reads(board, f).isdisjoint(control))
-            ranges = {k: r for k, r in found.ranges.items() if valid(r)}
+            units_now = state.units  # (a unit that left the hex of a range needs it no more)
+            ranges = {k: r for k, r in found.ranges.items() if units_now[k[0]].hex == k[2] and valid(r)}
     state.cache[key] = _Carried(trail, state.version, zoc, held, closed, ranges)
     return ranges
 

@@ -32,8 +32,16 @@ class Reinforcements:
         g = self.game
         area = s.units[uid].box.split(":", 1)[1]
         side = s.units[uid].side
-        return [h for h in sorted(g.map.areas[area], key=self.board.colrow.__getitem__)
+        return [h for h in self._in_map_order(area)
                 if s.side_at(h) in (None, side) and self._fits(s, h) and not extra_bars(g, s, h, uid)]
+
+    def _in_map_order(self, area: str) -> list[Hex]:
+        """The hexes of a map area in map order (sorted once per area)."""
+        kept = self.__dict__.setdefault("_area_order", {})
+        hit = kept.get(area)
+        if hit is None:
+            hit = kept[area] = sorted(self.game.map.areas[area], key=self.board.colrow.__getitem__)
+        return hit
 
     def _deploy_actions(self, s: GameState) -> list[RunnerAction]:
         return [Place(uid, self.board.hex_id(h)) for uid in self._deploying(s, s.step["side"])
@@ -536,12 +544,9 @@ class Reinforcements:
             s.pc += 1
 
     def rebuild_hexes(self, s: GameState, rule) -> list[Hex]:
-        g = self.game
         used = s.step.get("used", {})
         out = []
-        for h, mh in g.map.hexes.items():
-            if not rule.at & ({mh.terrain} | set(mh.features)):
-                continue
+        for h in self._rebuild_sites(rule):
             if rule.controlled and s.control.get(h) != rule.side:
                 continue
             if any(u.side != rule.side for u in s.units_at(h)):
@@ -550,6 +555,15 @@ class Reinforcements:
                 continue
             out.append(h)
         return sorted(out, key=self.board.colrow.__getitem__)
+
+    def _rebuild_sites(self, rule) -> list[Hex]:
+        """The hexes whose terrain or features a rebuild rule names (found once per rule)."""
+        kept = self.__dict__.setdefault("_rebuild_site_memo", {})
+        hit = kept.get(id(rule))
+        if hit is None or hit[0] is not rule:
+            hit = kept[id(rule)] = (rule, [h for h, mh in self.game.map.hexes.items()
+                                           if rule.at & ({mh.terrain} | set(mh.features))])
+        return hit[1]
 
     def _rebuild_actions(self, s: GameState) -> list[RunnerAction]:
         out: list[RunnerAction] = []

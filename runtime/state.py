@@ -94,16 +94,20 @@ class GameState:
 
     # ----------------------------------------------------------------- copy
     def copy(self) -> "GameState":
-        s = GameState(
-            self.turn, self.phase, self.active, dict(self.units), dict(self.control),
-            dict(self.vp), list(self.cup), {k: list(v) for k, v in self.hands.items()}, set(self.activated),
-            set(self.moved), set(self.attacked), set(self.attacked_hexes), [_plain_copy(p) for p in self.pending],
-            self.seed, self.rng_state, list(self.log), dict(self.occupants),
-            self.version, self.pc, dict(self.step), dict(self.result) if self.result else None, list(self.lost),
-            set(self.done), dict(self.control_since), dict(self.rolled), dict(self.attack_from),
-            [dict(m) for m in self.markers], dict(self.variables), [_plain_copy(e) for e in self.effects],
-            dict(self.entering), dict(self.attached), dict(self.placed))
-        s.trail = self.trail
+        s = object.__new__(type(self))  # (not through __init__: its defaults would be thrown away)
+        d = s.__dict__
+        d.update(self.__dict__)  # numbers, strings, the dice's state and the trail are shared
+        d.update(units=dict(self.units), control=dict(self.control), vp=dict(self.vp), cup=list(self.cup),
+                 hands={k: list(v) for k, v in self.hands.items()}, activated=set(self.activated),
+                 moved=set(self.moved), attacked=set(self.attacked), attacked_hexes=set(self.attacked_hexes),
+                 pending=[_plain_copy(p) for p in self.pending], log=list(self.log),
+                 occupants=dict(self.occupants), step=dict(self.step),
+                 result=dict(self.result) if self.result else None, lost=list(self.lost), done=set(self.done),
+                 control_since=dict(self.control_since), rolled=dict(self.rolled),
+                 attack_from=dict(self.attack_from), markers=[dict(m) for m in self.markers],
+                 variables=dict(self.variables), effects=[_plain_copy(e) for e in self.effects],
+                 entering=dict(self.entering), attached=dict(self.attached), placed=dict(self.placed),
+                 observed=None)
         # derived data keyed on the version stays valid until a unit moves, data keyed on a side's
         # stamp until one of that side's units moves, carried data until a hex it read changes (it is
         # checked against the trail when read); facts fixed at set-up (string keys) always do

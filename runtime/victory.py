@@ -19,27 +19,43 @@ def params_of(rules) -> list[str]:
 
 
 class VictoryRules:
-    # (state, what of it the names read, names, functions): the last env built (``env``)
-    _env_memo: tuple | None = None
+    # (what of a state the names read, names): the last names built (``env``)
+    _names_memo: tuple | None = None
+    # (state, functions): the last functions built (``env``)
+    _functions_memo: tuple | None = None
 
     def env(self, s: GameState) -> tuple[dict, dict]:
         """The names (a dict the caller may change) and functions of the
-        game's expressions in ``s``.  The functions read ``s`` when called;
-        the names are kept while the state's turn, phase, active side and
-        variables stay (the last state asked about)."""
+        game's expressions in ``s``.  The functions read ``s`` when called
+        (kept for the last state asked about); the names read only its turn,
+        phase, active side and variables (kept while those stay, from state
+        to state)."""
         check = (s.turn, s.phase, s.active, tuple(s.variables.items()))
-        memo = self._env_memo
-        if memo is None or memo[0] is not s or memo[1] != check:
-            memo = self._env_memo = (s, check, *self._build_env(s))
-        return dict(memo[2]), memo[3]
+        names = self._names_memo
+        if names is None or names[0] != check:
+            names = self._names_memo = (check, self._build_names(s))
+        fns = self._functions_memo
+        if fns is None or fns[0] is not s:
+            fns = self._functions_memo = (s, self._build_functions(s))
+        return dict(names[1]), fns[1]
 
     def _build_env(self, s: GameState) -> tuple[dict, dict]:
+        return self._build_names(s), self._build_functions(s)
+
+    def _build_names(self, s: GameState) -> dict:
+        """The names of ``env``: the game's ids, the turn, phase, active side,
+        weather and the game's variables."""
         g = self.game
         names: dict[str, object] = dict(self.declared_names)
         weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
         names.update({"turn": s.turn, "last-turn": self.scenario.last_turn, "phase": s.phase, "active": s.active,
                       "side": s.active, "weather": weather or ""})
         names.update(s.variables)  # the game's counters and flags (``variable``)
+        return names
+
+    def _build_functions(self, s: GameState) -> dict:
+        """The functions of ``env``, reading ``s``."""
+        g = self.game
 
         def hexes_of(where: object) -> list[Hex]:
             w = str(where)
@@ -99,7 +115,7 @@ class VictoryRules:
                "param": self._param,
                "rolled": lambda table: s.rolled.get(str(table), ""),
                **self.marker_functions(s)}
-        return names, fns
+        return fns
 
     @staticmethod
     def _drawn_this_turn(s: GameState, cid: str) -> int:

@@ -330,3 +330,25 @@ def test_greedy_smolensk_first_turn_keeps_its_units_and_attacks():
     assert sum(1 for e in s.log if e.get("side") == "axis" and e.get("action", "").startswith("attack")) >= 3
     hqs = [u for u in s.on_map("axis") if "hq" in r.game.unit_classes[r.game.counters[u.id].unit_class].flags]
     assert all(len(r.command(s, u.id)) > 1 for u in hqs)  # every HQ still commands units
+
+
+def test_a_state_copy_shares_no_mutable_field_and_copies_pending_data_deeply():
+    """GameState.copy copies every field that holds a dict, list or set (a
+    field added later is covered too), and the pending decisions and effects
+    under way as plain data, nested lists and dicts included."""
+    import dataclasses
+    r = runner("barbarossa-postcard", None)
+    s = r.new_game(1)
+    s.pending.append({"kind": "battle", "used": [["x", "AGN", "axis", 1, 0]], "taken": {"AGN": 1}, "hexes": {1}})
+    s.effects.append({"key": "k", "bound": {"units": ["AGN"]}})
+    c = s.copy()
+    for f in dataclasses.fields(s):
+        v = getattr(s, f.name)
+        if isinstance(v, (dict, list, set)):
+            assert getattr(c, f.name) is not v, f.name
+            if f.name != "cache":
+                assert getattr(c, f.name) == v, f.name
+    assert c.pending[0]["used"][0] is not s.pending[0]["used"][0] and c.pending[0]["used"] == s.pending[0]["used"]
+    assert c.pending[0]["taken"] is not s.pending[0]["taken"] and c.effects[0]["bound"]["units"] == ["AGN"]
+    assert c.effects[0]["bound"]["units"] is not s.effects[0]["bound"]["units"]
+    assert c.observed is None and c.trail is s.trail

@@ -21,18 +21,26 @@ from ..state import GameState
 
 
 def option_open(game: GameDefinition, opt: BattleOption, side: str, attacker: str, defender: str,
-                env: tuple[dict, dict]) -> bool:
-    """May ``side`` use ``opt`` in a battle between these sides now?"""
+                env: tuple[dict, dict], local: dict | None = None) -> bool:
+    """May ``side`` use ``opt`` in a battle between these sides now?
+    ``local``: the names of ``env`` with the battle's (``battle_names``),
+    when the caller has them."""
     role = "attacker" if side == attacker else "defender"
     if opt.side not in ("both", side, role):
         return False
     if opt.condition is None:
         return True
-    names, fns = env
-    local = dict(names)
+    if local is None:
+        local = battle_names(env, side, attacker, defender)
+    return E.evaluate(opt.condition, local, env[1]) is True
+
+
+def battle_names(env: tuple[dict, dict], side: str, attacker: str, defender: str) -> dict:
+    """The names of ``env`` with a battle's: side, enemy, attacker, defender."""
+    local = dict(env[0])
     local.update({"side": side, "enemy": defender if side == attacker else attacker, "attacker": attacker,
                   "defender": defender})
-    return E.evaluate(opt.condition, local, fns) is True
+    return local
 
 
 def providers(game: GameDefinition, state: GameState, opt: BattleOption, side: str, h: Hex) -> list[str]:
@@ -41,6 +49,10 @@ def providers(game: GameDefinition, state: GameState, opt: BattleOption, side: s
     if opt.from_pool:
         box = f"pool:{opt.from_pool}"
         units = [u for u in state.units.values() if u.side == side and u.box == box and u.hex is None]
+    elif opt.within <= 2:  # the units in the few hexes that near (not every unit's distance)
+        occupants = state.occupants
+        units = [state.units[x] for n in h.within(opt.within) for x in occupants.get(n, ())
+                 if state.units[x].side == side]
     else:
         units = [u for u in state.on_map(side) if u.hex.distance(h) <= opt.within]
     out = []
@@ -62,8 +74,9 @@ def open_uses(game: GameDefinition, s: GameState, side: str, attacker: str, defe
     uses so far in this battle ([option, unit, side, ...]).  ``once``: each
     option at most once per side in the battle (an attack on a CRT)."""
     out: list[Use] = []
+    local = battle_names(env, side, attacker, defender)  # (the same for every option)
     for opt in game.battle_options.values():
-        if not option_open(game, opt, side, attacker, defender, env):
+        if not option_open(game, opt, side, attacker, defender, env, local):
             continue
         if opt.per_game is not None and used_in_game(s, opt) >= opt.per_game:
             continue

@@ -599,13 +599,14 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
     stop_prev: dict[Hex, Hex] = {}
     heap = [(0, start)]
     big = 1 << 60
+    reached, pop, push = dist.get, heapq.heappop, heapq.heappush  # (bound once: the loop's hottest calls)
     while heap:
-        d, h = heapq.heappop(heap)
+        d, h = pop(heap)
         if d != dist[h]:
             continue
         h_in_zoc = h in zoc
         for n, step, all_mp, zz in steps[h]:
-            if settled and (d + step > bound and not all_mp or dist.get(n, big) <= d):
+            if settled and (reached(n, big) <= d or d + step > bound and not all_mp):
                 continue  # no step costs less than 0: too far already, or nothing better nor a stop to keep
             stop = False
             if n in held and not (overruns and n in overruns):
@@ -616,20 +617,21 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
                          or (closed and n in closed)  # an enemy source (GJ63 2.2.1 5)
                          or (avoid and (hexes[n].terrain in avoid or avoid & set(hexes[n].features)))):
                 continue  # (a mode that keeps out of such hexes: AVD strategic movement, VP stars)
-            n_in_zoc = n in zoc
-            if h_in_zoc:
-                if n_in_zoc and (zz or z2z_no or (z2z_adjacent and d != 0)):
-                    continue
-                if leave_stop:
-                    continue
-                step += leave_cost
-            if n_in_zoc:
-                if no_enemy_zoc:
-                    continue  # a mode that keeps out of enemy ZOC (march, 9.3)
-                if enter_stop:
-                    stop = True
-                else:
-                    step += enter_cost
+            if zoc:  # (a game without ZOC, or none of the enemy's near: nothing to ask)
+                n_in_zoc = n in zoc
+                if h_in_zoc:
+                    if n_in_zoc and (zz or z2z_no or (z2z_adjacent and d != 0)):
+                        continue
+                    if leave_stop:
+                        continue
+                    step += leave_cost
+                if n_in_zoc:
+                    if no_enemy_zoc:
+                        continue  # a mode that keeps out of enemy ZOC (march, 9.3)
+                    if enter_stop:
+                        stop = True
+                    else:
+                        step += enter_cost
             if all_mp:
                 # 9.2(3): only from the hex where the move starts, and it ends the move
                 if d != 0 or mp <= 0:
@@ -643,10 +645,10 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
                 if nd < stop_dist.get(n, big):
                     stop_dist[n] = nd
                     stop_prev[n] = h
-            elif nd < dist.get(n, big):
+            elif nd < reached(n, big):
                 dist[n] = nd
                 prev[n] = h
-                heapq.heappush(heap, (nd, n))
+                push(heap, (nd, n))
     cost: dict[Hex, int] = dict(dist)
     for h, d in stop_dist.items():
         if d < cost.get(h, big):

@@ -26,14 +26,34 @@ class Reinforcements:
     def _deploying(self, s: GameState, side: str) -> list[str]:
         return sorted(u.id for u in s.units.values() if u.side == side and u.box.startswith("deploy:"))
 
-    def deploy_hexes(self, s: GameState, uid: str) -> list[Hex]:
+    def deploy_hexes(self, s: GameState, uid: str, open_in: dict[str, list[Hex]] | None = None) -> list[Hex]:
         """Where a unit set up in an area may go: a hex of the area free of
-        enemy units, within the stacking limit."""
+        enemy units, within the stacking limit.  ``open_in``: the hexes of
+        each area that no unit's own limits come into (enemy units, the
+        units limit), kept across the units of one list of answers."""
         g = self.game
         area = s.units[uid].box.split(":", 1)[1]
         side = s.units[uid].side
-        return [h for h in self._in_map_order(area)
-                if s.side_at(h) in (None, side) and self._fits(s, h) and not extra_bars(g, s, h, uid)]
+        open_in = {} if open_in is None else open_in
+        hexes = open_in.get(area)
+        if hexes is None:
+            hexes = open_in[area] = [h for h in self._in_map_order(area)
+                                     if s.side_at(h) in (None, side) and self._fits(s, h)]
+        if not g.stacking:
+            return list(hexes)
+        # the hq and limit rules: in an empty hex the unit is alone, the same answer in every one
+        alone = None
+        out = []
+        for h in hexes:
+            if h in s.occupants:
+                if not extra_bars(g, s, h, uid):
+                    out.append(h)
+            else:
+                if alone is None:
+                    alone = not extra_bars(g, s, h, uid)
+                if alone:
+                    out.append(h)
+        return out
 
     def _in_map_order(self, area: str) -> list[Hex]:
         """The hexes of a map area in map order (sorted once per area)."""
@@ -44,8 +64,9 @@ class Reinforcements:
         return hit
 
     def _deploy_actions(self, s: GameState) -> list[RunnerAction]:
+        open_in: dict[str, list[Hex]] = {}
         return [Place(uid, self.board.hex_id(h)) for uid in self._deploying(s, s.step["side"])
-                for h in self.deploy_hexes(s, uid)]
+                for h in self.deploy_hexes(s, uid, open_in)]
 
     def _answer_deploy(self, s: GameState, a) -> None:
         side = s.step["side"]

@@ -202,6 +202,16 @@ def prokhorovka_hotseat(qtbot):
         doc.close()
 
 
+def only_these_on_the_map(s, board, places: dict[str, str]) -> None:
+    """A constructed position: every counter of ``s`` removed and nothing
+    attached, then each of ``places`` (counter id -> hex id) set up again."""
+    for uid in list(s.units):
+        s.place(uid, None, "removed")
+    s.attached = {}
+    for uid, h in places.items():
+        s.place(uid, board.parse(h))
+
+
 def listed_set_up(runner, s) -> list:
     """The answers to a ``deploy`` decision that put each unit of the side
     setting up where the runner puts it without ``deploy``: in the set-up

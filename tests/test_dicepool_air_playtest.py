@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 from runtime import attachments as A  # noqa: E402
 from runtime.actions import Done, Use  # noqa: E402
 
-from helpers import prokhorovka_hotseat  # noqa: E402
+from helpers import only_these_on_the_map, prokhorovka_hotseat  # noqa: E402
 
 SHOTS = Path("/tmp/hexforge-play-shots")
 
@@ -28,11 +28,7 @@ def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609"})
         A.attach(g, s, "Tiger1", "LAH")
         A.attach(g, s, "T34-1", "52G")
         for c, pool in (("He111-1", "german-support"), ("Rudel", "german-support"), ("La5-1", "soviet-support")):
@@ -75,11 +71,7 @@ def test_the_bomber_allots_its_hits_in_the_playtest(qtbot, tmp_path, monkeypatch
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609"})
         A.attach(g, s, "Tiger1", "LAH")
         A.attach(g, s, "KV1-1", "52G")
         A.attach(g, s, "T70-1", "52G")
@@ -110,11 +102,7 @@ def test_recon_before_the_german_support_chits_in_the_playtest(qtbot, tmp_path, 
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609"})
         A.attach(g, s, "Tiger1", "LAH")
         for c, pool in (("Fw189", "german-support"), ("GArty1", "german-support"), ("SArty1", "soviet-support"),
                         ("Mines", "soviet-support")):
@@ -147,11 +135,7 @@ def test_air_combat_between_two_rolls_in_the_playtest(qtbot, tmp_path, monkeypat
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609"})
         A.attach(g, s, "Tiger1", "LAH")
         A.attach(g, s, "T34-1", "52G")
         s.place("He111-1", None, "pool:german-support")
@@ -179,11 +163,7 @@ def test_the_germans_order_the_declared_battles_in_the_playtest(qtbot, tmp_path,
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         b = w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0504"), ("52G", "0505"), ("167ID", "0610"), ("31TK", "0609")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0504", "52G": "0505", "167ID": "0610", "31TK": "0609"})
         s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
         w.timeline._kept[w.timeline.end] = s
         w._click_combat(b.parse("0505"))
@@ -208,11 +188,7 @@ def test_a_commander_rolls_a_die_again_in_the_playtest(qtbot, tmp_path, monkeypa
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         b = w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0504"), ("52G", "0505")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0504", "52G": "0505"})
         s.place("GCmdr1", None, "pool:german-support")
         s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
         w.timeline._kept[w.timeline.end] = s
@@ -234,11 +210,7 @@ def test_the_sides_declare_their_equipment_in_the_playtest(qtbot, tmp_path, monk
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0504"), ("52G", "0505")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0504", "52G": "0505"})
         for aid, host in (("Tiger1", "LAH"), ("T34-1", "52G"), ("PakFront1", "52G")):
             A.attach(g, s, aid, host)
         s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
@@ -262,11 +234,7 @@ def test_recon_names_a_face_down_counter_by_its_place_in_the_playtest(qtbot, tmp
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609"), ("31TK", "0808")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609", "31TK": "0808"})
         A.attach(g, s, "Tiger1", "LAH")
         A.attach(g, s, "T34-1", "52G")
         A.attach(g, s, "T34-2", "31TK")
@@ -298,11 +266,7 @@ def test_an_air_window_outside_a_battle_in_the_playtest(qtbot, tmp_path, monkeyp
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609"), ("31TK", "0808")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609", "31TK": "0808"})
         A.attach(g, s, "Tiger1", "LAH")
         A.attach(g, s, "T34-1", "52G")
         A.attach(g, s, "T34-2", "31TK")
@@ -342,11 +306,7 @@ def test_a_commander_rolls_an_air_die_again_in_the_playtest(qtbot, tmp_path, mon
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609"})
         A.attach(g, s, "Tiger1", "LAH")
         A.attach(g, s, "T34-1", "52G")
         A.attach(g, s, "AA1", "52G")

@@ -17,7 +17,7 @@ from runtime import attachments as A  # noqa: E402
 from runtime.actions import Done, Use  # noqa: E402
 from runtime.combat.dicepool.odds import battle_odds, pct  # noqa: E402
 
-from helpers import prokhorovka_hotseat  # noqa: E402
+from helpers import only_these_on_the_map, prokhorovka_hotseat  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path("/tmp/hexforge-play-shots")
@@ -78,11 +78,7 @@ def test_the_combat_panel_shows_what_the_support_chits_do(qtbot, tmp_path, monke
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609"})
         A.attach(g, s, "Wittmann", "LAH")
         A.attach(g, s, "T34-1", "52G")
         s.place("DR", b.parse("0810"))
@@ -126,11 +122,7 @@ def test_in_hotseat_the_germans_do_not_see_the_soviet_chits_before_they_are_turn
         qtbot.waitExposed(w)
         s = w.state.copy()
         b = w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609"})
         for c, pool in (("SMelee", "soviet-support"), ("Mines", "soviet-support"), ("GArty1", "german-support"),
                         ("GSmoke", "german-support")):
             s.place(c, None, f"pool:{pool}")
@@ -166,11 +158,7 @@ def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeyp
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609"), ("DR", "0810")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609", "DR": "0810"})
         for aid, host in (("Tiger1", "LAH"), ("PakFront2", "52G"), ("Hummel1", "DR")):
             A.attach(g, s, aid, host)
         for c, pool in (("SArty1", "soviet-support"), ("GCmdr1", "german-support"), ("GArty1", "german-support")):
@@ -202,11 +190,7 @@ def test_a_sniper_played_at_once_in_the_playtest(qtbot, tmp_path, monkeypatch):
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609"})
         A.attach(g, s, "Tiger1", "LAH")
         for c, pool in (("SArty1", "soviet-support"), ("SSniper1", "soviet-support"), ("GCmdr1", "german-support")):
             s.place(c, None, f"pool:{pool}")
@@ -239,11 +223,7 @@ def test_the_engineer_picks_its_use_then_its_target_in_the_playtest(qtbot, tmp_p
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
-        for uid in list(s.units):
-            s.place(uid, None, "removed")
-        s.attached = {}
-        for uid, h in (("LAH", "0710"), ("52G", "0609"), ("51G", "0709")):
-            s.place(uid, b.parse(h))
+        only_these_on_the_map(s, b, {"LAH": "0710", "52G": "0609", "51G": "0709"})
         for aid, host in (("Tiger1", "LAH"), ("SBunker1", "52G"), ("SMGNest1", "51G")):
             A.attach(g, s, aid, host)
         s.done.add("face-up:SMGNest1")

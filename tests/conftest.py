@@ -8,6 +8,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
 # Property tests explore a fixed, reproducible set of examples: a failure in
@@ -15,3 +16,19 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("explore", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def dice(monkeypatch):
+    """The engine's dice, scripted: a test puts faces in ``dice["faces"]``,
+    taken in order, then 6s; ``dice["asked"]`` keeps what each roll was for."""
+    from runtime.state import GameState
+    box = {"faces": [], "asked": []}
+
+    def roll(self, die, purpose):
+        box["asked"].append(purpose)
+        face = box["faces"].pop(0) if box["faces"] else 6
+        self.log.append({"roll": die.name, "result": face, "for": purpose})
+        return face
+    monkeypatch.setattr(GameState, "roll", roll)
+    return box

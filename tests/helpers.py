@@ -212,6 +212,14 @@ def only_these_on_the_map(s, board, places: dict[str, str]) -> None:
         s.place(uid, board.parse(h))
 
 
+def german_combat_at(w, s, hex_id: str) -> None:
+    """The playtest ``w`` shown at ``s`` as the German combat phase, with the
+    enemy hex ``hex_id`` clicked: the Combat panel shows the battle there."""
+    s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
+    w.timeline._kept[w.timeline.end] = s
+    w._click_combat(w.board.parse(hex_id))
+
+
 def listed_set_up(runner, s) -> list:
     """The answers to a ``deploy`` decision that put each unit of the side
     setting up where the runner puts it without ``deploy``: in the set-up

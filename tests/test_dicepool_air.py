@@ -10,29 +10,12 @@ from dataclasses import replace
 from fractions import Fraction
 from itertools import product
 
-import pytest
 
 from runtime import attachments as A
 from runtime.combat.dicepool.battle import Pool
 from runtime.combat.dicepool.hits import HitTest
 from runtime.combat.dicepool.odds import battle_odds
-from runtime.state import GameState
 from test_dicepool import _check_against_enumeration, setup_of
-
-
-@pytest.fixture
-def dice(monkeypatch):
-    """The engine's dice, scripted: faces are taken in order; ``asked``
-    keeps what each roll was for."""
-    box = {"faces": [], "asked": []}
-
-    def roll(self, die, purpose):
-        box["asked"].append(purpose)
-        face = box["faces"].pop(0) if box["faces"] else 6
-        self.log.append({"roll": die.name, "result": face, "for": purpose})
-        return face
-    monkeypatch.setattr(GameState, "roll", roll)
-    return box
 
 
 def _game():

@@ -16,10 +16,8 @@ from runtime.combat.dicepool.battle import Pool, Weapon, phases, resolve, rest
 from runtime.combat.dicepool.hits import HitTest, read_test
 from runtime.combat.dicepool.odds import battle_odds
 from test_dicepool import setup_of
-import test_dicepool_air
 from test_dicepool_air import _attack, _game, _legal, _steps, _until
 
-dice = test_dicepool_air.dice  # the engine's dice, scripted (a fixture)
 
 
 class _More(Exception):

@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 from runtime import attachments as A  # noqa: E402
 from runtime.actions import Done, Use  # noqa: E402
 
-from helpers import only_these_on_the_map, prokhorovka_hotseat  # noqa: E402
+from helpers import german_combat_at, only_these_on_the_map, prokhorovka_hotseat  # noqa: E402
 
 SHOTS = Path("/tmp/hexforge-play-shots")
 
@@ -33,9 +33,7 @@ def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
         A.attach(g, s, "T34-1", "52G")
         for c, pool in (("He111-1", "german-support"), ("Rudel", "german-support"), ("La5-1", "soviet-support")):
             s.place(c, None, f"pool:{pool}")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0609"))
+        german_combat_at(w, s, "0609")
         w.roll()   # Declare the attack
         w.act(Done())   # the battle is fought: no support chit to allocate (aircraft fly in the air combat); the Soviets fly nothing
         while w.state.pending and w.state.pending[0].get("stage") == "equipment":
@@ -44,11 +42,13 @@ def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
         assert _items(w) == ["Fly He111-1 (He 111): bombing (its dice as artillery; the hits neutralise tank weapons)",
                              "Fly Rudel (Ju 87 (Rudel)): bombing, 2 shots at enemy equipment"]
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-air.png"))
         w.act(Use("Rudel"))
         assert "Rudel flies over the battle: Soviet may send a fighter" in w.decision.prompt.text()
         assert _items(w) == ["Intercept with La5-1 (La-5)"]
         assert "German attacks Soviet in 0609" in w.odds.report.toPlainText()
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-air-intercept.png"))
         w.act(w.legal()[-1])   # no interception: Rudel picks its targets
         assert "picks Rudel's the enemy equipment it shoots at" in w.decision.prompt.text()
@@ -56,6 +56,7 @@ def test_air_missions_in_the_playtest(qtbot, tmp_path, monkeypatch):
         w.act(Use("Rudel", "T34-1"))
         assert "Rudel (german): 1 damage on the track from the air (16.2)" in w.odds.report.toPlainText() or \
             any("missed" in e.get("step", "") for e in w.state.log[-3:])
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-air-target.png"))
 
 
@@ -76,9 +77,7 @@ def test_the_bomber_allots_its_hits_in_the_playtest(qtbot, tmp_path, monkeypatch
         A.attach(g, s, "KV1-1", "52G")
         A.attach(g, s, "T70-1", "52G")
         s.place("He111-1", None, "pool:german-support")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0609"))
+        german_combat_at(w, s, "0609")
         w.roll()
         w.act(Done())
         while w.state.pending and w.state.pending[0].get("stage") == "equipment":
@@ -89,6 +88,7 @@ def test_the_bomber_allots_its_hits_in_the_playtest(qtbot, tmp_path, monkeypatch
                              "Neutralise T70-1 (T-70) under 52G in 0609 (1 bombing hit)"]
         assert w.decision.done.text() == "Keep the rest"
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-air-allot.png"))
         w.act(Use("He111-1", "KV1-1"))
         assert "KV1-1" in w.state.pending[0]["neutral"]
@@ -107,9 +107,7 @@ def test_recon_before_the_german_support_chits_in_the_playtest(qtbot, tmp_path, 
         for c, pool in (("Fw189", "german-support"), ("GArty1", "german-support"), ("SArty1", "soviet-support"),
                         ("Mines", "soviet-support")):
             s.place(c, None, f"pool:{pool}")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0609"))
+        german_combat_at(w, s, "0609")
         w.roll()
         w.act(Done())
         while w.state.pending and w.state.pending[0].get("stage") == "equipment":
@@ -122,6 +120,7 @@ def test_recon_before_the_german_support_chits_in_the_playtest(qtbot, tmp_path, 
         assert _items(w) == ["Fw189 turns face up the enemy's support chit #1 (allocated face down to this battle)",
                              "Fw189 turns face up the enemy's support chit #2 (allocated face down to this battle)"]
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-air-recon-chits.png"))
         w.act(Use("Fw189", "#2"))
         assert w.state.pending[0]["seen"] == ["Mines"]
@@ -139,9 +138,7 @@ def test_air_combat_between_two_rolls_in_the_playtest(qtbot, tmp_path, monkeypat
         A.attach(g, s, "Tiger1", "LAH")
         A.attach(g, s, "T34-1", "52G")
         s.place("He111-1", None, "pool:german-support")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0609"))
+        german_combat_at(w, s, "0609")
         w.roll()
         w.act(Done())
         while w.state.pending and w.state.pending[0].get("stage") == "equipment":
@@ -154,6 +151,7 @@ def test_air_combat_between_two_rolls_in_the_playtest(qtbot, tmp_path, monkeypat
         assert "Rolled so far: German" in report and "the figures are of the rolls still to come" in report
         assert "Normal combat (11.4)  German" not in report   # rolled: no longer in the pools
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-air-between-rolls.png"))
 
 
@@ -164,9 +162,7 @@ def test_the_germans_order_the_declared_battles_in_the_playtest(qtbot, tmp_path,
         s = w.state.copy()
         b = w.board
         only_these_on_the_map(s, b, {"LAH": "0504", "52G": "0505", "167ID": "0610", "31TK": "0609"})
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0505"))
+        german_combat_at(w, s, "0505")
         assert w.odds.roll.text() == "Declare the attack on 0505"
         w.roll()
         w._click_combat(b.parse("0609"))
@@ -179,6 +175,7 @@ def test_the_germans_order_the_declared_battles_in_the_playtest(qtbot, tmp_path,
                                                         "Fight the battle in 0609 next (167ID"]
         assert "German wins" in _items(w)[0]
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-order.png"))
 
 
@@ -190,9 +187,7 @@ def test_a_commander_rolls_a_die_again_in_the_playtest(qtbot, tmp_path, monkeypa
         b = w.board
         only_these_on_the_map(s, b, {"LAH": "0504", "52G": "0505"})
         s.place("GCmdr1", None, "pool:german-support")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0505"))
+        german_combat_at(w, s, "0505")
         w.roll()
         w.act(Done())
         w.act(Use("GCmdr1"))
@@ -201,6 +196,7 @@ def test_a_commander_rolls_a_die_again_in_the_playtest(qtbot, tmp_path, monkeypa
         assert len(items) == 6 and items[0].startswith("GCmdr1 (Commander) rolls again die 1: Normal combat (11.4): "
                                                        "german (it showed ")
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-reroll.png"))
 
 
@@ -213,15 +209,14 @@ def test_the_sides_declare_their_equipment_in_the_playtest(qtbot, tmp_path, monk
         only_these_on_the_map(s, b, {"LAH": "0504", "52G": "0505"})
         for aid, host in (("Tiger1", "LAH"), ("T34-1", "52G"), ("PakFront1", "52G")):
             A.attach(g, s, aid, host)
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0505"))
+        german_combat_at(w, s, "0505")
         w.roll()
         w.act(Done())
         assert "Soviet declares the equipment that fights (11.2(1))" in w.decision.prompt.text()
         assert _items(w) == ["Leave T34-1 (T-34) out of the battle (under 52G; it stays face down)",
                              "Leave PakFront1 (Pak front) out of the battle (under 52G; it stays face down)"]
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-equipment.png"))
         w.act(Use("T34-1", "out"))
         assert _items(w) == ["Leave PakFront1 (Pak front) out of the battle (under 52G; it stays face down)"]
@@ -240,9 +235,7 @@ def test_recon_names_a_face_down_counter_by_its_place_in_the_playtest(qtbot, tmp
         A.attach(g, s, "T34-2", "31TK")
         A.attach(g, s, "PakFront2", "31TK")
         s.place("Fw189", None, "pool:german-support")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0609"))
+        german_combat_at(w, s, "0609")
         w.roll()
         w.act(Done())
         while w.state.pending and w.state.pending[0].get("stage") in ("equipment", "support"):
@@ -253,6 +246,7 @@ def test_recon_names_a_face_down_counter_by_its_place_in_the_playtest(qtbot, tmp
         assert "Fw189 turns face up the face-down counter #2 under 31TK in 0808" in items, items
         assert not any("T34-2" in i or "PakFront2" in i for i in items)
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-air-recon-under.png"))
         w.act(Use("Fw189", "31TK#2"))
         assert "face-up:PakFront2" in w.state.done and "face-up:T34-2" not in w.state.done
@@ -290,6 +284,7 @@ def test_an_air_window_outside_a_battle_in_the_playtest(qtbot, tmp_path, monkeyp
         assert d.prompt.height() >= d.prompt.heightForWidth(d.prompt.width()) > 52
         assert d.list.geometry().top() >= d.prompt_area.geometry().bottom()
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-air-window.png"))
         w.act(Use("Rudel", "T34-1"))
         assert any("Rudel (german) flies a ground-attack mission at T34-1 in 0609" in str(e.get("step"))
@@ -312,9 +307,7 @@ def test_a_commander_rolls_an_air_die_again_in_the_playtest(qtbot, tmp_path, mon
         A.attach(g, s, "AA1", "52G")
         for c in ("Ju87-1", "GCmdr1"):
             s.place(c, None, "pool:german-support")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0609"))
+        german_combat_at(w, s, "0609")
         w.roll()
         w.act(Done())
         while w.state.pending and w.state.pending[0].get("stage") == "equipment":
@@ -328,4 +321,5 @@ def test_a_commander_rolls_an_air_die_again_in_the_playtest(qtbot, tmp_path, mon
         assert _items(w) == ["GCmdr1 (Commander) rolls again die 1 of AA fire: AA1 at Ju87-1 (it showed 2)"]
         assert w.decision.done.text() == "Keep the die"
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-air-reroll.png"))

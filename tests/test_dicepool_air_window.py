@@ -11,10 +11,8 @@ from runtime.bots import GreedyBot, play
 from runtime.observe import observe
 from runtime.replay import SavedGame, Timeline, digest
 
-import test_dicepool_air
 from test_dicepool_air import _game, _legal, _stack, _steps
 
-dice = test_dicepool_air.dice  # the scripted dice (a fixture)
 
 
 def _window(runner, s, active="german", pools=(), when="move", title="Movement (8.0)"):

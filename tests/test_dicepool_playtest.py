@@ -17,7 +17,7 @@ from runtime import attachments as A  # noqa: E402
 from runtime.actions import Done, Use  # noqa: E402
 from runtime.combat.dicepool.odds import battle_odds, pct  # noqa: E402
 
-from helpers import only_these_on_the_map, prokhorovka_hotseat  # noqa: E402
+from helpers import german_combat_at, only_these_on_the_map, prokhorovka_hotseat  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path("/tmp/hexforge-play-shots")
@@ -45,9 +45,7 @@ def test_a_dice_pool_battle_in_the_playtest(qtbot, tmp_path, monkeypatch):
             s.place(aid, None, "pool:german-tank-cup")
             A.attach(g, s, aid, host)
         s.place("Arty", None, "pool:german-support")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0304"))
+        german_combat_at(w, s, "0304")
         assert w.attackers == ["DR", "LAH"]
         odds = battle_odds(w.runner.engine.dicepool.preview(s, ["DR", "LAH"], b.parse("0304")))
         html = w.odds.report.toPlainText()
@@ -56,6 +54,7 @@ def test_a_dice_pool_battle_in_the_playtest(qtbot, tmp_path, monkeypatch):
         assert [w.odds.attackers.item(i).text() for i in range(w.odds.attackers.count())] == \
             ["DR (3-3-6) in 0203 with PzIV", "LAH (3-3-6) in 0303 with Tiger"]
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-odds.png"))
         w.roll()   # Fight
         assert "German allocates support chits" in w.decision.prompt.text()
@@ -66,6 +65,7 @@ def test_a_dice_pool_battle_in_the_playtest(qtbot, tmp_path, monkeypatch):
         w.act(w.legal()[0])
         text = w.odds.report.toPlainText()
         assert "Last battle in 0304" in text and "Artillery (11.3): german 3 dice" in text
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-after.png"))
     finally:
         doc.close()
@@ -85,9 +85,7 @@ def test_the_combat_panel_shows_what_the_support_chits_do(qtbot, tmp_path, monke
         A.attach(g, s, "Hummel1", "DR")   # range 3: it may support the battle in 0609 (11.2(1)3)
         for c, pool in (("SMelee", "soviet-support"), ("Mines", "soviet-support"), ("GArty1", "german-support")):
             s.place(c, None, f"pool:{pool}")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0609"))
+        german_combat_at(w, s, "0609")
         w.roll()   # Declare the attack
         w.act(Done())   # every attack declared: the battle is fought (9.2(3)); the Soviets allocate first
         while w.state.pending and w.state.pending[0].get("stage") == "equipment":
@@ -105,6 +103,7 @@ def test_the_combat_panel_shows_what_the_support_chits_do(qtbot, tmp_path, monke
         assert items == ["Use support chit GArty1 (Heavy artillery)", "Support with Hummel1 (Hummel) from DR in 0810"]
         assert "equipment in range" in w.decision.prompt.text()
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-chits.png"))
 
 
@@ -146,6 +145,7 @@ def test_in_hotseat_the_germans_do_not_see_the_soviet_chits_before_they_are_turn
         text = w.odds.report.toPlainText()
         assert "German attacks Soviet in 0609" in text and "SMelee" not in text and "x2" not in text
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-hidden-chits.png"))
     finally:
         doc.close()
@@ -163,9 +163,7 @@ def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeyp
             A.attach(g, s, aid, host)
         for c, pool in (("SArty1", "soviet-support"), ("GCmdr1", "german-support"), ("GArty1", "german-support")):
             s.place(c, None, f"pool:{pool}")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0609"))
+        german_combat_at(w, s, "0609")
         w.roll()
         w.act(Done())   # every attack declared: the battle is fought (9.2(3))
         while w.state.pending and w.state.pending[0].get("stage") == "equipment":
@@ -180,6 +178,7 @@ def test_the_commander_names_its_target_in_the_playtest(qtbot, tmp_path, monkeyp
         text = w.odds.report.toPlainText()
         assert "German attacks Soviet in 0609" in text and "Hummel1 3" in text
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-commander.png"))
 
 
@@ -194,9 +193,7 @@ def test_a_sniper_played_at_once_in_the_playtest(qtbot, tmp_path, monkeypatch):
         A.attach(g, s, "Tiger1", "LAH")
         for c, pool in (("SArty1", "soviet-support"), ("SSniper1", "soviet-support"), ("GCmdr1", "german-support")):
             s.place(c, None, f"pool:{pool}")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0609"))
+        german_combat_at(w, s, "0609")
         w.roll()
         w.act(Done())   # every attack declared: the battle is fought (9.2(3))
         while w.state.pending and w.state.pending[0].get("stage") == "equipment":
@@ -211,6 +208,7 @@ def test_a_sniper_played_at_once_in_the_playtest(qtbot, tmp_path, monkeypatch):
         assert [w.decision.list.item(i).text() for i in range(w.decision.list.count())] == \
             ["Play SSniper1 (Sniper) at once: it cancels GCmdr1 before it acts"]
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-sniper-at-once.png"))
         w.act(Use("SSniper1", "GCmdr1"))
         assert w.state.units["GCmdr1"].box == "pool:german-support-cup"
@@ -228,9 +226,7 @@ def test_the_engineer_picks_its_use_then_its_target_in_the_playtest(qtbot, tmp_p
             A.attach(g, s, aid, host)
         s.done.add("face-up:SMGNest1")
         s.place("GEng", None, "pool:german-support")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0609"))
+        german_combat_at(w, s, "0609")
         w.roll()
         w.act(Done())   # every attack declared: the battle is fought (9.2(3))
         while w.state.pending and w.state.pending[0].get("stage") == "equipment":
@@ -244,11 +240,13 @@ def test_the_engineer_picks_its_use_then_its_target_in_the_playtest(qtbot, tmp_p
              "GEng (Engineer): Neutralise every enemy position in this battle"]
         assert "GEng (german): its side picks one of" in w.odds.report.toPlainText()
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-engineer-choose.png"))
         w.act(Use("GEng", "remove"))
         assert [w.decision.list.item(i).text() for i in range(w.decision.list.count())] == \
             ["GEng (Engineer) sends SMGNest1 (under 51G in 0709) back to soviet-equip-cup",
              "GEng (Engineer) sends SBunker1 (under 52G in 0609) back to soviet-equip-cup"]
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "dicepool-engineer-target.png"))
         w.act(Use("GEng", "SMGNest1"))
         assert w.state.units["SMGNest1"].box == "pool:soviet-equip-cup"
@@ -275,6 +273,7 @@ def test_a_real_battle_at_its_declaration_stage_and_its_duel_pairing(qtbot, tmp_
             ov = w.view.mp.overlay
             assert ov.target == w.board.parse(p["hex"]) and ov.attackers == set(p["attackers"])
             assert not w.odds.attackers.isVisible() and "attacks" in w.odds.report.toPlainText()
+            qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
             assert w.grab().save(str(SHOTS / f"dicepool-real-{stage}.png"))
         items = [w.decision.list.item(i).text() for i in range(w.decision.list.count())]
         assert items and all("(tank duel: " in t and " hits " in t for t in items)
@@ -313,6 +312,7 @@ def test_the_playtest_offers_each_soviet_reinforcement_its_entry_edge(qtbot, tmp
             "in soviet-north" in w.decision.prompt.text()
         assert "in soviet-east" in w.decision.prompt.text()
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "prokhorovka-entry-edges.png"))
     finally:
         w.close()
@@ -348,6 +348,7 @@ def test_the_playtest_offers_the_su152_as_an_anti_tank_gun(qtbot, tmp_path, monk
         assert "SU152 (SU-152) fights as an anti-tank gun (19.3) (under 52G; sp-at 5-1)" in labels
         assert "or choose how it fights" in w.decision.prompt.text()
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "prokhorovka-su152-role.png"))
     finally:
         w.close()
@@ -374,14 +375,13 @@ def test_the_combat_panel_counts_the_breakdowns_to_come(qtbot, tmp_path, monkeyp
         s.place("52G", b.parse("0505"))
         A.attach(g, s, "StuG1", "LAH")
         A.attach(g, s, "PakFront2", "52G")
-        s.phase, s.active, s.step, s.activated, s.pending = "combat", "german", {"decision": "combat"}, set(), []
-        w.timeline._kept[w.timeline.end] = s
-        w._click_combat(b.parse("0505"))
+        german_combat_at(w, s, "0505")
         odds = w.runner.engine.dicepool.preview_odds(s, ["LAH"], b.parse("0505"))
         text = w.odds.report.toPlainText()
         assert "breakdown (19.5): StuG1 leaves the game 16.7% as it joins the battle (counted)" in text
         assert f"German wins {pct(odds.win['german'])}" in text
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "prokhorovka-breakdown-odds.png"))
     finally:
         w.close()
@@ -423,6 +423,7 @@ def test_the_playtest_offers_a_commander_the_molotovs_die(qtbot, tmp_path, monke
         assert done_label(s) == "Keep the die"
         assert "German attacks Soviet in 0505" in w.odds.report.toPlainText()  # the battle stays in the panel
         SHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(20)  # the layout settles (hidden widgets give up their room) before the picture
         assert w.grab().save(str(SHOTS / "prokhorovka-molotov-reroll.png"))
     finally:
         w.close()

@@ -4,24 +4,10 @@ may roll any one of them again; the battle is worked out again from the same
 dice with that one replaced (``dice-pool { on-use commander { ... reroll-die } }``)."""
 from __future__ import annotations
 
-import pytest
 
 from runtime.combat.dicepool.battle import Weapon
 from runtime.combat.dicepool.reroll import replay
-from runtime.state import GameState
 from test_dicepool import setup_of
-
-
-@pytest.fixture
-def dice(monkeypatch):
-    box = {"faces": []}
-
-    def roll(self, die, purpose):
-        face = box["faces"].pop(0) if box["faces"] else 6
-        self.log.append({"roll": die.name, "result": face, "for": purpose})
-        return face
-    monkeypatch.setattr(GameState, "roll", roll)
-    return box
 
 
 def _battle(dice, faces):

@@ -4,25 +4,10 @@ when its stack moves or retreats; a face-down one moves with its unit
 (``attachment equipment { left-behind position }``)."""
 from __future__ import annotations
 
-import pytest
 
 from runtime import attachments as A
-from runtime.state import GameState
 
 from test_dicepool_air import _attack, _game, _stack
-
-
-@pytest.fixture
-def dice(monkeypatch):
-    """The engine's dice, scripted: faces are taken in order, then 6s."""
-    box = {"faces": []}
-
-    def roll(self, die, purpose):
-        face = box["faces"].pop(0) if box["faces"] else 6
-        self.log.append({"roll": die.name, "result": face, "for": purpose})
-        return face
-    monkeypatch.setattr(GameState, "roll", roll)
-    return box
 
 
 def _moving(runner, s, side="soviet"):

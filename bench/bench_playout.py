@@ -1,7 +1,8 @@
 """Decisions per second of random playouts (the speed a search bot needs),
 each beside a reference measured in the same run: the same playouts with the
 engine's earlier algorithms put back (a networkx Dijkstra supply search for
-every new state, no supply or move searches shared across states, every
+every new state, no supply or move searches shared across states, a move
+Dijkstra for every unit listed where a component of hexes would do, every
 legal-action list built in full).
 
     smolensk_actions_per_s              Smolensk full game, random vs random
@@ -48,15 +49,17 @@ def _networkx_search(game, board, side, no_enter, no_exit, st, lost=frozenset())
 
 @contextlib.contextmanager
 def earlier_algorithms(runner):
-    search, shared, moves, legal = S._search, S._SHARED, M._SEARCHES, runner.legal_actions
+    search, shared, moves, component, legal = (S._search, S._SHARED, M._SEARCHES, M._component_search,
+                                               runner.legal_actions)
     S._search = _networkx_search
     S._SHARED = _NoShareStore()
     M._SEARCHES = _NoShareStore()
+    M._component_search = lambda *args: None  # every move range from its own Dijkstra
     runner.legal_actions = lambda s: list(legal(s))
     try:
         yield
     finally:
-        S._search, S._SHARED, M._SEARCHES = search, shared, moves
+        S._search, S._SHARED, M._SEARCHES, M._component_search = search, shared, moves, component
         del runner.legal_actions
 
 

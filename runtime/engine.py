@@ -273,9 +273,14 @@ class Engine:
                 if self.mode_bars(state, uid, m.id):
                     continue
                 try:
-                    extra = move_range(self.game, self.board, state, uid, m.id).destinations - normal
+                    r = move_range(self.game, self.board, state, uid, m.id)
                 except MoveError:
                     continue
+                if not normal:  # (every destination is new: in the order kept with the search)
+                    if r.destinations:
+                        groups.append((uid, m.id, ordered_destinations(r)))
+                    continue
+                extra = r.destinations - normal
                 if extra:
                     groups.append((uid, m.id, sorted(extra)))
         tail: list[Action] = exits + (self._detach_actions(state) if state.attached else [])

@@ -82,15 +82,30 @@ class _Steps(dict):
     """``ClassCosts.steps``: a hex's row is worked out the first time a
     search reads it (most searches read a small part of the map)."""
 
-    __slots__ = ("_row",)
+    __slots__ = ("_row", "_both_ways")
 
     def __init__(self, row: Callable[[Hex], tuple[tuple[Hex, int, bool, bool], ...]]):
         super().__init__()
         self._row = row
+        self._both_ways: tuple | None = None
 
     def __missing__(self, h: Hex) -> tuple[tuple[Hex, int, bool, bool], ...]:
         out = self[h] = self._row(h)
         return out
+
+    def both_ways(self, hexes) -> tuple[dict[Hex, frozenset[Hex]], int] | None:
+        """For ``_flood``, worked out once over the map's ``hexes``: where a
+        step from each hex that some step enters leads, and the dearest
+        step; or None when a step between such hexes costs all MP or cannot
+        be taken back (then a move's reach is not a component)."""
+        if self._both_ways is None:
+            rows = {h: self[h] for h in hexes}
+            entered = {n for row in rows.values() for n, *_ in row}
+            ends = {h: frozenset(n for n, *_ in rows[h]) for h in entered if h in rows}
+            ok = all(not all_mp and h in ends.get(n, ()) for h in ends for n, _, all_mp, _ in rows[h])
+            longest = max((step for h in ends for _, step, _, _ in rows[h]), default=0)
+            self._both_ways = ((ends, longest) if ok else None,)
+        return self._both_ways[0]
 
 
 def _cell(cost: Cost) -> int | None:
@@ -254,19 +269,42 @@ def mode_steps(game: GameDefinition, board: Board, unit_class: str, m: MovementM
     return out
 
 
-@dataclass
+@dataclass(eq=False)
 class MoveRange:
-    """Where one unit can move now, and how."""
+    """Where one unit can move now, and how.  Its costs and paths are those
+    of the search it read (``cost``, ``prev``, ``stop_prev``); two ranges
+    are equal when all of it is."""
 
     unit: str
     start: Hex
     mp: int  # scaled
-    cost: dict[Hex, int]  # cheapest scaled cost to each hex reached
-    prev: dict[Hex, Hex | None]  # predecessor on a cheapest path where the move may go on
-    stop_prev: dict[Hex, Hex]  # predecessor where the move must end in the hex (and is cheaper)
     destinations: frozenset[Hex]  # legal end hexes (stacking checked, start excluded)
+    search: "_Search" = field(compare=False, repr=False)  # the search it read
     mode: str = ""
-    search: "_Search | None" = field(default=None, compare=False, repr=False)  # the search it read
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MoveRange):
+            return NotImplemented
+        return (self.unit, self.start, self.mp, self.destinations, self.mode) == \
+            (other.unit, other.start, other.mp, other.destinations, other.mode) and \
+            self.cost == other.cost and self.prev == other.prev and self.stop_prev == other.stop_prev
+
+    __hash__ = None  # (mutable data: as a dataclass with eq)
+
+    @property
+    def cost(self) -> dict[Hex, int]:
+        """The cheapest scaled cost to each hex reached."""
+        return self.search.cost
+
+    @property
+    def prev(self) -> dict[Hex, Hex | None]:
+        """The predecessor on a cheapest path to each hex where the move may go on."""
+        return self.search.prev
+
+    @property
+    def stop_prev(self) -> dict[Hex, Hex]:
+        """The predecessor where the move must end in the hex (and is cheaper)."""
+        return self.search.stop_prev
 
     def path_to(self, h: Hex) -> list[Hex]:
         if h not in self.cost:
@@ -452,7 +490,7 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
 def _reads(board: Board, found: "_Search") -> frozenset[Hex]:
     """The hexes a search read: those it reached, and the neighbours of
     those it went on from (worked out once per search)."""
-    if found.reads is None:
+    if found.reads is None:  # (a component's comes with it)
         adj = board.adj
         found.reads = frozenset(found.cost).union(*([n for n, _ in adj[h]] for h in found.prev))
     return found.reads
@@ -478,9 +516,52 @@ class _Search:
         self.reads: frozenset[Hex] | None = None  # the hexes it read (``_reads``), when asked for
 
 
+class _Reach(_Search):
+    """A search whose reach is a whole component (``_component_search``):
+    known without the Dijkstra, which runs, with the same inputs, only when
+    its costs or paths are first read (the move made, not every move listed).
+    Nothing in it stops a move early, so ``stop_prev`` is empty."""
+
+    __slots__ = ("_inputs",)
+
+    def __init__(self, comp: "_Component", start: Hex, inputs: tuple):
+        self.stop_prev = {}
+        self.reached = comp.hexes - {start}
+        self.reads = comp.reads
+        if comp.ordered is None:
+            comp.ordered = tuple(sorted(comp.hexes))
+        self.ordered = tuple(h for h in comp.ordered if h != start)
+        self._inputs = inputs  # (a weak reference to the board, then _search's other arguments)
+
+    def __getattr__(self, name: str):  # (only for slots not set yet: cost and prev)
+        if name not in ("cost", "prev"):
+            raise AttributeError(name)
+        board_ref, *rest = self._inputs
+        board = board_ref()
+        found = _search(board.game, board, *rest)
+        if found.reached != self.reached or found.stop_prev:
+            raise AssertionError("a component's reach differs from its Dijkstra's")
+        self.cost, self.prev = found.cost, found.prev
+        return found.cost if name == "cost" else found.prev
+
+
+class _Component:
+    """Hexes that reach each other under one set of search inputs
+    (``_flood``); those a search of them reads (``_reads``: they and their
+    neighbours); they sorted, when asked for."""
+
+    __slots__ = ("hexes", "reads", "ordered")
+
+    def __init__(self, hexes: frozenset[Hex], reads: frozenset[Hex]):
+        self.hexes, self.reads, self.ordered = hexes, reads, None
+
+
 # board -> {search inputs: _Search}: move searches shared across states and units
 _SEARCHES: "weakref.WeakKeyDictionary[Board, dict]" = weakref.WeakKeyDictionary()
 _SEARCHES_KEPT = 1024  # the oldest goes first
+# board -> {search inputs but the start and MP: {hex: its _Component, or None where none serves}}
+_COMPONENTS: "weakref.WeakKeyDictionary[Board, dict]" = weakref.WeakKeyDictionary()
+_COMPONENTS_KEPT = 256  # the oldest goes first
 
 
 def ordered_destinations(r: MoveRange) -> Sequence[Hex]:
@@ -532,23 +613,101 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
                                                        game.matches(unit_id, m.no_attack))
     own_control = m is not None and m.own_control
     overruns = overrun_hexes(game, state, unit_id)  # enemy hexes it may overrun (AVD 4 e)
+    own = controlled(state, side) if own_control else None
     found = None
     if shared:
         searches = _SEARCHES.get(board)
         if searches is None:
             searches = _SEARCHES[board] = {}
-        content = (cls.id, m.id if m is not None else "", start, mp, zoc, held, overruns, move_in,
-                   controlled(state, side) if own_control else None, closed)
+        content = (cls.id, m.id if m is not None else "", start, mp, zoc, held, overruns, move_in, own, closed)
         found = searches.get(content)
+        if found is None:
+            found = _component_search(game, board, cls.id, m, start, mp, zoc, held, overruns, move_in, own, closed)
     if found is None:
-        found = _search(game, board, state, cls.id, m, start, mp, bound, zoc, held, overruns, move_in, side, closed)
-        if shared:
-            if len(searches) >= _SEARCHES_KEPT:
-                searches.pop(next(iter(searches)))
-            searches[content] = found
-    return MoveRange(unit_id, start, mp, found.cost, found.prev, found.stop_prev,
-                     _destinations(game, board, state, unit_id, found, move_in, overruns),
-                     m.id if m else "", found)
+        found = _search(game, board, cls.id, m, start, mp, bound, zoc, held, overruns, move_in, own, closed)
+    if shared and content not in searches:
+        if len(searches) >= _SEARCHES_KEPT:
+            searches.pop(next(iter(searches)))
+        searches[content] = found
+    return MoveRange(unit_id, start, mp, _destinations(game, board, state, unit_id, found, move_in, overruns),
+                     found, m.id if m else "")
+
+
+def _component_search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | None, start: Hex, mp: int,
+                      zoc: frozenset[Hex], held: frozenset[Hex], overruns: frozenset[Hex], move_in: bool,
+                      own: frozenset[Hex] | None, closed: frozenset[Hex]) -> _Search | None:
+    """The search of a move that nothing stops early and whose MP cannot
+    run out anywhere on the map (Barbarossa's 99-MP strategic movement):
+    its reach is the component of hexes that reach each other under its
+    inputs, worked out once for all the units and start hexes sharing them;
+    the Dijkstra (costs and paths) runs only for a move made.  None where
+    that does not hold: enemy ZOC, attacks by moving in, a step costing all
+    MP, less than nothing, or one that cannot be taken back (``both_ways``),
+    MP that could run out (the dearest step for each hex of the map but
+    one), or a start hex that the move could not enter."""
+    if zoc or move_in or not _no_negative_costs(game):
+        return None
+    steps = _steps_for(game, board, cls_id, m)
+    hexes = board.map.hexes
+    both = steps.both_ways(hexes)
+    if both is None or mp < (len(hexes) - 1) * both[1]:
+        return None
+    comps = _COMPONENTS.get(board)
+    if comps is None:
+        comps = _COMPONENTS[board] = {}
+    key = (cls_id, m.id if m is not None else "", held, overruns, own, closed)
+    labels = comps.get(key)
+    if labels is None:
+        if len(comps) >= _COMPONENTS_KEPT:
+            comps.pop(next(iter(comps)))
+        labels = comps[key] = {}
+    comp = labels.get(start, False)
+    if comp is False:
+        comp = _flood(board, both[0], m, start, held, overruns, own, closed)
+        for h in comp.hexes if comp is not None else (start,):
+            labels[h] = comp
+    if comp is None:
+        return None
+    return _Reach(comp, start, (weakref.ref(board), cls_id, m, start, mp, mp, zoc, held, overruns, move_in, own, closed))
+
+
+def _steps_for(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | None) -> _Steps:
+    """The static steps ``_search`` takes for a class in a mode (or normal movement)."""
+    if m is None:
+        return class_costs(game, board, cls_id).steps
+    if m.along:
+        return mode_steps(game, board, cls_id, m)
+    return class_costs(game, board, cls_id, m.id).steps
+
+
+def _flood(board: Board, ends: dict[Hex, frozenset[Hex]], m: MovementMode | None, start: Hex,
+           held: frozenset[Hex], overruns: frozenset[Hex], own: frozenset[Hex] | None,
+           closed: frozenset[Hex]) -> _Component | None:
+    """The hexes reached from ``start`` by steps (``ends``: each can be
+    taken back) into hexes that ``_search`` lets the move enter (no enemy
+    ZOC, no attack): then each of them reaches every other, and the
+    component serves a move from any of them.  None when ``start`` itself
+    could not be entered (or no step enters it)."""
+    avoid = m.avoid if m is not None else frozenset()
+    hexes = board.map.hexes
+    blocked = held - overruns if overruns else held
+
+    def enters(n: Hex) -> bool:  # _search's tests of a hex entered
+        return n not in blocked and (own is None or n in own) and not (closed and n in closed) and \
+            not (avoid and (hexes[n].terrain in avoid or avoid & set(hexes[n].features)))
+
+    if start not in ends or not enters(start):
+        return None
+    seen = {start}
+    todo = [start]
+    while todo:
+        for n in ends[todo.pop()]:
+            if n not in seen and enters(n):
+                seen.add(n)
+                todo.append(n)
+    comp = frozenset(seen)
+    adj = board.adj
+    return _Component(comp, comp.union(*([n for n, _ in adj[h]] for h in comp)))
 
 
 def controlled(state: GameState, side: str) -> frozenset[Hex]:
@@ -560,14 +719,14 @@ def controlled(state: GameState, side: str) -> frozenset[Hex]:
     return hit
 
 
-def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m: MovementMode | None, start: Hex,
+def _search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | None, start: Hex,
             mp: int, bound: int, zoc: frozenset[Hex], held: frozenset[Hex], overruns: frozenset[Hex], move_in: bool,
-            side: str, closed: frozenset[Hex]) -> _Search:
+            own: frozenset[Hex] | None, closed: frozenset[Hex]) -> _Search:
     """The bounded Dijkstra of a move: it reads the unit's class, mode, start
     hex and MP, the enemy ZOC, the enemy-held hexes, the hexes it may
     overrun, whether it may attack by moving in, the enemy sources closed to
-    it, and (for a mode that keeps to its own hexes) the hexes the side
-    controls: nothing else of the state."""
+    it, and (``own``, for a mode that keeps to its own hexes) the hexes the
+    side controls: nothing of the state itself."""
     costs = class_costs(game, board, cls_id)
     rules = game.zoc
     enter_stop = rules.enter == "stop"
@@ -583,8 +742,7 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
     else:
         steps = class_costs(game, board, cls_id, m.id).steps
     no_enemy_zoc = m is not None and m.no_enemy_zoc
-    own_control = m is not None and m.own_control
-    control = state.control
+    own_control = own is not None
     avoid = m.avoid if m is not None else frozenset()  # terrain and features the mode never enters
     hexes = board.map.hexes
     rare = own_control or bool(closed) or bool(avoid)  # checks most moves never need
@@ -613,7 +771,7 @@ def _search(game: GameDefinition, board: Board, state: GameState, cls_id: str, m
                 if not move_in:
                     continue  # enemy-occupied
                 stop = True  # an attack: the move ends in the enemy hex
-            if rare and ((own_control and control.get(n) != side)  # a mode that keeps to the side's own hexes
+            if rare and ((own_control and n not in own)  # a mode that keeps to the side's own hexes
                          or (closed and n in closed)  # an enemy source (GJ63 2.2.1 5)
                          or (avoid and (hexes[n].terrain in avoid or avoid & set(hexes[n].features)))):
                 continue  # (a mode that keeps out of such hexes: AVD strategic movement, VP stars)
@@ -683,7 +841,7 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
     """The hexes the search reached where the move may end: stacking, and
     6.3's hexside limits on a move-in attack, checked where they can bar
     (occupied hexes, and the ends of move-in attacks)."""
-    cost = found.cost
+    cost = found.reached  # (the hexes it reached but the start, which is never barred)
     occupants = state.occupants
     if len(occupants) < len(cost):
         check = [h for h in occupants if h in cost]

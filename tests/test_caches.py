@@ -352,3 +352,69 @@ def test_a_state_copy_shares_no_mutable_field_and_copies_pending_data_deeply():
     assert c.pending[0]["taken"] is not s.pending[0]["taken"] and c.effects[0]["bound"]["units"] == ["AGN"]
     assert c.effects[0]["bound"]["units"] is not s.effects[0]["bound"]["units"]
     assert c.observed is None and c.trail is s.trail
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), steps=st.integers(1, 250))
+def test_property_component_searches_equal_dijkstra(seed, steps):
+    """A move search answered by a component of hexes (Barbarossa's 99-MP
+    strategic movement: runtime.movement._component_search, shared by every
+    start hex of the component) reaches what the bounded Dijkstra reaches,
+    and its costs and paths, worked out when first read, are the
+    Dijkstra's: from every hex of the map, for every class of either side,
+    after random action sequences."""
+    r = runner("barbarossa-postcard", None)
+    g, b = r.game, r.board
+    rnd = random.Random(seed)
+    s = r.new_game(seed)
+    for _ in range(steps):
+        if s.result is not None:
+            break
+        acts = r.legal_actions(s)
+        s = r.apply(s, acts[rnd.randrange(len(acts))])
+    m = M.mode_by_id(g, "strategic")
+    answered = 0
+    for side in g.sides:
+        zoc = enemy_zoc(g, b, s, side)
+        held = M.held_by_others(s, side)
+        own = M.controlled(s, side)
+        closed = S.closed_to(g, b, s, side)
+        for cls in sorted({c.unit_class for c in g.counters.values() if c.side == side}):
+            for h in b.map.hexes:
+                mp = M.scaled(99)
+                found = M._component_search(g, b, cls, m, h, mp, zoc, held, frozenset(), False, own, closed)
+                plain = M._search(g, b, cls, m, h, mp, mp, zoc, held, frozenset(), False, own, closed)
+                if found is None:
+                    continue
+                answered += 1
+                assert found.reached == plain.reached
+                assert found.stop_prev == plain.stop_prev == {}
+                assert found.cost == plain.cost and found.prev == plain.prev
+                assert found.reads == M._reads(b, plain)
+                assert list(found.ordered) == sorted(plain.reached)
+    assert answered  # (the side's own hexes hold units, whose hexes are always entered)
+
+
+def test_a_component_search_is_not_used_where_mp_or_steps_do_not_allow_it():
+    """A component search answers only where it gives the Dijkstra's
+    answer: not from a hex no step enters (a forced march may leave a
+    mountain hex, never enter one: the step out cannot be taken back); not
+    where the MP could run out; not for a normal move, which may attack by
+    moving in."""
+    r = runner("barbarossa-postcard", None)
+    g, b = r.game, r.board
+    s = r.new_game(1)
+    m = M.mode_by_id(g, "forced-march")
+    ends, _ = M._steps_for(g, b, "german-army", m).both_ways(b.map.hexes)
+    slovenia = b.parse("0106")
+    assert slovenia not in ends
+    assert M._flood(b, ends, m, slovenia, frozenset(), frozenset(), None, frozenset()) is None
+    h = b.parse("0205")
+    own = M.controlled(s, "soviet")
+    strategic = M.mode_by_id(g, "strategic")
+    assert M._component_search(g, b, "front", strategic, h, M.scaled(1), frozenset(), frozenset(), frozenset(),
+                               False, own, frozenset()) is None  # 1 MP could run out
+    assert M._component_search(g, b, "front", None, h, M.scaled(99), frozenset(), frozenset(), frozenset(),
+                               True, None, frozenset()) is None  # attacks by moving in
+    assert M._component_search(g, b, "front", strategic, h, M.scaled(99), frozenset(), frozenset(), frozenset(),
+                               False, own, frozenset()) is not None

@@ -29,7 +29,8 @@ from .board import Board
 from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
-from .movement import SCALE, MoveError, mode_by_id, move_range, ordered_destinations, overrun_hexes, show_mp, why_not
+from .movement import (SCALE, MoveError, carried_ranges, mode_by_id, move_range, ordered_destinations, overrun_hexes,
+                       show_mp, why_not)
 from .stacking import end_movement, judged_at_end, overstacked, return_to_box, send_back, stacking_bars
 from .overrun import displace_hexes
 from .retreat import advance_paths, retreat_paths
@@ -258,12 +259,14 @@ class Engine:
         # a mode that continues a normal move is open only to the unit that moved last (mode_bars)
         last = state.step.get("last-moved")
         later = [m for m in modes if not (m.follows and normal_allowed)]
+        game, board, moved = self.game, self.board, state.moved
+        ranges = carried_ranges(game, board, state, state.active)  # (the actors' side)
         for uid in self.actors(state):
-            if self.immobile(uid):
+            if uid in self._immobile:
                 continue
             normal: frozenset[Hex] = frozenset()
-            if normal_allowed and not self.mode_bars(state, uid, ""):
-                r = move_range(self.game, self.board, state, uid)
+            if normal_allowed and uid not in moved:  # (mode_bars' test of a normal move)
+                r = move_range(game, board, state, uid, ranges=ranges)
                 normal = r.destinations
                 if normal:
                     groups.append((uid, "", ordered_destinations(r)))
@@ -273,7 +276,7 @@ class Engine:
                 if self.mode_bars(state, uid, m.id):
                     continue
                 try:
-                    r = move_range(self.game, self.board, state, uid, m.id)
+                    r = move_range(game, board, state, uid, m.id, ranges=ranges)
                 except MoveError:
                     continue
                 if not normal:  # (every destination is new: in the order kept with the search)

@@ -395,9 +395,11 @@ def mode_by_id(game: GameDefinition, mode: str | None) -> MovementMode | None:
 
 
 def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: str, mode: str | None = None,
-               limit: int | None = None) -> MoveRange:
+               limit: int | None = None, ranges: dict | None = None) -> MoveRange:
     """All hexes the unit can reach.  ``limit`` (scaled MP) overrides the
     unit's MP: ``why_not`` searches further to say how much a hex needs.
+    ``ranges``: ``carried_ranges`` for the unit's side, when the caller has
+    them (listing every unit's moves).
 
     Kept from state to state (``carried_ranges``), keyed on what of the unit
     itself the search reads (hex, step, markers, MP spent entering the map,
@@ -413,7 +415,8 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
         raise MoveError(f"{unit_id} is not on the map")
     if limit is not None:
         return _move_range(game, board, state, unit_id, mode, limit)
-    ranges = carried_ranges(game, board, state, u.side)
+    if ranges is None:
+        ranges = carried_ranges(game, board, state, u.side)
     entering = state.entering
     attached = state.attached.get(unit_id)
     key = (unit_id, mode or "", u.hex, u.step, u.markers or None,
@@ -522,18 +525,23 @@ class _Reach(_Search):
     its costs or paths are first read (the move made, not every move listed).
     Nothing in it stops a move early, so ``stop_prev`` is empty."""
 
-    __slots__ = ("_inputs",)
+    __slots__ = ("_component", "_inputs")
 
     def __init__(self, comp: "_Component", start: Hex, inputs: tuple):
         self.stop_prev = {}
         self.reached = comp.hexes - {start}
         self.reads = comp.reads
-        if comp.ordered is None:
-            comp.ordered = tuple(sorted(comp.hexes))
-        self.ordered = tuple(h for h in comp.ordered if h != start)
+        self._component = comp
         self._inputs = inputs  # (a weak reference to the board, then _search's other arguments)
 
-    def __getattr__(self, name: str):  # (only for slots not set yet: cost and prev)
+    def __getattr__(self, name: str):  # (only for slots not set yet: ordered, cost and prev)
+        if name == "ordered":  # the component's hexes sorted once, less the start
+            comp = self._component
+            if comp.ordered is None:
+                comp.ordered = tuple(sorted(comp.hexes))
+            start = self._inputs[3]
+            self.ordered = tuple(h for h in comp.ordered if h != start)
+            return self.ordered
         if name not in ("cost", "prev"):
             raise AttributeError(name)
         board_ref, *rest = self._inputs

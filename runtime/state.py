@@ -151,7 +151,7 @@ class GameState:
                 else:
                     del occupants[u.hex]
             self.touch(u.hex)
-        u = self.units[unit_id] = replace(u, hex=h, box="" if h is not None else box)
+        u = self.units[unit_id] = Unit(u.id, u.side, u.step, h, "" if h is not None else box, u.markers)
         if h is not None:
             occupants[h] = occupants.get(h, ()) + (unit_id,)
             self.touch(h)
@@ -183,13 +183,13 @@ class GameState:
         """Give a unit a marker (no change if it has it)."""
         u = self.units[unit_id]
         if marker not in u.markers:
-            self.units[unit_id] = replace(u, markers=u.markers | {marker})
+            self.units[unit_id] = Unit(u.id, u.side, u.step, u.hex, u.box, u.markers | {marker})
 
     def unmark(self, unit_id: str, marker: str) -> None:
         """Take a marker off a unit (no change if it has none)."""
         u = self.units[unit_id]
         if marker in u.markers:
-            self.units[unit_id] = replace(u, markers=u.markers - {marker})
+            self.units[unit_id] = Unit(u.id, u.side, u.step, u.hex, u.box, u.markers - {marker})
 
     def on_map(self, side: str | None = None) -> list[Unit]:
         return [u for u in self.units.values() if u.hex is not None and (side is None or u.side == side)]

@@ -34,7 +34,7 @@ from .movement import (SCALE, MoveError, carried_ranges, mode_by_id, move_range,
 from .stacking import end_movement, judged_at_end, overstacked, return_to_box, send_back, stacking_bars
 from .overrun import displace_hexes
 from .retreat import advance_paths, retreat_paths
-from .state import GameState, eliminate
+from .state import GameState, eliminate, fingerprint
 
 
 def _allowed(selectors: frozenset[str], markers: frozenset[str], only, exclude) -> bool:
@@ -62,6 +62,9 @@ class Engine:
         self.env: Callable[[GameState], tuple[dict, dict]] = self._plain_env
         # condition results while one state's actions are listed (``_forbids``); None outside
         self._memo: dict | None = None
+        # (state, its step, fingerprint, answers, the conditions evaluated listing them (_forbids) or None):
+        # the answers listed last, which ``apply`` checks an answer to that state against
+        self._listed: tuple | None = None
         # called after each firepower battle with (state, outcome, attacker, defender, winner): 11.1's failed attacks
         self.on_battle: Callable[[GameState, str, str, str, str], None] | None = None
         # runs a CRT result's effects (``results { on CODE { ... } }``) with (state, effects key, why)
@@ -231,13 +234,17 @@ class Engine:
     # ---------------------------------------------------------- queries
     def legal_actions(self, state: GameState) -> Sequence[Action]:
         if state.pending:
-            return self._pending_actions(state)
+            acts = self._pending_actions(state)
+            self._listed = (state, state.step, fingerprint(state), acts, None)
+            return acts
         if state.phase == "movement":
-            self._memo = {}  # conditions evaluated once for this state (it does not change meanwhile)
+            self._memo = memo = {}  # conditions evaluated once for this state (it does not change meanwhile)
             try:
-                return self._move_actions(state)
+                acts = self._move_actions(state)
             finally:
                 self._memo = None
+            self._listed = (state, state.step, fingerprint(state), acts, memo)  # (apply checks a move with them)
+            return acts
         if state.phase == "combat":
             if self.game.combat.procedure == "firepower":
                 battles = self.battle_hexes(state)
@@ -448,11 +455,14 @@ class Engine:
         """A new state with ``action`` applied.  Raises IllegalActionError."""
         if isinstance(action, str):
             action = parse_action(action)
+        listed = self._listed  # the answers listed for this very state, and the conditions they evaluated
+        legal, memo = listed[3:] if listed is not None and listed[0] is state and listed[1] is state.step and \
+            listed[2] == fingerprint(state) else (None, None)
         s = state.copy()
         if s.pending:
-            self._apply_pending(s, action)
+            self._apply_pending(s, action, legal)
         elif isinstance(action, Move):
-            self._move(s, action)
+            self._move(s, action, memo)
         elif isinstance(action, Detach):
             self._detach(s, action)
         elif isinstance(action, Attack):
@@ -483,7 +493,8 @@ class Engine:
         self._settle(s)
         return s
 
-    def _move(self, s: GameState, a: Move) -> None:
+    def _move(self, s: GameState, a: Move, memo: dict | None = None) -> None:
+        """``memo``: the conditions evaluated listing the moves of the state ``s`` was copied from."""
         if s.phase != "movement":
             raise IllegalActionError(f"{a.unit} cannot move now: it is not a movement segment")
         u = self.unit(s, a.unit)
@@ -495,7 +506,11 @@ class Engine:
             raise IllegalActionError(f"{a.unit} is not on the map")
         if a.mode and a.mode not in {m.id for m in self.game.movement.modes}:
             raise IllegalActionError(f"this game has no movement mode '{a.mode}'")
-        reason = self.phase_bars(s, a.unit) or self.mode_bars(s, a.unit, a.mode)
+        self._memo = memo
+        try:
+            reason = self.phase_bars(s, a.unit) or self.mode_bars(s, a.unit, a.mode)
+        finally:
+            self._memo = None
         if reason:
             raise IllegalActionError(reason)
         if self.immobile(a.unit):
@@ -713,9 +728,11 @@ class Engine:
         s.pending.append({"kind": "advance-check", "hex": a.target, "units": list(a.attackers),
                           "defenders": defenders, **({"stacks": stacks} if stacks else {})})
 
-    def _apply_pending(self, s: GameState, a: Action) -> None:
+    def _apply_pending(self, s: GameState, a: Action, legal: list[Action] | None = None) -> None:
+        """``legal``: the answers listed for the state ``s`` was copied from, when they were."""
         p = s.pending[0]
-        legal = self._pending_actions(s)
+        if legal is None:
+            legal = self._pending_actions(s)
         if p["kind"] == "battle":
             if a not in legal:
                 raise IllegalActionError(self.battles.why(s, p, a, legal))

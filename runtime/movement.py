@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import weakref
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -493,7 +494,7 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
 def _reads(board: Board, found: "_Search") -> frozenset[Hex]:
     """The hexes a search read: those it reached, and the neighbours of
     those it went on from (worked out once per search)."""
-    if found.reads is None:  # (a component's comes with it)
+    if found.reads is None:  # (a component search works its own out)
         adj = board.adj
         found.reads = frozenset(found.cost).union(*([n for n, _ in adj[h]] for h in found.prev))
     return found.reads
@@ -530,7 +531,6 @@ class _Reach(_Search):
     def __init__(self, comp: "_Component", start: Hex, inputs: tuple):
         self.stop_prev = {}
         self.reached = comp.hexes - {start}
-        self.reads = comp.reads
         self._component = comp
         self._inputs = inputs  # (a weak reference to the board, then _search's other arguments)
 
@@ -539,9 +539,12 @@ class _Reach(_Search):
             comp = self._component
             if comp.ordered is None:
                 comp.ordered = tuple(sorted(comp.hexes))
-            start = self._inputs[3]
-            self.ordered = tuple(h for h in comp.ordered if h != start)
+            i = bisect_left(comp.ordered, self._inputs[3])  # (the start is one of them)
+            self.ordered = comp.ordered[:i] + comp.ordered[i + 1:]
             return self.ordered
+        if name == "reads":  # the component's hexes and their neighbours
+            self.reads = self._component.read_hexes()
+            return self.reads
         if name not in ("cost", "prev"):
             raise AttributeError(name)
         board_ref, *rest = self._inputs
@@ -555,13 +558,20 @@ class _Reach(_Search):
 
 class _Component:
     """Hexes that reach each other under one set of search inputs
-    (``_flood``); those a search of them reads (``_reads``: they and their
-    neighbours); they sorted, when asked for."""
+    (``_flood``); they sorted, and those a search of them reads (they and
+    their neighbours: ``_reads``), when asked for."""
 
-    __slots__ = ("hexes", "reads", "ordered")
+    __slots__ = ("hexes", "ordered", "reads", "_board")
 
-    def __init__(self, hexes: frozenset[Hex], reads: frozenset[Hex]):
-        self.hexes, self.reads, self.ordered = hexes, reads, None
+    def __init__(self, hexes: frozenset[Hex], board: Board):
+        self.hexes, self.ordered, self.reads = hexes, None, None
+        self._board = weakref.ref(board)
+
+    def read_hexes(self) -> frozenset[Hex]:
+        if self.reads is None:
+            adj = self._board().adj
+            self.reads = self.hexes.union(*([n for n, _ in adj[h]] for h in self.hexes))
+        return self.reads
 
 
 # board -> {search inputs: _Search}: move searches shared across states and units
@@ -696,26 +706,25 @@ def _flood(board: Board, ends: dict[Hex, frozenset[Hex]], m: MovementMode | None
     ZOC, no attack): then each of them reaches every other, and the
     component serves a move from any of them.  None when ``start`` itself
     could not be entered (or no step enters it)."""
-    avoid = m.avoid if m is not None else frozenset()
-    hexes = board.map.hexes
     blocked = held - overruns if overruns else held
-
-    def enters(n: Hex) -> bool:  # _search's tests of a hex entered
-        return n not in blocked and (own is None or n in own) and not (closed and n in closed) and \
-            not (avoid and (hexes[n].terrain in avoid or avoid & set(hexes[n].features)))
-
-    if start not in ends or not enters(start):
+    open_ = (own if own is not None else ends.keys()) - blocked  # (_search's tests of a hex entered)
+    if closed:
+        open_ -= closed
+    avoid = m.avoid if m is not None else frozenset()
+    if avoid:
+        hexes = board.map.hexes
+        open_ = {n for n in open_ if not (hexes[n].terrain in avoid or avoid & set(hexes[n].features))}
+    if start not in ends or start not in open_:
         return None
     seen = {start}
     todo = [start]
     while todo:
-        for n in ends[todo.pop()]:
-            if n not in seen and enters(n):
-                seen.add(n)
-                todo.append(n)
-    comp = frozenset(seen)
-    adj = board.adj
-    return _Component(comp, comp.union(*([n for n, _ in adj[h]] for h in comp)))
+        new = ends[todo.pop()] & open_
+        new -= seen
+        if new:
+            seen |= new
+            todo.extend(new)
+    return _Component(frozenset(seen), board)
 
 
 def controlled(state: GameState, side: str) -> frozenset[Hex]:
@@ -923,9 +932,9 @@ def hexside_limit_reason(game: GameDefinition, board: Board, state: GameState, u
     if lim is None:
         return None
     across = [x for x, h in state.attack_from.items() if h == origin and state.units[x].hex == target
-              and x != unit_id]
-    where = f"{board.hex_id(origin)} to {board.hex_id(target)}"
+              and x != unit_id] if state.attack_from else []
     if len(across) + 1 > lim.total:
+        where = f"{board.hex_id(origin)} to {board.hex_id(target)}"
         return f"{unit_id} cannot attack {board.hex_id(target)} from {board.hex_id(origin)}: at most {lim.total} " \
                f"{game.sides[side].title} units attack across one hexside ({where}: {', '.join(sorted(across))})"
     mine = game.selectors_of(unit_id)
@@ -933,6 +942,7 @@ def hexside_limit_reason(game: GameDefinition, board: Board, state: GameState, u
         if sel in mine:
             same = [x for x in across if sel in game.selectors_of(x)]
             if len(same) + 1 > most:
+                where = f"{board.hex_id(origin)} to {board.hex_id(target)}"
                 return f"{unit_id} cannot attack {board.hex_id(target)} from {board.hex_id(origin)}: at most " \
                        f"{most} {sel} unit{'s' * (most != 1)} attack across one hexside ({where}: " \
                        f"{', '.join(sorted(same))})"

@@ -41,7 +41,7 @@ from .reinforce import Reinforcements
 from .reorganize import Reorganization
 from .attachments import attach, face_up, host_of
 from .stacking import extra_bars, extra_limits, judged_at_end
-from .state import GameState, new_state
+from .state import GameState, fingerprint, new_state
 from .supply import check_supply, supply_status
 from .victory import VictoryRules, params_of
 
@@ -136,14 +136,6 @@ def sequence_problems(game: GameDefinition) -> list[tuple[str, str]]:
     return out
 
 
-def _fingerprint(s: GameState) -> tuple:
-    """What changes when a state is changed in place (an action applied to it
-    by the runner's own procedures, or a test's edit): a list of legal actions
-    kept for ``s`` is not reused after any of it changes."""
-    return (s.version, s.pc, s.turn, s.phase, s.active, len(s.log), len(s.pending), len(s.effects),
-            len(s.activated), len(s.moved), len(s.attacked), len(s.cup), s.result is None)
-
-
 class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, Designation):
     """Plays a scenario; the chit-pull, reinforcement, victory and effect
     procedures are in runtime.chitpull, runtime.reinforce, runtime.victory
@@ -178,7 +170,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             raise NotImplementedError(problems[0][1])
         self.victory = game.victory.get(self.scenario.victory, ())
         self.params = dict(params or {})  # numbers chosen before play (16.1: the Axis VP bid)
-        # (state, its step, _fingerprint, actions): the legal actions listed last (legal_actions)
+        # (state, its step, fingerprint, actions): the legal actions listed last (legal_actions)
         self._legal_memo: tuple | None = None
         self._rail_traces: dict = {}  # (side, enemy ZOC, enemy-held hexes) -> rail entry hexes (reinforce.py)
         needed = [n for n in params_of(self.victory) if n not in self.params]
@@ -270,10 +262,10 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         last state asked about (an agent asks, then ``apply`` checks the answer
         against the same list): never change it."""
         memo = self._legal_memo
-        if memo is not None and memo[0] is s and memo[1] is s.step and memo[2] == _fingerprint(s):
+        if memo is not None and memo[0] is s and memo[1] is s.step and memo[2] == fingerprint(s):
             return memo[3]
         acts = self._legal_actions(s)
-        self._legal_memo = (s, s.step, _fingerprint(s), acts)
+        self._legal_memo = (s, s.step, fingerprint(s), acts)
         return acts
 
     def _legal_actions(self, s: GameState) -> Sequence[RunnerAction]:

@@ -211,6 +211,14 @@ class GameState:
         return total
 
 
+def fingerprint(s: GameState) -> tuple:
+    """What changes when a state is changed in place (an action applied to it
+    by the runner's own procedures, or a test's edit): a list of legal actions
+    kept for ``s`` is not reused after any of it changes."""
+    return (s.version, s.pc, s.turn, s.phase, s.active, len(s.log), len(s.pending), len(s.effects),
+            len(s.activated), len(s.moved), len(s.attacked), len(s.cup), s.result is None)
+
+
 _IMMUTABLE = frozenset({str, int, bool, float, type(None), Hex, Fraction, frozenset})
 
 

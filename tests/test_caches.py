@@ -8,13 +8,14 @@ import random
 import re
 from functools import lru_cache
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dsl.compiler import compile_game
 from runtime import movement as M
 from runtime import supply as S
-from runtime.actions import Done, Move, Moves
+from runtime.actions import Done, IllegalActionError, Move, Moves, Use
 from runtime.bots import make_bot, play
 from runtime.decisions import Place, Placements
 from runtime.runner import Runner
@@ -418,3 +419,48 @@ def test_a_component_search_is_not_used_where_mp_or_steps_do_not_allow_it():
                                True, None, frozenset()) is None  # attacks by moving in
     assert M._component_search(g, b, "front", strategic, h, M.scaled(99), frozenset(), frozenset(), frozenset(),
                                False, own, frozenset()) is not None
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from([("barbarossa-postcard", None), ("smolensk", "short")]),
+       steps=st.integers(1, 200))
+def test_property_answers_checked_against_the_listed_ones_apply_as_fresh(seed, game, steps):
+    """``Engine.apply`` checks an answer against the answers listed for the
+    very state it is applied to, and the conditions evaluated listing them
+    (runtime.engine.Engine._listed): the state it gives is the one an
+    engine that listed nothing gives, after random action sequences."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    s = r.new_game(seed)
+    for _ in range(steps):
+        if s.result is not None:
+            break
+        acts = r.legal_actions(s)
+        a = acts[rnd.randrange(len(acts))]
+        kept = r.apply(s, a)
+        r._legal_memo = r.engine._listed = None
+        fresh = r.apply(s, a)
+        assert kept.log == fresh.log and kept.units == fresh.units and kept.pending == fresh.pending
+        assert kept.step == fresh.step and kept.control == fresh.control
+        s = kept
+
+
+def test_an_answer_is_not_checked_against_answers_listed_before_the_state_changed():
+    """Answers listed for a state are not reused once the state is changed
+    in place: a battle option listed, then spent, is judged afresh."""
+    r = runner("barbarossa-postcard", None)
+    for seed in range(1, 40):
+        rnd = random.Random(seed)
+        s = r.new_game(seed)
+        while s.result is not None or not any(isinstance(a, Use) and a.unit for a in r.legal_actions(s)):
+            if s.result is not None:
+                break
+            acts = r.legal_actions(s)
+            s = r.apply(s, acts[rnd.randrange(len(acts))])
+        if s.result is None:
+            break
+    use = next(a for a in r.legal_actions(s) if isinstance(a, Use) and a.unit)
+    opt = r.game.battle_options[use.option]
+    s.attacked.add(f"spent:{opt.uses or opt.id}:{use.unit}")  # (spent meanwhile: the list is stale)
+    with pytest.raises(IllegalActionError):
+        r.apply(s, use)

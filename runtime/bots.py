@@ -73,6 +73,31 @@ class RandomBot:
         return acts[self.rng.randrange(len(acts))]
 
 
+def _first_places(acts: list) -> dict:
+    """Each answer's first place in ``acts`` (what ``acts.index`` says, without its search)."""
+    out: dict = {}
+    for i, a in enumerate(acts):
+        out.setdefault(a, i)
+    return out
+
+
+class _Nearest:
+    """Hexes between a hex and the nearest of ``places`` (0 when there are
+    none), remembered per hex: the greedy bot asks it of every move."""
+
+    __slots__ = ("places", "known")
+
+    def __init__(self, places):
+        self.places = tuple(places)
+        self.known: dict = {}
+
+    def __call__(self, h) -> int:
+        d = self.known.get(h)
+        if d is None:
+            d = self.known[h] = min((h.distance(t) for t in self.places), default=0)
+        return d
+
+
 class GreedyBot:
     """Every decision the runner asks for has a rule here (``DECISIONS``), and
     so has every decision owed after a combat (``_pending``); a decision the
@@ -192,17 +217,23 @@ class GreedyBot:
             if depth <= 0:
                 return acts[0]
             lead = {a: self._expected_lead(runner, state, side, a, depth - 1) for a in acts}
-            return max(acts, key=lambda a: (lead[a], -acts.index(a)))
+            first = _first_places(acts)
+            return max(acts, key=lambda a: (lead[a], -first[a]))
         if ask["decision"] == "fire":  # the target that loses the most, if any loses anything
             fires = [a for a in acts if isinstance(a, Fire)]
             harm = {a: runner.engine.fire.expected_harm(state, a) for a in fires}
             best = max(fires, key=lambda a: (harm[a], a.target, a.kind), default=None)
             return best if best is not None and harm[best] > 0 else Done()
         if ask["decision"] == "relocate":  # an HQ moves where it commands more of the side's units than now
-            gain = {a: self._commanded(runner, state, side, a.unit, runner.board.parse(a.to))
-                    - self._commanded(runner, state, side, a.unit, state.units[a.unit].hex)
-                    for a in acts if isinstance(a, Displace)}
-            best = max(gain, key=lambda a: (gain[a], -acts.index(a)), default=None)
+            now: dict[str, int] = {}  # per HQ: the units it commands where it stands
+            gain = {}
+            for a in acts:
+                if isinstance(a, Displace):
+                    if a.unit not in now:
+                        now[a.unit] = self._commanded(runner, state, side, a.unit, state.units[a.unit].hex)
+                    gain[a] = self._commanded(runner, state, side, a.unit, runner.board.parse(a.to)) - now[a.unit]
+            first = _first_places(acts)
+            best = max(gain, key=lambda a: (gain[a], -first[a]), default=None)
             return best if best is not None and gain[best] > 0 else Done()
         takes = [a for a in acts if isinstance(a, Take)]
         if not takes:
@@ -460,8 +491,9 @@ class GreedyBot:
         with the most of the side's other units within its command range
         (an HQ there commands them), then the nearest to where it was."""
         uid = state.pending[0]["unit"]
+        first = _first_places(acts)
         return max(acts, key=lambda a: (self._commanded(runner, state, side, uid, runner.board.parse(a.to)),
-                                        -acts.index(a)))
+                                        -first[a]))
 
     def _send_back(self, runner, state, acts, side):
         """Which reinforcement goes back to where it came from when its hex
@@ -635,16 +667,20 @@ class GreedyBot:
         follows_control = runner.game.supply.blocked_by_enemy_control
         hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
         posts = self._posts(runner, state, side, hqs)
+        near = {False: _Nearest(targets), True: _Nearest(targets + thin)}
         for uid, ms in sorted(by_unit.items()):
             if uid in hqs or uid in guards:
                 continue  # HQs follow their units (below); guards stay
             here = state.units[uid].hex
             # where HQs command by range: a unit within reach of one stays so (it is activated again)
             keep = posts is not None and self._covered(runner, posts, uid, here)
-            aims = targets + thin if thin and not self._costly(runner, uid) else targets
-            d0 = min((here.distance(t) for t in aims), default=0)
+            dist = near[bool(thin) and not self._costly(runner, uid)]
+            d0 = dist(here)
             for m in ms:
                 h = board.parse(m.to)
+                gain = d0 - dist(h)
+                if gain <= best_gain:
+                    continue  # the checks below only rule moves out: this one could not be the best
                 if h in thin and not self._fits(runner, state, h, uid):
                     continue
                 if move_in and any(u.side != side for u in state.units_at(h)):
@@ -655,13 +691,9 @@ class GreedyBot:
                     continue  # more enemy than friendly neighbours: a unit there is cut off and lost
                 elif keep and not self._covered(runner, posts, uid, h):
                     continue  # out of every HQ's reach: never activated again
-                else:
-                    gain = d0 - min((h.distance(t) for t in aims), default=0)
-                if gain > best_gain and self._costly(runner, uid) and \
-                        self._trapped(runner, state, h, side, uid):
+                if self._costly(runner, uid) and self._trapped(runner, state, h, side, uid):
                     continue  # no retreat from there: a unit whose loss gives the enemy VP stays out
-                if gain > best_gain:
-                    best, best_gain = m, gain
+                best, best_gain = m, gain
         if best is None and hqs:
             best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets,
                                  weigh=posts is not None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
@@ -42,14 +43,20 @@ class Die:
 
     def distribution(self) -> dict[int, Fraction]:
         """Exact probability of each total."""
-        dist = {0: Fraction(1)}
-        for _ in range(self.count):
-            nxt: dict[int, Fraction] = {}
-            for total, p in dist.items():
-                for face in range(1, self.sides + 1):
-                    nxt[total + face] = nxt.get(total + face, Fraction(0)) + p / self.sides
-            dist = nxt
-        return dist
+        return dict(_totals(self.count, self.sides))
+
+
+@lru_cache(maxsize=None)
+def _totals(count: int, sides: int) -> tuple[tuple[int, Fraction], ...]:
+    """(total, probability) of ``count`` dice of ``sides`` faces, computed once per kind of die."""
+    dist = {0: Fraction(1)}
+    for _ in range(count):
+        nxt: dict[int, Fraction] = {}
+        for total, p in dist.items():
+            for face in range(1, sides + 1):
+                nxt[total + face] = nxt.get(total + face, Fraction(0)) + p / sides
+        dist = nxt
+    return tuple(dist.items())
 
 
 @dataclass(frozen=True, slots=True)

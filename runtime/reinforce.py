@@ -10,8 +10,9 @@ from .actions import Done
 from .decisions import Choose, Place, RunnerAction
 from .definition import Phase, Placement
 from .hexes import Hex
-from .movement import ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, unit_mp
-from .stacking import ENTERING, extra_bars, judged_at_end, stacking_bars
+from .movement import (ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, stack_weight,
+                       unit_mp)
+from .stacking import ENTERING, extra_bars, judged_at_end, names_of, stacking_bars
 from .state import GameState
 from .supply import reached, sources_of
 from .zoc import enemy_zoc
@@ -167,7 +168,7 @@ class Reinforcements:
         if self.game.reinforcements.costs and not early:  # point-buy: n is the side's points (AVD 5 c-e)
             s.step = dict(s.step, decision="place", side=side, units=units, n=n, placed=0, area=area,
                           points=n, per_hq={})
-            if n and self._point_actions(s)[:-1]:
+            if n and self._can_buy(s):
                 s.log.append({"turn": s.turn, "reinforcements": side, "points": n})
                 return
             s.step = {k: v for k, v in s.step.items()
@@ -263,17 +264,36 @@ class Reinforcements:
                 hexes |= {n for u in room for n, _ in self.board.adj[u.hex] if n not in ezoc}
         return sorted((h for h in hexes if h in ok and not stacking_bars(g, s, h, uid)), key=self.board.colrow.__getitem__)
 
+    def _affordable(self, s: GameState):
+        """Each waiting unit the side's points pay for, with the hexes where it
+        may be placed (``placement_hexes``), found once per kind of unit: what
+        the placement rules read of a unit (its side, class, flags,
+        nationality and tags, whether it counts toward the stacking limit)
+        is the same for all the units of a kind."""
+        g, pts = self.game, s.step["points"]
+        known: dict = {}
+        for uid in s.step["units"]:
+            if self.unit_cost(uid) <= pts:
+                key = (names_of(g, uid), stack_weight(g, uid), s.units[uid].hex)
+                hexes = known.get(key)
+                if hexes is None:
+                    hexes = known[key] = self.placement_hexes(s, uid)
+                yield uid, hexes
+
     def _point_actions(self, s: GameState) -> list:
         st = s.step
-        pts = st["points"]
-        acts: list = []
-        for uid in st["units"]:
-            if self.unit_cost(uid) <= pts:
-                acts.extend(Place(uid, self.board.hex_id(h)) for h in self.placement_hexes(s, uid))
+        acts: list = [Place(uid, self.board.hex_id(h)) for uid, hexes in self._affordable(s) for h in hexes]
         cost = self.game.reinforcements.chit_cost
-        if cost is not None and cost <= pts:
+        if cost is not None and cost <= st["points"]:
             acts.extend(Choose(c) for c in self.buyable_chits(s, st["side"]))
         return acts + [Done()]
+
+    def _can_buy(self, s: GameState) -> bool:
+        """Whether the side may buy anything now (``_point_actions`` offers more than done)."""
+        if any(hexes for _, hexes in self._affordable(s)):
+            return True
+        cost = self.game.reinforcements.chit_cost
+        return cost is not None and cost <= s.step["points"] and bool(self.buyable_chits(s, s.step["side"]))
 
     def _count_for_hq(self, s: GameState, uid: str, h: Hex) -> None:
         """A unit of the ``per-hq`` kind placed by an HQ (on or beside its hex,
@@ -307,7 +327,7 @@ class Reinforcements:
             s.cup.append(a.chit)
             st["points"] -= rules.chit_cost or 0
             s.log.append({"turn": s.turn, "bought": a.chit, "into": "cup", "points": rules.chit_cost})
-        return not isinstance(a, Done) and bool(self._point_actions(s)[:-1])
+        return not isinstance(a, Done) and self._can_buy(s)
 
     def _answer_place(self, s: GameState, a) -> None:
         st = s.step

@@ -296,6 +296,29 @@ def test_a_place_decision_lists_every_unit_in_every_hex_with_room():
     assert seen
 
 
+def test_point_buy_answers_equal_each_units_own_placements():
+    """A Victory Denied's point-buy (5 c-e) asks the placement rules once per
+    kind of unit (runtime.reinforce ``_affordable``): its answers are those
+    of asking them unit by unit, and it offers a purchase exactly when that
+    list has one."""
+    r = runner("a-victory-denied", None)
+    rnd = random.Random(3)
+    s = r.new_game(3)
+    seen = 0
+    for _ in range(3000):
+        if s.result is not None or seen >= 6:
+            break
+        acts = r.legal_actions(s)
+        if s.step.get("decision") == "place" and "points" in s.step:
+            seen += 1
+            by_unit = [Place(u, r.board.hex_id(h)) for u in s.step["units"] if r.unit_cost(u) <= s.step["points"]
+                       for h in r.placement_hexes(s, u)]
+            assert [a for a in acts if isinstance(a, Place)] == by_unit
+            assert r._can_buy(s) == (len(acts) > 1)
+        s = r.apply(s, acts[rnd.randrange(len(acts))])
+    assert seen
+
+
 def test_bots_play_the_same_game_for_the_same_seed():
     for folder, scenario, bot in (("smolensk", "short", "random"), ("barbarossa-postcard", None, "random"),
                                   ("barbarossa-postcard", None, "greedy")):

@@ -225,13 +225,14 @@ class GreedyBot:
             best = max(fires, key=lambda a: (harm[a], a.target, a.kind), default=None)
             return best if best is not None and harm[best] > 0 else Done()
         if ask["decision"] == "relocate":  # an HQ moves where it commands more of the side's units than now
-            now: dict[str, int] = {}  # per HQ: the units it commands where it stands
+            count: dict = {}  # per HQ: how many units it would command from a hex
             gain = {}
             for a in acts:
                 if isinstance(a, Displace):
-                    if a.unit not in now:
-                        now[a.unit] = self._commanded(runner, state, side, a.unit, state.units[a.unit].hex)
-                    gain[a] = self._commanded(runner, state, side, a.unit, runner.board.parse(a.to)) - now[a.unit]
+                    if a.unit not in count:
+                        count[a.unit] = self._commanded(runner, state, side, a.unit)
+                    at = count[a.unit]
+                    gain[a] = at(runner.board.parse(a.to)) - at(state.units[a.unit].hex)
             first = _first_places(acts)
             best = max(gain, key=lambda a: (gain[a], -first[a]), default=None)
             return best if best is not None and gain[best] > 0 else Done()
@@ -492,8 +493,8 @@ class GreedyBot:
         (an HQ there commands them), then the nearest to where it was."""
         uid = state.pending[0]["unit"]
         first = _first_places(acts)
-        return max(acts, key=lambda a: (self._commanded(runner, state, side, uid, runner.board.parse(a.to)),
-                                        -first[a]))
+        at = self._commanded(runner, state, side, uid)
+        return max(acts, key=lambda a: (at(runner.board.parse(a.to)), -first[a]))
 
     def _send_back(self, runner, state, acts, side):
         """Which reinforcement goes back to where it came from when its hex
@@ -507,13 +508,22 @@ class GreedyBot:
         order = {a.unit: i for i, a in enumerate(acts)}
         return min(acts, key=lambda a: (worth(a.unit), -order[a.unit]))
 
-    def _commanded(self, runner, state, side, uid, at) -> int:
-        """How many of the side's units (not HQs) HQ ``uid`` would have within its command range at ``at``."""
+    def _commanded(self, runner, state, side, uid):
+        """How many of the side's units (not HQs) HQ ``uid`` would have
+        within its command range from a hex: a function of the hex, which
+        remembers its answers (the units stand still while it is asked)."""
         g = runner.game
         c = g.counters[uid]
         rng = c.steps[min(state.units[uid].step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
-        return sum(1 for u in state.on_map(side) if u.id != uid and not self._is_hq(runner, u.id)
-                   and u.hex.distance(at) <= rng)
+        units = [u.hex for u in state.on_map(side) if u.id != uid and not self._is_hq(runner, u.id)]
+        known: dict = {}
+
+        def at(h) -> int:
+            n = known.get(h)
+            if n is None:
+                n = known[h] = sum(1 for x in units if x.distance(h) <= rng)
+            return n
+        return at
 
     def _battle_options(self, runner, state, acts, side, p):
         """A battle option that gains firepower on average is used; a fair

@@ -234,6 +234,10 @@ class Engine:
     # ---------------------------------------------------------- queries
     def legal_actions(self, state: GameState) -> Sequence[Action]:
         if state.pending:
+            listed = self._listed
+            if listed is not None and listed[0] is state and listed[1] is state.step and \
+                    listed[2] == fingerprint(state):
+                return listed[3]  # (listed while settling the state: ``note_answers``)
             acts = self._pending_actions(state)
             self._listed = (state, state.step, fingerprint(state), acts, None)
             return acts
@@ -253,6 +257,12 @@ class Engine:
                         for h in battles] + ([] if battles else [Done()])
             return self._attack_actions(state) + [Done()]
         return []
+
+    def note_answers(self, state: GameState, acts: list[Action]) -> None:
+        """The answers to the decision due in ``state`` (pending), as they were
+        just worked out to settle it: listing them again reads these while
+        the state stays as it is (its fingerprint)."""
+        self._listed = (state, state.step, fingerprint(state), acts, None)
 
     def _move_actions(self, state: GameState) -> Moves:
         """Every move of every unit that may move now, unit by unit (normal

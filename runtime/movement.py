@@ -486,7 +486,14 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
                     return False
                 return not (r.mode in owned and not _reads(board, f).isdisjoint(control))
             units_now = state.units  # (a unit that left the hex of a range needs it no more)
-            ranges = {k: r for k, r in found.ranges.items() if units_now[k[0]].hex == k[2] and valid(r)}
+            if control or overrun:
+                ranges = {k: r for k, r in found.ranges.items() if units_now[k[0]].hex == k[2] and valid(r)}
+            elif limits:  # (valid, for what most moves read: the units where they may end)
+                ranges = {k: r for k, r in found.ranges.items()
+                          if units_now[k[0]].hex == k[2] and r.search.reached.isdisjoint(units)}
+            else:
+                ranges = {k: r for k, r in found.ranges.items()
+                          if units_now[k[0]].hex == k[2] and r.search.stop_prev.keys().isdisjoint(units)}
     state.cache[key] = _Carried(trail, state.version, zoc, held, closed, ranges)
     return ranges
 
@@ -744,26 +751,15 @@ def _search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | N
     overrun, whether it may attack by moving in, the enemy sources closed to
     it, and (``own``, for a mode that keeps to its own hexes) the hexes the
     side controls: nothing of the state itself."""
-    costs = class_costs(game, board, cls_id)
-    rules = game.zoc
-    enter_stop = rules.enter == "stop"
-    leave_stop = rules.leave == "stop"  # a "sticky" ZOC: units in it cannot leave
-    z2z_no = rules.zoc_to_zoc == "no"
-    z2z_adjacent = rules.zoc_to_zoc == "adjacent"  # one step from ZOC to ZOC, then stop
-    enter_cost = 0 if enter_stop else scaled(int(rules.enter))
-    leave_cost = 0 if rules.leave == "stop" else scaled(int(rules.leave))
-    if m is None:
-        steps = costs.steps
-    elif m.along:
-        steps = mode_steps(game, board, cls_id, m)
-    else:
-        steps = class_costs(game, board, cls_id, m.id).steps
-    no_enemy_zoc = m is not None and m.no_enemy_zoc
+    setups = board.__dict__.setdefault("_search_setup", {})
+    key = (cls_id, m.id if m is not None else "")
+    setup = setups.get(key)
+    if setup is None:
+        setup = setups[key] = _search_setup(game, board, cls_id, m)
+    steps, enter_stop, leave_stop, z2z_no, z2z_adjacent, enter_cost, leave_cost, no_enemy_zoc, avoid, settled = setup
     own_control = own is not None
-    avoid = m.avoid if m is not None else frozenset()  # terrain and features the mode never enters
     hexes = board.map.hexes
     rare = own_control or bool(closed) or bool(avoid)  # checks most moves never need
-    settled = _no_negative_costs(game)
 
     # Free states (the move may go on) go through the heap; states where the
     # move must end (ZOC "stop", an all-MP crossing) never expand, so they are
@@ -831,6 +827,23 @@ def _search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | N
         else:
             del stop_prev[h]
     return _Search(cost, prev, stop_prev, start)
+
+
+def _search_setup(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | None) -> tuple:
+    """What ``_search`` reads of the game for a class in a mode (or normal
+    movement), fixed for a board: its steps, the ZOC rules (enter "stop",
+    leave "stop", ZOC to ZOC "no" / "adjacent", the scaled costs of entering
+    and leaving), whether the mode keeps out of enemy ZOC, what it never
+    enters, and whether no step costs less than nothing."""
+    rules = game.zoc
+    enter_stop = rules.enter == "stop"
+    leave_stop = rules.leave == "stop"  # a "sticky" ZOC: units in it cannot leave
+    return (_steps_for(game, board, cls_id, m), enter_stop, leave_stop, rules.zoc_to_zoc == "no",
+            rules.zoc_to_zoc == "adjacent",  # one step from ZOC to ZOC, then stop
+            0 if enter_stop else scaled(int(rules.enter)), 0 if leave_stop else scaled(int(rules.leave)),
+            m is not None and m.no_enemy_zoc,
+            m.avoid if m is not None else frozenset(),  # terrain and features the mode never enters
+            _no_negative_costs(game))
 
 
 _NONNEGATIVE: dict[int, tuple[GameDefinition, bool]] = {}

@@ -61,6 +61,7 @@ class GameState:
     log: list[dict] = field(default_factory=list)
     occupants: dict[Hex, tuple[str, ...]] = field(default_factory=dict)  # index: hex -> unit ids, in arrival order
     version: int = 0  # bumped whenever a unit moves; caches key on it
+    edits: int = 0  # bumped whenever a unit changes (place, set_unit, mark, unmark): ``fingerprint`` reads it
     pc: int = 0  # where the sequence of play stands (runtime/runner.py)
     step: dict = field(default_factory=dict)  # the current step's own data (a chit drawn, a decision owed)
     result: dict | None = None  # set when the game is over: winner, vp, turns
@@ -156,6 +157,7 @@ class GameState:
             occupants[h] = occupants.get(h, ()) + (unit_id,)
             self.touch(h)
         self.version += 1
+        self.edits += 1
         self.placed[u.side] = self.placed.get(u.side, 0) + 1
         return u
 
@@ -177,6 +179,7 @@ class GameState:
         if "hex" in changes:
             raise ValueError("a unit's hex changes through place(), which keeps the index")
         u = self.units[unit_id] = replace(self.units[unit_id], **changes)
+        self.edits += 1
         return u
 
     def mark(self, unit_id: str, marker: str) -> None:
@@ -184,12 +187,14 @@ class GameState:
         u = self.units[unit_id]
         if marker not in u.markers:
             self.units[unit_id] = Unit(u.id, u.side, u.step, u.hex, u.box, u.markers | {marker})
+            self.edits += 1
 
     def unmark(self, unit_id: str, marker: str) -> None:
         """Take a marker off a unit (no change if it has none)."""
         u = self.units[unit_id]
         if marker in u.markers:
             self.units[unit_id] = Unit(u.id, u.side, u.step, u.hex, u.box, u.markers - {marker})
+            self.edits += 1
 
     def on_map(self, side: str | None = None) -> list[Unit]:
         return [u for u in self.units.values() if u.hex is not None and (side is None or u.side == side)]
@@ -215,8 +220,8 @@ def fingerprint(s: GameState) -> tuple:
     """What changes when a state is changed in place (an action applied to it
     by the runner's own procedures, or a test's edit): a list of legal actions
     kept for ``s`` is not reused after any of it changes."""
-    return (s.version, s.pc, s.turn, s.phase, s.active, len(s.log), len(s.pending), len(s.effects),
-            len(s.activated), len(s.moved), len(s.attacked), len(s.cup), s.result is None)
+    return (s.version, s.edits, s.pc, s.turn, s.phase, s.active, len(s.log), len(s.pending), len(s.effects),
+            len(s.activated), len(s.moved), len(s.attacked), len(s.done), len(s.cup), s.result is None)
 
 
 _IMMUTABLE = frozenset({str, int, bool, float, type(None), Hex, Fraction, frozenset})

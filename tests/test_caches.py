@@ -451,7 +451,9 @@ def test_property_answers_checked_against_the_listed_ones_apply_as_fresh(seed, g
     """``Engine.apply`` checks an answer against the answers listed for the
     very state it is applied to, and the conditions evaluated listing them
     (runtime.engine.Engine._listed): the state it gives is the one an
-    engine that listed nothing gives, after random action sequences."""
+    engine that listed nothing gives, after random action sequences; the
+    answers noted while settling a battle (``note_answers``) are the ones
+    listed from nothing."""
     r = runner(*game)
     rnd = random.Random(seed)
     s = r.new_game(seed)
@@ -465,6 +467,11 @@ def test_property_answers_checked_against_the_listed_ones_apply_as_fresh(seed, g
         fresh = r.apply(s, a)
         assert kept.log == fresh.log and kept.units == fresh.units and kept.pending == fresh.pending
         assert kept.step == fresh.step and kept.control == fresh.control
+        r._legal_memo = r.engine._listed = None
+        again = r.apply(s, a)  # (as the game went: what settling it noted is kept)
+        noted = list(r.legal_actions(again))
+        r._legal_memo = r.engine._listed = None
+        assert noted == list(r.legal_actions(again))
         s = kept
 
 

@@ -322,12 +322,15 @@ class FirepowerBattles:
         again), False when a decision is due."""
         stage = p["stage"]
         if stage == "options":
-            if not self.option_actions(s, p):  # nothing to choose: move on
+            uses = self.option_actions(s, p)
+            if not uses:  # nothing to choose: move on
                 if p["side"] == p["attacker"]:
                     p["side"] = p["defender"]
                 else:
                     p["stage"] = "fire"
                 return True
+            if p is s.pending[0]:  # the decision due: its answers (``actions``), not worked out again
+                self.e.note_answers(s, uses + [Done()])
             return False
         if stage == "fire":
             rep = self.report(s, p)

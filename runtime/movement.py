@@ -669,11 +669,13 @@ def _component_search(game: GameDefinition, board: Board, cls_id: str, m: Moveme
     that does not hold: enemy ZOC, attacks by moving in, a step costing all
     MP, less than nothing, or one that cannot be taken back (``both_ways``),
     MP that could run out (the dearest step for each hex of the map but
-    one), or a start hex that the move could not enter."""
-    if zoc or move_in or not _no_negative_costs(game):
-        return None
-    steps = _steps_for(game, board, cls_id, m)
+    one; before that is worked out, fewer MP in 60ths than the map has
+    hexes: Smolensk's moves never pay for it), or a start hex that the move
+    could not enter."""
     hexes = board.map.hexes
+    if zoc or move_in or mp < len(hexes) - 1 or not _no_negative_costs(game):
+        return None  # (the MP bound asked first: both_ways works over the whole map)
+    steps = _steps_for(game, board, cls_id, m)
     both = steps.both_ways(hexes)
     if both is None or mp < (len(hexes) - 1) * both[1]:
         return None

@@ -109,6 +109,7 @@ class GreedyBot:
         self.rng = random.Random(seed)
         self._aims: tuple[Runner, Objectives] | None = None
         self._entries: tuple[Runner, dict] | None = None
+        self._enemy_near: _Nearest | None = None  # see _near_enemy
 
     # ---------------------------------------------------------- what matters
     def _objectives(self, runner: Runner) -> Objectives:
@@ -356,20 +357,33 @@ class GreedyBot:
             c = g.counters[hq]
             r = c.steps[min(u.step, len(c.steps) - 1)].get(rf, 0)
             return (u.hex, r) if r else None
-        ranged = {a.unit: reach(a.unit) for a in places}
+        ranged = {u: reach(u) for u in dict.fromkeys(a.unit for a in places)}
         ranged = {k: v for k, v in ranged.items() if v is not None}
         if not ranged:
             return Done()
         unit = min(ranged, key=lambda u: (-self._strength(runner, state, u), u))
         hq_hex, rng = ranged[unit]
-        enemy = self._enemy_hexes(state, side)
-        goals = self.goals(runner, state, side)
+        enemy = self._near_enemy(state, side)
+        goals = _Nearest(self.goals(runner, state, side))
         order = {a.at: i for i, a in enumerate(places)}
+        mine = [(a, board.parse(a.at)) for a in places if a.unit == unit]
+        # a hex inside the HQ's range comes before any outside it: only those are weighed, if there are any
+        mine = [(a, h) for a, h in mine if h.distance(hq_hex) <= rng] or mine
 
-        def key(a):
-            h = board.parse(a.at)
-            return (h.distance(hq_hex) > rng, self._nearest(h, enemy), self._nearest(h, goals), order[a.at])
-        return min((a for a in places if a.unit == unit), key=key)
+        def key(ah):
+            a, h = ah
+            return (h.distance(hq_hex) > rng, enemy(h), goals(h), order[a.at])
+        return min(mine, key=key)[0]
+
+    def _near_enemy(self, state: GameState, side: str) -> "_Nearest":
+        """Hexes to the nearest enemy unit, kept while the enemy stands where
+        it stood (a set-up places one side's units at a time: the other's
+        stay put for many decisions)."""
+        enemy = tuple(sorted(self._enemy_hexes(state, side)))
+        kept = self._enemy_near
+        if kept is None or kept.places != enemy:
+            kept = self._enemy_near = _Nearest(enemy)
+        return kept
 
     def _decide(self, runner, state, acts, side):
         """Optional gambles (Barbarossa 10.0: Siberians early, a roll of 4-6 loses the game) are declined."""

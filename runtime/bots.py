@@ -1040,6 +1040,8 @@ class GreedyBot:
                                                 here.distance(board.parse(m.to)), m.to))
         return None
 
+    ALONE = 3  # the weight of a unit only the moving HQ commands (``_hq_move``), against 1
+
     def _hq_move(self, runner: Runner, state: GameState, by_hq: dict, side: str, lines, targets,
                  weigh: bool = False) -> Move | None:
         """Once the units have moved, an HQ moves to the hex (in supply, not
@@ -1050,18 +1052,30 @@ class GreedyBot:
         printed factors, so that the panzer spearheads draw the HQs rather
         than the infantry marching behind (Smolensk 8.1(2): every HQ
         activates whoever stands in its range, so all of them follow the
-        units that make the advance)."""
+        units that make the advance), and a unit that no other HQ commands
+        three times (``ALONE``)."""
         g, board = runner.game, runner.board
         enemy = set(self._enemy_hexes(state, side))
         same = side in g.activation.same_nationality
-        units = [(u.hex, self._strength(runner, state, u.id) if weigh else 1, g.counters[u.id].nationality)
-                 for u in state.on_map(side) if not self._is_hq(runner, u.id)
-                 and not (weigh and "immobile" in g.unit_classes[g.counters[u.id].unit_class].flags)]
+        everyone = [(u.hex, self._strength(runner, state, u.id) if weigh else 1, g.counters[u.id].nationality, u.id)
+                    for u in state.on_map(side) if not self._is_hq(runner, u.id)
+                    and not (weigh and "immobile" in g.unit_classes[g.counters[u.id].unit_class].flags)]
+        posts = self._posts(runner, state, side, set()) if weigh else None
         for uid, ms in sorted(by_hq.items()):
             hq = state.units[uid]
             c = g.counters[uid]
             rng = c.steps[min(hq.step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
             nat = c.nationality if weigh and same else None
+            if posts:
+                # a unit that no other HQ commands where it stands counts three
+                # times: only this HQ's chit can activate it (the spearheads
+                # that outran the other HQs), while the units the others
+                # command act when their chits are drawn anyway
+                others = [p for p in posts if p[0] != hq.hex]
+                units = [(x, w if self._covered(runner, others, u, x) else self.ALONE * w, n)
+                         for x, w, n, u in everyone]
+            else:
+                units = [(x, w, n) for x, w, n, _ in everyone]
 
             def covered(h):
                 return sum(w for x, w, n in units if x.distance(h) <= rng and nat in (None, n))

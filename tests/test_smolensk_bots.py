@@ -94,6 +94,28 @@ def test_an_hq_follows_the_strongest_units_it_commands(smolensk):
     assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=False) == Move("3PzA", "2007")
 
 
+def test_an_hq_goes_to_the_units_no_other_hq_commands(smolensk):
+    """Three infantry divisions outweigh one panzer division by their factors
+    (24 to 22), but where another HQ (AOK9) commands the infantry, the panzer
+    division that no HQ commands draws 3PzA: only its chit could activate it
+    (``GreedyBot.ALONE``).  Without AOK9 every unit is alone and the infantry
+    draws it again."""
+    bot = GreedyBot(0)
+    r = Runner(smolensk, "short")
+    _, s = deployed(r)
+    H = r.board.parse
+    for u in list(s.units.values()):
+        if u.hex is not None:
+            s.place(u.id, None, box="pool:removed")
+    for uid, h in (("3PzA", "2010"), ("7Pz", "2016"), ("5ID", "2004"), ("6ID", "2004"), ("8ID", "2005")):
+        s.place(uid, H(h))
+    moves = {"3PzA": [Move("3PzA", "2013"), Move("3PzA", "2007")]}
+    lines = set(r.game.map.hexes)
+    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=True) == Move("3PzA", "2007")
+    s.place("AOK9", H("2002"))  # commands the three infantry divisions (range 4)
+    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=True) == Move("3PzA", "2013")
+
+
 def test_a_unit_within_an_hqs_reach_does_not_move_out_of_every_hqs_reach(smolensk):
     bot = GreedyBot(1)
     r = Runner(smolensk, "short")

@@ -5,6 +5,8 @@ the dice pools of a dice-pool battle with the exact chance of each damage
 total and of winning (Prokhorovka 11.0)."""
 from __future__ import annotations
 
+from html import escape
+
 from runtime.combat.odds import OddsReport, fmt_num
 from runtime.definition import GameDefinition
 from runtime.combat.firepower import BattleReport
@@ -187,7 +189,7 @@ def dice_pool_html(game: GameDefinition, tid: str, setup, odds, fighting: bool =
     side_title = lambda s: game.sides[s].title if s in game.sides else s  # noqa: E731
     out = [f"<h3 style='margin:0'>{side_title(setup.attacker)} attacks {side_title(setup.defender)}"
            f"{' in ' + tid if tid else ''}</h3>"]
-    out.append("<table width='100%' cellspacing='0'><tr><th align='left'>step</th><th align='left'>side</th>"
+    out.append("<table width='100%' cellspacing='0' cellpadding='2'><tr><th align='left'>step</th><th align='left'>side</th>"
                "<th align='left'>dice</th><th align='left'>hit on</th><th align='right'>avg</th></tr>")
     head = len(out)
     for pool, dist in odds.pools:
@@ -195,10 +197,10 @@ def dice_pool_html(game: GameDefinition, tid: str, setup, odds, fighting: bool =
             continue
         items = ", ".join(f"{i} {n}" for i, n in pool.items)
         out.append(f"<tr><td>{pool.title}</td><td>{side_title(pool.side)}</td><td>{pool.dice} ({items})</td>"
-                   f"<td>{pool.test.text()}</td><td align='right'>{mean(dist):.2f}</td></tr>")
+                   f"<td>{escape(pool.test.text())}</td><td align='right'>{mean(dist):.2f}</td></tr>")
     for w in setup.supporting():
         out.append(f"<tr><td>Tank support</td><td>{side_title(w.side)}</td><td>{w.id}</td>"
-                   f"<td>{setup.support_test(w).text()}</td><td></td></tr>")
+                   f"<td>{escape(setup.support_test(w).text())}</td><td></td></tr>")
     for w in setup.weapons:
         if w.round < 0:  # it takes part, may be paired and shot at, and never fires (Prokhorovka 5.1(6)1)
             out.append(f"<tr><td>Does not fire</td><td>{side_title(w.side)}</td><td>{w.id}</td>"
@@ -251,7 +253,7 @@ def last_dice_pool_html(runner: Runner, s: GameState) -> str:
     r = s.log[end]
     start = next((i for i in range(end - 1, -1, -1)
                   if str(s.log[i].get("action", "")).startswith(f"attack {r['battle']} ")), 0)
-    steps = [e["step"] for e in s.log[start:end] if e.get("battle") == r["battle"] and "step" in e]
+    steps = [escape(e["step"]) for e in s.log[start:end] if e.get("battle") == r["battle"] and "step" in e]
     losses = ", ".join(f"{T.side_title(runner, k)} {v}" for k, v in r.get("losses", {}).items())
     return (f"<p><b>Last battle in {r['battle']}</b> (turn {r.get('turn', '')}): {r['winner']}; "
             f"steps lost before any retreat: {losses}</p><p>" + "<br>".join(steps) + "</p>")

@@ -427,3 +427,24 @@ def test_the_playtest_offers_a_commander_the_molotovs_die(qtbot, tmp_path, monke
         assert w.grab().save(str(SHOTS / "prokhorovka-molotov-reroll.png"))
     finally:
         w.close()
+
+
+def test_the_combat_panel_shows_a_hit_number_with_its_less_than_sign(qtbot):
+    """A tank's hit number reads '◆ (1, or die + 2 <= 4)': the Combat panel's
+    HTML escapes it (an unescaped '<' began a tag, and the rest of the line
+    was lost)."""
+    from PySide6.QtGui import QTextDocument
+
+    from editor.combatpanel import last_dice_pool_html
+    from runtime.runner import Runner
+    from dsl.compiler import compile_game
+    from helpers import GAMES
+
+    runner = Runner(compile_game(GAMES / "prokhorovka"))
+    s = runner.new_game(1)
+    step = "Attacker's round: Tiger1 (german) fires at PakFront1 (◆ (1, or die + 1 <= 6)): 6, missed"
+    s.log = [{"action": "attack 0609 with LAH"}, {"battle": "0609", "step": step},
+             {"battle": "0609", "winner": "german", "losses": {}}]
+    doc = QTextDocument()
+    doc.setHtml(last_dice_pool_html(runner, s))
+    assert step in doc.toPlainText()

@@ -1061,6 +1061,7 @@ class GreedyBot:
                     for u in state.on_map(side) if not self._is_hq(runner, u.id)
                     and not (weigh and "immobile" in g.unit_classes[g.counters[u.id].unit_class].flags)]
         posts = self._posts(runner, state, side, set()) if weigh else None
+        plain = [(x, w, n) for x, w, n, _ in everyone]
         for uid, ms in sorted(by_hq.items()):
             hq = state.units[uid]
             c = g.counters[uid]
@@ -1075,7 +1076,7 @@ class GreedyBot:
                 units = [(x, w if self._covered(runner, others, u, x) else self.ALONE * w, n)
                          for x, w, n, u in everyone]
             else:
-                units = [(x, w, n) for x, w, n, _ in everyone]
+                units = plain
 
             def covered(h):
                 return sum(w for x, w, n in units if x.distance(h) <= rng and nat in (None, n))

@@ -30,6 +30,24 @@ def runner(folder: str, scenario: str | None) -> Runner:
     return Runner(compile_game(GAMES / folder), scenario)
 
 
+def random_walk(r: Runner, s, rnd: random.Random, steps: int):
+    """The states after each of up to ``steps`` random answers from ``s``
+    (fewer once the game is over), drawn with ``rnd``."""
+    for _ in range(steps):
+        if s.result is not None:
+            return
+        acts = r.legal_actions(s)
+        s = r.apply(s, acts[rnd.randrange(len(acts))])
+        yield s
+
+
+def played(r: Runner, s, rnd: random.Random, steps: int):
+    """The state after ``random_walk``'s last answer (``s`` if it gave none)."""
+    for s in random_walk(r, s, rnd, steps):
+        pass
+    return s
+
+
 def fresh_supply(r: Runner, s, side: str) -> dict:
     """The supply map computed from nothing: an uncached copy of the state,
     no shared searches."""
@@ -45,12 +63,7 @@ def fresh_supply(r: Runner, s, side: str) -> dict:
 def test_property_cached_supply_map_equals_a_fresh_one(seed, game, steps):
     r = runner(*game)
     rnd = random.Random(seed)
-    s = r.new_game(seed)
-    for _ in range(steps):
-        if s.result is not None:
-            break
-        acts = r.legal_actions(s)
-        s = r.apply(s, acts[rnd.randrange(len(acts))])
+    for s in random_walk(r, r.new_game(seed), rnd, steps):
         for side in r.game.sides:
             cached = S.supply_map(r.game, r.board, s, side)
             assert cached == fresh_supply(r, s, side)
@@ -76,13 +89,8 @@ def test_property_cached_move_ranges_and_rail_entries_equal_fresh_ones(seed, gam
     gives, after random action sequences."""
     r = runner(*game)
     rnd = random.Random(seed)
-    s = r.new_game(seed)
     modes = [None] + [m.id for m in r.game.movement.modes]
-    for _ in range(steps):
-        if s.result is not None:
-            break
-        acts = r.legal_actions(s)
-        s = r.apply(s, acts[rnd.randrange(len(acts))])
+    for s in random_walk(r, r.new_game(seed), rnd, steps):
         units = [u.id for u in s.on_map()]
         for uid in rnd.sample(units, min(6, len(units))):
             for mode in modes:
@@ -123,12 +131,7 @@ def test_property_side_stamped_caches_equal_fresh_ones(seed, game, steps):
     for along the way); so are the destinations of every unit that may move."""
     r = runner(*game)
     rnd = random.Random(seed)
-    s = r.new_game(seed)
-    for _ in range(steps):
-        if s.result is not None:
-            break
-        acts = r.legal_actions(s)
-        s = r.apply(s, acts[rnd.randrange(len(acts))])
+    for s in random_walk(r, r.new_game(seed), rnd, steps):
         bare = s.copy()
         bare.cache = {}
         for side in r.game.sides:
@@ -389,13 +392,7 @@ def test_property_component_searches_equal_dijkstra(seed, steps):
     after random action sequences."""
     r = runner("barbarossa-postcard", None)
     g, b = r.game, r.board
-    rnd = random.Random(seed)
-    s = r.new_game(seed)
-    for _ in range(steps):
-        if s.result is not None:
-            break
-        acts = r.legal_actions(s)
-        s = r.apply(s, acts[rnd.randrange(len(acts))])
+    s = played(r, r.new_game(seed), random.Random(seed), steps)
     m = M.mode_by_id(g, "strategic")
     answered = 0
     for side in g.sides:

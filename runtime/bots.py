@@ -680,7 +680,9 @@ class GreedyBot:
             if setup is not None:
                 return setup
             guards = guards | ready  # units set for a good attack wait for the combat phase
-        pull = self._pull_back(runner, state, by_unit, side, lines, targets)
+        hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
+        posts = self._posts(runner, state, side, hqs)
+        pull = self._pull_back(runner, state, by_unit, side, lines, targets, posts)
         if pull is not None:
             return pull
         detach = self._detach(runner, state, acts, side, lines, targets)
@@ -689,8 +691,6 @@ class GreedyBot:
         # the unit whose best move gains the most toward an objective, staying in supply
         best, best_gain = None, 0
         follows_control = runner.game.supply.blocked_by_enemy_control
-        hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
-        posts = self._posts(runner, state, side, hqs)
         near = {False: _Nearest(targets), True: _Nearest(targets + thin)}
         for uid, ms in sorted(by_unit.items()):
             if uid in hqs or uid in guards:
@@ -1021,11 +1021,13 @@ class GreedyBot:
         left = len(g.counters[uid].steps) - state.units[uid].step
         return all(p.destroyed or p.losses >= left for p in retreat_paths(g, runner.board, after, uid, hexes, enemy))
 
-    def _pull_back(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets) -> Move | None:
-        """A unit whose loss gives the enemy VP (runtime.objectives: costly)
-        that stands where a retreat would destroy it (``_trapped``) moves to
-        a hex in supply where it would not, nearest the goals (the first such
-        unit by name)."""
+    def _pull_back(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets,
+                   posts: list | None = None) -> Move | None:
+        """A unit whose loss costs VP (runtime.objectives: costly) that
+        stands where a retreat would destroy it (``_trapped``) moves to a hex
+        in supply where it would not, nearest the goals (the first such unit
+        by name); where HQs command by range (``posts``), a unit within an
+        HQ's reach stays within one (else no HQ activates it again)."""
         board = runner.board
         for uid, ms in sorted(by_unit.items()):
             if self._is_hq(runner, uid) or not self._costly(runner, uid):
@@ -1033,8 +1035,11 @@ class GreedyBot:
             here = state.units[uid].hex
             if not self._trapped(runner, state, here, side, uid):
                 continue
+            keep = posts is not None and self._covered(runner, posts, uid, here)
             safe = [m for m in ms if (h := board.parse(m.to)) in lines and h != here
-                    and all(u.side == side for u in state.units_at(h)) and not self._trapped(runner, state, h, side, uid)]
+                    and all(u.side == side for u in state.units_at(h))
+                    and not (keep and not self._covered(runner, posts, uid, h))
+                    and not self._trapped(runner, state, h, side, uid)]
             if safe:
                 return min(safe, key=lambda m: (self._nearest(board.parse(m.to), targets),
                                                 here.distance(board.parse(m.to)), m.to))

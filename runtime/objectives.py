@@ -25,11 +25,13 @@ off the map enters a box whose entering ends the game for it (``exit_wins``:
 A Victory Denied's Minsk Pocket edge): the other side guards them whatever
 the distance, since one enemy move there ends the game.
 
-``costly`` are the units whose loss gives another side VP: an award of
+``costly`` are the units whose loss costs their side VP: an award of
 another side whose amount counts ``eliminated(SIDE, CLASS-OR-FLAG)`` (A
-Victory Denied's German motorized units, 4 or 6 VP each to the Soviets), with
-the VP a loss is worth (the largest constant factor the awards put on it; 1
-when there is none).  A side keeps such units out of harm's way.
+Victory Denied's German motorized units, 4 or 6 VP each to the Soviets), or
+an award of the side itself that takes VP away for them (Smolensk 15.5(6):
+``- 3 * eliminated(axis, "mechanized")``), with the VP a loss is worth (the
+largest constant factor the awards put on it; 1 when there is none).  A side
+keeps such units out of harm's way.
 """
 from __future__ import annotations
 
@@ -114,22 +116,30 @@ def victory_objectives(runner) -> Objectives:
 
 
 def costly_units(runner) -> dict[str, dict[str, float]]:
-    """Side -> class or flag -> the VP another side's awards give per unit
-    of it lost (``N * eliminated(SIDE, "motorized")``: N)."""
+    """Side -> class or flag -> the VP a unit of it lost costs the side:
+    what another side's awards give for it (``N * eliminated(SIDE,
+    "motorized")``: N) or the side's own awards take away (``- N *
+    eliminated(SIDE, ...)``: N)."""
     sides = tuple(runner.game.sides)
     out: dict[str, dict[str, float]] = {s: {} for s in sides}
 
     def found(e, factor: float, gainer: str) -> None:
+        if isinstance(e, E.Unary) and e.op == "-":
+            found(e.operand, -factor, gainer)
+            return
         if isinstance(e, E.Binary) and e.op == "*":
             for a, b in ((e.left, e.right), (e.right, e.left)):
+                sign = 1.0
+                if isinstance(a, E.Unary) and a.op == "-":  # (- 3 * eliminated(...))
+                    a, sign = a.operand, -1.0
                 if isinstance(a, E.Num):
-                    found(b, factor * float(a.value), gainer)
+                    found(b, sign * factor * float(a.value), gainer)
                     return
         if isinstance(e, E.Call) and e.func == "eliminated" and len(e.args) == 2 and \
                 all(isinstance(x, (E.Name, E.Str)) for x in e.args):
             side, what = (x.name if isinstance(x, E.Name) else x.value for x in e.args)
-            if side in out and side != gainer and factor > 0:
-                out[side][what] = max(out[side].get(what, 0.0), factor)
+            if side in out and (side != gainer and factor > 0 or side == gainer and factor < 0):
+                out[side][what] = max(out[side].get(what, 0.0), abs(factor))
             return
         for n in E._children(e):
             found(n, factor, gainer)

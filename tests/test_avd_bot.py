@@ -47,8 +47,13 @@ def empty_board(runner, game):
 def test_the_victory_rules_say_which_losses_give_the_enemy_vp(runner):
     # 胜负结算: 4 (Hitler Distracted) or 6 (Objective Moscow!) VP per German motorized unit
     assert victory_objectives(runner).costly == {"german": {"motorized": 6.0}, "soviet": {}}
+    # Smolensk 15.5(6) takes VP from the Axis for its own units removed
+    # (- 3 * eliminated(axis, "mechanized"), - eliminated(axis, "non-mechanized")):
+    # a loss that costs the side's own VP is as costly as one that gives the enemy VP
     smolensk = Runner(compile_game(ROOT / "games" / "smolensk"))
-    assert victory_objectives(smolensk).costly == {s: {} for s in smolensk.game.sides}
+    assert victory_objectives(smolensk).costly == {"axis": {"mechanized": 3.0, "non-mechanized": 1.0},
+                                                   "soviet": {}}
+    assert GreedyBot(0)._costly(smolensk, "3Pz") == 3.0 and GreedyBot(0)._costly(smolensk, "31ID") == 1.0
 
 
 def test_a_step_loss_spares_the_last_step_of_a_motorized_unit(runner, game):

@@ -14,7 +14,10 @@ at a time as they finish, so an interrupted batch resumes where it stopped
 (a complete batch's file is rewritten in game order);
 ``batch.json`` records what the batch is, so a folder is never resumed with
 other rules, bots or seed.  ``summarize`` turns the rows into the per-side
-figures (win rate with a Wilson 95% interval, draws, VP quartiles, length).
+figures (win rate with a Wilson 95% interval, draws, VP quartiles, length)
+and where the VP came from: each award of the victory rules, its mean per
+game and the share of games it paid in (a bonus no game earns is a rule the
+bots never reach, or one the scenario makes unreachable).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ import math
 import os
 import statistics
 import tempfile
+import textwrap
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -34,7 +38,7 @@ from typing import Callable, Iterable
 GAMES_CSV = "games.csv"
 BATCH_JSON = "batch.json"
 SUMMARY_JSON = "summary.json"
-FORMAT = 1
+FORMAT = 2  # 2: games.csv has the awards column
 Z95 = 1.959963984540054  # the 97.5% point of the standard normal
 
 
@@ -120,7 +124,7 @@ class BatchSpec:
     def csv_columns(self) -> list[str]:
         cols = ["sweep", "game", "seed", "winner", "why", "turns", "decisions"]
         cols += [f"vp_{s}" for s in self.sides] + [f"vp_by_turn_{s}" for s in self.sides]
-        return cols
+        return cols + ["awards"]
 
 
 def engine_digest() -> str:
@@ -223,7 +227,32 @@ def play_game(spec: BatchSpec, sweep: str, k: int) -> dict:
     for s in spec.sides:
         row[f"vp_{s}"] = r["vp"].get(s, 0)
         row[f"vp_by_turn_{s}"] = " ".join(f"{t}:{vp.get(s, 0)}" for t, vp in by_turn)
+    row["awards"] = json.dumps(game_awards(state.log), ensure_ascii=False, sort_keys=True)
     return row
+
+
+def game_awards(log: list[dict]) -> dict[str, dict[str, int]]:
+    """Side -> what it was given VP for (the award's title, or the effect's
+    reason) -> the VP, from a game's log: every VP a side gets is logged
+    with what for (runtime/victory.py, runtime/effects.py)."""
+    out: dict[str, dict[str, int]] = {}
+    for e in log:
+        if "vp" in e and "amount" in e:
+            mine = out.setdefault(str(e["vp"]), {})
+            why = str(e.get("for", ""))
+            mine[why] = mine.get(why, 0) + int(e["amount"])
+    return out
+
+
+def parse_awards(text: str) -> dict[str, dict[str, int]]:
+    """The awards column of a games.csv row (an untrusted file): a JSON
+    object side -> title -> VP; ValueError for anything else."""
+    data = json.loads(text)
+    if not isinstance(data, dict) or not all(
+            isinstance(side, str) and isinstance(got, dict) and
+            all(isinstance(k, str) and type(v) is int for k, v in got.items()) for side, got in data.items()):
+        raise ValueError("not a table of awards")
+    return data
 
 
 def play_games(spec: BatchSpec, keys: list[tuple[str, int]]) -> list[dict]:
@@ -351,6 +380,7 @@ def _typed(row: dict) -> dict:
     for k in row:
         if k.startswith("vp_") and not k.startswith("vp_by_turn_"):
             out[k] = int(row[k])
+    parse_awards(row["awards"])  # (kept as its text, the way it is written back)
     return out
 
 
@@ -490,7 +520,9 @@ def _run_dask(spec, todo, cluster, finished, stop) -> None:
 
 def summarize(spec: BatchSpec, rows: list[dict]) -> dict:
     """Per sweep value and side: win rate with its Wilson 95% interval, VP
-    mean and quartiles; per sweep value: draws and game length."""
+    mean and quartiles, and the VP by award (``awards``); per sweep value:
+    draws and game length."""
+    declared = declared_awards(spec)
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(r["sweep"], []).append(r)
@@ -515,13 +547,34 @@ def summarize(spec: BatchSpec, rows: list[dict]) -> dict:
             q1, med, q3 = quartiles(vps)
             sides[s] = {"wins": wins, "win_rate": wins / n, "wilson95": [lo, hi],
                         "vp": {"mean": statistics.fmean(vps), "q1": q1, "median": med, "q3": q3,
-                               "min": min(vps), "max": max(vps)}}
+                               "min": min(vps), "max": max(vps)},
+                        "awards": awards(declared.get(s, []), [parse_awards(r["awards"]).get(s, {}) for r in rs])}
         entry["sides"] = sides
         entry["why"] = dict(sorted(_count(r["why"] for r in rs).items(), key=lambda kv: -kv[1]))
         out_rows.append(entry)
     return {"game": spec.game.entry.split("/")[0], "scenario": spec.scenario, "variants": list(spec.variants),
             "params": dict(spec.params), "agents": dict(zip(spec.sides, spec.agents)), "seed": spec.seed,
             "sweep": spec.sweep_key or None, "rows": out_rows}
+
+
+def declared_awards(spec: BatchSpec) -> dict[str, list[str]]:
+    """Side -> the titles of the awards its scenario's victory rules declare, in their order."""
+    runner = _runner_for(spec, str(spec.sweep_values[0]) if spec.sweep_values else "")
+    out: dict[str, list[str]] = {}
+    for r in runner.victory:
+        if r.kind == "award" and r.title not in out.setdefault(r.side, []):
+            out[r.side].append(r.title)
+    return out
+
+
+def awards(declared: list[str], games: list[dict[str, int]]) -> list[dict]:
+    """Each award a side's rules declare (in their order), then anything
+    else it was given VP for (by title): its mean VP per game and the share
+    of games in which it paid (gave or took VP)."""
+    titles = list(declared) + sorted({t for g in games for t in g} - set(declared))
+    n = len(games) or 1
+    return [{"award": t, "mean": sum(g.get(t, 0) for g in games) / n,
+             "paid": sum(1 for g in games if g.get(t, 0)) / n} for t in titles]
 
 
 def _count(items: Iterable[str]) -> dict[str, int]:
@@ -554,8 +607,10 @@ def write_summary(out: Path, summary: dict) -> Path:
     return path
 
 
-def format_summary(summary: dict) -> list[str]:
-    """The summary as text lines, one block per sweep value."""
+def format_summary(summary: dict, awards: bool = True) -> list[str]:
+    """The summary as text lines, one block per sweep value; with
+    ``awards``, under each side the VP of each award that paid in some game
+    (mean per game, share of games) and the awards that paid in none."""
     lines = []
     key = summary["sweep"]
     for row in summary["rows"]:
@@ -571,5 +626,17 @@ def format_summary(summary: dict) -> list[str]:
             lines.append(f"  {s:<10} wins {d['wins']:>5}  {d['win_rate'] * 100:5.1f}% "
                          f"(95% {lo * 100:.1f}-{hi * 100:.1f}%)  VP mean {vp['mean']:.2f}, "
                          f"quartiles {vp['q1']:g}/{vp['median']:g}/{vp['q3']:g}")
+            if awards:
+                lines += _award_lines(d.get("awards", []))
+    return lines
+
+
+def _award_lines(items: list[dict]) -> list[str]:
+    paid = [a for a in items if a["paid"]]
+    lines = [f"{'':13}{a['mean']:+7.2f} VP a game, paid in {a['paid'] * 100:3.0f}%  {a['award']}" for a in paid]
+    never = [a["award"] for a in items if not a["paid"]]
+    if never:
+        lines += textwrap.wrap("paid in no game: " + "; ".join(never), width=110, initial_indent=" " * 13,
+                               subsequent_indent=" " * 15, break_long_words=False, break_on_hyphens=False)
     return lines
 

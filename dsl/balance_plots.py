@@ -4,6 +4,9 @@
                     per sweep value (a designer reads off the fair bid)
     vp.png          the distribution of each side's final VP
     vp_by_turn.png  mean VP at the end of each turn
+    awards.png      each side's mean VP a game from each award of the
+                    victory rules, with the share of games it paid in (a
+                    bonus no game earns stands out as an empty row)
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from pathlib import Path
 
 from .balance import BatchSpec, vp_by_turn, wilson
 
-PLOTS = ("winrate.png", "vp.png", "vp_by_turn.png")
+PLOTS = ("winrate.png", "vp.png", "vp_by_turn.png", "awards.png")
 COLOURS = ("#b03a2e", "#2e6fb0", "#3a8f4a", "#8a5cb0", "#c08a1e")
 
 
@@ -23,7 +26,7 @@ def _pyplot():
 
 
 def write_plots(out: Path, spec: BatchSpec, summary: dict, rows: list[dict]) -> list[Path]:
-    """Write the three plots into ``out``; returns their paths."""
+    """Write the plots into ``out``; returns their paths."""
     plt = _pyplot()
     title = f"{summary['game']} {summary['scenario']}: " + " vs ".join(
         f"{a} ({s})" for s, a in summary["agents"].items())
@@ -35,7 +38,52 @@ def write_plots(out: Path, spec: BatchSpec, summary: dict, rows: list[dict]) -> 
         fig.tight_layout()
         fig.savefig(path)
         plt.close(fig)
+    _awards(plt, paths[3], spec, summary, title)
     return paths
+
+
+def _awards(plt, path: Path, spec: BatchSpec, summary: dict, title: str) -> None:
+    """One horizontal bar a side's award and sweep value: its mean VP a game,
+    labelled with the share of games it paid in; the sides one above the
+    other, their awards in the rules' order."""
+    key = summary["sweep"]
+    rows = summary["rows"]
+    titles = {s: [a["award"] for a in rows[0]["sides"][s].get("awards", [])] for s in spec.sides}
+    sides = [s for s in spec.sides if titles[s]] or list(spec.sides[:1])
+    heights = [max(1, len(titles[s])) * (0.32 + 0.16 * (len(rows) - 1)) + 0.9 for s in sides]
+    fig, axes = plt.subplots(len(sides), 1, figsize=(8, sum(heights) + 0.6), dpi=100, squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax, side in zip(axes[:, 0], sides):
+        names = titles[side]
+        i = spec.sides.index(side)
+        width = 0.8 / len(rows)
+        for j, row in enumerate(rows):
+            got = {a["award"]: a for a in row["sides"][side].get("awards", [])}
+            ys = [y + (j - (len(rows) - 1) / 2) * width for y in range(len(names))]
+            means = [got[t]["mean"] if t in got else 0.0 for t in names]
+            label = f"{key}={row[key]}" if key else None
+            ax.barh(ys, means, width * 0.9, color=COLOURS[(i + j) % len(COLOURS)], alpha=0.8 - 0.15 * (j % 3),
+                    label=label)
+            for y, t, m in zip(ys, names, means):
+                paid = got[t]["paid"] if t in got else 0.0
+                ax.annotate("never" if not paid else f"{paid * 100:.0f}% of games", (m, y),
+                            xytext=(3 if m >= 0 else -3, 0), textcoords="offset points",
+                            ha="left" if m >= 0 else "right", va="center", fontsize=7, color="#333333")
+        ax.set_yticks(range(len(names)), [_short(t) for t in names], fontsize=7)
+        ax.invert_yaxis()
+        ax.axvline(0, color="#444444", linewidth=0.8)
+        ax.margins(x=0.25)
+        ax.set_title(f"{side}: mean VP a game from each award", fontsize=9)
+        if key:
+            ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def _short(title: str, most: int = 60) -> str:
+    return title if len(title) <= most else title[:most - 1] + "…"
 
 
 def _labels(spec: BatchSpec, summary: dict) -> list[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, QThread, Signal
 from PySide6.QtGui import QFont, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QMessageBox, QProgressBar, QPushButton, QSpinBox,
+                               QLineEdit, QMessageBox, QProgressBar, QPushButton, QScrollArea, QSpinBox,
                                QTabWidget, QVBoxLayout)
 
 from dsl.balance import BalanceError, BatchSpec, format_summary, run_batch, summarize, write_summary
@@ -74,6 +74,34 @@ class PlotLabel(QLabel):
     def _fit(self) -> None:
         if not self.image.isNull():
             self.setPixmap(self.image.scaled(self.size(), Qt.KeepAspectRatio, Qt.SmoothTransformation))
+
+
+class TallPlot(QScrollArea):
+    """A plot taller than the space it has (VP by award: a row per award of
+    every side): as wide as the tab, scrolled up and down."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.label = QLabel(text)
+        self.label.setAlignment(Qt.AlignHCenter | Qt.AlignTop)
+        self.setWidget(self.label)
+        self.setWidgetResizable(True)
+        self.setMinimumSize(200, 150)
+        self.image = QPixmap()
+
+    def show_image(self, pix: QPixmap) -> None:
+        self.image = pix
+        self._fit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        if not self.image.isNull():
+            width = self.viewport().width() - self.verticalScrollBar().sizeHint().width()
+            self.label.setPixmap(self.image.scaledToWidth(max(100, min(width, self.image.width())),
+                                                          Qt.SmoothTransformation))
 
 
 class BalanceDialog(QDialog):
@@ -165,9 +193,10 @@ class BalanceDialog(QDialog):
         self.summary.setFont(mono)
         lay.addWidget(self.summary)
         self.plots = QTabWidget()
-        self.plot_labels: dict[str, QLabel] = {}
-        for name, title in zip(PLOTS, ("Win rate", "VP", "VP by turn")):
-            label = PlotLabel("The plots appear here when the batch is done.")
+        self.plot_labels: dict[str, PlotLabel | TallPlot] = {}
+        for name, title in zip(PLOTS, ("Win rate", "VP", "VP by turn", "VP by award")):
+            kind = TallPlot if name == "awards.png" else PlotLabel
+            label = kind("The plots appear here when the batch is done.")
             self.plot_labels[name] = label
             self.plots.addTab(label, title)
         lay.addWidget(self.plots, 1)
@@ -269,7 +298,7 @@ class BalanceDialog(QDialog):
         self.rate.setText("stopped: run again to resume" if stopped else "done")
         head = (f"{summary['played']} played, {summary['resumed']} already in the folder"
                 + ("; stopped early: Run resumes" if stopped else ""))
-        self.summary.setText("\n".join([head] + format_summary(summary)))
+        self.summary.setText("\n".join([head] + format_summary(summary, awards=False)))  # (a plot's tab)
         out = Path(self.out.text())
         for name, label in self.plot_labels.items():
             pix = QPixmap(str(out / name))

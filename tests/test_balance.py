@@ -184,3 +184,42 @@ def test_compile_texts_refuses_paths_outside_the_library(tmp_path):
     with pytest.raises(BalanceError, match="leaves the game library"):
         balance.compile_texts(bad)
     assert spec.game.entry == "barbarossa-postcard/game.hxr"
+
+
+def test_the_vp_are_told_by_award(tmp_path, capsys):
+    """Each game's row says what each side got its VP for; the summary gives
+    every award of the rules (in their order) its mean VP a game and the
+    share of games it paid in, and names those that paid in none."""
+    summary = balance_json(capsys, BARBAROSSA, "--games", 4, "--agents", "greedy,random", "--out", tmp_path)
+    rows = rows_of(tmp_path)
+    for row in rows:
+        got = json.loads(row["awards"])
+        assert sum(got.get("axis", {}).values()) == int(row["vp_axis"])
+        assert sum(got.get("soviet", {}).values()) == int(row["vp_soviet"])
+    axis = summary["rows"][0]["sides"]["axis"]
+    titles = [a["award"] for a in axis["awards"]]
+    assert titles[:3] == ["Riga", "Kaunas", "Minsk"]  # the rules' order, paid or not
+    games = [json.loads(r["awards"]).get("axis", {}) for r in rows]
+    for a in axis["awards"]:
+        assert a["mean"] == pytest.approx(sum(g.get(a["award"], 0) for g in games) / 4)
+        assert a["paid"] == sum(1 for g in games if g.get(a["award"])) / 4
+    assert sum(a["mean"] for a in axis["awards"]) == pytest.approx(axis["vp"]["mean"])
+    assert (tmp_path / "awards.png").stat().st_size > 0
+    text = "\n".join(balance.format_summary(summary))
+    never = [a["award"] for a in axis["awards"] if not a["paid"]]
+    assert never and " ".join(text.split()).count("paid in no game: " + "; ".join(never)) == 1
+    for a in axis["awards"]:
+        if a["paid"]:
+            assert f"{a['mean']:+7.2f} VP a game, paid in {a['paid'] * 100:3.0f}%  {a['award']}" in text
+    assert "paid in" not in "\n".join(balance.format_summary(summary, awards=False))
+
+
+def test_a_games_file_with_a_bad_awards_cell_is_refused_with_its_line(tmp_path, capsys):
+    balance_json(capsys, BARBAROSSA, "--games", 2, "--out", tmp_path)
+    path = tmp_path / "games.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[2] = lines[2].rsplit(",", 1)[0] + ',"{""axis"": {""Riga"": ""many""}}"'
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["balance", str(BARBAROSSA), "--games", "3", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:3: not a game row" in err and "Traceback" not in err

@@ -61,9 +61,16 @@ def test_balance_runs_in_the_background_stops_resumes_and_shows_plots(qtbot, win
     assert dlg.bar.value() == dlg.bar.maximum() == kept + 2
     for label in dlg.plot_labels.values():
         assert not label.image.isNull() and label.image.width() > 300
+    assert "paid in" not in text  # the VP by award are a plot's tab
     SHOTS.mkdir(parents=True, exist_ok=True)
     dlg.resize(900, 820)
     assert dlg.grab().save(str(SHOTS / "balance-dialog.png"))
+    # VP by award: a row per award of each side, as wide as the tab and scrolled
+    awards = dlg.plot_labels["awards.png"]
+    dlg.plots.setCurrentWidget(awards)
+    qtbot.waitUntil(lambda: not awards.label.pixmap().isNull(), timeout=5_000)
+    assert awards.label.pixmap().width() <= awards.viewport().width()
+    assert dlg.grab().save(str(SHOTS / "balance-awards.png"))
 
 
 def test_balance_refuses_bad_numbers_with_a_message(qtbot, win, monkeypatch):

@@ -54,14 +54,11 @@ class BatchWorker(QObject):
             self.failed.emit(f"the batch stopped on an internal error: {type(e).__name__}: {e}")
 
 
-class PlotLabel(QLabel):
-    """A plot, scaled to the space it has (never stretched)."""
+class _Fitted:
+    """A plot image kept at full size and shown fitted to the space there is
+    (``_fit``), again whenever the widget is resized."""
 
-    def __init__(self, text: str):
-        super().__init__(text)
-        self.setAlignment(Qt.AlignCenter)
-        self.setMinimumSize(200, 150)
-        self.image = QPixmap()
+    image: QPixmap
 
     def show_image(self, pix: QPixmap) -> None:
         self.image = pix
@@ -71,12 +68,22 @@ class PlotLabel(QLabel):
         super().resizeEvent(event)
         self._fit()
 
+
+class PlotLabel(_Fitted, QLabel):
+    """A plot, scaled to the space it has (never stretched)."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.setAlignment(Qt.AlignCenter)
+        self.setMinimumSize(200, 150)
+        self.image = QPixmap()
+
     def _fit(self) -> None:
         if not self.image.isNull():
             self.setPixmap(self.image.scaled(self.size(), Qt.KeepAspectRatio, Qt.SmoothTransformation))
 
 
-class TallPlot(QScrollArea):
+class TallPlot(_Fitted, QScrollArea):
     """A plot taller than the space it has (VP by award: a row per award of
     every side): as wide as the tab, scrolled up and down."""
 
@@ -88,14 +95,6 @@ class TallPlot(QScrollArea):
         self.setWidgetResizable(True)
         self.setMinimumSize(200, 150)
         self.image = QPixmap()
-
-    def show_image(self, pix: QPixmap) -> None:
-        self.image = pix
-        self._fit()
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._fit()
 
     def _fit(self) -> None:
         if not self.image.isNull():

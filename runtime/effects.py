@@ -100,23 +100,34 @@ class Effects:
 
     def marker_functions(self, s: GameState) -> dict:
         """The expression functions that read markers and variables."""
-        def value(where, kind):
-            return sum(m["value"] or 0 for m in self.markers_at(s, str(where), str(kind)))
+        return {name: make(s) for name, make in self.marker_function_makers().items()}
 
-        def track(column):
-            turn = next((t for t in self.game.turn_track.turns if t.number == s.turn), None)
-            v = turn.values.get(str(column)) if turn else None
-            return v if isinstance(v, (int, str)) and not isinstance(v, bool) else 0
+    def marker_function_makers(self) -> dict:
+        """``marker_functions`` as makers: each, called with a state, returns
+        the function reading that state (``runtime.victory.Functions``)."""
+        def make_value(s):
+            def value(where, kind):
+                return sum(m["value"] or 0 for m in self.markers_at(s, str(where), str(kind)))
+            return value
 
-        def units_at(side, where, selectors):
-            """How many units of ``side`` at a hex, an area, a pool or ``map`` match the selectors (text)."""
-            sel = frozenset(str(selectors).split(","))
-            return sum(1 for uid in self.units_in(s, str(where), sel) if s.units[uid].side == side)
+        def make_track(s):
+            def track(column):
+                turn = next((t for t in self.game.turn_track.turns if t.number == s.turn), None)
+                v = turn.values.get(str(column)) if turn else None
+                return v if isinstance(v, (int, str)) and not isinstance(v, bool) else 0
+            return track
 
-        return {"track": track, "units-at": units_at,
-                "marker-at": lambda where, kind: bool(self.markers_at(s, str(where), str(kind))),
-                "markers": lambda where, kind: len(self.markers_at(s, str(where), str(kind))),
-                "marker-value": value}
+        def make_units_at(s):
+            def units_at(side, where, selectors):
+                """How many units of ``side`` at a hex, an area, a pool or ``map`` match the selectors (text)."""
+                sel = frozenset(str(selectors).split(","))
+                return sum(1 for uid in self.units_in(s, str(where), sel) if s.units[uid].side == side)
+            return units_at
+
+        return {"track": make_track, "units-at": make_units_at,
+                "marker-at": lambda s: lambda where, kind: bool(self.markers_at(s, str(where), str(kind))),
+                "markers": lambda s: lambda where, kind: len(self.markers_at(s, str(where), str(kind))),
+                "marker-value": make_value}
 
     def new_marker(self, kind: str, hex_: Hex | None, box: str, value: int | None) -> dict:
         mk = self.game.markers[kind]

@@ -54,6 +54,7 @@ class Engine:
         self.fire = FireAttacks(self)  # attacks by fire on a fixed column, granted by a fire effect
         self.dicepool = DicePoolBattles(self) if game.dice_pool is not None else None  # dice-pool battles
         self.declared = game.declared_ids()  # ids as expression names: fixed for the game
+        self._selections: dict[tuple, tuple[frozenset[str], frozenset[str]]] = {}  # (only, exclude) -> ``_selected``
         self._immobile = frozenset(cid for cid, c in game.counters.items()  # counters of an immobile class
                                    if "immobile" in game.unit_classes[c.unit_class].flags)
         self.controllable = frozenset(h for h, mh in game.map.hexes.items()
@@ -119,9 +120,30 @@ class Engine:
         if limit:
             return [x for x, u in state.units.items() if u.side == active and u.hex is not None
                     and (not activated or x in activated) and not self.phase_bars(state, x)]
-        sel = self.game.selectors_of  # (phase_bars' test of only and exclude, without its messages)
+        if not (only or exclude):
+            return [x for x, u in state.units.items() if u.side == active and u.hex is not None
+                    and (not activated or x in activated)]
+        # (phase_bars' test of only and exclude, without its messages: by the counters' selectors
+        # worked out once, then by the markers of those that have some)
+        chosen, barred = self._selected(only, exclude)
+        ex = exclude or ()
         return [x for x, u in state.units.items() if u.side == active and u.hex is not None
-                and (not activated or x in activated) and _allowed(sel(x), u.markers, only, exclude)]
+                and (not activated or x in activated) and x not in barred
+                and (not u.markers or u.markers.isdisjoint(ex)) and (x in chosen or not u.markers.isdisjoint(only))]
+
+    def _selected(self, only, exclude) -> tuple[frozenset[str], frozenset[str]]:
+        """For a phase's ``only`` and ``exclude`` lists (``actors``): the
+        counters whose selectors meet ``only`` (all, without one), and those
+        whose selectors meet ``exclude``; worked out once per pair of lists."""
+        key = (tuple(only or ()), tuple(exclude or ()))
+        hit = self._selections.get(key)
+        if hit is None:
+            sel = self.game.selectors_of
+            ids = self.game.counters
+            chosen = frozenset(x for x in ids if not only or not sel(x).isdisjoint(only))
+            barred = frozenset(x for x in ids if exclude and not sel(x).isdisjoint(exclude))
+            hit = self._selections[key] = (chosen, barred)
+        return hit
 
     def phase_bars(self, state: GameState, uid: str) -> str:
         """Why the current phase does not let ``uid`` act ("" if it does): its

@@ -611,27 +611,25 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
     counter = game.counters[unit_id]
     cls = game.unit_classes[counter.unit_class]
     m = mode_by_id(game, mode)
-    zoc = enemy_zoc(game, board, state, u.side)
-    mp = unit_mp(game, state, unit_id, m)
-    bound = mp if limit is None else limit
     start = u.hex
     side = u.side
-    held = held_by_others(state, side)
-    closed = closed_to(game, board, state, side)  # the enemy's sources, where the game closes them
-
-    if m is not None:
+    if m is not None:  # (what bars the mode to the unit itself first: nothing else is worked out for it)
         if m.only and not game.matches(unit_id, m.only) and not m.only & u.markers:  # a class, or a state (reserve)
             raise MoveError(f"{unit_id} may not use {m.title}: only {', '.join(sorted(m.only))} units do")
-        barred = sorted(m.barred & u.markers)
-        if barred:
-            raise MoveError(f"{unit_id} may not use {m.title}: it is {', '.join(barred)}")
+        if m.barred & u.markers:
+            raise MoveError(f"{unit_id} may not use {m.title}: it is {', '.join(sorted(m.barred & u.markers))}")
         if m.excluded and game.matches(unit_id, m.excluded):
             raise MoveError(f"{unit_id} may not use {m.title}")
         on_link = not m.along or any(e.links & m.along for _, e in board.adj[start])
         if not on_link:
             raise MoveError(f"{unit_id} cannot use {m.title}: it does not start on a {'/'.join(sorted(m.along))}")
-        if m.no_enemy_zoc and start in zoc:
-            raise MoveError(f"{unit_id} cannot use {m.title}: it starts in an enemy ZOC")
+    zoc = enemy_zoc(game, board, state, side)
+    if m is not None and m.no_enemy_zoc and start in zoc:
+        raise MoveError(f"{unit_id} cannot use {m.title}: it starts in an enemy ZOC")
+    mp = unit_mp(game, state, unit_id, m)
+    bound = mp if limit is None else limit
+    held = held_by_others(state, side)
+    closed = closed_to(game, board, state, side)  # the enemy's sources, where the game closes them
 
     # attack by moving in (Barbarossa 6.3): an enemy hex may be entered, and the move ends there
     move_in = game.combat.attack == "move-in" and not (m is not None and m.no_attack and
@@ -872,25 +870,31 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
                   move_in: bool, overruns: frozenset[Hex]) -> frozenset[Hex]:
     """The hexes the search reached where the move may end: stacking, and
     6.3's hexside limits on a move-in attack, checked where they can bar
-    (occupied hexes, and the ends of move-in attacks)."""
-    cost = found.reached  # (the hexes it reached but the start, which is never barred)
+    (occupied hexes, and the ends of move-in attacks).  Where the game has
+    no stacking limit only the ends of attacks can be barred: the other
+    hexes reached are not looked at (a 99-MP move reaches most of the map)."""
     occupants = state.occupants
+    attacks = found.stop_prev if move_in else None  # (where a move-in attack may end)
+    barred = []
+    if attacks and _alone_barred(game, state, unit_id):
+        # a move that must end in an empty hex is judged as an attack with no other unit across
+        # its hexside: barred only where the limits allow no unit at all
+        barred.extend(h for h in attacks if h not in occupants)
+    limit_units, extra, exempt = _limits(game)
+    if limit_units is None and not extra:
+        if not attacks:
+            return found.reached.difference(barred) if barred else found.reached
+        cost = attacks  # (the hexes where a limit may bar the move: a hexside's, on an attack)
+    else:
+        cost = found.reached  # (the hexes it reached but the start, which is never barred)
     if len(occupants) < len(cost):
         check = [h for h in occupants if h in cost]
     else:
         check = [h for h in cost if h in occupants]
-    barred = []
-    if move_in and found.stop_prev and _alone_barred(game, state, unit_id):
-        # a move that must end in an empty hex is judged as an attack with no other unit across
-        # its hexside: barred only where the limits allow no unit at all
-        barred.extend(h for h in found.stop_prev if h not in occupants)
     if not check and not barred:
         return found.reached
     side = state.units[unit_id].side
     start = state.units[unit_id].hex
-    limit_units = game.stacking.get("units")
-    extra = bool(extra_limits(game.stacking))  # hq and per-selector limits (runtime.stacking)
-    exempt = _exempt_counters(game)
     room = None if limit_units is None else limit_units - (unit_id not in exempt)  # others it may join
     for h in check:
         if h == start:
@@ -906,6 +910,23 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
         elif extra and h in occupants and extra_bars(game, state, h, unit_id):
             barred.append(h)
     return found.reached.difference(barred) if barred else found.reached
+
+
+_LIMITS: dict[int, tuple[GameDefinition, object, tuple]] = {}
+
+
+def _limits(game: GameDefinition) -> tuple[int | None, bool, frozenset[str]]:
+    """(the ``units`` stacking limit or None, whether the game has hq or
+    per-selector limits, the counters exempt from stacking): what
+    ``_destinations`` asks of the game for every range, fixed for a game."""
+    kept = _LIMITS.get(id(game))
+    if kept is not None and kept[0] is game and kept[1] is game.stacking:
+        return kept[2]
+    out = (game.stacking.get("units"), bool(extra_limits(game.stacking)), _exempt_counters(game))
+    if len(_LIMITS) > 16:
+        _LIMITS.clear()
+    _LIMITS[id(game)] = (game, game.stacking, out)
+    return out
 
 
 def _alone_barred(game: GameDefinition, state: GameState, unit_id: str) -> bool:

@@ -98,17 +98,34 @@ class GameState:
         s = object.__new__(type(self))  # (not through __init__: its defaults would be thrown away)
         d = s.__dict__
         d.update(self.__dict__)  # numbers, strings, the dice's state and the trail are shared
-        d.update(units=dict(self.units), control=dict(self.control), vp=dict(self.vp), cup=list(self.cup),
-                 hands={k: list(v) for k, v in self.hands.items()}, activated=set(self.activated),
-                 moved=set(self.moved), attacked=set(self.attacked), attacked_hexes=set(self.attacked_hexes),
-                 pending=[_plain_copy(p) for p in self.pending], log=list(self.log),
-                 occupants=dict(self.occupants), step=dict(self.step),
-                 result=dict(self.result) if self.result else None, lost=list(self.lost), done=set(self.done),
-                 control_since=dict(self.control_since), rolled=dict(self.rolled),
-                 attack_from=dict(self.attack_from), markers=[dict(m) for m in self.markers],
-                 variables=dict(self.variables), effects=[_plain_copy(e) for e in self.effects],
-                 entering=dict(self.entering), attached=dict(self.attached), placed=dict(self.placed),
-                 observed=None)
+        # (each container copied with its own copy(), the quickest way; what is empty most of the game
+        # is copied only when it is not)
+        d["units"] = self.units.copy()
+        d["control"] = self.control.copy()
+        d["vp"] = self.vp.copy()
+        d["cup"] = self.cup.copy()
+        d["hands"] = {k: v.copy() for k, v in self.hands.items()} if self.hands else {}
+        d["activated"] = self.activated.copy()
+        d["moved"] = self.moved.copy()
+        d["attacked"] = self.attacked.copy()
+        d["attacked_hexes"] = self.attacked_hexes.copy()
+        d["pending"] = [_plain_copy(p) for p in self.pending] if self.pending else []
+        d["log"] = self.log.copy()
+        d["occupants"] = self.occupants.copy()
+        d["step"] = self.step.copy()
+        d["result"] = self.result.copy() if self.result else None
+        d["lost"] = self.lost.copy()
+        d["done"] = self.done.copy()
+        d["control_since"] = self.control_since.copy()
+        d["rolled"] = self.rolled.copy()
+        d["attack_from"] = self.attack_from.copy()
+        d["markers"] = [m.copy() for m in self.markers] if self.markers else []
+        d["variables"] = self.variables.copy()
+        d["effects"] = [_plain_copy(e) for e in self.effects] if self.effects else []
+        d["entering"] = self.entering.copy()
+        d["attached"] = self.attached.copy()
+        d["placed"] = self.placed.copy()
+        d["observed"] = None
         # derived data keyed on the version stays valid until a unit moves, data keyed on a side's
         # stamp until one of that side's units moves, carried data until a hex it read changes (it is
         # checked against the trail when read); facts fixed at set-up (string keys) always do
@@ -122,7 +139,7 @@ class GameState:
                     kept[k] = x
             elif isinstance(k, str):
                 kept[k] = x
-        s.cache = kept
+        d["cache"] = kept
         return s
 
     def side_stamp(self, side: str) -> tuple:

@@ -4,6 +4,8 @@ immediate wins are tried, and the end of the game.  A mixin of
 ``runtime.runner.Runner``."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from . import expr as E
 from .hexes import Hex
 from .state import GameState
@@ -16,6 +18,32 @@ def params_of(rules) -> list[str]:
     return sorted({a.value for r in rules for e in (r.condition, r.amount) if e is not None
                    for n in E.walk(e) if isinstance(n, E.Call) and n.func == "param"
                    for a in n.args if isinstance(a, E.Str)})
+
+
+class Functions(Mapping):
+    """The functions of ``env`` for one state, read as a dict of them: each
+    is made (its maker called with the state) when first looked up, so a
+    condition that calls none, or one, does not make all of them."""
+
+    __slots__ = ("_makers", "_state", "_made")
+
+    def __init__(self, makers: dict, s: GameState):
+        self._makers, self._state, self._made = makers, s, {}
+
+    def __getitem__(self, name: str):
+        f = self._made.get(name)
+        if f is None:
+            f = self._made[name] = self._makers[name](self._state)
+        return f
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._makers
+
+    def __iter__(self):
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
 
 
 class VictoryRules:
@@ -36,7 +64,7 @@ class VictoryRules:
             names = self._names_memo = (check, self._build_names(s))
         fns = self._functions_memo
         if fns is None or fns[0] is not s:
-            fns = self._functions_memo = (s, self._build_functions(s))
+            fns = self._functions_memo = (s, Functions(self._function_makers(), s))
         return dict(names[1]), fns[1]
 
     def _build_env(self, s: GameState) -> tuple[dict, dict]:
@@ -54,7 +82,17 @@ class VictoryRules:
         return names
 
     def _build_functions(self, s: GameState) -> dict:
-        """The functions of ``env``, reading ``s``."""
+        """The functions of ``env``, reading ``s``, all made at once."""
+        return {name: make(s) for name, make in self._function_makers().items()}
+
+    def _function_makers(self) -> dict:
+        """Each function of ``env`` by name, as a maker: called with a state,
+        it returns the function reading that state.  Made once per runner;
+        ``_Functions`` calls a maker only when an expression calls its
+        function (most conditions read names only, or stop before a call)."""
+        makers = self.__dict__.get("_makers")
+        if makers is not None:
+            return makers
         g = self.game
 
         def hexes_of(where: object) -> list[Hex]:
@@ -68,54 +106,71 @@ class VictoryRules:
             except ValueError as e:
                 raise E.ExprError(str(e)) from None
 
-        def controls(side, where):
-            return any(s.control.get(h) == side for h in hexes_of(where))
+        def make_controls(s):
+            def controls(side, where):
+                return any(s.control.get(h) == side for h in hexes_of(where))
+            return controls
 
-        def occupies(side, where):
-            if str(where) in g.pools:  # a unit of the side waits in the box (AVD: the Minsk Pocket)
-                box = f"pool:{where}"
-                return any(u.side == side and u.hex is None and u.box == box for u in s.units.values())
-            return any(u.side == side for h in hexes_of(where) for u in s.units_at(h))
+        def make_occupies(s):
+            def occupies(side, where):
+                if str(where) in g.pools:  # a unit of the side waits in the box (AVD: the Minsk Pocket)
+                    box = f"pool:{where}"
+                    return any(u.side == side and u.hex is None and u.box == box for u in s.units.values())
+                return any(u.side == side for h in hexes_of(where) for u in s.units_at(h))
+            return occupies
 
-        def supplied(side, where):
-            lines = supply_map(g, self.board, s, str(side))
-            return any(h in lines for h in hexes_of(where))
+        def make_supplied(s):
+            def supplied(side, where):
+                lines = supply_map(g, self.board, s, str(side))
+                return any(h in lines for h in hexes_of(where))
+            return supplied
 
-        def supplied_along(side, where, link):
-            lines = reached_along(g, self.board, s, str(side), str(link))
-            return any(h in lines for h in hexes_of(where))
+        def make_supplied_along(s):
+            def supplied_along(side, where, link):
+                lines = reached_along(g, self.board, s, str(side), str(link))
+                return any(h in lines for h in hexes_of(where))
+            return supplied_along
 
-        def eliminated(side, flag):
-            """Units of ``side`` lost so far (in combat or to supply) whose class or flag is ``flag``."""
-            n = 0
-            for uid in s.lost:
-                c = g.counters[uid]
-                if c.side == side and (flag == c.unit_class or flag in g.unit_classes[c.unit_class].flags):
-                    n += 1
-            return n
+        def make_eliminated(s):
+            def eliminated(side, flag):
+                """Units of ``side`` lost so far (in combat or to supply) whose class or flag is ``flag``."""
+                n = 0
+                for uid in s.lost:
+                    c = g.counters[uid]
+                    if c.side == side and (flag == c.unit_class or flag in g.unit_classes[c.unit_class].flags):
+                        n += 1
+                return n
+            return eliminated
 
-        def terrain_at(where, kind):
-            """The hex's terrain or one of its features is ``kind`` (an area: any of its hexes)."""
-            return any(g.map.terrain_at(h) == kind or kind in (g.map.hexes[h].features if h in g.map.hexes else ())
-                       for h in hexes_of(where))
+        def make_terrain_at(s):
+            def terrain_at(where, kind):
+                """The hex's terrain or one of its features is ``kind`` (an area: any of its hexes)."""
+                return any(g.map.terrain_at(h) == kind or kind in (g.map.hexes[h].features if h in g.map.hexes else ())
+                           for h in hexes_of(where))
+            return terrain_at
 
-        def lost(where):
-            initial = s.cache.get("initial-control", {})
-            return any(s.control.get(h) != initial.get(h) for h in hexes_of(where))
+        def make_lost(s):
+            def lost(where):
+                initial = s.cache.get("initial-control", {})
+                return any(s.control.get(h) != initial.get(h) for h in hexes_of(where))
+            return lost
 
-        fns = {"terrain-at": terrain_at, "controls": controls, "occupies": occupies, "supplied": supplied, "supplied-along": supplied_along, "vp": lambda side: s.vp.get(side, 0),
-               "eliminated": eliminated, "on-map": lambda cid: s.units[cid].hex is not None,
-               "marked": lambda cid, marker: str(marker) in s.units[cid].markers,
-               "variant": lambda v: v in g.active_variants,
-               "lost": lost,
-               "held-since": lambda side, where: min((s.control_since.get(h, 0) for h in hexes_of(where)
-                                                      if s.control.get(h) == side), default=0),
-               "chosen": lambda name: f"chosen:{name}" in s.done,
-               "chits-in-play": lambda cid: s.cup.count(str(cid)) + self._drawn_this_turn(s, str(cid)),
-               "param": self._param,
-               "rolled": lambda table: s.rolled.get(str(table), ""),
-               **self.marker_functions(s)}
-        return fns
+        makers = {"terrain-at": make_terrain_at, "controls": make_controls, "occupies": make_occupies,
+                  "supplied": make_supplied, "supplied-along": make_supplied_along,
+                  "vp": lambda s: lambda side: s.vp.get(side, 0),
+                  "eliminated": make_eliminated, "on-map": lambda s: lambda cid: s.units[cid].hex is not None,
+                  "marked": lambda s: lambda cid, marker: str(marker) in s.units[cid].markers,
+                  "variant": lambda s: lambda v: v in g.active_variants,
+                  "lost": make_lost,
+                  "held-since": lambda s: lambda side, where: min((s.control_since.get(h, 0) for h in hexes_of(where)
+                                                                   if s.control.get(h) == side), default=0),
+                  "chosen": lambda s: lambda name: f"chosen:{name}" in s.done,
+                  "chits-in-play": lambda s: lambda cid: s.cup.count(str(cid)) + self._drawn_this_turn(s, str(cid)),
+                  "param": lambda s: self._param,
+                  "rolled": lambda s: lambda table: s.rolled.get(str(table), ""),
+                  **self.marker_function_makers()}
+        self.__dict__["_makers"] = makers
+        return makers
 
     @staticmethod
     def _drawn_this_turn(s: GameState, cid: str) -> int:

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dsl.compiler import compile_game
+from runtime import expr as E
 from runtime import movement as M
 from runtime import supply as S
 from runtime.actions import Done, IllegalActionError, Move, Moves, Use
@@ -491,3 +492,94 @@ def test_an_answer_is_not_checked_against_answers_listed_before_the_state_change
     s.attacked.add(f"spent:{opt.uses or opt.id}:{use.unit}")  # (spent meanwhile: the list is stale)
     with pytest.raises(IllegalActionError):
         r.apply(s, use)
+
+
+FOUR_GAMES = [("smolensk", "short"), ("barbarossa-postcard", None), ("a-victory-denied", None), ("prokhorovka", None)]
+
+
+def _game_expressions(r: Runner) -> list:
+    """Every condition and amount a game's rules hold where ``env`` is read:
+    movement modes' forbid lines, victory rules, phase conditions, triggers."""
+    out = [cond for m in r.game.movement.modes for _, cond, _ in m.forbid]
+    out += [e for v in r.victory for e in (v.condition, v.amount) if e is not None]
+    out += [p.condition for p in (step.phase for step in r.program) if getattr(p, "condition", None) is not None]
+    out += [t.condition for t in r.game.triggers if t.condition is not None]
+    return out
+
+
+def _value(expr, names, fns):
+    try:
+        return E.evaluate(expr, names, fns)
+    except E.ExprError as e:
+        return f"error: {e}"
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from(FOUR_GAMES), steps=st.integers(1, 150))
+def test_property_actors_and_functions_made_on_demand_equal_fresh_ones(seed, game, steps):
+    """The units that may act, judged by the selectors worked out once per
+    phase's ``only`` and ``exclude`` lists (Engine.actors), are those that
+    can_act lets act; and the expression functions made when first called
+    (runtime.victory.Functions) give what those made all at once give, for
+    every condition of the game's rules, after random action sequences in
+    every game folder."""
+    r = runner(*game)
+    e = r.engine
+    exprs = _game_expressions(r)
+    rnd = random.Random(seed)
+    for s in random_walk(r, r.new_game(seed), rnd, steps):
+        assert e.actors(s) == [x for x in s.units if e.can_act(s, x)]
+        names, fns = r.env(s)
+        full = r._build_functions(s)
+        assert set(fns) == set(full) and len(fns) == len(full) and all(k in fns for k in full)
+        for side in r.game.sides:
+            names["side"] = side
+            for x in exprs:
+                assert _value(x, names, fns) == _value(x, names, full)
+
+
+def _destinations_in_full(r: Runner, s, uid: str, found, move_in: bool, overruns) -> frozenset:
+    """runtime.movement._destinations as it was: every occupied hex reached
+    judged for stacking and 6.3's hexside limits, whatever the game's limits."""
+    g, occupants = r.game, s.occupants
+    barred = []
+    if move_in and found.stop_prev and M._alone_barred(g, s, uid):
+        barred.extend(h for h in found.stop_prev if h not in occupants)
+    side, start = s.units[uid].side, s.units[uid].hex
+    limit_units, exempt = g.stacking.get("units"), M._exempt_counters(g)
+    room = None if limit_units is None else limit_units - (uid not in exempt)
+    for h in [h for h in found.reached if h in occupants]:
+        if h == start or (overruns and h in overruns):
+            continue
+        if move_in and h in found.stop_prev and s.side_at(h) != side:
+            if M.hexside_limit_reason(g, r.board, s, uid, found.stop_prev[h], h):
+                barred.append(h)
+        elif room is not None and sum(1 for x in occupants[h] if x != uid and x not in exempt) > room:
+            barred.append(h)
+        elif M.extra_limits(g.stacking) and M.extra_bars(g, s, h, uid):
+            barred.append(h)
+    return found.reached.difference(barred)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from(FOUR_GAMES), steps=st.integers(1, 150))
+def test_property_destinations_judged_where_a_limit_can_bar_equal_all_judged(seed, game, steps):
+    """Where a move may end (runtime.movement._destinations, which judges only
+    the ends of attacks in a game without stacking limits, and reads the
+    game's limits once) is what judging every occupied hex reached gives,
+    for every unit and mode, after random action sequences in every game."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    modes = [None] + [m.id for m in r.game.movement.modes]
+    for s in random_walk(r, r.new_game(seed), rnd, steps):
+        for u in s.on_map():
+            for mode in modes:
+                try:
+                    rng = M.move_range(r.game, r.board, s, u.id, mode)
+                except M.MoveError:
+                    continue
+                m = M.mode_by_id(r.game, mode)
+                move_in = r.game.combat.attack == "move-in" and not (
+                    m is not None and m.no_attack and r.game.matches(u.id, m.no_attack))
+                over = M.overrun_hexes(r.game, s, u.id)
+                assert rng.destinations == _destinations_in_full(r, s, u.id, rng.search, move_in, over)

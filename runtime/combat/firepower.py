@@ -30,6 +30,7 @@ firepower; ``FirepowerBattles`` runs a battle's decisions for the engine.
 """
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass, field
 
 from .. import expr as E
@@ -127,8 +128,8 @@ def report(game: GameDefinition, board: Board, state: GameState, h: Hex, attacke
         local.update({"side": side, "enemy": defender if side == attacker else attacker, "attacker": attacker,
                       "defender": defender, "terrain": board.terrain(h), "hex": board.hex_id(h),
                       "city-vp": mh.vp if mh else 0, "all-attackers-across": across, "units": len(units)})
-        local_fns = dict(fns, **{"units-of": lambda sel, units=units: sum(
-            1 for x in units if str(sel) in game.selectors_of(x))})
+        local_fns = ChainMap({"units-of": lambda sel, units=units: sum(  # (the env's not copied)
+            1 for x in units if str(sel) in game.selectors_of(x))}, fns)
         for m in game.modifiers.get("firepower", ()):
             if m.condition is None or E.evaluate(m.condition, local, local_fns) is True:
                 v = int(E.evaluate(m.amount, local, local_fns))

@@ -14,6 +14,7 @@ A fractional die or shift amount is cut to a whole number (toward 0).
 """
 from __future__ import annotations
 
+from collections import ChainMap
 from fractions import Fraction
 
 from .. import expr as E
@@ -67,7 +68,8 @@ def combat_names(game: GameDefinition, board: Board, state: GameState, attackers
                   "units": len(att), "all-attackers-across": tuple(sorted(common or ())),
                   "chit": str(state.step.get("chit", "") or ""), "fire-attack": ""})
     ids = [u.id for u in att]
-    local_fns = dict(fns, **{"units-of": lambda sel: sum(1 for x in ids if str(sel) in game.selectors_of(x))})
+    # (the env's functions under the attack's own, not copied: they are made when called)
+    local_fns = ChainMap({"units-of": lambda sel: sum(1 for x in ids if str(sel) in game.selectors_of(x))}, fns)
     return local, local_fns
 
 
@@ -106,7 +108,7 @@ def strength_modifiers(game: GameDefinition, state: GameState, board: Board, rol
                   "strength": strength, "unit-class": c.unit_class, "nationality": c.nationality,
                   "unit-markers": tuple(sorted(u.markers)),
                   "across": crossed_by(board, state, uid, target) if role == "attacker" else ()})
-    local_fns = dict(fns, **{"units-of": lambda sel: int(str(sel) in game.selectors_of(uid))})
+    local_fns = ChainMap({"units-of": lambda sel: int(str(sel) in game.selectors_of(uid))}, fns)
     out = []
     for m in mods:
         if _holds(m, local, local_fns):

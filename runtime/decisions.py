@@ -4,7 +4,8 @@ playing chits, placing units, activating, withdrawing, transferring,
 attaching counters to units and returning them to a pool."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
@@ -159,6 +160,69 @@ class Placements(Sequence):
 
     def __repr__(self) -> str:
         return f"Placements({len(self.units)} units x {len(self.hexes)} hexes + {self.tail!r})"
+
+
+class UnitPlacements(Sequence):
+    """The place decisions ``[Place(unit, hex_id(h)) for (unit, hexes) in
+    groups for h in hexes] + tail``, in that order, without building them:
+    a set-up offers every waiting unit each hex open to it, and an agent
+    takes one.  Reads as that list (length, index, membership, iteration,
+    equality)."""
+
+    __slots__ = ("groups", "tail", "_hex_id", "_ends", "_ids")
+
+    def __init__(self, groups: list[tuple[str, Sequence]], tail: list, hex_id: Callable[[object], str]):
+        self.groups, self.tail, self._hex_id = groups, list(tail), hex_id
+        ends, n = [], 0
+        for g in groups:
+            n += len(g[1])
+            ends.append(n)
+        self._ends = ends
+        self._ids: dict[str, frozenset[str]] = {}  # unit -> the hex ids it may take, when asked
+
+    def __len__(self) -> int:
+        return (self._ends[-1] if self._ends else 0) + len(self.tail)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("action index out of range")
+        k = self._ends[-1] if self._ends else 0
+        if i >= k:
+            return self.tail[i - k]
+        g = bisect_right(self._ends, i)
+        unit, hexes = self.groups[g]
+        return Place(unit, self._hex_id(hexes[i - (self._ends[g - 1] if g else 0)]))
+
+    def __iter__(self):
+        hex_id = self._hex_id
+        for unit, hexes in self.groups:
+            for h in hexes:
+                yield Place(unit, hex_id(h))
+        yield from self.tail
+
+    def __contains__(self, a) -> bool:
+        if not isinstance(a, Place):
+            return a in self.tail
+        ids = self._ids.get(a.unit)
+        if ids is None:  # (the unit's hexes as ids, worked out for the units asked about)
+            hex_id = self._hex_id
+            ids = self._ids[a.unit] = frozenset(hex_id(h) for unit, hexes in self.groups if unit == a.unit
+                                                for h in hexes)
+        return a.at in ids or a in self.tail
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    def __add__(self, other) -> list:
+        return list(self) + list(other)
+
+    def __repr__(self) -> str:
+        return f"UnitPlacements({len(self)} actions)"
 
 
 RunnerAction = Union[Action, Choose, Pick, Play, Place, Activate, Withdraw, Transfer, Take, Attach, Return, Designate]

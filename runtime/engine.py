@@ -37,6 +37,9 @@ from .retreat import advance_paths, retreat_paths
 from .state import GameState, eliminate, fingerprint
 
 
+_HALF = Fraction(1, 2)
+
+
 def _allowed(selectors: frozenset[str], markers: frozenset[str], only, exclude) -> bool:
     """Whether a unit with these selectors and markers passes a phase's
     ``only`` and ``exclude`` lists (either may be empty or None)."""
@@ -223,12 +226,13 @@ class Engine:
         """A hex belongs to the side whose unit last passed through it (3.4);
         the turn it changed hands is kept (15.5(4) pays by capture turn).  A
         hex that still holds enemy units (a battle hex) does not change hands."""
-        # a hex taken after this turn's supply check counts half a turn later
-        when = state.turn + (Fraction(1, 2) if f"supply@{state.turn}" in state.done else 0)
+        when = None  # (worked out for the first hex that changes hands)
         for h in hexes:
             if any(u.side != side for u in state.units_at(h)):
                 continue
             if state.control.get(h) != side:
+                if when is None:  # a hex taken after this turn's supply check counts half a turn later
+                    when = state.turn + (_HALF if f"supply@{state.turn}" in state.done else 0)
                 state.control[h] = side
                 state.control_since[h] = when
                 state.version += 1  # lines through controlled hexes (Barbarossa 9.0) depend on it
@@ -570,7 +574,7 @@ class Engine:
             s.moved.add(f"{a.unit}@attack")
         overrun = self.overrun_along(s, a.unit, path[1:], over)
         self.pass_through(s, u.side, path[1:])
-        self.record(s, a, path=[self.board.hex_id(h) for h in path], mp=show_mp(r.cost[dest]),
+        self.record(s, a, path=[self.board.hex_id(h) for h in path], mp=show_mp(r.cost_to(dest)),
                     **({"attacks": a.to} if attack else {}), **({"overrun": overrun} if overrun else {}))
         m = mode_by_id(self.game, a.mode) if a.mode else None
         if m is not None:

@@ -308,14 +308,20 @@ class MoveRange:
         return self.search.stop_prev
 
     def path_to(self, h: Hex) -> list[Hex]:
-        if h not in self.cost:
+        cost, prev = self.search.toward(h)
+        if h not in cost:
             return []
         out = [h]
-        node = self.stop_prev.get(h, self.prev.get(h))
+        node = self.stop_prev.get(h, prev.get(h))
         while node is not None:
             out.append(node)
-            node = self.prev[node]
+            node = prev[node]
         return out[::-1]
+
+    def cost_to(self, h: Hex) -> int:
+        """The cheapest scaled cost to ``h``, a hex reached (what ``cost``
+        says, without a whole component's Dijkstra for one move: ``toward``)."""
+        return self.search.toward(h)[0][h]
 
     def mp_to(self, h: Hex) -> Fraction:
         return Fraction(self.cost[h], SCALE)
@@ -526,6 +532,10 @@ class _Search:
         self.ordered: tuple[Hex, ...] | None = None  # ``reached`` sorted, when asked for
         self.reads: frozenset[Hex] | None = None  # the hexes it read (``_reads``), when asked for
 
+    def toward(self, h: Hex) -> tuple[dict[Hex, int], dict[Hex, Hex | None]]:
+        """(cost, prev), final for ``h`` and the hexes of its cheapest path."""
+        return self.cost, self.prev
+
 
 class _Reach(_Search):
     """A search whose reach is a whole component (``_component_search``):
@@ -533,13 +543,30 @@ class _Reach(_Search):
     its costs or paths are first read (the move made, not every move listed).
     Nothing in it stops a move early, so ``stop_prev`` is empty."""
 
-    __slots__ = ("_component", "_inputs")
+    __slots__ = ("_component", "_inputs", "_toward")
 
     def __init__(self, comp: "_Component", start: Hex, inputs: tuple):
         self.stop_prev = {}
         self.reached = comp.hexes - {start}
         self._component = comp
         self._inputs = inputs  # (a weak reference to the board, then _search's other arguments)
+        # hex -> the Dijkstra run until it reached the hex (``toward``); None once the whole of it ran
+        self._toward: dict[Hex, tuple] | None = {}
+
+    def toward(self, h: Hex) -> tuple[dict[Hex, int], dict[Hex, Hex | None]]:
+        """(cost, prev), final for ``h`` and the hexes of its cheapest path:
+        the Dijkstra stops once it takes ``h`` off its heap (with no step
+        costing less than nothing, nothing it does after changes them), so a
+        move made reads a part of the component, not the whole of it."""
+        if self._toward is None:
+            return self.cost, self.prev  # (the whole Dijkstra ran)
+        hit = self._toward.get(h)
+        if hit is None:
+            board_ref, *rest = self._inputs
+            board = board_ref()
+            found = _search(board.game, board, *rest, target=h)
+            hit = self._toward[h] = (found.cost, found.prev)
+        return hit
 
     def __getattr__(self, name: str):  # (only for slots not set yet: ordered, cost and prev)
         if name == "ordered":  # the component's hexes sorted once, less the start
@@ -560,6 +587,7 @@ class _Reach(_Search):
         if found.reached != self.reached or found.stop_prev:
             raise AssertionError("a component's reach differs from its Dijkstra's")
         self.cost, self.prev = found.cost, found.prev
+        self._toward = None
         return found.cost if name == "cost" else found.prev
 
 
@@ -745,7 +773,7 @@ def controlled(state: GameState, side: str) -> frozenset[Hex]:
 
 def _search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | None, start: Hex,
             mp: int, bound: int, zoc: frozenset[Hex], held: frozenset[Hex], overruns: frozenset[Hex], move_in: bool,
-            own: frozenset[Hex] | None, closed: frozenset[Hex]) -> _Search:
+            own: frozenset[Hex] | None, closed: frozenset[Hex], target: Hex | None = None) -> _Search:
     """The bounded Dijkstra of a move: it reads the unit's class, mode, start
     hex and MP, the enemy ZOC, the enemy-held hexes, the hexes it may
     overrun, whether it may attack by moving in, the enemy sources closed to
@@ -756,7 +784,8 @@ def _search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | N
     setup = setups.get(key)
     if setup is None:
         setup = setups[key] = _search_setup(game, board, cls_id, m)
-    steps, enter_stop, leave_stop, z2z_no, z2z_adjacent, enter_cost, leave_cost, no_enemy_zoc, avoid, settled = setup
+    steps, enter_stop, leave_stop, z2z_no, z2z_adjacent, enter_cost, leave_cost, no_enemy_zoc, avoid, settled, \
+        cheapest = setup
     own_control = own is not None
     hexes = board.map.hexes
     rare = own_control or bool(closed) or bool(avoid)  # checks most moves never need
@@ -775,6 +804,14 @@ def _search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | N
         d, h = pop(heap)
         if d != dist[h]:
             continue
+        if h == target:
+            break  # (``_Reach.toward``: its cost and path are final)
+        if settled and d:  # (no step from h fits in what is left: a 1-MP move's neighbours are not looked at)
+            least = cheapest.get(h)
+            if least is None:
+                least = cheapest[h] = min((step for _, step, _, _ in steps[h]), default=big)
+            if d + least > bound:
+                continue  # (every step would be skipped below: too far, and an all-MP step only from the start)
         h_in_zoc = h in zoc
         for n, step, all_mp, zz in steps[h]:
             if settled and (reached(n, big) <= d or d + step > bound and not all_mp):
@@ -834,7 +871,8 @@ def _search_setup(game: GameDefinition, board: Board, cls_id: str, m: MovementMo
     movement), fixed for a board: its steps, the ZOC rules (enter "stop",
     leave "stop", ZOC to ZOC "no" / "adjacent", the scaled costs of entering
     and leaving), whether the mode keeps out of enemy ZOC, what it never
-    enters, and whether no step costs less than nothing."""
+    enters, whether no step costs less than nothing, and (filled in as
+    searches read them) each hex's cheapest step."""
     rules = game.zoc
     enter_stop = rules.enter == "stop"
     leave_stop = rules.leave == "stop"  # a "sticky" ZOC: units in it cannot leave
@@ -843,7 +881,8 @@ def _search_setup(game: GameDefinition, board: Board, cls_id: str, m: MovementMo
             0 if enter_stop else scaled(int(rules.enter)), 0 if leave_stop else scaled(int(rules.leave)),
             m is not None and m.no_enemy_zoc,
             m.avoid if m is not None else frozenset(),  # terrain and features the mode never enters
-            _no_negative_costs(game))
+            _no_negative_costs(game),
+            {})  # hex -> the cheapest static step out of it, filled in as searches read the hexes
 
 
 _NONNEGATIVE: dict[int, tuple[GameDefinition, bool]] = {}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .actions import Done
-from .decisions import Choose, Place, RunnerAction
+from .decisions import Choose, Place, RunnerAction, UnitPlacements
 from .definition import Phase, Placement
 from .hexes import Hex
 from .movement import (ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, stack_weight,
@@ -64,10 +64,12 @@ class Reinforcements:
             hit = kept[area] = sorted(self.game.map.areas[area], key=self.board.colrow.__getitem__)
         return hit
 
-    def _deploy_actions(self, s: GameState) -> list[RunnerAction]:
+    def _deploy_actions(self, s: GameState, tail: list) -> UnitPlacements:
+        """Each waiting unit in each hex open to it, then ``tail``: the Place
+        actions built when read (most set-up answers are never looked at)."""
         open_in: dict[str, list[Hex]] = {}
-        return [Place(uid, self.board.hex_id(h)) for uid in self._deploying(s, s.step["side"])
-                for h in self.deploy_hexes(s, uid, open_in)]
+        return UnitPlacements([(uid, self.deploy_hexes(s, uid, open_in)) for uid in self._deploying(s, s.step["side"])],
+                              tail, self.board.hex_id)
 
     def _answer_deploy(self, s: GameState, a) -> None:
         side = s.step["side"]

@@ -328,7 +328,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         if d == "decide":
             return [Choose(s.step["option"]), Done()]
         if d == "deploy":
-            return self._deploy_actions(s) + [Done()]
+            return self._deploy_actions(s, [Done()])
         if d == "rebuild":
             return self._rebuild_actions(s) + [Done()]
         if d == "reorganize":

@@ -18,7 +18,7 @@ from runtime import movement as M
 from runtime import supply as S
 from runtime.actions import Done, IllegalActionError, Move, Moves, Use
 from runtime.bots import make_bot, play
-from runtime.decisions import Place, Placements
+from runtime.decisions import Place, Placements, UnitPlacements
 from runtime.runner import Runner
 from runtime.supply import sources_of
 from runtime.zoc import enemy_zoc, zoc_of
@@ -389,8 +389,9 @@ def test_property_component_searches_equal_dijkstra(seed, steps):
     strategic movement: runtime.movement._component_search, shared by every
     start hex of the component) reaches what the bounded Dijkstra reaches,
     and its costs and paths, worked out when first read, are the
-    Dijkstra's: from every hex of the map, for every class of either side,
-    after random action sequences."""
+    Dijkstra's, and so are the path and cost of one move, read from a
+    Dijkstra stopped at its hex: from every hex of the map, for every class
+    of either side, after random action sequences."""
     r = runner("barbarossa-postcard", None)
     g, b = r.game, r.board
     s = played(r, r.new_game(seed), random.Random(seed), steps)
@@ -411,6 +412,10 @@ def test_property_component_searches_equal_dijkstra(seed, steps):
                 answered += 1
                 assert found.reached == plain.reached
                 assert found.stop_prev == plain.stop_prev == {}
+                whole = M.MoveRange("x", h, mp, plain.reached, plain)
+                for t in sorted(plain.reached)[::7]:  # (a Dijkstra stopped at the hex: _Reach.toward)
+                    part = M.MoveRange("x", h, mp, found.reached, found)
+                    assert part.path_to(t) == whole.path_to(t) and part.cost_to(t) == plain.cost[t]
                 assert found.cost == plain.cost and found.prev == plain.prev
                 assert found.reads == M._reads(b, plain)
                 assert list(found.ordered) == sorted(plain.reached)
@@ -583,3 +588,41 @@ def test_property_destinations_judged_where_a_limit_can_bar_equal_all_judged(see
                     m is not None and m.no_attack and r.game.matches(u.id, m.no_attack))
                 over = M.overrun_hexes(r.game, s, u.id)
                 assert rng.destinations == _destinations_in_full(r, s, u.id, rng.search, move_in, over)
+
+
+def _all_deployments(r: Runner, s) -> list:
+    """A set-up decision's actions built in full, as the runner listed them
+    before they were built on demand."""
+    open_in: dict = {}
+    return [Place(uid, r.board.hex_id(h)) for uid in r._deploying(s, s.step["side"])
+            for h in r.deploy_hexes(s, uid, open_in)] + [Done()]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from(FOUR_GAMES))
+def test_property_set_up_decisions_read_as_the_full_list(seed, game):
+    """A set-up decision's actions (``deploy``), built when read
+    (runtime.decisions.UnitPlacements), are the full list in its order:
+    length, every index (negative too), slices, membership (and what is not
+    in it), iteration and equality, in every game that sets up so."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    s = r.new_game(seed)
+    for _ in range(300):
+        if s.result is not None:
+            break
+        acts = r.legal_actions(s)
+        if s.step.get("decision") == "deploy" and not s.pending and not r.effect_asks(s):
+            full = _all_deployments(r, s)
+            assert isinstance(acts, UnitPlacements)
+            assert len(acts) == len(full) and list(acts) == full and acts == full
+            assert [acts[i] for i in range(-len(full), len(full))] == full + full
+            assert acts[1:5] == full[1:5]
+            assert all(a in acts for a in full)
+            units = {a.unit for a in full if isinstance(a, Place)}
+            hexes = {a.at for a in full if isinstance(a, Place)}
+            for u in units:
+                for h in hexes:
+                    assert (Place(u, h) in acts) == (Place(u, h) in full)
+            assert Place("no-such-unit", "0101") not in acts
+        s = r.apply(s, acts[rnd.randrange(len(acts))])

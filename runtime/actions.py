@@ -44,16 +44,16 @@ class Moves(Sequence):
     that may move, and an agent takes one.  Reads as that list (length,
     index, membership, iteration, equality)."""
 
-    __slots__ = ("groups", "tail", "_hex_id", "_ends", "_set")
+    __slots__ = ("groups", "tail", "_hex_id", "_parse", "_ends")
 
-    def __init__(self, groups: list[tuple[str, str, Sequence]], tail: list, hex_id: Callable[[object], str]):
-        self.groups, self.tail, self._hex_id = groups, list(tail), hex_id
+    def __init__(self, groups: list[tuple[str, str, Sequence]], tail: list, hex_id: Callable[[object], str],
+                 parse: Callable[[str], object]):
+        self.groups, self.tail, self._hex_id, self._parse = groups, list(tail), hex_id, parse
         ends, n = [], 0
         for g in groups:
             n += len(g[2])
             ends.append(n)
         self._ends = ends
-        self._set: frozenset | None = None
 
     def __len__(self) -> int:
         return (self._ends[-1] if self._ends else 0) + len(self.tail)
@@ -81,9 +81,15 @@ class Moves(Sequence):
         yield from self.tail
 
     def __contains__(self, a) -> bool:
-        if self._set is None:
-            self._set = frozenset(self)
-        return a in self._set
+        if isinstance(a, Move):  # (the hex its id names, if that is how the list names it, among the unit's)
+            try:
+                h = self._parse(a.to)
+            except (ValueError, TypeError):  # (not a hex id: not a listed move)
+                h = None
+            if h is not None and self._hex_id(h) == a.to and \
+                    any(unit == a.unit and mode == a.mode and h in hexes for unit, mode, hexes in self.groups):
+                return True
+        return a in self.tail
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))

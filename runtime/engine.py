@@ -332,7 +332,7 @@ class Engine:
         tail: list[Action] = exits + (self._detach_actions(state) if state.attached else [])
         if not (judged_at_end(self.game) and self._unstack_first(state, {g[0] for g in groups})):
             tail.append(Done())
-        return Moves(groups, tail, self.board.hex_id)
+        return Moves(groups, tail, self.board.hex_id, self.board.parse)
 
     def _unstack_first(self, state: GameState, movers: set[str]) -> bool:
         """``stacking { judged end }``: does a hex of the moving side stand over
@@ -498,7 +498,7 @@ class Engine:
         if s.pending:
             self._apply_pending(s, action, legal)
         elif isinstance(action, Move):
-            self._move(s, action, memo)
+            self._move(s, action, memo, legal if isinstance(legal, Moves) else None)
         elif isinstance(action, Detach):
             self._detach(s, action)
         elif isinstance(action, Attack):
@@ -529,37 +529,23 @@ class Engine:
         self._settle(s)
         return s
 
-    def _move(self, s: GameState, a: Move, memo: dict | None = None) -> None:
-        """``memo``: the conditions evaluated listing the moves of the state ``s`` was copied from."""
-        if s.phase != "movement":
-            raise IllegalActionError(f"{a.unit} cannot move now: it is not a movement segment")
-        u = self.unit(s, a.unit)
-        if u.side != s.active:
-            raise IllegalActionError(f"{a.unit} cannot move: it is {u.side}'s unit and {s.active} is moving")
-        if s.activated and a.unit not in s.activated:
-            raise IllegalActionError(f"{a.unit} cannot move: it is not activated")
-        if u.hex is None:
-            raise IllegalActionError(f"{a.unit} is not on the map")
-        if a.mode and a.mode not in {m.id for m in self.game.movement.modes}:
-            raise IllegalActionError(f"this game has no movement mode '{a.mode}'")
-        self._memo = memo
-        try:
-            reason = self.phase_bars(s, a.unit) or self.mode_bars(s, a.unit, a.mode)
-        finally:
-            self._memo = None
-        if reason:
-            raise IllegalActionError(reason)
-        if self.immobile(a.unit):
-            raise IllegalActionError(f"{a.unit} cannot move")
+    def _move(self, s: GameState, a: Move, memo: dict | None = None, legal: Moves | None = None) -> None:
+        """``memo``, ``legal``: the conditions evaluated listing the moves of
+        the state ``s`` was copied from, and the moves listed: a move listed
+        is not judged again (the list holds exactly the moves these checks
+        let through)."""
+        listed = legal is not None and a in legal
+        u = s.units[a.unit] if listed else self._unit_to_move(s, a, memo)
         if a.to in self.game.pools and any(pool == a.to for _, pool, _ in self.game.movement.exits):
             if a.mode:
                 raise IllegalActionError(f"{a.unit} moves into {a.to} by a normal move only")
             self._exit(s, a)
             return
         dest = self.hex(a.to)
-        reason = why_not(self.game, self.board, s, a.unit, dest, a.mode or None)
-        if reason:
-            raise IllegalActionError(reason)
+        if not listed:
+            reason = why_not(self.game, self.board, s, a.unit, dest, a.mode or None)
+            if reason:
+                raise IllegalActionError(reason)
         r = move_range(self.game, self.board, s, a.unit, a.mode or None)
         path = r.path_to(dest)
         over = overrun_hexes(self.game, s, a.unit)
@@ -581,6 +567,33 @@ class Engine:
             self._mode_markers(s, a.unit, m)
         if self.on_enter is not None:
             self.on_enter(s, a.unit, path[1:])
+
+    def _unit_to_move(self, s: GameState, a: Move, memo: dict | None):
+        """The unit ``a`` moves; IllegalActionError when the move may not be
+        made now for what bars the unit itself (the segment, its side, its
+        activation, the phase's and the mode's bars), before where it goes
+        is judged."""
+        if s.phase != "movement":
+            raise IllegalActionError(f"{a.unit} cannot move now: it is not a movement segment")
+        u = self.unit(s, a.unit)
+        if u.side != s.active:
+            raise IllegalActionError(f"{a.unit} cannot move: it is {u.side}'s unit and {s.active} is moving")
+        if s.activated and a.unit not in s.activated:
+            raise IllegalActionError(f"{a.unit} cannot move: it is not activated")
+        if u.hex is None:
+            raise IllegalActionError(f"{a.unit} is not on the map")
+        if a.mode and a.mode not in {m.id for m in self.game.movement.modes}:
+            raise IllegalActionError(f"this game has no movement mode '{a.mode}'")
+        self._memo = memo
+        try:
+            reason = self.phase_bars(s, a.unit) or self.mode_bars(s, a.unit, a.mode)
+        finally:
+            self._memo = None
+        if reason:
+            raise IllegalActionError(reason)
+        if self.immobile(a.unit):
+            raise IllegalActionError(f"{a.unit} cannot move")
+        return u
 
     def overrun_along(self, s: GameState, uid: str, hexes, over: frozenset[Hex]) -> dict[str, str]:
         """The lone enemy units in the ``over`` hexes (``overrun_hexes``) among

@@ -265,7 +265,10 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         if memo is not None and memo[0] is s and memo[1] is s.step and memo[2] == fingerprint(s):
             return memo[3]
         acts = self._legal_actions(s)
-        self._legal_memo = (s, s.step, fingerprint(s), acts)
+        listed = self.engine._listed  # (the engine's list for this state, with the state's fingerprint then)
+        fp = listed[2] if listed is not None and listed[3] is acts and listed[0] is s and listed[1] is s.step \
+            else fingerprint(s)
+        self._legal_memo = (s, s.step, fp, acts)
         return acts
 
     def _legal_actions(self, s: GameState) -> Sequence[RunnerAction]:

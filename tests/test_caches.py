@@ -252,7 +252,9 @@ def _all_moves(r: Runner, s) -> list:
 def test_property_move_decisions_read_as_the_full_list(seed, game):
     """The movement segment's actions, built when read (runtime.actions.Moves),
     are the full list in its order: length, every index (negative too),
-    slices, membership, iteration and equality."""
+    slices, membership (and what is not in it), iteration and equality; a
+    move not in it is refused as it is without a list (a listed move is
+    not judged again when made)."""
     r = runner(*game)
     rnd = random.Random(seed)
     s = r.new_game(seed)
@@ -268,6 +270,20 @@ def test_property_move_decisions_read_as_the_full_list(seed, game):
             assert acts[2:7] == full[2:7]
             assert all(a in acts for a in full[:: max(1, len(full) // 50)])
             assert Move("no-such-unit", "0101") not in acts
+            # membership by each unit's hex ids in each mode: what is not listed is not in it either
+            ids = sorted({a.to for a in full if isinstance(a, Move)})
+            for u in sorted({a.unit for a in full if isinstance(a, Move)}):
+                for mode in ["", *(m.id for m in r.game.movement.modes)]:
+                    for h in rnd.sample(ids, min(8, len(ids))):
+                        assert (Move(u, h, mode) in acts) == (Move(u, h, mode) in full)
+                        if Move(u, h, mode) not in full:  # (a move not listed is judged, as without a list)
+                            with pytest.raises(IllegalActionError) as listed:
+                                r.apply(s, Move(u, h, mode))
+                            r._legal_memo = r.engine._listed = None
+                            with pytest.raises(IllegalActionError) as fresh:
+                                r.apply(s, Move(u, h, mode))
+                            assert str(listed.value) == str(fresh.value)
+                            acts = r.legal_actions(s)
         s = r.apply(s, acts[rnd.randrange(len(acts))])
     assert seen
 

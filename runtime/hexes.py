@@ -49,6 +49,10 @@ class HexIdError(ValueError):
     """A printed hex ID or hex range could not be understood."""
 
 
+_WITHIN: dict[tuple, tuple] = {}  # (hex, distance) -> Hex.within's hexes, in its order
+_WITHIN_KEPT = 50_000
+
+
 class Hex(NamedTuple):
     """One hex in axial coordinates (ordered by ``q``, then ``r``).
 
@@ -86,12 +90,17 @@ class Hex(NamedTuple):
             return None
 
     def within(self, n: int) -> list[Hex]:
-        """All hexes at distance ``<= n`` (including ``self``); empty if n < 0."""
-        result = []
-        for dq in range(-n, n + 1):
-            for dr in range(max(-n, -dq - n), min(n, -dq + n) + 1):
-                result.append(Hex(self.q + dq, self.r + dr))
-        return result
+        """All hexes at distance ``<= n`` (including ``self``); empty if n < 0.
+        Worked out once per hex and distance (a battle asks it of the same
+        hexes again and again); each call gets a list of its own."""
+        kept = _WITHIN.get((self, n))
+        if kept is None:
+            kept = tuple(Hex(self.q + dq, self.r + dr) for dq in range(-n, n + 1)
+                         for dr in range(max(-n, -dq - n), min(n, -dq + n) + 1))
+            if len(_WITHIN) >= _WITHIN_KEPT:
+                _WITHIN.clear()
+            _WITHIN[(self, n)] = kept
+        return list(kept)
 
     def ring(self, n: int) -> list[Hex]:
         """All hexes at distance exactly ``n``, walking clockwise from direction 0."""

@@ -915,13 +915,15 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
     occupants = state.occupants
     attacks = found.stop_prev if move_in else None  # (where a move-in attack may end)
     barred = []
-    if attacks and _alone_barred(game, state, unit_id):
+    alone = bool(attacks) and _alone_barred(game, state, unit_id)
+    if alone:
         # a move that must end in an empty hex is judged as an attack with no other unit across
         # its hexside: barred only where the limits allow no unit at all
         barred.extend(h for h in attacks if h not in occupants)
     limit_units, extra, exempt = _limits(game)
     if limit_units is None and not extra:
-        if not attacks:
+        if not attacks or not (alone or state.attack_from):  # (with no attack made yet, an attack is
+            # barred only where the limits allow no unit at all: hexside_limit_reason)
             return found.reached.difference(barred) if barred else found.reached
         cost = attacks  # (the hexes where a limit may bar the move: a hexside's, on an attack)
     else:

@@ -252,14 +252,15 @@ def _plain_copy(x):
     t = type(x)
     if t in _IMMUTABLE:
         return x
+    imm = _IMMUTABLE  # (the values that are not copied are tested here, without a call each)
     if t is dict:
-        return {k: _plain_copy(v) for k, v in x.items()}
+        return {k: v if type(v) in imm else _plain_copy(v) for k, v in x.items()}
     if t is list:
-        return [_plain_copy(v) for v in x]
+        return [v if type(v) in imm else _plain_copy(v) for v in x]
     if t is tuple:
-        return tuple(_plain_copy(v) for v in x)
+        return tuple([v if type(v) in imm else _plain_copy(v) for v in x])
     if t is set:
-        return {_plain_copy(v) for v in x}
+        return {v if type(v) in imm else _plain_copy(v) for v in x}
     return copy.deepcopy(x)
 
 

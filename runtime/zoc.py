@@ -8,6 +8,9 @@ from .hexes import Hex
 from .state import GameState
 
 
+_NO_ZOC: frozenset[Hex] = frozenset()  # the ZOC in a game without zones of control
+
+
 def selector_match(selectors: frozenset[str], unit_class: str, flags: frozenset[str]) -> bool:
     return bool(selectors) and (unit_class in selectors or bool(selectors & flags) or "all" in selectors)
 
@@ -25,6 +28,8 @@ def zoc_of(game: GameDefinition, board: Board, state: GameState, side: str) -> f
     """Hexes in the ZOC of ``side``'s units (the ZOC ``side`` exerts).
     Cached until one of ``side``'s units moves (on the version where
     attachments or closed sources may change it too)."""
+    if not game.zoc.exists:
+        return _NO_ZOC  # (a game without ZOC: nothing to work out or keep)
     key = ("zoc", side, _stamp(game, state, side))
     cache = _cache(state)
     hit = cache.get(key)
@@ -102,6 +107,8 @@ def _negating(game: GameDefinition) -> tuple[str, ...]:
 
 def enemy_zoc(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
     """Hexes where ``side``'s units are in an enemy ZOC (after negation)."""
+    if not game.zoc.exists:
+        return _NO_ZOC
     key = ("enemy", side, state.version)
     cache = _cache(state)
     hit = cache.get(key)

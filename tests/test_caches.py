@@ -642,3 +642,18 @@ def test_property_set_up_decisions_read_as_the_full_list(seed, game):
                     assert (Place(u, h) in acts) == (Place(u, h) in full)
             assert Place("no-such-unit", "0101") not in acts
         s = r.apply(s, acts[rnd.randrange(len(acts))])
+
+
+@settings(max_examples=60, deadline=None)
+@given(q=st.integers(-60, 60), r=st.integers(-60, 60), n=st.integers(-1, 4))
+def test_property_hexes_within_a_distance_kept_equal_fresh_ones(q, r, n):
+    """Hex.within, kept per hex and distance, lists the hexes at most ``n``
+    away in its order every time, and a caller that changes the list it got
+    changes nothing kept."""
+    from runtime.hexes import Hex
+    h = Hex(q, r)
+    fresh = [Hex(q + dq, r + dr) for dq in range(-n, n + 1) for dr in range(max(-n, -dq - n), min(n, -dq + n) + 1)]
+    got = h.within(n)
+    assert got == fresh and all(h.distance(x) <= n for x in got)
+    got.append(h)
+    assert h.within(n) == fresh

@@ -382,8 +382,12 @@ def _exempt_counters(game: GameDefinition) -> frozenset[str]:
 def held_by_others(state: GameState, side: str) -> frozenset[Hex]:
     """Hexes holding a unit of another side than ``side`` (kept until the
     other side's units move, where there is one other side)."""
-    others = state.placed.keys() - {side}
-    key = ("held", side, state.side_stamp(next(iter(others))) if len(others) == 1 else state.version)
+    placed = state.placed
+    other, n = None, 0
+    for k in placed:  # (the other sides whose units were placed: most games have one)
+        if k != side:
+            other, n = k, n + 1
+    key = ("held", side, ("placed", other, placed[other]) if n == 1 else state.version)  # (side_stamp)
     hit = state.cache.get(key)
     if hit is None:
         units = state.units
@@ -672,7 +676,7 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
             searches = _SEARCHES[board] = {}
         content = (cls.id, m.id if m is not None else "", start, mp, zoc, held, overruns, move_in, own, closed)
         found = searches.get(content)
-        if found is None:
+        if found is None and not (zoc or move_in):  # (_component_search's first test, without the call)
             found = _component_search(game, board, cls.id, m, start, mp, zoc, held, overruns, move_in, own, closed)
     if found is None:
         found = _search(game, board, cls.id, m, start, mp, bound, zoc, held, overruns, move_in, own, closed)
@@ -753,12 +757,12 @@ def _flood(board: Board, ends: dict[Hex, frozenset[Hex]], m: MovementMode | None
         return None
     seen = {start}
     todo = [start]
+    add, push = seen.add, todo.append
     while todo:
-        new = ends[todo.pop()] & open_
-        new -= seen
-        if new:
-            seen |= new
-            todo.extend(new)
+        for n in ends[todo.pop()]:
+            if n in open_ and n not in seen:
+                add(n)
+                push(n)
     return _Component(frozenset(seen), board)
 
 

@@ -12,7 +12,7 @@ from .definition import Phase, Placement
 from .hexes import Hex
 from .movement import (ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, stack_weight,
                        unit_mp)
-from .stacking import ENTERING, extra_bars, judged_at_end, names_of, stacking_bars
+from .stacking import ENTERING, extra_bars, extra_limits, judged_at_end, names_of, stacking_bars
 from .state import GameState
 from .supply import reached, sources_of
 from .zoc import enemy_zoc
@@ -620,6 +620,9 @@ class Reinforcements:
             if not units:
                 continue
             hexes = [self.board.hex_id(h) for h in self.rebuild_hexes(s, rule)]
+            if not (self.game.stacking and extra_limits(self.game.stacking)):  # (no hq or per-selector
+                out.extend(Place(uid, hid) for uid in units for hid in hexes)  # limit to tell units apart)
+                continue
             out.extend(Place(uid, hid) for uid in units for hid in hexes
                        if not extra_bars(self.game, s, self.board.parse(hid), uid))
         return out

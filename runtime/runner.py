@@ -683,10 +683,13 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         exclude = frozenset(ph.params.get("exclude") or ())
         sides = [side] if side and side != "both" else list(g.sides)
         for sd in sides:
+            disrupted = [u for u in sorted(s.on_map(sd), key=lambda x: x.id) if "disrupted" in u.markers]
+            if not disrupted:
+                continue  # (no supply to work out for nobody)
             status = supply_status(g, self.board, s, sd)  # city supply counts (9.0)
-            for u in sorted(s.on_map(sd), key=lambda x: x.id):
+            for u in disrupted:
                 mine = g.selectors_of(u.id) | u.markers
-                if "disrupted" not in u.markers or (only and not only & mine) or exclude & mine:
+                if (only and not only & mine) or exclude & mine:
                     continue
                 if status.get(u.id):
                     s.unmark(u.id, "disrupted")

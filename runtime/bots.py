@@ -31,7 +31,7 @@ import copy
 import random
 from typing import Callable
 
-from .actions import Advance, Attack, Displace, Done, Fire, Hold, IllegalActionError, LoseStep, Move, Use
+from .actions import Advance, Attack, Displace, Done, Fire, Hold, IllegalActionError, LoseStep, Move, Moves, Use
 from .combat.odds import combat_odds
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, Withdraw
 from .observe import determinise, observe
@@ -87,9 +87,9 @@ class _Nearest:
 
     __slots__ = ("places", "known")
 
-    def __init__(self, places):
+    def __init__(self, places, known: dict | None = None):
         self.places = tuple(places)
-        self.known: dict = {}
+        self.known: dict = {} if known is None else known
 
     def __call__(self, h) -> int:
         d = self.known.get(h)
@@ -110,6 +110,7 @@ class GreedyBot:
         self._aims: tuple[Runner, Objectives] | None = None
         self._entries: tuple[Runner, dict] | None = None
         self._enemy_near: _Nearest | None = None  # see _near_enemy
+        self._known: dict[tuple, dict] = {}  # places -> hex -> hexes to the nearest of them (``_nearest_to``)
 
     # ---------------------------------------------------------- what matters
     def _objectives(self, runner: Runner) -> Objectives:
@@ -374,6 +375,17 @@ class GreedyBot:
             a, h = ah
             return (h.distance(hq_hex) > rng, enemy(h), goals(h), order[a.at])
         return min(mine, key=key)[0]
+
+    def _nearest_to(self, places) -> _Nearest:
+        """Hexes to the nearest of ``places``, remembered across decisions:
+        the goals change only when a place changes hands."""
+        key = tuple(places)
+        known = self._known.get(key)
+        if known is None:
+            if len(self._known) > 64:
+                self._known.clear()
+            known = self._known[key] = {}
+        return _Nearest(key, known)
 
     def _near_enemy(self, state: GameState, side: str) -> "_Nearest":
         """Hexes to the nearest enemy unit, kept while the enemy stands where
@@ -667,7 +679,7 @@ class GreedyBot:
             if attack is not None:
                 return attack
         # how far units go this phase: the goals to hold are those the enemy could reach as far
-        reach = max(2, max(state.units[m.unit].hex.distance(board.parse(m.to)) for m in moves))
+        reach = max(2, self._farthest(state, acts, moves, board))
         # a place to hold that a unit of the side stands on needs no one else
         targets = [t for t in self.goals(runner, state, side, reach) if state.control.get(t) != side or
                    not any(state.units[x].side == side for x in state.occupants.get(t, ()))] or \
@@ -691,7 +703,7 @@ class GreedyBot:
         # the unit whose best move gains the most toward an objective, staying in supply
         best, best_gain = None, 0
         follows_control = runner.game.supply.blocked_by_enemy_control
-        near = {False: _Nearest(targets), True: _Nearest(targets + thin)}
+        near = {False: self._nearest_to(targets), True: self._nearest_to(targets + thin)}
         for uid, ms in sorted(by_unit.items()):
             if uid in hqs or uid in guards:
                 continue  # HQs follow their units (below); guards stay
@@ -723,6 +735,14 @@ class GreedyBot:
                                  weigh=posts is not None)
         return best or next((a for a in acts if isinstance(a, Done)), None) or \
             self._unstack(runner, state, by_unit, side, lines, targets)
+
+    @staticmethod
+    def _farthest(state: GameState, acts, moves: list[Move], board) -> int:
+        """The farthest any move goes, in hexes; read from the listed hexes
+        where the answers are a move list (no hex ids parsed)."""
+        if isinstance(acts, Moves):  # (its boxes, if any, are in its tail, not its groups)
+            return max((state.units[u].hex.distance(h) for u, _, hexes in acts.groups for h in hexes), default=0)
+        return max(state.units[m.unit].hex.distance(board.parse(m.to)) for m in moves)
 
     def _detach(self, runner: Runner, state: GameState, acts: list, side: str, lines, targets):
         """A counter that may leave its unit as a unit of its own (``detach``,

@@ -88,7 +88,7 @@ class VictoryRules:
     def _function_makers(self) -> dict:
         """Each function of ``env`` by name, as a maker: called with a state,
         it returns the function reading that state.  Made once per runner;
-        ``_Functions`` calls a maker only when an expression calls its
+        ``Functions`` calls a maker only when an expression calls its
         function (most conditions read names only, or stop before a call)."""
         makers = self.__dict__.get("_makers")
         if makers is not None:

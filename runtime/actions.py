@@ -37,26 +37,17 @@ class Move:
         return f"move {self.unit} {self.to}" + (f" {self.mode}" if self.mode else "")
 
 
-class Moves(Sequence):
-    """The move decisions ``[Move(unit, hex_id(h), mode) for (unit, mode,
-    hexes) in groups for h in hexes] + tail``, in that order, without
-    building them: a movement segment offers every destination of every unit
-    that may move, and an agent takes one.  Reads as that list (length,
-    index, membership, iteration, equality)."""
+class ActionList(Sequence):
+    """Decisions listed without building them (a movement segment or a set-up
+    offers thousands), read as the list they stand for: length, index
+    (slices and negative indices too), membership, iteration, equality and
+    ``+``.  A subclass says its length, builds the answer at a valid index
+    (``_at``) and iterates."""
 
-    __slots__ = ("groups", "tail", "_hex_id", "_parse", "_ends")
+    __slots__ = ()
 
-    def __init__(self, groups: list[tuple[str, str, Sequence]], tail: list, hex_id: Callable[[object], str],
-                 parse: Callable[[str], object]):
-        self.groups, self.tail, self._hex_id, self._parse = groups, list(tail), hex_id, parse
-        ends, n = [], 0
-        for g in groups:
-            n += len(g[2])
-            ends.append(n)
-        self._ends = ends
-
-    def __len__(self) -> int:
-        return (self._ends[-1] if self._ends else 0) + len(self.tail)
+    def _at(self, i: int):
+        raise NotImplementedError
 
     def __getitem__(self, i):
         if isinstance(i, slice):
@@ -66,12 +57,63 @@ class Moves(Sequence):
             i += n
         if not 0 <= i < n:
             raise IndexError("action index out of range")
+        return self._at(i)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    def __add__(self, other) -> list:
+        return list(self) + list(other)
+
+
+class HexGroups(ActionList):
+    """Answers in groups, each ending with the hexes its answers name (by
+    their ids, ``hex_id``), then a tail of other answers: a group's answer
+    for one hex is ``_make(group, hex id)``."""
+
+    __slots__ = ("groups", "tail", "_hex_id", "_ends")
+
+    def __init__(self, groups: list[tuple], tail: list, hex_id: Callable[[object], str]):
+        self.groups, self.tail, self._hex_id = groups, list(tail), hex_id
+        ends, n = [], 0
+        for g in groups:
+            n += len(g[-1])
+            ends.append(n)
+        self._ends = ends
+
+    def _make(self, group: tuple, hex_id: str):
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return (self._ends[-1] if self._ends else 0) + len(self.tail)
+
+    def _at(self, i: int):
         k = self._ends[-1] if self._ends else 0
         if i >= k:
             return self.tail[i - k]
         g = bisect_right(self._ends, i)
-        unit, mode, hexes = self.groups[g]
-        return Move(unit, self._hex_id(hexes[i - (self._ends[g - 1] if g else 0)]), mode)
+        group = self.groups[g]
+        return self._make(group, self._hex_id(group[-1][i - (self._ends[g - 1] if g else 0)]))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} actions)"
+
+
+class Moves(HexGroups):
+    """The move decisions ``[Move(unit, hex_id(h), mode) for (unit, mode,
+    hexes) in groups for h in hexes] + tail``, in that order, without
+    building them: a movement segment offers every destination of every unit
+    that may move, and an agent takes one."""
+
+    __slots__ = ("_parse",)
+
+    def __init__(self, groups: list[tuple[str, str, Sequence]], tail: list, hex_id: Callable[[object], str],
+                 parse: Callable[[str], object]):
+        super().__init__(groups, tail, hex_id)
+        self._parse = parse
+
+    def _make(self, group: tuple, hex_id: str) -> Move:
+        return Move(group[0], hex_id, group[1])
 
     def __iter__(self):
         hex_id = self._hex_id
@@ -90,15 +132,6 @@ class Moves(Sequence):
                     any(unit == a.unit and mode == a.mode and h in hexes for unit, mode, hexes in self.groups):
                 return True
         return a in self.tail
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
-
-    def __add__(self, other) -> list:
-        return list(self) + list(other)
-
-    def __repr__(self) -> str:
-        return f"Moves({len(self)} actions)"
 
 
 @dataclass(frozen=True, slots=True)

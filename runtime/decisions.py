@@ -4,12 +4,11 @@ playing chits, placing units, activating, withdrawing, transferring,
 attaching counters to units and returning them to a pool."""
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from .actions import Action, parse_action
+from .actions import Action, ActionList, HexGroups, parse_action
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,11 +111,10 @@ class Designate:
         return f"designate {self.unit}"
 
 
-class Placements(Sequence):
+class Placements(ActionList):
     """The place decisions ``[Place(u, h) for u in units for h in hexes] + tail``,
     in that order, without building them: a reinforcement step can offer
-    tens of thousands (every waiting unit times every hex with room).  Reads
-    as that list (length, index, membership, iteration, equality)."""
+    tens of thousands (every waiting unit times every hex with room)."""
 
     __slots__ = ("units", "hexes", "tail", "_units", "_hexes")
 
@@ -127,14 +125,7 @@ class Placements(Sequence):
     def __len__(self) -> int:
         return len(self.units) * len(self.hexes) + len(self.tail)
 
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("action index out of range")
+    def _at(self, i: int):
         k = len(self.units) * len(self.hexes)
         if i >= k:
             return self.tail[i - k]
@@ -152,51 +143,24 @@ class Placements(Sequence):
                 yield Place(u, h)
         yield from self.tail
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
-
-    def __add__(self, other) -> list:
-        return list(self) + list(other)
-
     def __repr__(self) -> str:
         return f"Placements({len(self.units)} units x {len(self.hexes)} hexes + {self.tail!r})"
 
 
-class UnitPlacements(Sequence):
+class UnitPlacements(HexGroups):
     """The place decisions ``[Place(unit, hex_id(h)) for (unit, hexes) in
     groups for h in hexes] + tail``, in that order, without building them:
     a set-up offers every waiting unit each hex open to it, and an agent
-    takes one.  Reads as that list (length, index, membership, iteration,
-    equality)."""
+    takes one."""
 
-    __slots__ = ("groups", "tail", "_hex_id", "_ends", "_ids")
+    __slots__ = ("_ids",)
 
     def __init__(self, groups: list[tuple[str, Sequence]], tail: list, hex_id: Callable[[object], str]):
-        self.groups, self.tail, self._hex_id = groups, list(tail), hex_id
-        ends, n = [], 0
-        for g in groups:
-            n += len(g[1])
-            ends.append(n)
-        self._ends = ends
+        super().__init__(groups, tail, hex_id)
         self._ids: dict[str, frozenset[str]] = {}  # unit -> the hex ids it may take, when asked
 
-    def __len__(self) -> int:
-        return (self._ends[-1] if self._ends else 0) + len(self.tail)
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("action index out of range")
-        k = self._ends[-1] if self._ends else 0
-        if i >= k:
-            return self.tail[i - k]
-        g = bisect_right(self._ends, i)
-        unit, hexes = self.groups[g]
-        return Place(unit, self._hex_id(hexes[i - (self._ends[g - 1] if g else 0)]))
+    def _make(self, group: tuple, hex_id: str) -> Place:
+        return Place(group[0], hex_id)
 
     def __iter__(self):
         hex_id = self._hex_id
@@ -214,15 +178,6 @@ class UnitPlacements(Sequence):
             ids = self._ids[a.unit] = frozenset(hex_id(h) for unit, hexes in self.groups if unit == a.unit
                                                 for h in hexes)
         return a.at in ids or a in self.tail
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
-
-    def __add__(self, other) -> list:
-        return list(self) + list(other)
-
-    def __repr__(self) -> str:
-        return f"UnitPlacements({len(self)} actions)"
 
 
 RunnerAction = Union[Action, Choose, Pick, Play, Place, Activate, Withdraw, Transfer, Take, Attach, Return, Designate]

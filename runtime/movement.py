@@ -387,7 +387,7 @@ def held_by_others(state: GameState, side: str) -> frozenset[Hex]:
     for k in placed:  # (the other sides whose units were placed: most games have one)
         if k != side:
             other, n = k, n + 1
-    key = ("held", side, ("placed", other, placed[other]) if n == 1 else state.version)  # (side_stamp)
+    key = ("held", side, state.side_stamp(other) if n == 1 else state.version)
     hit = state.cache.get(key)
     if hit is None:
         units = state.units

@@ -98,6 +98,16 @@ class _Nearest:
         return d
 
 
+class _Everywhere:
+    """Stands for a supply map where every hex is in supply."""
+
+    def __contains__(self, h) -> bool:
+        return True
+
+
+_EVERYWHERE = _Everywhere()
+
+
 class GreedyBot:
     """Every decision the runner asks for has a rule here (``DECISIONS``), and
     so has every decision owed after a combat (``_pending``); a decision the
@@ -655,10 +665,10 @@ class GreedyBot:
         (``_move_in``); in CRT games the moves that set up a good attack;
         then a unit whose loss gives the enemy VP out of a hex where a
         retreat would destroy it (``_pull_back``); then the unit whose best
-        move gains the most toward a goal, staying in supply and out of
-        pockets (and, for such a unit, out of such hexes); a unit that is
-        the last on a threatened place the enemy plays for stays there; HQs
-        follow their units."""
+        move gains the most toward a goal, staying in supply (unless the
+        side skips the supply check now) and out of pockets (and, for such
+        a unit, out of such hexes); a unit that is the last on a threatened
+        place the enemy plays for stays there; HQs follow their units."""
         moves = [a for a in acts if isinstance(a, Move)]
         if runner.game.movement.exits:  # a move off the map into a box (AVD: the Minsk Pocket): taken if it wins
             boxes = [m for m in moves if m.to in runner.game.pools]
@@ -686,14 +696,17 @@ class GreedyBot:
             self.goals(runner, state, side, reach)
         thin = self._thin(runner, state, side, reach)
         guards = self._guards(runner, state, side, reach)
-        lines = supply_map(runner.game, runner.board, state, side)
+        # the hexes a unit may end in: where it traces a line of communication, or anywhere while the
+        # side skips the supply check (Smolensk 15.1(4): the Axis on turns 1 to 3, when the panzers ran ahead)
+        lines = _EVERYWHERE if runner.supply_skipped(state, side) else \
+            supply_map(runner.game, runner.board, state, side)
+        hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
+        posts = self._posts(runner, state, side, hqs)
         if runner.game.combat.procedure == "odds" and not move_in:  # attacks follow movement
-            setup, ready = self._attack_setup(runner, state, by_unit, side, lines, guards)
+            setup, ready = self._attack_setup(runner, state, by_unit, side, lines, guards, posts)
             if setup is not None:
                 return setup
             guards = guards | ready  # units set for a good attack wait for the combat phase
-        hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
-        posts = self._posts(runner, state, side, hqs)
         pull = self._pull_back(runner, state, by_unit, side, lines, targets, posts)
         if pull is not None:
             return pull
@@ -857,14 +870,15 @@ class GreedyBot:
         return sorted(out)
 
     def _attack_setup(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
-                      guards: set[str]) -> tuple[Move | None, set[str]]:
+                      guards: set[str], posts: list | None = None) -> tuple[Move | None, set[str]]:
         """CRT games whose attacks follow movement: the move that makes an
         attack worth declaring, a unit next to an enemy stack so that the
         side's units around it would attack at odds where the defender loses
         or retreats at least as often as not, where they would not without it
         (or a column better, while that chance is under 0.8); the best such:
         an attack made good first, then the column, the chance, an objective's
-        hex.  Also the units already set for a good attack (they stay)."""
+        hex.  Also the units already set for a good attack (they stay).
+        A unit within an HQ's reach (``posts``) stays within one."""
         board = runner.board
         enemy = set(self._enemy_hexes(state, side))
         aims = set(self.objectives(runner, side))
@@ -885,10 +899,11 @@ class GreedyBot:
             if uid in guards or self._is_hq(runner, uid):
                 continue
             here = state.units[uid].hex
+            keep = posts is not None and self._covered(runner, posts, uid, here)
             for m in ms:
                 h = board.parse(m.to)
-                if h not in lines:
-                    continue
+                if h not in lines or (keep and not self._covered(runner, posts, uid, h)):
+                    continue  # (out of every HQ's reach: never activated again, ``_posts``)
                 targets = [t for t, _ in board.adj[h] if t in enemy and t not in state.attacked_hexes
                            and t.distance(here) > 1]  # next to it already: moving adds nothing there
                 if not targets:

@@ -611,11 +611,16 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         rules = self.game.supply
         order = list(rules.order) or list(self.game.sides)
         for side in order:
-            if any(sk == side and self._true(s, cond) for sk, cond in rules.skip):
+            if self.supply_skipped(s, side):
                 s.log.append({"turn": s.turn, "supply": side, "result": "skipped"})
                 continue
             check_supply(self.game, self.board, s, side)
         self.checkpoint(s, "supply")
+
+    def supply_skipped(self, s: GameState, side: str) -> bool:
+        """``side`` skips the supply check as things stand (``supply { skip
+        SIDE when ... }``: Smolensk's Axis on turns 1 to 3, 15.1(4))."""
+        return any(sk == side and self._true(s, cond) for sk, cond in self.game.supply.skip)
 
     def _entered(self, s: GameState, uid: str, hexes) -> None:
         """The ``enter-each`` checkpoint for each hex ``uid`` entered, in order

@@ -138,3 +138,27 @@ def test_a_unit_within_an_hqs_reach_does_not_move_out_of_every_hqs_reach(smolens
                 checked += 1
         s = r.apply(s, a)
     assert checked > 50
+
+
+def test_units_leave_their_line_of_communication_only_while_their_supply_check_is_skipped(smolensk):
+    """15.1(4): the Axis skips the supply check on turns 1 to 3, so the greedy
+    Axis may end moves beyond its line of communication then (the panzers ran
+    ahead of it); from turn 4, and for the Soviets always, every move ends on
+    a hex that traces one."""
+    from runtime.supply import supply_map
+    r = Runner(smolensk, "short")
+    bots = {"axis": GreedyBot(1), "soviet": GreedyBot(2)}
+    s = r.new_game(1)
+    beyond, checked = {"axis": 0, "soviet": 0}, 0
+    while s.result is None and s.turn <= 4:
+        side = r.to_move(s)
+        a = bots[side].choose(r, s)
+        if isinstance(a, Move) and s.step.get("decision") == "movement":
+            assert r.supply_skipped(s, side) == (side == "axis" and s.turn <= 3)
+            if r.board.parse(a.to) not in supply_map(r.game, r.board, s, side):
+                assert r.supply_skipped(s, side), (s.turn, side, str(a))
+                beyond[side] += 1
+            checked += 1
+        s = r.apply(s, a)
+    assert s.turn == 5 and checked > 300
+    assert beyond["axis"] > 0 and beyond["soviet"] == 0

@@ -874,11 +874,12 @@ class GreedyBot:
         """CRT games whose attacks follow movement: the move that makes an
         attack worth declaring, a unit next to an enemy stack so that the
         side's units around it would attack at odds where the defender loses
-        or retreats at least as often as not, where they would not without it
-        (or a column better, while that chance is under 0.8); the best such:
-        an attack made good first, then the column, the chance, an objective's
-        hex.  Also the units already set for a good attack (they stay).
-        A unit within an HQ's reach (``posts``) stays within one."""
+        or retreats at least as often as not, where they would not without it,
+        or a column better (however good the attack is already: the better
+        columns take steps as well as ground); the best such: an attack made
+        good first, then the column, the chance, an objective's hex.  Also
+        the units already set for a good attack (they stay).  A unit within
+        an HQ's reach (``posts``) stays within one."""
         board = runner.board
         enemy = set(self._enemy_hexes(state, side))
         aims = set(self.objectives(runner, side))
@@ -911,8 +912,6 @@ class GreedyBot:
                 after = None
                 for t in targets:
                     before = now(t)
-                    if before is not None and before[1] >= 0.8:
-                        continue  # good enough without it
                     e = board.edge(h, t)
                     k = (t, uid, tuple(sorted(e.hexside)), e.bridged)
                     if k not in tried:

@@ -4,6 +4,7 @@ follow the units that make the advance, units that stay within an HQ's
 reach.  Behaviour, not strength: strength targets live in bench/."""
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,29 @@ def test_units_leave_their_line_of_communication_only_while_their_supply_check_i
         s = r.apply(s, a)
     assert s.turn == 5 and checked > 300
     assert beyond["axis"] > 0 and beyond["soviet"] == 0
+
+
+def test_a_set_up_move_raises_the_column_of_an_attack_already_likely_to_succeed(tmp_path):
+    """P1 (9) next to D (2) attacks at 4-1: the defender retreats or loses a
+    step on 5 rolls in 6.  P2 moving next to D as well makes it 9-1, where
+    every roll takes steps (1RR to 3RR): the set-up is worth making however
+    good the attack already is (the bot stopped at 5 in 6)."""
+    from helpers import gekitou_game, setup_state
+    from runtime.supply import supply_map
+    game = gekitou_game(tmp_path, ["P1 german panzer 9-4-10 4-2-10", "P2 german panzer 9-4-10 4-2-10",
+                                   "D red-army infantry 2-5 1-5"], ["P1 0405", "P2 0205", "D 0505"])
+    r = Runner(game, "s")
+    s = setup_state(game)
+    s.active, s.phase = "axis", "movement"
+    bot = GreedyBot(0)
+    d = r.board.parse("0505")
+    assert bot._attack_odds(r, s, ["P1"], d)[1] == Fraction(5, 6)
+    by_unit = {}
+    for m in r.engine.legal_actions(s):
+        if isinstance(m, Move):
+            by_unit.setdefault(m.unit, []).append(m)
+    move, ready = bot._attack_setup(r, s, by_unit, "axis", supply_map(game, r.board, s, "axis"), set())
+    assert move is not None and move.unit == "P2" and r.board.parse(move.to).distance(d) == 1
+    after = r.engine.apply(s, move)
+    assert r.game.crts["gekitou"].columns[bot._attack_odds(r, after, ["P1", "P2"], d)[0]].label == "9-1"
+    assert ready == {"P1"}

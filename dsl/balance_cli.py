@@ -11,7 +11,7 @@ def add_balance_command(sub) -> None:
     b = sub.add_parser("balance", help="play a batch of bot games: win rates, VP and plots (resumable)")
     b.add_argument("game", help="a game folder")
     b.add_argument("--games", type=int, default=100, help="games per sweep value (default 100)")
-    b.add_argument("--agents", default="greedy,greedy", help="one bot per side, in side order (greedy,random)")
+    b.add_argument("--agents", default="greedy,greedy", help="one bot per side, in side order (greedy,random; search:N searches N iterations a decision)")
     b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")
     b.add_argument("--param", action="append", default=[], help="a number the rules ask for: NAME=N (repeatable)")
@@ -45,7 +45,7 @@ def _number_pair(item: str, flag: str) -> tuple[str, list[int]] | str:
 
 
 def cmd_balance(args: argparse.Namespace) -> int:
-    from runtime.bots import BOTS
+    from runtime.bots import make_bot
     from runtime.runner import Runner
 
     from .balance import BalanceError, BatchSpec, check_out_dir, read_game_texts
@@ -87,9 +87,11 @@ def cmd_balance(args: argparse.Namespace) -> int:
         names = names * len(sides)
     if len(names) != len(sides):
         return fail(f"--agents takes one bot per side ({', '.join(sides)}), e.g. greedy,random")
-    for n in names:
-        if n not in BOTS:
-            return fail(f"no bot named '{n}': choose {', '.join(BOTS)}")
+    for n in names:  # as play reads them: random, greedy, search or search:ITERATIONS
+        try:
+            make_bot(n, 0)
+        except ValueError as e:
+            return fail(str(e))
     try:  # the scenario must set up (and have every number it asks for) before any worker starts
         for v in sweep_values or [None]:
             Runner(game, scenario, params=dict(params, **({sweep_key: v} if sweep_key else {}))).new_game(0)

@@ -70,6 +70,21 @@ def test_a_batch_game_is_the_game_hexforge_play_plays_with_its_seed(tmp_path, ca
     assert row["vp_by_turn_axis"].split()[-1] == f"{row['turns']}:{row['vp_axis']}"
 
 
+def test_a_search_budget_is_read_as_play_reads_it(tmp_path, capsys):
+    """--agents search:N plays the search bot with N iterations a decision, the game play gives."""
+    summary = balance_json(capsys, BARBAROSSA, "--games", 1, "--agents", "search:2,greedy", "--out", tmp_path)
+    assert summary["agents"] == {"axis": "search:2", "soviet": "greedy"} and summary["played"] == 1
+    row = rows_of(tmp_path)[0]
+    assert main(["play", str(BARBAROSSA), "--agents", "search:2,greedy", "--seed", row["seed"], "--json"]) == 0
+    played = json.loads(capsys.readouterr().out)
+    assert (played["winner"], played["actions"]) == (row["winner"], int(row["decisions"]))
+    for agents, says in (("search:x,greedy", "search:x: the budget is a number of iterations"),
+                         ("greedy:5,greedy", "the greedy bot takes no budget")):
+        assert main(["balance", str(BARBAROSSA), "--agents", agents, "--out", str(tmp_path / "no")]) == 1
+        assert says in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
+
+
 def test_one_process_two_processes_and_a_dask_cluster_play_the_same_games(tmp_path, capsys):
     args = [BARBAROSSA, "--games", 4, "--agents", "greedy,random", "--seed", 7]
     balance_json(capsys, *args, "--out", tmp_path / "one")

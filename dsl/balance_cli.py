@@ -11,7 +11,8 @@ def add_balance_command(sub) -> None:
     b = sub.add_parser("balance", help="play a batch of bot games: win rates, VP and plots (resumable)")
     b.add_argument("game", help="a game folder")
     b.add_argument("--games", type=int, default=100, help="games per sweep value (default 100)")
-    b.add_argument("--agents", default="greedy,greedy", help="one bot per side, in side order (greedy,random; search:N searches N iterations a decision)")
+    b.add_argument("--agents", default="greedy,greedy",
+                   help="one bot per side, in side order (greedy,random; search:N: N search iterations a decision)")
     b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")
     b.add_argument("--param", action="append", default=[], help="a number the rules ask for: NAME=N (repeatable)")

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QForm
 
 from dsl.balance import BalanceError, BatchSpec, format_summary, run_batch, summarize, write_summary
 from dsl.balance_plots import PLOTS, write_plots
-from runtime.bots import BOTS
+from runtime.bots import BOTS, make_bot
 
 
 class BatchWorker(QObject):
@@ -125,6 +125,8 @@ class BalanceDialog(QDialog):
         for sid, sd in game.sides.items():
             cb = QComboBox()
             cb.addItems(list(BOTS))
+            cb.setEditable(True)  # a budget is typed after the name, as play and balance read it (search:50)
+            cb.setToolTip("The bot: " + ", ".join(BOTS) + "; search:N searches N iterations a decision")
             cb.setCurrentText("greedy" if "greedy" in BOTS else next(iter(BOTS)))
             self.agents[sid] = cb
             form.addRow(f"{sd.title or sid} bot", cb)
@@ -224,8 +226,14 @@ class BalanceDialog(QDialog):
         if key in params:
             raise BalanceError(f"{key} is both swept and set in Numbers: give one")
         variants = tuple(v for v, cb in self.variants.items() if cb.isChecked())
+        agents = tuple(cb.currentText().strip() for cb in self.agents.values())
+        for name in agents:
+            try:
+                make_bot(name, 0)
+            except ValueError as e:
+                raise BalanceError(f"Bot: {e}") from None
         return BatchSpec(game=self.texts, scenario=self.scenario.currentData(),
-                         agents=tuple(cb.currentText() for cb in self.agents.values()), sides=tuple(self.agents),
+                         agents=agents, sides=tuple(self.agents),
                          variants=variants, params=tuple(sorted(params.items())), sweep_key=key,
                          sweep_values=tuple(values), seed=self.seed.value())
 

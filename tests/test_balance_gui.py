@@ -84,6 +84,21 @@ def test_balance_refuses_bad_numbers_with_a_message(qtbot, win, monkeypatch):
     assert seen == ["Sweep: write NAME=N1,N2,…, not 'bid=1,x'"] and not dlg.running()
 
 
+def test_a_bot_takes_a_typed_search_budget_and_a_bad_one_is_refused(qtbot, win, monkeypatch):
+    from editor import balance as bal
+    seen = []
+    monkeypatch.setattr(bal.QMessageBox, "warning", lambda parent, title, text: seen.append(text))
+    dlg = win.balance()
+    qtbot.addWidget(dlg)
+    axis = dlg.agents["axis"]
+    assert axis.isEditable() and "search:N" in axis.toolTip()
+    axis.setCurrentText("search:2")
+    assert dlg.spec().agents == ("search:2", "greedy")
+    axis.setCurrentText("search:x")
+    dlg.run_button.click()
+    assert seen == ["Bot: search:x: the budget is a number of iterations, e.g. search:200"] and not dlg.running()
+
+
 def test_closing_the_dialog_mid_batch_stops_it_and_keeps_the_finished_games(qtbot, win, tmp_path):
     dlg = win.balance()
     qtbot.addWidget(dlg)

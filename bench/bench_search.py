@@ -7,7 +7,9 @@ cities taken).  Win rates carry a Wilson 95% interval.
     python bench/bench_search.py --games 10 --budget 50 --smolensk-budget 10 [--jobs 2] [--json]
 
 ``python bench/run.py --search-games N`` prints the same figures.  Game k
-uses seed k, whatever --jobs runs it.
+uses seed k, whatever --jobs runs it.  Times (seconds a game, ms a decision)
+are the worker process's CPU time, as in bench_playout: wall-clock time
+would count the waits for a core on a shared machine.
 """
 from __future__ import annotations
 
@@ -60,20 +62,20 @@ def one_game(folder: str, scenario: str | None, agents: dict[str, str], seed: in
             self.side, self.bot = side, bot
 
         def choose(self, runner, state):
-            t = time.perf_counter()
+            t = time.process_time()
             a = self.bot.choose(runner, state)
-            think[self.side][0] += time.perf_counter() - t
+            think[self.side][0] += time.process_time() - t
             think[self.side][1] += 1
             return a
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     start = runner.new_game(seed)
     end, n = play(runner, start, {side: Timed(side, bot) for side, bot in bots.items()})
     cities = [h for h, mh in runner.game.map.hexes.items() if "city" in mh.features or mh.vp]
     taken = {side: sum(1 for h in cities if end.control.get(h) == side and start.control.get(h) != side)
              for side in sides}
     return {"seed": seed, "winner": end.result["winner"], "vp": end.result["vp"], "decisions": n,
-            "seconds": round(time.perf_counter() - t0, 1), "taken": taken,
+            "seconds": round(time.process_time() - t0, 1), "taken": taken,
             "ms_per_decision": {side: round(1000 * t / max(1, k), 1) for side, (t, k) in think.items()}}
 
 

@@ -721,8 +721,7 @@ class GreedyBot:
             if uid in hqs or uid in guards:
                 continue  # HQs follow their units (below); guards stay
             here = state.units[uid].hex
-            # where HQs command by range: a unit within reach of one stays so (it is activated again)
-            keep = posts is not None and self._covered(runner, posts, uid, here)
+            kept = self._kept_in_reach(runner, posts, uid, here)
             dist = near[bool(thin) and not self._costly(runner, uid)]
             d0 = dist(here)
             for m in ms:
@@ -738,7 +737,7 @@ class GreedyBot:
                     continue  # (where lines follow control, a move next to a line takes the hex into it)
                 elif self._exposed(board, state, h, side, uid):
                     continue  # more enemy than friendly neighbours: a unit there is cut off and lost
-                elif keep and not self._covered(runner, posts, uid, h):
+                elif not kept(h):
                     continue  # out of every HQ's reach: never activated again
                 if self._costly(runner, uid) and self._trapped(runner, state, h, side, uid):
                     continue  # no retreat from there: a unit whose loss gives the enemy VP stays out
@@ -802,6 +801,15 @@ class GreedyBot:
         """``uid`` in ``h`` is within the reach of one of ``posts`` that may activate it."""
         nat = runner.game.counters[uid].nationality
         return any(h.distance(at) <= r and n in (None, nat) for at, r, n in posts)
+
+    @staticmethod
+    def _kept_in_reach(runner: Runner, posts: list | None, uid: str, here) -> Callable[[object], bool]:
+        """Where HQs command by range (``posts``): a unit within an HQ's
+        reach stays within one, else no HQ activates it again; the test of
+        the hexes ``uid``, standing in ``here``, may end its move in."""
+        if posts is None or not GreedyBot._covered(runner, posts, uid, here):
+            return lambda h: True
+        return lambda h: GreedyBot._covered(runner, posts, uid, h)
 
     def _thin(self, runner: Runner, state: GameState, side: str, reach: int) -> list:
         """The places whose entering scores for the enemy (an ``enter``
@@ -900,11 +908,11 @@ class GreedyBot:
             if uid in guards or self._is_hq(runner, uid):
                 continue
             here = state.units[uid].hex
-            keep = posts is not None and self._covered(runner, posts, uid, here)
+            kept = self._kept_in_reach(runner, posts, uid, here)
             for m in ms:
                 h = board.parse(m.to)
-                if h not in lines or (keep and not self._covered(runner, posts, uid, h)):
-                    continue  # (out of every HQ's reach: never activated again, ``_posts``)
+                if h not in lines or not kept(h):
+                    continue
                 targets = [t for t, _ in board.adj[h] if t in enemy and t not in state.attacked_hexes
                            and t.distance(here) > 1]  # next to it already: moving adds nothing there
                 if not targets:
@@ -1069,10 +1077,9 @@ class GreedyBot:
             here = state.units[uid].hex
             if not self._trapped(runner, state, here, side, uid):
                 continue
-            keep = posts is not None and self._covered(runner, posts, uid, here)
+            kept = self._kept_in_reach(runner, posts, uid, here)
             safe = [m for m in ms if (h := board.parse(m.to)) in lines and h != here
-                    and all(u.side == side for u in state.units_at(h))
-                    and not (keep and not self._covered(runner, posts, uid, h))
+                    and all(u.side == side for u in state.units_at(h)) and kept(h)
                     and not self._trapped(runner, state, h, side, uid)]
             if safe:
                 return min(safe, key=lambda m: (self._nearest(board.parse(m.to), targets),

@@ -98,13 +98,10 @@ class Effects:
             ids = [uid for h in hexes for uid in s.occupants.get(h, ())]
         return sorted(uid for uid in ids if uid in selectors or g.matches(uid, selectors))
 
-    def marker_functions(self, s: GameState) -> dict:
-        """The expression functions that read markers and variables."""
-        return {name: make(s) for name, make in self.marker_function_makers().items()}
-
     def marker_function_makers(self) -> dict:
-        """``marker_functions`` as makers: each, called with a state, returns
-        the function reading that state (``runtime.victory.Functions``)."""
+        """The expression functions that read markers and variables, as
+        makers: each, called with a state, returns the function reading that
+        state (``runtime.victory.Functions``)."""
         def make_value(s):
             def value(where, kind):
                 return sum(m["value"] or 0 for m in self.markers_at(s, str(where), str(kind)))

@@ -611,6 +611,7 @@ class Reinforcements:
     def _rebuild_actions(self, s: GameState) -> list[RunnerAction]:
         out: list[RunnerAction] = []
         side = s.step["side"]
+        extra = bool(self.game.stacking and extra_limits(self.game.stacking))  # (hq or per-selector limits)
         for rule in self.game.rebuilds.values():
             if rule.side != side:
                 continue
@@ -620,11 +621,8 @@ class Reinforcements:
             if not units:
                 continue
             hexes = [self.board.hex_id(h) for h in self.rebuild_hexes(s, rule)]
-            if not (self.game.stacking and extra_limits(self.game.stacking)):  # (no hq or per-selector
-                out.extend(Place(uid, hid) for uid in units for hid in hexes)  # limit to tell units apart)
-                continue
             out.extend(Place(uid, hid) for uid in units for hid in hexes
-                       if not extra_bars(self.game, s, self.board.parse(hid), uid))
+                       if not (extra and extra_bars(self.game, s, self.board.parse(hid), uid)))
         return out
 
     def _answer_rebuild(self, s: GameState, a) -> None:

@@ -67,9 +67,6 @@ class VictoryRules:
             fns = self._functions_memo = (s, Functions(self._function_makers(), s))
         return dict(names[1]), fns[1]
 
-    def _build_env(self, s: GameState) -> tuple[dict, dict]:
-        return self._build_names(s), self._build_functions(s)
-
     def _build_names(self, s: GameState) -> dict:
         """The names of ``env``: the game's ids, the turn, phase, active side,
         weather and the game's variables."""

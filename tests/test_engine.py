@@ -147,6 +147,26 @@ def test_surrounded_unit_is_destroyed_by_a_retreat(tmp_path, monkeypatch):
     assert any(e.get("destroyed") == "D" or e.get("eliminated") == "D" for e in s2.log)
 
 
+def test_a_unit_that_moved_in_a_no_attack_mode_does_not_attack_across_a_hexside(tmp_path):
+    # movement-mode no-attack with attacks on adjacent hexes (a CRT): the unit
+    # that moved so is left out of the attacks listed and refused by name
+    rail = 'movement-mode rail "Rail" { points 4; no-attack }'
+    game, eng, s = game_with(tmp_path, ["P german panzer 9-4-10 4-2-10", "Q german panzer 9-4-10 4-2-10",
+                                        "D red-army infantry 3-5 1-5"],
+                             ["P 0205", "Q 0604", "D 0505"], extra=rail)
+    s.phase = "movement"
+    s = eng.apply(s, "move P 0405 rail")
+    s = eng.apply(s, "move Q 0605")  # a normal move next to D as well
+    s = eng.apply(s, "done")
+    assert s.phase == "combat"
+    attacks = [a for a in eng.legal_actions(s) if isinstance(a, Attack)]
+    assert attacks and all("P" not in a.attackers for a in attacks)
+    assert Attack("0505", ("Q",)) in attacks
+    with pytest.raises(IllegalActionError, match="^P cannot attack: it moved by Rail$"):
+        eng.apply(s, "attack 0505 with P,Q")
+    eng.apply(s, "attack 0505 with Q")
+
+
 def test_done_ends_segments(tmp_path):
     game, eng, s = game_with(tmp_path, ["X german infantry 3-5 2-5"], ["X 0105"])
     s.phase = "movement"

@@ -2,7 +2,10 @@
 """Strength of the search bot: ``search`` against ``greedy`` from each side,
 beside the plain reference of ``greedy`` against ``greedy`` on the same
 seeds, and ``search`` on both sides of Smolensk's short game (Axis VP,
-cities taken).  Win rates carry a Wilson 95% interval.
+cities taken).  Win rates carry a Wilson 95% interval.  ``seat_better_margin``
+counts the seeds in which search, in a seat, ended with a better VP margin
+than greedy in the same seat against the same greedy opponent: the bots'
+strength where the scenario favours one side.
 
     python bench/bench_search.py --games 10 --budget 50 --smolensk-budget 10 [--jobs 2] [--json]
 
@@ -97,16 +100,29 @@ def _rate(results: list[dict], side: str) -> dict:
             "wilson95": [round(lo, 2), round(hi, 2)]}
 
 
+def _margin(result: dict, side: str) -> float:
+    """``side``'s VP less the best of the other sides' in one game."""
+    return result["vp"].get(side, 0) - max((v for s, v in result["vp"].items() if s != side), default=0)
+
+
 def versus_greedy(folder: str, scenario: str | None, spec: str, games: int, jobs: int = 1) -> dict:
     """Per side: search on that side against greedy, and greedy against
-    greedy (the reference), over seeds 0..games-1."""
+    greedy (the reference), over seeds 0..games-1.  Beside the wins, the
+    seat comparison: in how many seeds search, in that seat, ended with a
+    better VP margin than greedy did in the same seat against the same
+    greedy opponent.  In a scenario that favours one side, wins say more
+    of the scenario than of the bot; the seat comparison says which bot
+    played the side better."""
     runner = _runner(folder, scenario)
     out = {}
     for side in runner.game.sides:
         agents = {s: (spec if s == side else "greedy") for s in runner.game.sides}
         res = _map(jobs, [(folder, scenario, agents, k) for k in range(games)])
         ref = _map(jobs, [(folder, scenario, {s: "greedy" for s in runner.game.sides}, k) for k in range(games)])
+        better = sum(1 for a, b in zip(res, ref) if _margin(a, side) > _margin(b, side))
+        lo, hi = wilson(better, len(res))
         out[side] = {"search": _rate(res, side), "greedy_reference": _rate(ref, side),
+                     "seat_better_margin": {"better": better, "games": len(res), "wilson95": [round(lo, 2), round(hi, 2)]},
                      "search_vp": [r["vp"].get(side, 0) for r in res],
                      "greedy_reference_vp": [r["vp"].get(side, 0) for r in ref],
                      "search_s_per_game": round(statistics.median(r["seconds"] for r in res), 1),

@@ -709,7 +709,10 @@ class CombatRules:
     not_attacked: frozenset[str] = frozenset()
 
     def limit_for(self, side: str) -> HexsideLimit | None:
-        return next((x for x in self.limits if x.side == side), None)
+        for x in self.limits:  # (a loop, not next() over a generator: asked for every move into an enemy hex)
+            if x.side == side:
+                return x
+        return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -387,11 +387,13 @@ class Engine:
     def battle_hexes(self, state: GameState) -> list[Hex]:
         """Hexes where the active side's units stand with enemy units: every
         one must be fought before the combat phase ends (Barbarossa 7.0)."""
+        units, active = state.units, state.active
         out = []
         for h, ids in state.occupants.items():
-            sides = {state.units[x].side for x in ids}
-            if len(sides) > 1 and state.active in sides:
-                out.append(h)
+            if len(ids) > 1:  # (a lone unit is no battle: most hexes are passed over here)
+                sides = {units[x].side for x in ids}
+                if len(sides) > 1 and active in sides:
+                    out.append(h)
         return sorted(out)
 
     def _attack_actions(self, state: GameState) -> list[Action]:

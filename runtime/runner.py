@@ -688,7 +688,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         exclude = frozenset(ph.params.get("exclude") or ())
         sides = [side] if side and side != "both" else list(g.sides)
         for sd in sides:
-            disrupted = [u for u in sorted(s.on_map(sd), key=lambda x: x.id) if "disrupted" in u.markers]
+            disrupted = sorted((u for u in s.units.values() if u.side == sd and u.hex is not None
+                                and "disrupted" in u.markers), key=lambda x: x.id)
             if not disrupted:
                 continue  # (no supply to work out for nobody)
             status = supply_status(g, self.board, s, sd)  # city supply counts (9.0)

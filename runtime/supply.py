@@ -191,8 +191,8 @@ def _unit_blocking(game: GameDefinition, board: Board, state: GameState, side: s
     if rules.blocked_by_enemy_units:
         enemy.update(h for h, ids in state.occupants.items() if ids and units[ids[0]].side != side)
     if rules.blocked_by_enemy_control:  # lines run only through the side's own hexes (Barbarossa 9.0)
-        control = state.control
-        enemy.update(h for h in board.map.hexes if control.get(h) != side)
+        # (the map's hexes less the side's own: a set difference, not a look-up per hex)
+        enemy.update(board.map.hexes.keys() - [h for h, owner in state.control.items() if owner == side])
     no_exit: frozenset[Hex] = frozenset()
     if rules.blocked_by_enemy_zoc:
         no_exit = enemy_zoc(game, board, state, side)
@@ -387,10 +387,10 @@ def supply_status(game: GameDefinition, board: Board, state: GameState, side: st
     status = {u.id: u.hex in reached for u in state.units.values() if u.hex is not None and u.side == side}
     if side in game.supply.city_supply:
         room: dict[Hex, int] = {}
-        for uid in sorted(status):
+        for uid in sorted(x for x, ok in status.items() if not ok):  # (by unit id, as the room is handed out)
             h = state.units[uid].hex
             mh = board.map.hexes.get(h)
-            if status[uid] or mh is None or not mh.vp:
+            if mh is None or not mh.vp:
                 continue
             room.setdefault(h, mh.vp)
             if room[h] > 0:
@@ -511,6 +511,9 @@ def supply_map_reference(game: GameDefinition, board: Board, state: GameState, s
 
 # ------------------------------------------------------------------ consequences
 
+_CONSEQUENCE_MARKERS = {"out-of-supply": "out-of-supply", "isolated": "isolated", "disrupt": "disrupted"}  # its marker
+
+
 def check_supply(game: GameDefinition, board: Board, state: GameState, side: str) -> list[dict]:
     """Apply the game's supply consequence to ``side``'s units on the map
     (one search, then a lookup per unit) and return what happened, for the
@@ -526,10 +529,10 @@ def check_supply(game: GameDefinition, board: Board, state: GameState, side: str
     for uid in sorted(status):
         u = state.units[uid]
         c = game.counters[uid]
-        if game.matches(uid, rules.exempt):
+        if rules.exempt and game.matches(uid, rules.exempt):
             continue
         consequence = rules.consequence_for(game.selectors_of(uid)) if rules.consequences else rules.consequence
-        marker = {"out-of-supply": "out-of-supply", "isolated": "isolated", "disrupt": "disrupted"}.get(consequence)
+        marker = _CONSEQUENCE_MARKERS.get(consequence)
         if status[uid]:
             if marker and marker != "disrupted" and marker in u.markers:
                 state.unmark(uid, marker)

@@ -13,7 +13,7 @@ from .hexes import Hex
 from .movement import (ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, stack_weight,
                        unit_mp)
 from .stacking import ENTERING, extra_bars, extra_limits, judged_at_end, names_of, stacking_bars
-from .state import GameState
+from .state import GameState, fingerprint
 from .supply import reached, sources_of
 from .zoc import enemy_zoc
 
@@ -23,6 +23,9 @@ ENTRY_COST = "entry-cost:"  # s.done: UID, placed by a ``move-on`` reinforce pha
 
 
 class Reinforcements:
+    # (state, its step, fingerprint, actions): the rebuild answers listed last (``_rebuild_actions``)
+    _rebuild_memo: tuple | None = None
+
     # ---------------------------------------------------------- set-up by the players
     def _deploying(self, s: GameState, side: str) -> list[str]:
         return sorted(u.id for u in s.units.values() if u.side == side and u.box.startswith("deploy:"))
@@ -587,28 +590,40 @@ class Reinforcements:
             s.pc += 1
 
     def rebuild_hexes(self, s: GameState, rule) -> list[Hex]:
+        """The rule's hexes open to a rebuilt unit now, in map order."""
         used = s.step.get("used", {})
+        units, occupants = s.units, s.occupants
         out = []
         for h in self._rebuild_sites(rule):
             if rule.controlled and s.control.get(h) != rule.side:
                 continue
-            if any(u.side != rule.side for u in s.units_at(h)):
+            if any(units[x].side != rule.side for x in occupants.get(h, ())):
                 continue
             if used.get(self.board.hex_id(h), 0) >= rule.per_hex or not self._fits(s, h):
                 continue
             out.append(h)
-        return sorted(out, key=self.board.colrow.__getitem__)
+        return out
 
     def _rebuild_sites(self, rule) -> list[Hex]:
-        """The hexes whose terrain or features a rebuild rule names (found once per rule)."""
+        """The hexes whose terrain or features a rebuild rule names, in map
+        order (found once per rule)."""
         kept = self.__dict__.setdefault("_rebuild_site_memo", {})
         hit = kept.get(id(rule))
         if hit is None or hit[0] is not rule:
-            hit = kept[id(rule)] = (rule, [h for h, mh in self.game.map.hexes.items()
-                                           if rule.at & ({mh.terrain} | set(mh.features))])
+            hit = kept[id(rule)] = (rule, sorted((h for h, mh in self.game.map.hexes.items()
+                                                  if rule.at & ({mh.terrain} | set(mh.features))),
+                                                 key=self.board.colrow.__getitem__))
         return hit[1]
 
     def _rebuild_actions(self, s: GameState) -> list[RunnerAction]:
+        """Each unit that may rebuild on each hex open to it.  Kept for the
+        last state asked about while it stays as it is: a placement works
+        them out to see whether the phase goes on, then the player lists
+        them (never change the list)."""
+        memo = self._rebuild_memo
+        fp = fingerprint(s)
+        if memo is not None and memo[0] is s and memo[1] is s.step and memo[2] == fp:
+            return memo[3]
         out: list[RunnerAction] = []
         side = s.step["side"]
         extra = bool(self.game.stacking and extra_limits(self.game.stacking))  # (hq or per-selector limits)
@@ -623,6 +638,7 @@ class Reinforcements:
             hexes = [self.board.hex_id(h) for h in self.rebuild_hexes(s, rule)]
             out.extend(Place(uid, hid) for uid in units for hid in hexes
                        if not (extra and extra_bars(self.game, s, self.board.parse(hid), uid)))
+        self._rebuild_memo = (s, s.step, fp, out)
         return out
 
     def _answer_rebuild(self, s: GameState, a) -> None:

@@ -99,8 +99,8 @@ def crossed(game: GameDefinition, board: Board, state: GameState, attackers: lis
     common: set[str] | None = None
     for uid in attackers:
         origin = state.attack_from.get(uid)
-        kinds = set(board.edge(origin, h).hexside) if origin is not None and board.edge(origin, h) and \
-            not board.edge(origin, h).bridged else set()
+        edge = board.edge(origin, h) if origin is not None else None
+        kinds = set(edge.hexside) if edge and not edge.bridged else set()
         common = kinds if common is None else common & kinds
     return tuple(sorted(common or ()))
 
@@ -118,16 +118,16 @@ def report(game: GameDefinition, board: Board, state: GameState, h: Hex, attacke
     across = crossed(game, board, state, attackers, h)
     mh = board.map.hexes.get(h)
     names, fns = env
+    local = dict(names)  # (one copy: each side sets the same names, then its own)
+    local.update({"attacker": attacker, "defender": defender, "terrain": board.terrain(h), "hex": board.hex_id(h),
+                  "city-vp": mh.vp if mh else 0, "all-attackers-across": across})
     fire: dict[str, Fire] = {}
     for side, units in ((attacker, attackers), (defender, defenders)):
         f = Fire(side)
         for uid in units:
             if "disrupted" not in state.units[uid].markers:
                 f.base.append((uid, factor(game, state, uid)))
-        local = dict(names)
-        local.update({"side": side, "enemy": defender if side == attacker else attacker, "attacker": attacker,
-                      "defender": defender, "terrain": board.terrain(h), "hex": board.hex_id(h),
-                      "city-vp": mh.vp if mh else 0, "all-attackers-across": across, "units": len(units)})
+        local.update({"side": side, "enemy": defender if side == attacker else attacker, "units": len(units)})
         local_fns = ChainMap({"units-of": lambda sel, units=units: sum(  # (the env's not copied)
             1 for x in units if str(sel) in game.selectors_of(x))}, fns)
         for m in game.modifiers.get("firepower", ()):
@@ -213,19 +213,23 @@ class FirepowerBattles:
                           "stage": "options", "side": s.active, "used": [], "taken": {}, "queue": [],
                           "retreats": [], "fire": {}, "points": 0})
 
+    def _hex(self, p: dict) -> Hex:
+        """The hex of the pending battle ``p`` (its id was checked when the battle started)."""
+        return self.board.parse(p["hex"])
+
     def report(self, s: GameState, p: dict | None = None, target: Hex | None = None) -> BattleReport:
         """The firepower of the battle pending now (or of the battle ``target``
         would be, for the editor's panel)."""
         if p is not None:
-            return report(self.game, self.board, s, self.e.hex(p["hex"]), p["attacker"], self.e.env(s), p["used"])
+            return report(self.game, self.board, s, self._hex(p), p["attacker"], self.e.env(s), p["used"])
         return report(self.game, self.board, s, target, s.active, self.e.env(s), [])
 
     def option_actions(self, s: GameState, p: dict) -> list[Action]:
-        return open_uses(self.game, s, p["side"], p["attacker"], p["defender"], self.e.hex(p["hex"]), p["used"],
+        return open_uses(self.game, s, p["side"], p["attacker"], p["defender"], self._hex(p), p["used"],
                          self.e.env(s))
 
     def hit_candidates(self, s: GameState, p: dict) -> list[str]:
-        h = self.e.hex(p["hex"])
+        h = self._hex(p)
         return sorted(u.id for u in s.units_at(h) if u.side == p["side"])
 
     def retreat_hexes(self, s: GameState, uid: str) -> list[Hex]:
@@ -346,13 +350,14 @@ class FirepowerBattles:
             p["points"] = 0
             return True
         if stage == "absorb":
-            while p["points"] <= 0 or not self.hit_candidates(s, p):
+            cands = self.hit_candidates(s, p)
+            while p["points"] <= 0 or not cands:
                 if not p["queue"]:
                     p["stage"] = "outcome"
                     return True
                 p["side"], p["points"] = p["queue"].pop(0)
                 p["taken"] = {}
-            cands = self.hit_candidates(s, p)
+                cands = self.hit_candidates(s, p)
             if len(cands) == 1:
                 self.hit(s, p, cands[0])
                 return True
@@ -388,7 +393,7 @@ class FirepowerBattles:
         where the game says so, then the first outcome whose condition holds
         applies."""
         g = self.game
-        h = self.e.hex(p["hex"])
+        h = self._hex(p)
         if g.combat.disrupted_back:
             for u in [u for u in s.units_at(h) if u.side == p["attacker"] and "disrupted" in u.markers]:
                 self.back(s, u.id)
@@ -411,7 +416,7 @@ class FirepowerBattles:
         p["side"] = p["defender"]
 
     def end(self, s: GameState, p: dict) -> None:
-        h = self.e.hex(p["hex"])
+        h = self._hex(p)
         chosen = next(o for o in self.game.battle_outcomes if o.id == p["outcome"])
         attackers = [u.id for u in s.units_at(h) if u.side == p["attacker"]]
         for uid in attackers:

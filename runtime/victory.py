@@ -4,12 +4,12 @@ immediate wins are tried, and the end of the game.  A mixin of
 ``runtime.runner.Runner``."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from . import expr as E
 from .hexes import Hex
 from .state import GameState
-from .supply import reached_along, supply_map
+from .supply import reached, reached_along
 
 
 def params_of(rules) -> list[str]:
@@ -92,14 +92,15 @@ class VictoryRules:
             return makers
         g = self.game
 
-        def hexes_of(where: object) -> list[Hex]:
+        def hexes_of(where: object) -> Collection[Hex]:
+            """The hexes an expression names: an area's (not copied: only read), or one hex's."""
             w = str(where)
             if w in g.map.areas:
-                return list(g.map.areas[w])
+                return g.map.areas[w]
             if w in g.pools:  # a box off the map (the hex bound at enter-each when a move ends in one)
-                return []
+                return ()
             try:
-                return [g.map.grid.parse_id(w)]
+                return (self.board.parse(w),)  # (the board keeps the ids it has read)
             except ValueError as e:
                 raise E.ExprError(str(e)) from None
 
@@ -118,7 +119,7 @@ class VictoryRules:
 
         def make_supplied(s):
             def supplied(side, where):
-                lines = supply_map(g, self.board, s, str(side))
+                lines = reached(g, self.board, s, str(side))  # (read only: not copied)
                 return any(h in lines for h in hexes_of(where))
             return supplied
 
@@ -197,27 +198,42 @@ class VictoryRules:
     def checkpoint(self, s: GameState, at: str, **bound) -> None:
         """Awards, end conditions and immediate wins (``win SIDE at CHECKPOINT``)
         that the rules attach to ``at``; ``bound``: extra names (attacker...)."""
+        awards, ends, triggers = self._rules_at(at)
+        if not (awards or ends or triggers):
+            return  # (most checkpoints of a game have no rule: nothing to evaluate)
         names, fns = self.env(s)
         names.update(bound)
-        for r in self.victory:
-            if r.at != at or r.kind != "award":
-                continue
+        for r in awards:
             if r.condition is None or E.evaluate(r.condition, names, fns) is True:
                 amount = E.evaluate(r.amount, names, fns)
                 if amount:
                     s.vp[r.side] = s.vp.get(r.side, 0) + int(amount)
                     s.log.append({"turn": s.turn, "vp": r.side, "amount": int(amount), "for": r.title})
-        for r in self.victory:
-            if r.kind == "end" and r.at in (at, "") and (r.condition is None or E.evaluate(r.condition, names, fns)):
+        for r in ends:
+            if r.kind == "end" and (r.condition is None or E.evaluate(r.condition, names, fns)):
                 self.finish(s, r.title or "the game ends")
                 return
-            if r.kind == "win" and r.at == at and at != "end" and \
-                    (r.condition is None or E.evaluate(r.condition, names, fns) is True):
+            if r.kind == "win" and (r.condition is None or E.evaluate(r.condition, names, fns) is True):
                 self.finish(s, r.title or f"{r.side} wins", decided_by=r)
                 return
-        for t in self.game.triggers:  # the game's triggers at this checkpoint (runtime.effects)
-            if t.at == at and s.result is None and (t.condition is None or E.evaluate(t.condition, names, fns) is True):
+        for t in triggers:  # the game's triggers at this checkpoint (runtime.effects)
+            if s.result is None and (t.condition is None or E.evaluate(t.condition, names, fns) is True):
                 self.run_effects(s, t.effects, t.title or t.id, **bound)
+
+    def _rules_at(self, at: str) -> tuple[list, list, list]:
+        """What ``checkpoint`` tries at ``at``, in the rules' order: the
+        awards at ``at``; the ends (at ``at`` or at every checkpoint) and
+        immediate wins at ``at``; the game's triggers at ``at``.  Gathered
+        once per checkpoint (the rules are fixed for a runner)."""
+        kept = self.__dict__.setdefault("_checkpoint_rules", {})
+        hit = kept.get(at)
+        if hit is None:
+            awards = [r for r in self.victory if r.at == at and r.kind == "award"]
+            ends = [r for r in self.victory if (r.kind == "end" and r.at in (at, ""))
+                    or (r.kind == "win" and r.at == at and at != "end")]
+            triggers = [t for t in self.game.triggers if t.at == at]
+            hit = kept[at] = (awards, ends, triggers)
+        return hit
 
     def finish(self, s: GameState, ended: str, decided_by=None, winner: str | None = None) -> None:
         """End the game: ``ended`` says why it ended; the winner is the side

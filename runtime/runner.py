@@ -186,10 +186,9 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
     def new_game(self, seed: int = 0) -> GameState:
         g, s = self.game, new_state(self.game, seed)
         s.turn = self.scenario.first_turn
-        grid = g.map.grid
         for p in self.scenario.setup:
             if p.kind == "hex":
-                s.place(p.counter, grid.parse_id(p.where_to))
+                s.place(p.counter, self.board.parse(p.where_to))  # (the board keeps the ids it has read)
         for p in self.scenario.setup:
             if p.kind == "area" and s.units[p.counter].side in self.scenario.deploy:
                 s.set_unit(p.counter, box=f"deploy:{p.where_to}")  # its player places it (3.0)

@@ -1,0 +1,52 @@
+"""Smolensk rules checked against the rulebook (shared/rules/gj-smolensk-
+blitzkrieg.zh.txt), each test naming the rule it plays: scripted positions
+on the real game files or on the series system (helpers.gekitou_game)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from runtime.board import Board
+from runtime.supply import in_supply
+
+from helpers import setup_state
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def smolensk():
+    from dsl.compiler import compile_game
+    return compile_game(ROOT / "games" / "smolensk")
+
+
+# ---------------------------------------------------------------- 2.1(1)3, 3.3: sources
+
+def test_soviet_sources_are_the_printed_hexes_not_the_whole_east_edge(smolensk):
+    # 2.1(1)3: "红色的联络线标记印刷在格子上，表示苏军单位的联络源" -- the sources are
+    # the marked hexes (the map lists 5503-5513, 5516, 5522, 5528), not every
+    # hex of the east edge.
+    board = Board(smolensk)
+    soviet = sorted(board.hex_id(h) for h in board.supply_sources("soviet"))
+    assert soviet == [f"55{r:02d}" for r in range(3, 14)] + ["5516", "5522", "5528"]
+    # the Axis map line says edge:west itself
+    assert {board.hex_id(h) for h in board.edge_hexes["west"]} <= \
+        {board.hex_id(h) for h in board.supply_sources("axis")}
+
+
+def test_a_soviet_unit_on_an_unmarked_east_edge_hex_needs_a_line(smolensk):
+    # 5531 is on the east edge but carries no source mark: cut off from the
+    # marked hexes by German units, it is out of supply (11.1(1)).
+    board = Board(smolensk)
+    s = setup_state(smolensk, "short")
+    for uid in list(s.units):
+        s.place(uid, None, "removed")
+    s.place("27RD", board.parse("5531"))
+    assert in_supply(smolensk, board, s, "27RD")
+    for uid, h in (("7Pz", "5530"), ("12Pz", "5430"), ("19Pz", "5431"), ("20Pz", "5432"), ("14Mot", "5532")):
+        s.place(uid, board.parse(h))
+    s.version += 1
+    ring = {board.hex_id(n) for n, _ in board.adj[board.parse("5531")]}
+    assert ring <= {"5530", "5430", "5431", "5432", "5532"}
+    assert not in_supply(smolensk, board, s, "27RD")

@@ -184,14 +184,18 @@ def advance_limit(game: GameDefinition, board: Board, unit_id: str) -> int:
     return game.advance.hexes_for(game.selectors_of(unit_id), c.unit_class)
 
 
-def _advance_cap(game: GameDefinition, board: Board, a: Hex, b: Hex) -> int:
-    """How many hexes an advance may count once it enters ``b`` from ``a``."""
+def _advance_cap(game: GameDefinition, board: Board, a: Hex, b: Hex, ignored: frozenset[str] = frozenset()) -> int:
+    """How many hexes an advance may count once it enters ``b`` from ``a``;
+    ``ignored``: hexside kinds whose effects the combat segment ignores
+    (Smolensk 15.1(3): the surprise attack ignores rivers)."""
     cap = 99
     for eff in board.effects(b):
         if eff.advance is not None:
             cap = min(cap, eff.advance)
     e = board.edge(a, b)
     for f in e.hexside:
+        if f in ignored:
+            continue
         eff = game.chart.effects.get(f)
         if eff is not None and eff.advance is not None:
             cap = min(cap, eff.advance)
@@ -212,6 +216,7 @@ def advance_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
     closed = closed_to(game, board, state, u.side)  # the enemy's sources (GJ63 2.2.1 5)
 
     overrun = overrun_hexes(game, state, unit_id) if game.advance.overrun else frozenset()
+    ignored = frozenset(state.step.get("ignore", ()))  # the combat segment's (15.1(3))
 
     def enterable(a: Hex, b: Hex, k: int) -> bool:
         if b not in board or costs.enter.get(b) is None or b in closed:
@@ -219,7 +224,7 @@ def advance_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
         side_there = state.side_at(b)
         if side_there is not None and side_there != u.side and b not in overrun:
             return False
-        return _advance_cap(game, board, a, b) >= k
+        return _advance_cap(game, board, a, b, ignored) >= k
 
     def fits(h: Hex) -> bool:
         return (limit is None or stack_count(game, state, h, unit_id) + stack_weight(game, unit_id) <= limit) and \
@@ -227,14 +232,14 @@ def advance_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
 
     def stops(a: Hex, b: Hex) -> bool:  # crossing a first-hex-only hexside unbridged
         e = board.edge(a, b)
-        return any(e.crosses(f) for f in game.advance.first_hex_across)
+        return any(e.crosses(f) for f in game.advance.first_hex_across if f not in ignored)
 
     out: list[tuple[Hex, ...]] = []
     if n_max < 1 or not enterable(u.hex, vacated, 1):
         return out
     if fits(vacated):
         out.append((vacated,))
-    if n_max >= 2 and _advance_cap(game, board, u.hex, vacated) >= 2 and not stops(u.hex, vacated):
+    if n_max >= 2 and _advance_cap(game, board, u.hex, vacated, ignored) >= 2 and not stops(u.hex, vacated):
         for n, _ in board.adj[vacated]:
             if n != u.hex and enterable(vacated, n, 2) and fits(n) and not stops(vacated, n):
                 out.append((vacated, n))

@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from runtime.actions import Advance
 from runtime.board import Board
+from runtime.engine import Engine
+from runtime.state import GameState
 from runtime.supply import in_supply
 
-from helpers import setup_state
+from helpers import gekitou_game, setup_state
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,6 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 def smolensk():
     from dsl.compiler import compile_game
     return compile_game(ROOT / "games" / "smolensk")
+
+
+def fixed_die(monkeypatch, value):
+    monkeypatch.setattr(GameState, "roll", lambda self, die, purpose: (
+        self.log.append({"roll": die.name, "result": value, "for": purpose}) or value))
 
 
 # ---------------------------------------------------------------- 2.1(1)3, 3.3: sources
@@ -50,3 +58,25 @@ def test_a_soviet_unit_on_an_unmarked_east_edge_hex_needs_a_line(smolensk):
     ring = {board.hex_id(n) for n, _ in board.adj[board.parse("5531")]}
     assert ring <= {"5530", "5430", "5431", "5432", "5532"}
     assert not in_supply(smolensk, board, s, "27RD")
+
+
+# ---------------------------------------------------------------- 15.1(3): the surprise attack ignores rivers
+
+def test_surprise_attack_advance_ignores_the_river(tmp_path, monkeypatch):
+    # 15.1(3) "开战前奇袭忽视河川效果": in the surprise combat segment a river
+    # neither halves the attack nor stops a mechanized advance after one hex
+    # (TEC: river, advance 1).  In an ordinary combat segment it does both.
+    game = gekitou_game(tmp_path, ["P german panzer 9-4-10 4-2-10", "D red-army infantry 1-5 -"],
+                        ["P 0405", "D 0505"], hexsides=["0405/0505 river"])
+    eng = Engine(game)
+    for ignore, two in (([], False), (["river", "major-river"], True)):
+        s = setup_state(game)
+        s.active, s.phase = "axis", "combat"
+        s.step = {"decision": "combat", "ignore": ignore}
+        fixed_die(monkeypatch, 6)
+        s2 = eng.apply(s, "attack 0505 with P")
+        while s2.pending and s2.pending[0]["kind"] != "advance":
+            s2 = eng.apply(s2, eng.legal_actions(s2)[0])
+        advances = {a for a in eng.legal_actions(s2) if isinstance(a, Advance)}
+        assert Advance("P", ("0505",)) in advances
+        assert any(len(a.path) == 2 for a in advances) is two

@@ -538,7 +538,8 @@ class SupplyRules:
 
 @dataclass(frozen=True, slots=True)
 class RetreatRules:
-    toward: str = "supply"  # supply (each hex nearer) | supply-first (nearer preferred: AVD 6 h) | own-edge | away
+    toward: str = "supply"  # supply (each hex nearer) | supply-line (nearer along the lines open now: Smolensk
+    # 10.6(6)) | supply-first (nearer preferred: AVD 6 h) | own-edge | away
     destroyed_into: frozenset[str] = frozenset()  # terrain ids, "off-map", "prohibited"
     enemy_zoc: str = "lose-step"  # lose-step | destroyed | allowed
     second_hex_across: frozenset[str] = frozenset()  # unbridged hexsides that destroy a 2nd-hex retreat

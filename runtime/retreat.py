@@ -11,7 +11,12 @@ not destroy, then fewer ZOC losses, then no extension.  With ``toward
 supply-first`` (A Victory Denied 6 h: "如果有多条撤退路径", a rule for choosing
 among several paths) every path is open, and after those two the paths with
 fewer hexes that are not nearer supply are preferred: a unit that can only
-retreat sideways or away is not destroyed for it.
+retreat sideways or away is not destroyed for it.  With ``toward
+supply-line`` (Smolensk 10.6(6): "往自军联络源开始的联络线(参见 3.3)方向")
+"nearer" is measured round the hexes a line of communication can never pass
+(``distance_along_lines``: enemy units), so a hex held by the enemy is never
+the way to supply; each hex is one of the nearest open to it ("按照最短距离退却"),
+the rulebook's order choosing among them.
 
 Advance: into the vacated hex first, then (mechanized) one more; a hex or
 hexside whose chart row limits advance to 1 stops it, and so does a
@@ -76,6 +81,49 @@ def distance_to_supply(game: GameDefinition, board: Board, side: str,
     return dist
 
 
+_CUT_OFF = 1 << 20  # added to the static distance of a hex no line of communication reaches
+
+
+def distance_along_lines(game: GameDefinition, board: Board, state: GameState, side: str) -> dict[Hex, int]:
+    """``retreat { toward supply-line }`` (Smolensk 10.6(6), and the Leningrad
+    errata: "退却是优先从自军联络源可以引的最短联络线的格子中退却"): each hex's
+    distance to the side's sources round what a line of communication can
+    never pass now (3.3(1): an enemy unit; the supply rules' impassable
+    terrain and unbridged blocking hexsides), counted in hexes (no rail net:
+    the shortest distance).  Enemy ZOC does not bend it: a retreat into ZOC
+    costs a step (10.6(4)) and the owner's choice weighs that.  A hex no such
+    way reaches gets ``_CUT_OFF`` plus its static distance
+    (``distance_to_supply``), so a unit cut off still retreats toward its
+    sources.  Kept for the state's version."""
+    key = ("retreat-lines", side, state.version)
+    hit = state.cache.get(key)
+    if hit is not None:
+        return hit
+    from .supply import _static, _unit_blocking, sources_of
+    st = _static(board, game.supply)
+    enemy, _ = _unit_blocking(game, board, state, side)
+    no_enter = st.impassable | enemy
+    line: dict[Hex, int] = {}
+    q: deque[Hex] = deque()
+    for h in sources_of(board, state, side):
+        if h not in no_enter and h not in line:
+            line[h] = 0
+            q.append(h)
+    while q:
+        u = q.popleft()
+        for v in st.neighbours[u]:
+            if v in line or v in no_enter or (u, v) in st.bad_steps:
+                continue
+            line[v] = line[u] + 1
+            q.append(v)
+    static = distance_to_supply(game, board, side, lost_sources(board, state))
+    out = {h: line.get(h, _CUT_OFF + d) for h, d in static.items()}
+    if len(state.cache) > 64:
+        state.cache.clear()
+    state.cache[key] = out
+    return out
+
+
 def _forbidden(game: GameDefinition, board: Board, unit_class: str, h: Hex) -> str:
     """Why a retreat into ``h`` destroys the unit ("" if it does not)."""
     rules = game.retreat
@@ -98,7 +146,11 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
     assert start is not None
     rules = game.retreat
     counter = game.counters[unit_id]
-    dist = distance_to_supply(game, board, u.side, lost_sources(board, state))
+    line = rules.toward == "supply-line"
+    if line:  # nearer along the lines of communication open now (10.6(6))
+        dist = distance_along_lines(game, board, state, u.side)
+    else:
+        dist = distance_to_supply(game, board, u.side, lost_sources(board, state))
     ezoc = zoc_of(game, board, state, enemy)
     free = bool(rules.zoc_free_with_friends) and game.matches(unit_id, rules.zoc_free_with_friends)
     overrun = overrun_hexes(game, state, unit_id) if rules.overrun else frozenset()
@@ -143,6 +195,10 @@ def retreat_paths(game: GameDefinition, board: Board, state: GameState, unit_id:
             open_ = [(n, e) for n, e in step_targets if not blocked(n)]
             candidates = [(n, e) for n, e in open_ if dist.get(n, big) < d_here] or \
                 [(n, e) for n, e in open_ if dist.get(n, big) == d_here] or open_
+        elif line:  # the nearest of the open hexes: the shortest way back along the lines (10.6(6))
+            open_ = [(n, e) for n, e in step_targets if not blocked(n)]
+            best = min((dist.get(n, big) for n, _ in open_), default=big)
+            candidates = [(n, e) for n, e in open_ if dist.get(n, big) == best] if best <= d_here else []
         else:
             closer = [(n, e) for n, e in step_targets if dist.get(n, big) < d_here]
             candidates = closer or [(n, e) for n, e in step_targets if dist.get(n, big) <= d_here]

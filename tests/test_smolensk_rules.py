@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.actions import Advance
+from runtime.actions import Advance, Retreat
 from runtime.board import Board
 from runtime.engine import Engine
 from runtime.state import GameState
@@ -80,3 +80,30 @@ def test_surprise_attack_advance_ignores_the_river(tmp_path, monkeypatch):
         advances = {a for a in eng.legal_actions(s2) if isinstance(a, Advance)}
         assert Advance("P", ("0505",)) in advances
         assert any(len(a.path) == 2 for a in advances) is two
+
+
+# ---------------------------------------------------------------- 10.6(6): retreat along the line of communication
+
+def test_a_unit_flanked_on_its_supply_side_retreats_round_the_enemy(tmp_path, monkeypatch):
+    # 10.6(6) "退却是往自军联络源开始的联络线(参见 3.3)方向，按照最短距离退却": the
+    # way back is a line of communication, which never passes an enemy unit
+    # (3.3(1)).  D's two hexes nearer the east edge (its sources) hold the
+    # attackers; by the map alone it could only retreat into them and would
+    # be destroyed.  Along the lines open now it retreats round them.
+    game = gekitou_game(tmp_path, ["A german infantry 3-5 2-5", "B german infantry 3-5 2-5",
+                                   "D red-army infantry 2-5 1-5"], ["A 0604", "B 0605", "D 0505"])
+    eng = Engine(game)
+    s = setup_state(game)
+    s.active, s.phase = "axis", "combat"
+    s.step = {"decision": "combat"}
+    fixed_die(monkeypatch, 3)  # 3-1, die 3: R
+    s2 = eng.apply(s, "attack 0505 with A,B")
+    assert s2.pending and s2.pending[0]["kind"] == "retreat"
+    options = eng.legal_actions(s2)
+    assert options and all(isinstance(o, Retreat) and len(o.path) == 1 for o in options)
+    # the nearest open hexes round A and B (north or south of them; 0404 and 0405
+    # are farther), in the attackers' ZOC: D loses a step there (10.6(4))
+    assert {o.path[0] for o in options} == {"0504", "0506"}
+    s3 = eng.apply(s2, options[0])
+    assert s3.units["D"].hex is not None and s3.units["D"].step == 1
+    assert s3.units["D"].hex != game.map.grid.parse_id("0505")

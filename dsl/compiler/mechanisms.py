@@ -350,9 +350,9 @@ class MechanismsMixin:
         if st is None:
             return D.RetreatRules()
         b = Body(ctx, st, "retreat")
-        toward = self.choice(b.arg("toward"), ("supply", "supply-first", "own-edge", "away"),
+        toward = self.choice(b.arg("toward"), ("supply", "supply-line", "supply-first", "own-edge", "away"),
                              "retreat direction") or "supply"
-        if toward not in ("supply", "supply-first"):
+        if toward not in ("supply", "supply-line", "supply-first"):
             ctx.error("unused", f"retreat toward {toward} is not used by any rule", b.arg("toward").span,
                       "the engine retreats units toward supply (toward supply, the default)")
         di = b.one("destroyed-into", (1, 9))

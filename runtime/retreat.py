@@ -34,7 +34,7 @@ from .hexes import Hex
 from .movement import class_costs, overrun_hexes, stack_count, stack_weight
 from .stacking import extra_bars, extra_limits
 from .state import GameState
-from .supply import closed_to, lost_sources
+from .supply import _static, _unit_blocking, closed_to, lost_sources, sources_of
 from .zoc import zoc_of
 
 
@@ -99,7 +99,6 @@ def distance_along_lines(game: GameDefinition, board: Board, state: GameState, s
     hit = state.cache.get(key)
     if hit is not None:
         return hit
-    from .supply import _static, _unit_blocking, sources_of
     st = _static(board, game.supply)
     enemy, _ = _unit_blocking(game, board, state, side)
     no_enter = st.impassable | enemy

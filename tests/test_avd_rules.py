@@ -154,6 +154,32 @@ def test_the_pocket_ends_when_the_reinforcements_chit_is_drawn_on_turn_4(runner,
     assert not any(e.get("table") == "minsk-escape" for e in s.log)   # no escape roll
 
 
+@pytest.mark.parametrize("in_cup", [0, 1, 2])
+def test_turn_1s_9th_army_chit_goes_into_the_cup_only_while_one_is_unused(runner, in_cup):
+    """增援 5 f iv: "此时 (第 1 回合) 立即将 9 集指挥旗放进黑箱": one of the 9th Army's 2 chits, as 5 g iii and
+    5 i ii put an unused one; when both were chosen for the cup (turn 1's 3 German chits can only be 2PzG
+    and the two 9A) none is added. Until this fix a third 9A chit went in, and turn 1 drew it three times."""
+    s = runner.new_game(seed=4)
+    assert s.turn == 1
+    s.cup = ["9A"] * in_cup + ["Supply"]                              # 9th Army chits chosen for the cup
+    runner.run_effects(s, "chit:Reinf", "Reinforcements drawn")
+    while s.effects:
+        s = runner.apply(s, Choose("hold"))                           # no Minsk release
+    assert s.cup.count("9A") == min(in_cup + 1, 2)
+
+
+def test_a_greedy_first_turn_draws_the_9th_army_chit_at_most_twice(full_game):
+    from runtime.bots import GreedyBot
+    r = Runner(full_game)
+    s = r.new_game(seed=3)
+    agents = {"german": GreedyBot(3), "soviet": GreedyBot(4)}
+    while s.result is None and s.turn == 1:
+        s = r.apply(s, agents[r.to_move(s)].choose(r, s))
+    picked = next(e["chits"] for e in s.log if e.get("side") == "german" and "chits" in e)
+    assert picked.count("9A") == 2                                    # both chosen on turn 1
+    assert sum(1 for e in s.log if e.get("turn") == 1 and e.get("draw") == "9A") == 2
+
+
 def test_the_plus_1_drm_lasts_into_turn_4_until_the_reinforcements_chit(runner):
     """5 h v: the Soviets get +1 DRM "直到下次'增援阶段'为止"; turn 4's special event (Minsk Pocket ends)
     does not remove it: the pocket ends when the Reinforcements chit is drawn (the Escape Table's note)."""

@@ -228,15 +228,33 @@ class Reinforcements:
         return 1
 
     def buyable_chits(self, s: GameState, side: str) -> list[str]:
-        """Chits of the side's HQs on the map that are neither in the cup nor in a hand (5 d iii)."""
+        """Chits of the side's HQs on the map that are neither in the cup nor
+        in a hand nor played this turn (AVD 5 d iii: a chit not chosen for the
+        cup, from the Unused Command Chits box; one drawn this turn lies in the
+        Played Chits box, 抽取 2, and does not go back into the cup)."""
         out = []
         held = list(s.cup) + [c for hand in s.hands.values() for c in hand]
+        played = self._played_this_turn(s)
         for cid, c in sorted(self.game.chits.items()):
             if c.side != side or c.always or c.any_hq or not c.hq or c.kind not in ("hq", "interrupt"):
                 continue
             hq = s.units.get(c.hq)
-            if hq is not None and hq.hex is not None and held.count(cid) < c.count:
+            if hq is not None and hq.hex is not None and held.count(cid) + played.get(cid, 0) < c.count:
                 out.append(cid)
+        return out
+
+    @staticmethod
+    def _played_this_turn(s: GameState) -> dict[str, int]:
+        """How many copies of each chit were played this turn (the log's
+        draws, interrupts and phases' plays, less the draws an interrupt sent
+        back into the cup)."""
+        from .observe import this_turn
+        out: dict[str, int] = {}
+        for e in this_turn(s):
+            for key, n in (("draw", 1), ("interrupt", 1), ("play", 1), ("returned", -1)):
+                cid = e.get(key)
+                if isinstance(cid, str):
+                    out[cid] = out.get(cid, 0) + n
         return out
 
     def placement_hexes(self, s: GameState, uid: str) -> list[Hex]:

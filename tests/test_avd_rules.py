@@ -512,6 +512,27 @@ def test_soviet_points_buy_units_for_1_hqs_for_2_and_chits_for_1(runner, game):
     assert {a.unit for a in runner.legal_actions(s) if hasattr(a, "unit")} <= {"101TD", "107TD", "1MRD", "PVO2", "PVO3"}
 
 
+def test_a_chit_played_this_turn_cannot_be_bought_back_into_the_cup(runner):
+    """增援 5 d iii: 1 point puts "地图上有对应 HQ 的指挥旗" into the cup: a chit not chosen for it (指挥旗选择 3: in
+    the Unused Command Chits box). A chit drawn this turn lies face up in the Played Chits box (抽取 2) and is
+    not bought back for a second activation; one an interrupt sent back is in the cup already."""
+    s = to_soviet_purchase(runner, turn=2)
+    buyable = {str(a) for a in runner.legal_actions(s) if str(a).startswith("choose ")}
+    assert {"choose 13A", "choose 16A"} <= buyable
+    s.log.append({"turn": 2, "draw": "13A", "left": 5})                 # 13A was drawn and played this turn
+    s.log.append({"turn": 2, "draw": "16A", "left": 4})
+    s.log.append({"turn": 2, "interrupt": "2PzG", "returned": "16A"})   # Guderian sent 16A back into the cup
+    s.cup.append("16A")
+    buyable = {str(a) for a in runner.legal_actions(s) if str(a).startswith("choose ")}
+    assert "choose 13A" not in buyable and "choose 16A" not in buyable
+    s.cup.remove("16A")                                                 # drawn again and played
+    s.log.append({"turn": 2, "draw": "16A", "left": 3})
+    assert "choose 16A" not in {str(a) for a in runner.legal_actions(s)}
+    s.log.append({"turn": 3, "draw": "Supply", "left": 8})               # the next turn: both may be bought
+    s.turn = 3
+    assert {"choose 13A", "choose 16A"} <= {str(a) for a in runner.legal_actions(s)}
+
+
 def test_a_reserve_armys_hq_bought_onto_the_map_has_its_chit(full_game):
     """指挥旗选择 2: "如果对应的 HQ 还在地图上, 则该指挥旗'可用'"; 增援 5 d iii: 1 point puts the chit of an
     HQ on the map into the cup. The Reserve Front's HQs (24A-32A, "R") start in the Soviet Reserve Box."""

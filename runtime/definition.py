@@ -615,10 +615,12 @@ class ReinforcementRules:
     pools: tuple[str, ...] = ("available",)  # boxes reinforcements are taken from
     enter: str = "supplied"  # rail: a rail hex traced by rail to an own source | supplied: any supplied hex
     not_in: frozenset[str] = frozenset()  # enemy-zoc, enemy-cities
-    # (side, selectors, pool, losses): units eliminated in combat (or, with
+    # (side, selectors, pool, losses, marker): units eliminated in combat (or, with
     # "supply" in losses, to supply) that come back as reinforcements
-    # (12.3(1), 13.0(3)); others stay eliminated
-    returns: tuple[tuple[str, frozenset[str], str, frozenset[str]], ...] = ()
+    # (12.3(1), 13.0(3)); others stay eliminated.  marker: None, or ("marked" |
+    # "unmarked", MARKER): only units that carry / do not carry that unit marker
+    # as they are lost (AVD 攻击 5 f i: an isolated Soviet unit is out of the game)
+    returns: tuple[tuple[str, frozenset[str], str, frozenset[str], tuple[str, str] | None], ...] = ()
     where: str = ""
     # point-buy (AVD 5 c-e): with costs, the turn track's SIDE.reinforcements is points;
     # (selectors, points) per unit, the first line that matches (1 without one)

@@ -271,7 +271,9 @@ def eliminate(game: GameDefinition, state: GameState, unit_id: str, how: str = "
     Returns the box it went to."""
     u = state.units[unit_id]
     box = "removed" if how == "supply" else "eliminated"
-    for side, selectors, pool, losses in game.reinforcements.returns:
+    for side, selectors, pool, losses, marker in game.reinforcements.returns:
+        if marker is not None and (marker[1] in u.markers) != (marker[0] == "marked"):
+            continue  # AVD 5 f i: 'unmarked isolated', an isolated unit does not come back
         if how in losses and side in (u.side, "all") and game.matches(unit_id, selectors):
             box = f"pool:{pool}"
             break

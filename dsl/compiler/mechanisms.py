@@ -10,6 +10,7 @@ from runtime import definition as D
 
 from ..checker import Body, read_fraction, read_yes_no, title_of, where
 from ..diagnostics import Span, did_you_mean
+from ..effects import UNIT_MARKERS
 
 fm = D.frozen_map
 
@@ -508,8 +509,27 @@ class MechanismsMixin:
                           a.span)
         returns = []
         for r in b.all("returns"):
-            # returns SIDE SELECTOR... to POOL [from combat supply]
+            # returns SIDE SELECTOR... to POOL [from combat supply] [marked|unmarked MARKER]
             rargs = list(r.args)
+            marker = None
+            words = [a.text for a in rargs]
+            for w in ("marked", "unmarked"):
+                if w in words:
+                    i = words.index(w)
+                    if i + 1 >= len(rargs):
+                        ctx.error("arguments", f"'{w}' takes a unit marker", rargs[i].span,
+                                  "write: returns soviet rifle to reserve unmarked isolated")
+                        rargs = rargs[:i]
+                    else:
+                        name = rargs[i + 1].text
+                        if name in UNIT_MARKERS:
+                            marker = (w, name)
+                        else:
+                            ctx.error("unknown-name", f"'{name}' is not a unit marker the engine reads",
+                                      rargs[i + 1].span, did_you_mean(name, UNIT_MARKERS)
+                                      or "unit markers: " + ", ".join(UNIT_MARKERS))
+                        rargs = rargs[:i] + rargs[i + 2:]
+                    words = [a.text for a in rargs]
             losses = {"combat"}
             if "from" in [a.text for a in rargs]:
                 i = [a.text for a in rargs].index("from")
@@ -529,7 +549,7 @@ class MechanismsMixin:
             pool = ctx.ref("pool", rargs[-1])
             sel = self.selectors(rargs[1:-2], classes)
             if side and pool:
-                returns.append((side, sel, pool, frozenset(losses)))
+                returns.append((side, sel, pool, frozenset(losses), marker))
         costs = []
         for c in b.all("cost"):  # cost SELECTOR... N
             if len(c.args) < 2:

@@ -172,13 +172,17 @@ class VictoryRules:
 
     @staticmethod
     def _drawn_this_turn(s: GameState, cid: str) -> int:
-        """How many times ``cid`` was drawn from the cup this turn (the log's draws)."""
+        """How many times ``cid`` was drawn from the cup this turn and not put
+        back (the log's draws, less the draws an interrupt chit sent back into
+        the cup, AVD 抽取 2 a ii: those are counted in the cup)."""
         n = 0
         for e in reversed(s.log):
             if e.get("turn", s.turn) < s.turn:
                 break
             if e.get("draw") == cid:
                 n += 1
+            if e.get("returned") == cid:
+                n -= 1
         return n
 
     def _param(self, name):

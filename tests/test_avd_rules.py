@@ -154,6 +154,27 @@ def test_the_pocket_ends_when_the_reinforcements_chit_is_drawn_on_turn_4(runner,
     assert not any(e.get("table") == "minsk-escape" for e in s.log)   # no escape roll
 
 
+def test_a_9th_army_chit_guderian_sent_back_into_the_cup_is_one_chit_in_play(runner):
+    """抽取 2 a ii: when Guderian's chit is played the chit just drawn goes back into the cup: it is one 9th
+    Army chit in play, not two (drawn, and in the cup). With the other one unused (only one was chosen), a
+    released HQ may still put it in (5 g iii). Until this fix chits-in-play(9A) read 2 and the German
+    player was not asked."""
+    s = runner.new_game(seed=4)
+    s.turn = 2
+    s.cup = ["9A", "Supply"]                                          # one 9A chosen, drawn, sent back
+    s.log.append({"turn": 2, "draw": "9A", "left": 1})
+    s.log.append({"turn": 2, "interrupt": "2PzG", "returned": "9A"})
+    runner.run_effects(s, "chit:Reinf", "Reinforcements drawn")
+    s = runner.apply(s, Choose("release"))
+    s = runner.apply(s, Take("9A"))
+    if s.effects and s.effects[0]["ask"]["decision"] == "take":
+        s = runner.apply(s, "done")
+    ask = s.effects[0]["ask"]
+    assert ask["decision"] == "choose" and "add-9a-chit" in ask["options"]
+    s = runner.apply(s, Choose("add-9a-chit"))
+    assert s.cup.count("9A") == 2
+
+
 @pytest.mark.parametrize("in_cup", [0, 1, 2])
 def test_turn_1s_9th_army_chit_goes_into_the_cup_only_while_one_is_unused(runner, in_cup):
     """增援 5 f iv: "此时 (第 1 回合) 立即将 9 集指挥旗放进黑箱": one of the 9th Army's 2 chits, as 5 g iii and

@@ -476,6 +476,9 @@ class MovementRules:
     # at least 1 MP left, may move on off the map into the pool (a box: AVD 移动 1 d,
     # the Minsk Pocket): ``move UNIT POOL``
     exits: tuple[tuple[str, str, frozenset[str]], ...] = ()
+    # (pool, condition): the box is entered that way only while the condition holds
+    # (``exit ... when CONDITION``: AVD, the Minsk Pocket until it is cleared on turn 4)
+    exit_when: tuple[tuple[str, Expr], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -174,13 +174,40 @@ def test_german_units_never_enter_the_box(runner, game):
         runner.engine.apply(s, "move 4Pz minsk-pocket")
 
 
+def test_once_the_pocket_is_cleared_on_turn_4_no_soviet_unit_enters_the_box(runner, game):
+    """Special events, turn 4: "Minsk Pocket ends"; the Minsk Escape Table: "When the reinforcement chit is
+    drawn on game turn 4, the Minsk pocket has been cleared" (5 i iii: what is left in it is removed). After
+    that there is no pocket to enter (移动 1 d) and no unit leaves the map (1 a). Until this fix a Soviet unit
+    reaching the box's edge won at any turn (greedy v greedy, seed 0's ninth game: on turn 7)."""
+    from runtime.actions import IllegalActionError
+    from runtime.decisions import Choose, Take
+    s = bare(runner, "soviet")
+    s.turn = 4
+    s.place("28RD", game.map.grid.parse_id("2803"))
+    assert "move 28RD minsk-pocket" in [str(a) for a in runner.engine.legal_actions(s)]   # not cleared yet
+    runner.run_effects(s, "chit:Reinf", "Reinforcements drawn")
+    while s.effects:                                      # no 9th Army chit; the "*" units: the first offered
+        ask = s.effects[0]["ask"]
+        s = runner.apply(s, Choose(next(o for o in ask["options"] if o.startswith("no-")))
+                         if ask["decision"] == "choose" else Take(ask["units"][0]))
+    assert s.variables["minsk-cleared"] == 1
+    s.pending, s.phase, s.active, s.activated, s.step = [], "movement", "soviet", set(), {}
+    assert "move 28RD minsk-pocket" not in [str(a) for a in runner.engine.legal_actions(s)]
+    with pytest.raises(IllegalActionError, match="cannot move into minsk-pocket: it is closed now"):
+        runner.engine.apply(s, "move 28RD minsk-pocket")
+    assert s.result is None
+    s.turn = 7
+    assert "move 28RD minsk-pocket" not in [str(a) for a in runner.engine.legal_actions(s)]
+
+
 @pytest.mark.parametrize("new, message", [
     ("exit minsk-box-edg to minsk-pocket by soviet", "unknown area 'minsk-box-edg'"),
     ("exit minsk-box-edge to minsk-pockt by soviet", "minsk-pockt"),
     ("exit minsk-box-edge to minsk-pocket by sovet", "'sovet' is not a unit class"),
     ("exit minsk-box-edge minsk-pocket soviet", "exit takes a map area, 'to' a pool"),
+    ("exit minsk-box-edge to minsk-pocket by soviet when minsk-cleard == 0", "minsk-cleard"),
 ])
 def test_check_refuses_a_malformed_exit_at_its_place(tmp_path, new, message):
     from test_avd_rules import diagnostics
-    found = diagnostics(tmp_path, "exit minsk-box-edge to minsk-pocket by soviet", new)
+    found = diagnostics(tmp_path, "exit minsk-box-edge to minsk-pocket by soviet when minsk-cleared == 0", new)
     assert any(message in d for d in found), found

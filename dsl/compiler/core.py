@@ -186,7 +186,8 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
     # statements whose `= value` / `when condition` the compiler reads
     TAKES_VALUE = {"modifier", "award", "define", "variable", "input", "per-turn"}
     TAKES_CONDITION = {"modifier", "award", "win", "end", "phase", "player-turn", "chit-loop", "segment", "skip",
-                       "battle-option", "forbid", "marker", "outcome", "trigger", "fire-attack", "per-turn"}
+                       "battle-option", "forbid", "marker", "outcome", "trigger", "fire-attack", "per-turn",
+                       "exit"}
 
     def check_expression_places(self) -> None:
         stack = list(self.sts)

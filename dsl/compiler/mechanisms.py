@@ -117,6 +117,7 @@ class MechanismsMixin:
         overrun_by: frozenset[str] = frozenset()
         displace = 0
         exits: list[tuple[str, str, frozenset[str]]] = []
+        exit_when: list = []
         if st is not None:
             b = Body(ctx, st, "movement")
             points = b.text("points", "move")
@@ -124,7 +125,10 @@ class MechanismsMixin:
             if ov is not None:
                 overrun, overrun_by, displace = self._overrun(ov, classes)
             for ex in b.all("exit"):
-                exits.extend(self._exit(ex, classes))
+                found = self._exit(ex, classes)
+                exits.extend(found)
+                if ex.condition is not None and found:  # exit ... when CONDITION: the box is open while it holds
+                    exit_when.extend((pool, ctx.expr(ex.condition)) for _, pool, _ in found)
             b.finish()
         self.overrun_declared = bool(overrun)  # read by retreat/advance { overrun yes; follows ... }
         modes = []
@@ -181,11 +185,12 @@ class MechanismsMixin:
                                         self.terrain_set(av.args, ("terrain", "feature")) if av else frozenset()))
             b.finish()
         return D.MovementRules(points, tuple(modes), where(st) if st else "", overrun, overrun_by, displace,
-                               tuple(exits))
+                               tuple(exits), tuple(exit_when))
 
     def _exit(self, st, classes) -> list[tuple[str, str, frozenset[str]]]:
-        """exit AREA to POOL by SELECTOR...: units the selectors name may move
-        from a hex of the area (with 1 MP left) into the pool (a box off the map)."""
+        """exit AREA to POOL by SELECTOR... [when CONDITION]: units the selectors
+        name may move from a hex of the area (with 1 MP left) into the pool (a
+        box off the map), while the condition holds."""
         words = [a.text for a in st.args]
         if len(words) < 5 or words[1] != "to" or words[3] != "by":
             self.ctx.error("arguments", "exit takes a map area, 'to' a pool, and 'by' the units that may leave "

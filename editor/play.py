@@ -988,7 +988,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             o.attackers.addItem(it)
         o.report.setHtml(odds_html(self.game, self.board, rep))
         o.roll.setEnabled(rep.legal and not declaring)
-        o.roll.setText(("Fire" if rep.fire else "Roll") + (f" ({rep.column.label})" if rep.legal else ""))
+        verb = "Fire" if rep.fire else "Declare" if self.game.combat.declare_first and not declaring else "Roll"
+        o.roll.setText(verb + (f" ({rep.column.label})" if rep.legal else ""))
         o.clear.setEnabled(True)
         o.attackers.blockSignals(False)
 

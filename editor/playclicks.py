@@ -178,7 +178,8 @@ class PlayClicks:
             rep = self.odds_report()
             self.say(f"Attack on {self.hid(h)}: " + (f"{fmt_num(rep.attack)} to {fmt_num(rep.defence)}, column "
                                                      f"{rep.column.label}" if rep and rep.legal else
-                                                     (rep.validate if rep else "")) + ". Roll when ready.",
+                                                     (rep.validate if rep else "")) +
+                     (". Declare when ready." if self.game.combat.declare_first else ". Roll when ready."),
                      error=bool(rep and not rep.legal))
             self.refresh()
             return

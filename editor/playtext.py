@@ -154,6 +154,8 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
             text += f" (path {'→'.join(e['path'])}, {e.get('mp')} MP)"
         if "attacks" in e:
             text += f" — attacks {e['attacks']}"
+        if e.get("declared"):
+            text += " — declared: fought once every attack is declared (10.2(1))"
         if "odds" in e:
             drm = f" {e['drm']:+d}" if e.get("drm") else ""
             text += f" — odds {e['odds']}, column {e.get('column')}, die {e.get('die')}{drm}: {e.get('result')}"
@@ -293,8 +295,16 @@ def prompt(runner: Runner, s: GameState) -> str:
                "the dice pools and the chance to win, Fight. Done ends combat."
     if k == "dice-pool":
         return dice_pool_prompt(runner, s, who)
+    if k == "combat" and runner.game.combat.declare_first:
+        declared = ", ".join(h for h, _ in s.step.get("declared", []))
+        return f"{who} declares attacks: click an enemy hex, adjust the attackers, check the odds, Declare. " \
+               f"{done_label(s)} when every attack is declared: {who} then fights them in the order it chooses " \
+               "(10.2(1))." + (f" Declared: {declared}." if declared else "")
     if k == "combat":
         return f"{who} attacks: click an enemy hex, adjust the attackers, check the odds, Roll. Done ends combat."
+    if k == "crt-order":
+        return f"Every attack is declared: {who} chooses the battle fought next (listed below, with its odds as " \
+               "they stand now)."
     if k == "battle":
         return battle_prompt(runner, s, who)
     if k == "declare":
@@ -739,6 +749,10 @@ def action_label(a, runner: Runner, s: GameState) -> str:
         chance = runner.engine.dicepool.side_chance(s, att, list(a.attackers), a.target)
         return f"Fight the battle in {a.target} next ({', '.join(a.attackers)}; {side_title(runner, att)} " \
                f"wins {chance * 100:.0f}%, a tie counted half)"
+    if isinstance(a, Attack) and s.pending and s.pending[0]["kind"] == "crt-order":
+        rep = runner.engine.declarations.odds(s, a)
+        odds = f"odds {rep.attack}-{rep.defence}, column {rep.column.label}" if rep.legal else "no attack now"
+        return f"Fight the battle in {a.target} next ({', '.join(a.attackers)}; {odds})"
     if isinstance(a, Attack):
         return f"Attack {a.target} with {', '.join(a.attackers)}"
     if isinstance(a, Move):

@@ -713,6 +713,9 @@ class CombatRules:
     # units that cannot be attacked: a hex holding only such units is the target of no attack and no
     # fire attack (AVD 攻击 1 a: "不能攻击敌方 HQ"; a lone HQ is overrun by a move instead, 移动 4 e)
     not_attacked: frozenset[str] = frozenset()
+    # odds: every attack of a combat segment is declared before the first is rolled, then the
+    # attacker fights them in the order it chooses (``declare-first``: Smolensk 10.2(1))
+    declare_first: bool = False
 
     def limit_for(self, side: str) -> HexsideLimit | None:
         for x in self.limits:  # (a loop, not next() over a generator: asked for every move into an enemy hex)

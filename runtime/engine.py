@@ -21,6 +21,7 @@ from . import attachments as A
 from . import expr as E
 from .combat import firepower as F
 from .combat.declare import CrtDeclarations
+from .combat.order import DeclaredAttacks
 from .combat.fire import FireAttacks
 from .combat.dicepool.fight import DicePoolBattles, check_attack
 from .actions import (Action, Advance, Attack, Detach, Displace, Done, Hold, IllegalActionError, LoseStep, Move, Moves,
@@ -54,6 +55,8 @@ class Engine:
         self.board = board or Board(game)
         self.battles = F.FirepowerBattles(self)
         self.declare = CrtDeclarations(self)  # decisions before the roll on a CRT
+        # attacks declared before the first is rolled (combat { declare-first }: Smolensk 10.2(1))
+        self.declarations = DeclaredAttacks(self) if game.combat.declare_first else None
         self.fire = FireAttacks(self)  # attacks by fire on a fixed column, granted by a fire effect
         self.dicepool = DicePoolBattles(self) if game.dice_pool is not None else None  # dice-pool battles
         self.declared = game.declared_ids()  # ids as expression names: fixed for the game
@@ -434,6 +437,8 @@ class Engine:
             return self.declare.actions(state, p)
         if p["kind"] == "dice-pool":
             return self.dicepool.actions(state, p)
+        if p["kind"] == "crt-order":
+            return self.declarations.actions(state, p)
         if p["kind"] == "loss":
             alive = self.loss_takers(state, p["units"])
             return [LoseStep(u) for u in alive + A.loss_options(self.game, state, alive)]
@@ -518,6 +523,11 @@ class Engine:
             if s.phase == "combat" and self.dicepool is not None and s.step.get("declared"):
                 self.record(s, action)  # every attack is declared: the battles are fought (9.2(3))
                 self.dicepool.fight_declared(s)
+                self._settle(s)
+                return s
+            if s.phase == "combat" and self.declarations is not None and s.step.get("declared"):
+                self.record(s, action)  # every attack is declared: the attacker fights them in turn (10.2(1))
+                self.declarations.close(s)
                 self._settle(s)
                 return s
             if s.phase == "combat" and self.game.combat.procedure == "firepower" and self.battle_hexes(s):
@@ -718,9 +728,32 @@ class Engine:
             raise IllegalActionError(rep.errors[0])
         if rep.column.column is None:
             raise IllegalActionError(f"no attack on {a.target} at these odds: {rep.column.reason}")
-        if self.declare.start(s, a.target, list(a.attackers), s.units_at(target)[0].side):
+        if self.declarations is not None:  # fought once every attack is declared (10.2(1))
+            self.declarations.declare(s, a)
+            return
+        self._fight_odds(s, a, rep)
+
+    def _fight_odds(self, s: GameState, a: Attack, rep) -> None:
+        """An attack on the CRT whose odds ``rep`` allow it: the sides'
+        decisions before the roll, or the roll."""
+        if self.declare.start(s, a.target, list(a.attackers), s.units_at(self.hex(a.target))[0].side):
             return  # the sides' decisions before the roll come first
         self.roll_attack(s, a.target, list(a.attackers), [], rep)
+
+    def fight_declared(self, s: GameState, a: Attack) -> None:
+        """A declared attack fought (runtime/combat/order.py), at the odds as
+        they stand now; called off when they allow no attack any more."""
+        target = self.hex(a.target)
+        s.attacked.difference_update(a.attackers)  # (declared: not yet attacked, for the odds' checks)
+        s.attacked_hexes.discard(target)
+        rep = combat_odds(self.game, self.board, s, list(a.attackers), target, env=self.env)
+        if rep.errors or rep.column.column is None:
+            s.attacked.update(a.attackers)
+            s.attacked_hexes.add(target)
+            s.log.append({"turn": s.turn, "side": s.active, "attack": a.target,
+                          "called-off": rep.errors[0] if rep.errors else rep.column.reason})
+            return
+        self._fight_odds(s, a, rep)
 
     def roll_attack(self, s: GameState, hex_id: str, attackers: list[str], options: list[tuple[int, str]],
                     rep=None, rolls: int = 0) -> None:
@@ -805,6 +838,9 @@ class Engine:
             if a not in legal:
                 raise IllegalActionError(self.dicepool.why(s, p, a, legal))
             self.dicepool.answer(s, p, a)
+            return
+        if p["kind"] == "crt-order":
+            self.declarations.answer(s, p, a)
             return
         if a not in legal:
             if p["kind"] == "loss":
@@ -922,6 +958,10 @@ class Engine:
                 return
             if p["kind"] == "dice-pool":
                 if self.dicepool.settle(s, p):
+                    continue
+                return
+            if p["kind"] == "crt-order":
+                if self.declarations.settle(s, p):
                     continue
                 return
             if p["kind"] == "retreat-all":
@@ -1043,6 +1083,8 @@ class Engine:
             return acts[0]
         if state.pending and state.pending[0]["kind"] == "dice-pool":
             return self.dicepool.default(state, state.pending[0], acts)
+        if state.pending and state.pending[0]["kind"] == "crt-order":
+            return self.declarations.default(state, state.pending[0], acts)
         if state.pending and state.pending[0]["kind"] == "declare":  # an option where it changes the column
             p = state.pending[0]
             return next((a for a in acts if isinstance(a, Use) and self.declare.worth(state, p, a)), Done())

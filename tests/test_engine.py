@@ -34,6 +34,13 @@ def game_with(tmp_path, counters, setup, **kw):
     return game, eng, s
 
 
+def fight(eng, s, attack: str):
+    """An attack fought at once: declared, then 'done', where the game
+    declares every attack before the first is rolled (Gekitou 10.2(1))."""
+    s = eng.apply(s, attack)
+    return eng.apply(s, "done") if eng.game.combat.declare_first else s
+
+
 def fixed_die(monkeypatch, value):
     monkeypatch.setattr(GameState, "roll", lambda self, die, purpose: (
         self.log.append({"roll": die.name, "result": value, "for": purpose}) or value))
@@ -72,8 +79,8 @@ def test_attack_with_retreat_and_advance(tmp_path, monkeypatch):
     acts = eng.legal_actions(s)
     assert Attack("0505", ("P",)) in acts
     fixed_die(monkeypatch, 6)
-    s2 = eng.apply(s, "attack 0505 with P")
-    entry = next(e for e in s2.log if e.get("action", "").startswith("attack"))
+    s2 = fight(eng, s, "attack 0505 with P")
+    entry = next(e for e in s2.log if e.get("action", "").startswith("attack") and "die" in e)  # (fought, not declared)
     assert (entry["column"], entry["die"], entry["result"]) == ("3-1", 6, "RR")
     g = game.map.grid
     assert s2.pending[0]["kind"] == "retreat"                 # two equal ways east: the Soviet chooses
@@ -89,8 +96,8 @@ def test_attack_with_retreat_and_advance(tmp_path, monkeypatch):
     s3 = eng.apply(s2, advances[-1])
     assert s3.units["P"].hex == g.parse_id(advances[-1].path[-1])
     assert not s3.pending
-    with pytest.raises(IllegalActionError, match="P cannot attack"):
-        eng.apply(s3, f"attack {g.format_id(d_hex)} with P")   # not adjacent, or already attacked
+    with pytest.raises(IllegalActionError, match="not a combat segment"):
+        eng.apply(s3, f"attack {g.format_id(d_hex)} with P")   # the battles fought, the segment is over
 
 
 def test_advance_stops_after_one_hex_in_forest(tmp_path, monkeypatch):
@@ -98,7 +105,7 @@ def test_advance_stops_after_one_hex_in_forest(tmp_path, monkeypatch):
                              ["P 0405", "D 0505"], hexes=["0505 light-forest"])
     s.phase = "combat"
     fixed_die(monkeypatch, 6)
-    s2 = eng.apply(s, "attack 0505 with P")
+    s2 = fight(eng, s, "attack 0505 with P")
     assert {a for a in eng.legal_actions(s2) if isinstance(a, Advance)} == {Advance("P", ("0505",))}
 
 
@@ -108,7 +115,7 @@ def test_losses_are_allocated_by_the_owner(tmp_path, monkeypatch):
                                         "D red-army infantry 3-5 1-5"], ["A 0405", "B 0404", "D 0505"])
     s.phase = "combat"
     fixed_die(monkeypatch, 1)
-    s2 = eng.apply(s, "attack 0505 with A,B")
+    s2 = fight(eng, s, "attack 0505 with A,B")
     assert s2.pending[0]["kind"] == "loss"
     assert set(eng.legal_actions(s2)) == {LoseStep("A"), LoseStep("B")}
     with pytest.raises(IllegalActionError, match="axis must lose a step from one of A, B"):
@@ -125,7 +132,7 @@ def test_retreat_through_enemy_zoc_costs_a_step(tmp_path, monkeypatch):
                              ["P 0405", "Z 0705", "D 0505"])
     s.phase = "combat"
     fixed_die(monkeypatch, 5)  # 3-1, die 5 -> RR
-    s2 = eng.apply(s, "attack 0505 with P")
+    s2 = fight(eng, s, "attack 0505 with P")
     while s2.pending and s2.pending[0]["kind"] == "retreat":
         s2 = eng.apply(s2, eng.legal_actions(s2)[0])
     d = s2.units["D"]
@@ -141,8 +148,8 @@ def test_surrounded_unit_is_destroyed_by_a_retreat(tmp_path, monkeypatch):
     game, eng, s = game_with(tmp_path, counters, setup)
     s.phase = "combat"
     fixed_die(monkeypatch, 6)  # 15-3 = 5-1, die 6 -> 1RR: a step, then 2 hexes: nowhere to go
-    s2 = eng.apply(s, "attack 0505 with A1")
-    s2 = eng.apply(s, "attack 0505 with " + ",".join(f"A{i}" for i in range(6)))
+    s2 = fight(eng, s, "attack 0505 with A1")
+    s2 = fight(eng, s, "attack 0505 with " + ",".join(f"A{i}" for i in range(6)))
     assert s2.units["D"].box == "pool:available" and s2.lost == ["D"]   # 12.3(1)
     assert any(e.get("destroyed") == "D" or e.get("eliminated") == "D" for e in s2.log)
 
@@ -243,9 +250,10 @@ def test_the_same_seed_gives_the_same_log(tmp_path):
         st = setup_state(game, seed=seed)
         st.active, st.phase = "axis", "combat"
         for target, unit in (("0503", "A0"), ("0505", "A1"), ("0507", "A2")):
-            st = eng.apply(st, f"attack {target} with {unit}")
-            while st.pending:
-                st = eng.apply(st, eng.default_action(st))
+            st = eng.apply(st, f"attack {target} with {unit}")   # declared (10.2(1))
+        st = eng.apply(st, "done")                               # then fought, in the attacker's order
+        while st.pending:
+            st = eng.apply(st, eng.default_action(st))
         return json.dumps(st.log, sort_keys=True)
 
     assert play(7) == play(7)
@@ -257,7 +265,7 @@ def fortress_attack(tmp_path, monkeypatch):
                                         "F red-army fortress 1 -"], ["P 0405", "D 0505", "F 0505"])
     s.phase = "combat"
     fixed_die(monkeypatch, 3)  # 12 against 3 + 1 = 3-1, die 3: R
-    s2 = eng.apply(s, "attack 0505 with P")
+    s2 = fight(eng, s, "attack 0505 with P")
     return game, eng, s2
 
 

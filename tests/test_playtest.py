@@ -152,7 +152,7 @@ def test_a_scripted_first_turn_of_smolensk(qtbot, smolensk_doc):
     for code, p in rep.probabilities.items():
         assert f"{float(p) * 100:.1f}%" in text and code in text
     assert sum(rep.probabilities.values()) == 1
-    assert w.odds.roll.isEnabled() and w.odds.roll.text() == "Roll (4-1)"
+    assert w.odds.roll.isEnabled() and w.odds.roll.text() == "Declare (4-1)"   # 10.2(1): declared first
     # untick 4Pz: the odds change before anything is rolled
     it = next(w.odds.attackers.item(i) for i in range(w.odds.attackers.count())
               if w.odds.attackers.item(i).data(Qt.UserRole) == "4Pz")
@@ -164,6 +164,9 @@ def test_a_scripted_first_turn_of_smolensk(qtbot, smolensk_doc):
     n_rolls = sum(1 for e in w.state.log if "roll" in e)
     shot(qtbot, w, "2-odds-before-roll.png")
     w.odds.roll.click()
+    assert sum(1 for e in w.state.log if "roll" in e) == n_rolls        # declared: nothing rolled yet
+    assert "Declared: 0625" in w.decision.prompt.text()
+    w.press_done()                                                     # every attack declared: fought
     assert sum(1 for e in w.state.log if "roll" in e) == n_rolls + 1
     assert "die d6 rolled 5 (for combat at 0625)" in log_text(w) and "column 4-1, die 5: RR" in log_text(w)
     # RR: two retreat paths; their ends are highlighted; the Soviet player clicks one
@@ -186,9 +189,7 @@ def test_a_scripted_first_turn_of_smolensk(qtbot, smolensk_doc):
     assert w.sel_unit == "3Pz"
     w.click("0625")
     assert w.state.units["3Pz"].hex == H("0625")
-    assert w.kind() == "combat" and H("0625") in w.state.attacked_hexes   # the hex is full: advancing is over
-    w.click("0625")
-    assert w.target is None and "enemy hex first" in w.decision.message.text()
+    assert w.kind() != "combat"              # the hex is full: advancing is over, and with it the last battle
     # the window's saved game replays to the same state
     saved = w.saved()
     t2, problem = Timeline.replay(w.runner, saved)
@@ -207,7 +208,7 @@ def test_take_back_until_a_roll_and_the_sandbox(qtbot, smolensk_doc):
     assert w.undo_action.isEnabled()
     w.undo_action.trigger()
     assert w.state.units["3Pz"].hex == w.board.parse("0126") and "Taken back" in w.decision.message.text()
-    for a in ("move 3Pz 0626", "move 134ID 0526", "done", "attack 0625 with 134ID,3Pz"):
+    for a in ("move 3Pz 0626", "move 134ID 0526", "done", "attack 0625 with 134ID,3Pz", "done"):
         assert w.act(a)
     assert not w.undo_action.isEnabled() and "rolled a die" in w.undo_action.toolTip()
     w.undo()

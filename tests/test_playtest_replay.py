@@ -120,8 +120,10 @@ def test_a_roll_locks_the_past_and_the_sandbox_lifts_the_lock(runner):
     t.apply("move 134ID 0526")
     t.apply("move 267ID 0526")
     t.apply("done")
-    t.apply("attack 0625 with 134ID,267ID,3Pz")
-    assert chance_in(t.latest.log[-2:]) and t.floor() == t.end  # the die locks it
+    t.apply("attack 0625 with 134ID,267ID,3Pz")                 # declared: nothing rolled (10.2(1))
+    assert not chance_in(t.latest.log[-1:]) and t.can_undo()
+    t.apply("done")                                             # fought
+    assert chance_in(t.latest.log) and t.floor() == t.end       # the die locks it
     with pytest.raises(LockedError, match="rolled a die"):
         t.undo()
     with pytest.raises(LockedError):
@@ -137,7 +139,7 @@ def test_a_roll_locks_the_past_and_the_sandbox_lifts_the_lock(runner):
 def test_the_other_players_move_and_bots_lock_the_past(runner):
     t = first_activation(runner)
     for a in ("move 3Pz 0626", "move 4Pz 0626", "move 134ID 0526", "move 267ID 0526", "done",
-              "attack 0625 with 134ID,267ID,3Pz,4Pz"):
+              "attack 0625 with 134ID,267ID,3Pz,4Pz", "done"):
         t.apply(a)
     assert runner.to_move(t.latest) == "soviet"                 # RR: the Soviet player picks the retreat
     t.apply("retreat 75RD 0725,0824")
@@ -152,7 +154,7 @@ def test_the_other_players_move_and_bots_lock_the_past(runner):
 
 def test_a_single_retreat_is_taken_automatically(runner):
     t = first_activation(runner)
-    for a in ("move 3Pz 0626", "move 134ID 0526", "done", "attack 0625 with 134ID,3Pz"):
+    for a in ("move 3Pz 0626", "move 134ID 0526", "done", "attack 0625 with 134ID,3Pz", "done"):
         t.apply(a)
     s = t.latest
     assert s.log[-2]["result"] == "R" and s.log[-1]["action"] == "retreat 75RD 0725"
@@ -235,7 +237,7 @@ def test_every_log_entry_of_a_bot_game_reads_as_a_sentence(folder, scenario):
         kind = T.entry_kind(e)
         if kind == "info":   # info lines are the named kinds, never the key/value fallback
             assert any(k in e for k in ("chits", "activate", "interrupt", "reinforcements", "arrival",
-                                        "withdrawal", "supply")), e
+                                        "withdrawal", "supply", "moves-on")), e
     assert T.progress(r, s) == 1.0
     assert T.prompt(r, s).startswith("The game is over")
     assert T.decision_kind(s) == "over"

@@ -74,7 +74,7 @@ def test_surprise_attack_advance_ignores_the_river(tmp_path, monkeypatch):
         s.active, s.phase = "axis", "combat"
         s.step = {"decision": "combat", "ignore": ignore}
         fixed_die(monkeypatch, 6)
-        s2 = eng.apply(s, "attack 0505 with P")
+        s2 = eng.apply(eng.apply(s, "attack 0505 with P"), "done")  # declared, then fought (10.2(1))
         while s2.pending and s2.pending[0]["kind"] != "advance":
             s2 = eng.apply(s2, eng.legal_actions(s2)[0])
         advances = {a for a in eng.legal_actions(s2) if isinstance(a, Advance)}
@@ -97,7 +97,7 @@ def test_a_unit_flanked_on_its_supply_side_retreats_round_the_enemy(tmp_path, mo
     s.active, s.phase = "axis", "combat"
     s.step = {"decision": "combat"}
     fixed_die(monkeypatch, 3)  # 3-1, die 3: R
-    s2 = eng.apply(s, "attack 0505 with A,B")
+    s2 = eng.apply(eng.apply(s, "attack 0505 with A,B"), "done")  # declared, then fought (10.2(1))
     assert s2.pending and s2.pending[0]["kind"] == "retreat"
     options = eng.legal_actions(s2)
     assert options and all(isinstance(o, Retreat) and len(o.path) == 1 for o in options)
@@ -107,3 +107,53 @@ def test_a_unit_flanked_on_its_supply_side_retreats_round_the_enemy(tmp_path, mo
     s3 = eng.apply(s2, options[0])
     assert s3.units["D"].hex is not None and s3.units["D"].step == 1
     assert s3.units["D"].hex != game.map.grid.parse_id("0505")
+
+
+# ---------------------------------------------------------------- 10.2(1): attacks declared first
+
+def test_every_attack_is_declared_before_the_first_is_rolled(tmp_path, monkeypatch):
+    # 10.2(1) "攻击方必须先全部宣称攻击哪些格子，然后攻击方按照顺序结算战斗": an attack
+    # only declares its battle; 'done' closes the declarations and the
+    # attacker then fights them in the order it chooses, each settled
+    # (retreat, advance) before the next; the segment ends after the last.
+    from runtime.actions import Attack, Done, IllegalActionError
+    game = gekitou_game(tmp_path, ["A german panzer 9-4-10 4-2-10", "B german panzer 9-4-10 4-2-10",
+                                   "D red-army infantry 3-5 1-5", "E red-army infantry 3-5 1-5"],
+                        ["A 0404", "B 0408", "D 0504", "E 0508"])
+    assert game.combat.declare_first
+    eng = Engine(game)
+    s = setup_state(game)
+    s.active, s.phase = "axis", "combat"
+    s.step = {"decision": "combat"}
+    fixed_die(monkeypatch, 1)
+    s = eng.apply(s, "attack 0504 with A")
+    assert not any("roll" in e for e in s.log) and not s.pending          # declared, nothing rolled
+    assert s.step["declared"] == [["0504", ["A"]]] and "A" in s.attacked
+    with pytest.raises(IllegalActionError, match="already"):
+        eng.apply(s, "attack 0504 with A")                                 # a unit and a hex attack once
+    s = eng.apply(s, "attack 0508 with B")
+    assert Attack("0508", ("B",)) not in eng.legal_actions(s) and Done() in eng.legal_actions(s)
+    s = eng.apply(s, "done")
+    p = s.pending[0]
+    assert p["kind"] == "crt-order" and p["side"] == "axis"                # the attacker picks the order
+    assert set(eng.legal_actions(s)) == {Attack("0504", ("A",)), Attack("0508", ("B",))}
+    assert eng.default_action(s) in eng.legal_actions(s)
+    s = eng.apply(s, "attack 0508 with B")            # the second declared, fought first; the last follows
+    while s.pending:
+        s = eng.apply(s, eng.default_action(s))
+    assert [e["action"] for e in s.log if "die" in e] == ["attack 0508 with B", "attack 0504 with A"]
+    assert s.phase == ""                                                   # the segment is over
+
+
+def test_declare_first_is_for_attacks_on_a_crt(tmp_path):
+    from dsl.compiler import compile_game
+    import shutil
+    from dsl.diagnostics import DslError
+    folder = tmp_path / "b"
+    shutil.copytree(ROOT / "games" / "barbarossa-postcard", folder)
+    text = (folder / "game.hxr").read_text(encoding="utf-8")
+    (folder / "game.hxr").write_text(text.replace("  procedure firepower\n", "  procedure firepower\n  declare-first\n", 1),
+                                     encoding="utf-8")
+    with pytest.raises(DslError) as e:
+        compile_game(folder)
+    assert "declare-first is for attacks on a CRT" in str(e.value) and "game.hxr:" in str(e.value)

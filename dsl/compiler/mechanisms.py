@@ -660,7 +660,13 @@ class MechanismsMixin:
             if na and proc != "odds":
                 ctx.error("value", "not-attacked names units a CRT attack or a fire attack may not target: the "
                           f"{proc} procedure chooses its targets otherwise", na.span)
+            df = b.one("declare-first", (0, 0))
+            if df is not None and proc != "odds":
+                ctx.error("value", "declare-first is for attacks on a CRT: the "
+                          f"{proc} procedure orders its battles otherwise", df.span,
+                          "a dice-pool game says 'order-battles' in its dice-pool block" if proc == "dice-pool"
+                          else "firepower battles are fought in the order the attacker picks them")
             result = D.CombatRules(proc, crt, attack, tuple(limits), factor, db is not None, where(st), no_losses,
-                                   not_attacked)
+                                   not_attacked, df is not None and proc == "odds")
             b.finish()
         return result

@@ -1,0 +1,107 @@
+"""Attacks on a CRT declared before the first is rolled (``combat {
+declare-first }``: Smolensk 10.2(1), "攻击方必须先全部宣称攻击哪些格子，然后
+攻击方按照顺序结算战斗").
+
+In a combat segment ``attack HEX with UNITS`` only declares the attack: the
+odds are checked as they stand, the units and the hex count as having
+attacked, nothing is rolled.  ``done`` closes the declarations; the attacker
+then picks the battle fought next among those still live, one at a time, in
+a pending entry of kind "crt-order" ({side, battles: [[hex, attackers]]}).
+Each battle is fought as an attack made then (the odds worked out again: a
+unit that retreated into the hex meanwhile adds no defence, 10.3(1)2), and
+its results (losses, retreats, advances) are settled before the next is
+picked.  A battle whose hex no longer holds the enemy, or whose attackers
+are all gone or no longer next to it, is void.  The segment ends after the
+last battle."""
+from __future__ import annotations
+
+from ..actions import Action, Attack, IllegalActionError
+from ..state import GameState
+from .odds import combat_odds
+
+
+class DeclaredAttacks:
+    """The declarations and the order of battles, for an engine."""
+
+    def __init__(self, engine):
+        self.e = engine
+        self.game = engine.game
+
+    def declare(self, s: GameState, a: Attack) -> None:
+        """Record the attack (already checked): fought once every attack is declared."""
+        s.attacked.update(a.attackers)
+        s.attacked_hexes.add(self.e.hex(a.target))
+        self.e.record(s, a, declared=True)
+        s.step = dict(s.step, declared=[*s.step.get("declared", []), [a.target, list(a.attackers)]])
+
+    def close(self, s: GameState) -> None:
+        """``done`` with attacks declared: the battles are fought next, in the attacker's order."""
+        battles = [[h, list(u)] for h, u in s.step.get("declared", [])]
+        s.step = dict(s.step, declared=[])
+        s.pending.append({"kind": "crt-order", "side": s.active, "battles": battles})
+
+    def live(self, s: GameState, hex_id: str, attackers: list[str]) -> list[str]:
+        """The declared attackers that may still fight in ``hex_id``: on the
+        map and next to it, the hex still holding the enemy ([] when void)."""
+        target = self.e.hex(hex_id)
+        there = s.units_at(target)
+        if not there or all(u.side == s.active for u in there):
+            return []
+        near = {n for n, _ in self.e.board.adj.get(target, ())}
+        return [u for u in attackers if s.units[u].hex in near]
+
+    def actions(self, s: GameState, p: dict) -> list[Action]:
+        return [Attack(h, tuple(self.live(s, h, u))) for h, u in p["battles"]]
+
+    def settle(self, s: GameState, p: dict) -> bool:
+        """Drop the void battles; fight the only one left; end the segment
+        after the last.  False while the attacker has a battle to pick."""
+        for h, u in list(p["battles"]):
+            if not self.live(s, h, u):
+                p["battles"].remove([h, u])
+                s.log.append({"turn": s.turn, "side": s.active, "attack": h,
+                              "called-off": "its defenders or attackers are gone"})
+        if not p["battles"]:
+            s.pending.pop(0)
+            s.phase = ""  # the combat segment is over
+            return True
+        if len(p["battles"]) == 1:
+            self.fight(s, p, self.actions(s, p)[0])
+            return True
+        return False
+
+    def fight(self, s: GameState, p: dict, a: Attack) -> None:
+        """Fight one declared battle: its results are settled before this
+        entry picks the next (the entry goes behind them)."""
+        p["battles"] = [x for x in p["battles"] if x[0] != a.target]
+        s.pending.pop(0)
+        self.e.fight_declared(s, a)
+        s.pending.append(p)
+
+    def answer(self, s: GameState, p: dict, a: Action) -> None:
+        if a not in self.actions(s, p):
+            raise IllegalActionError(self.why(s, p))
+        self.fight(s, p, a)
+
+    def why(self, s: GameState, p: dict) -> str:
+        return f"{p['side']} fights one of its declared attacks next: " + \
+            "; ".join(str(a) for a in self.actions(s, p))
+
+    def odds(self, s: GameState, a: Attack):
+        """The odds of a declared battle as it stands now (on a copy of the
+        state without its own declaration, which the odds' checks would read
+        as an attack made)."""
+        v = s.copy()
+        target = self.e.hex(a.target)
+        v.attacked.difference_update(a.attackers)
+        v.attacked_hexes.discard(target)
+        return combat_odds(self.game, self.e.board, v, list(a.attackers), target, env=self.e.env)
+
+    def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
+        """The battle at the best odds first (its retreats may leave the next defenders alone)."""
+        def key(a: Attack) -> tuple:
+            rep = self.odds(s, a)
+            ratio = rep.attack / rep.defence if rep.defence else float(rep.attack)
+            return (not rep.legal, -ratio, a.target)
+        return min(acts, key=key)
+

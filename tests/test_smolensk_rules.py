@@ -157,3 +157,23 @@ def test_declare_first_is_for_attacks_on_a_crt(tmp_path):
     with pytest.raises(DslError) as e:
         compile_game(folder)
     assert "declare-first is for attacks on a CRT" in str(e.value) and "game.hxr:" in str(e.value)
+
+
+def test_a_declared_battle_whose_defenders_are_gone_is_called_off(tmp_path, monkeypatch):
+    # a declared battle is fought only while its hex holds the enemy and an
+    # attacker stands next to it; otherwise it is called off and logged
+    game = gekitou_game(tmp_path, ["A german panzer 9-4-10 4-2-10", "B german panzer 9-4-10 4-2-10",
+                                   "D red-army infantry 3-5 1-5", "E red-army infantry 3-5 1-5"],
+                        ["A 0404", "B 0408", "D 0504", "E 0508"])
+    eng = Engine(game)
+    s = setup_state(game)
+    s.active, s.phase = "axis", "combat"
+    s.step = {"decision": "combat"}
+    fixed_die(monkeypatch, 1)
+    s = eng.apply(eng.apply(s, "attack 0504 with A"), "attack 0508 with B")
+    s.place("E", None, "eliminated")                    # (as an effect might: 0508 is empty now)
+    s = eng.apply(s, "done")
+    while s.pending:
+        s = eng.apply(s, eng.default_action(s))
+    assert [e["action"] for e in s.log if "die" in e] == ["attack 0504 with A"]
+    assert any(e.get("attack") == "0508" and "called-off" in e for e in s.log) and s.phase == ""

@@ -41,34 +41,14 @@ class DeclaredAttacks:
         s.pending.append({"kind": "crt-order", "side": s.active, "battles": battles})
 
     def live(self, s: GameState, hex_id: str, attackers: list[str]) -> list[str]:
-        """The declared attackers that may still fight in ``hex_id``: on the
-        map and next to it, the hex still holding the enemy ([] when void)."""
-        target = self.e.hex(hex_id)
-        there = s.units_at(target)
-        if not there or all(u.side == s.active for u in there):
-            return []
-        near = {n for n, _ in self.e.board.adj.get(target, ())}
-        return [u for u in attackers if s.units[u].hex in near]
+        return live_attackers(self.e, s, hex_id, attackers)
 
     def actions(self, s: GameState, p: dict) -> list[Action]:
         return [Attack(h, tuple(self.live(s, h, u))) for h, u in p["battles"]]
 
     def settle(self, s: GameState, p: dict) -> bool:
-        """Drop the void battles; fight the only one left; end the segment
-        after the last.  False while the attacker has a battle to pick."""
-        for h, u in list(p["battles"]):
-            if not self.live(s, h, u):
-                p["battles"].remove([h, u])
-                s.log.append({"turn": s.turn, "side": s.active, "attack": h,
-                              "called-off": "its defenders or attackers are gone"})
-        if not p["battles"]:
-            s.pending.pop(0)
-            s.phase = ""  # the combat segment is over
-            return True
-        if len(p["battles"]) == 1:
-            self.fight(s, p, self.actions(s, p)[0])
-            return True
-        return False
+        return settle_order(s, p, self.live, self.fight, lambda s, h: {
+            "turn": s.turn, "side": s.active, "attack": h, "called-off": "its defenders or attackers are gone"})
 
     def fight(self, s: GameState, p: dict, a: Attack) -> None:
         """Fight one declared battle: its results are settled before this
@@ -105,3 +85,35 @@ class DeclaredAttacks:
             return (not rep.legal, -ratio, a.target)
         return min(acts, key=key)
 
+
+def live_attackers(engine, s: GameState, hex_id: str, attackers: list[str]) -> list[str]:
+    """The declared attackers that may still fight the battle in ``hex_id``
+    (on the map and next to it, the hex still holding the enemy); [] when
+    the battle is void.  For CRT and dice-pool battles alike."""
+    target = engine.hex(hex_id)
+    there = s.units_at(target)
+    if not there or there[0].side == s.active:
+        return []
+    near = {n for n, _ in engine.board.adj.get(target, ())}
+    return [u for u in attackers if s.units[u].hex is not None and s.units[u].hex in near]
+
+
+def settle_order(s: GameState, p: dict, live, fight, note) -> bool:
+    """Declared battles waiting to be fought (``p["battles"]``, the pending
+    entry in front): the void ones dropped (``note(s, hex)``: the log entry
+    saying so); after the last, the combat segment ends; the only one left
+    is fought (``fight(s, p, attack)``).  False while the side picks the
+    next."""
+    for h, u in list(p["battles"]):
+        if not live(s, h, u):
+            p["battles"].remove([h, u])
+            s.log.append(note(s, h))
+    if not p["battles"]:
+        s.pending.pop(0)
+        s.phase = ""  # the combat segment is over
+        return True
+    if len(p["battles"]) == 1:
+        h, u = p["battles"][0]
+        fight(s, p, Attack(h, tuple(live(s, h, u))))
+        return True
+    return False

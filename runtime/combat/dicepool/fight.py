@@ -49,6 +49,7 @@ from ...actions import Action, Attack, Done, Hold, IllegalActionError, Pair, Use
 from ...definition import GameDefinition
 from ...hexes import hex_distance
 from ...state import GameState, eliminate
+from ..order import live_attackers, settle_order
 from .air import AirCombat
 from .battle import Setup, phases, rest
 from .chits import CHOSE, choices, chosen, decisions, forget_choice, strikes
@@ -386,33 +387,14 @@ class DicePoolBattles:
                           "attacker": s.active, "battles": [[h, list(u)] for h, u in battles]})
 
     def live(self, s: GameState, hid: str, attackers: list[str]) -> list[str]:
-        """The declared attackers that may still fight the battle in ``hid``
-        (on the map, next to it, the hex still holding the enemy); [] when the
-        battle is void."""
-        target = self.e.hex(hid)
-        there = s.units_at(target)
-        if not there or there[0].side == s.active:
-            return []
-        near = {n for n, _ in self.e.board.adj.get(target, ())}
-        return [u for u in attackers if s.units[u].hex is not None and s.units[u].hex in near]
+        return live_attackers(self.e, s, hid, attackers)
 
     def order_open(self, s: GameState, p: dict) -> list[Attack]:
         return [Attack(h, tuple(self.live(s, h, u))) for h, u in p["battles"]]
 
     def settle_order(self, s: GameState, p: dict) -> bool:
-        for h, u in list(p["battles"]):
-            if not self.live(s, h, u):
-                p["battles"].remove([h, u])
-                s.log.append({"turn": s.turn, "battle": h, "step": f"no battle in {h}: its defenders or attackers "
-                              "are gone"})
-        if not p["battles"]:
-            s.pending.pop(0)
-            s.phase = ""  # the combat segment is over
-            return True
-        if len(p["battles"]) == 1:
-            self.fight(s, p, self.order_open(s, p)[0])
-            return True
-        return False
+        return settle_order(s, p, self.live, self.fight, lambda s, h: {
+            "turn": s.turn, "battle": h, "step": f"no battle in {h}: its defenders or attackers are gone"})
 
     def fight(self, s: GameState, p: dict, a: Attack) -> None:
         p["battles"] = [x for x in p["battles"] if x[0] != a.target]

@@ -975,7 +975,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
             o.report.setHtml("<p>Click an enemy hex to see the odds of attacking it.</p>" +
                              (f"<p><b>Last attack:</b> {T.describe(last, self.runner)}</p>" if last else ""))
             o.roll.setEnabled(False)
-            o.roll.setText("Roll")
+            o.roll.setText("Declare" if self.game.combat.declare_first else "Roll")
             o.clear.setEnabled(self.target is not None)
             o.attackers.blockSignals(False)
             return

@@ -155,7 +155,7 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
         if "attacks" in e:
             text += f" — attacks {e['attacks']}"
         if e.get("declared"):
-            text += " — declared: fought once every attack is declared (10.2(1))"
+            text += " — declared: fought once every attack is declared"
         if "odds" in e:
             drm = f" {e['drm']:+d}" if e.get("drm") else ""
             text += f" — odds {e['odds']}, column {e.get('column')}, die {e.get('die')}{drm}: {e.get('result')}"
@@ -298,8 +298,8 @@ def prompt(runner: Runner, s: GameState) -> str:
     if k == "combat" and runner.game.combat.declare_first:
         declared = ", ".join(h for h, _ in s.step.get("declared", []))
         return f"{who} declares attacks: click an enemy hex, adjust the attackers, check the odds, Declare. " \
-               f"{done_label(s)} when every attack is declared: {who} then fights them in the order it chooses " \
-               "(10.2(1))." + (f" Declared: {declared}." if declared else "")
+               f"{done_label(s)} when every attack is declared: {who} then fights them in the order it " \
+               "chooses." + (f" Declared: {declared}." if declared else "")
     if k == "combat":
         return f"{who} attacks: click an enemy hex, adjust the attackers, check the odds, Roll. Done ends combat."
     if k == "crt-order":

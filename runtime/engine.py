@@ -731,29 +731,14 @@ class Engine:
         if self.declarations is not None:  # fought once every attack is declared (10.2(1))
             self.declarations.declare(s, a)
             return
-        self._fight_odds(s, a, rep)
+        self.fight_odds(s, a, rep)
 
-    def _fight_odds(self, s: GameState, a: Attack, rep) -> None:
+    def fight_odds(self, s: GameState, a: Attack, rep) -> None:
         """An attack on the CRT whose odds ``rep`` allow it: the sides'
         decisions before the roll, or the roll."""
         if self.declare.start(s, a.target, list(a.attackers), s.units_at(self.hex(a.target))[0].side):
             return  # the sides' decisions before the roll come first
         self.roll_attack(s, a.target, list(a.attackers), [], rep)
-
-    def fight_declared(self, s: GameState, a: Attack) -> None:
-        """A declared attack fought (runtime/combat/order.py), at the odds as
-        they stand now; called off when they allow no attack any more."""
-        target = self.hex(a.target)
-        s.attacked.difference_update(a.attackers)  # (declared: not yet attacked, for the odds' checks)
-        s.attacked_hexes.discard(target)
-        rep = combat_odds(self.game, self.board, s, list(a.attackers), target, env=self.env)
-        if rep.errors or rep.column.column is None:
-            s.attacked.update(a.attackers)
-            s.attacked_hexes.add(target)
-            s.log.append({"turn": s.turn, "side": s.active, "attack": a.target,
-                          "called-off": rep.errors[0] if rep.errors else rep.column.reason})
-            return
-        self._fight_odds(s, a, rep)
 
     def roll_attack(self, s: GameState, hex_id: str, attackers: list[str], options: list[tuple[int, str]],
                     rep=None, rolls: int = 0) -> None:

@@ -55,7 +55,14 @@ class DeclaredAttacks:
         entry picks the next (the entry goes behind them)."""
         p["battles"] = [x for x in p["battles"] if x[0] != a.target]
         s.pending.pop(0)
-        self.e.fight_declared(s, a)
+        rep = self._odds_now(s, a)
+        if rep.errors or rep.column.column is None:  # the odds allow no attack any more
+            s.attacked.update(a.attackers)
+            s.attacked_hexes.add(self.e.hex(a.target))
+            s.log.append({"turn": s.turn, "side": s.active, "attack": a.target,
+                          "called-off": rep.errors[0] if rep.errors else rep.column.reason})
+        else:
+            self.e.fight_odds(s, a, rep)
         s.pending.append(p)
 
     def answer(self, s: GameState, p: dict, a: Action) -> None:
@@ -68,14 +75,16 @@ class DeclaredAttacks:
             "; ".join(str(a) for a in self.actions(s, p))
 
     def odds(self, s: GameState, a: Attack):
-        """The odds of a declared battle as it stands now (on a copy of the
-        state without its own declaration, which the odds' checks would read
-        as an attack made)."""
-        v = s.copy()
+        """The odds of a declared battle as it stands now (worked out on a copy of ``s``)."""
+        return self._odds_now(s.copy(), a)
+
+    def _odds_now(self, s: GameState, a: Attack):
+        """The odds of a declared battle in ``s``, its declaration taken off
+        first (the odds' checks would read it as an attack made)."""
         target = self.e.hex(a.target)
-        v.attacked.difference_update(a.attackers)
-        v.attacked_hexes.discard(target)
-        return combat_odds(self.game, self.e.board, v, list(a.attackers), target, env=self.e.env)
+        s.attacked.difference_update(a.attackers)
+        s.attacked_hexes.discard(target)
+        return combat_odds(self.game, self.e.board, s, list(a.attackers), target, env=self.e.env)
 
     def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
         """The battle at the best odds first (its retreats may leave the next defenders alone)."""

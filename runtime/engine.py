@@ -49,6 +49,26 @@ def _allowed(selectors: frozenset[str], markers: frozenset[str], only, exclude) 
     return not exclude or (selectors.isdisjoint(exclude) and markers.isdisjoint(exclude))
 
 
+# functions of the game's expressions that read the game, never the state
+_GAME_FUNCTIONS = frozenset({"variant"})
+_NAMES_ONLY: dict[int, tuple[object, bool]] = {}  # id(condition) -> (condition, ``_reads_names_only``)
+
+
+def _reads_names_only(cond) -> bool:
+    """Whether a condition reads nothing of a state but the names of
+    ``env``: it calls no function but the builtins and those that read the
+    game (``variant(...)``).  Such a condition (a movement mode's ``forbid
+    ... when side == axis and weather == mud``) has the same value while the
+    turn, phase, active side and variables stay (what the names read)."""
+    hit = _NAMES_ONLY.get(id(cond))
+    if hit is None or hit[0] is not cond:
+        if len(_NAMES_ONLY) >= 1024:
+            _NAMES_ONLY.clear()
+        calls = [n.func for n in E.walk(cond) if isinstance(n, E.Call)]
+        hit = _NAMES_ONLY[id(cond)] = (cond, all(f in _GAME_FUNCTIONS or f in E.BUILTINS for f in calls))
+    return hit[1]
+
+
 class Engine:
     def __init__(self, game: GameDefinition, board: Board | None = None):
         self.game = game
@@ -67,6 +87,9 @@ class Engine:
                                       if game.control_hexes == "all" or mh.features or mh.vp)
         # names and functions for the game's expressions (the runner supplies the full set)
         self.env: Callable[[GameState], tuple[dict, dict]] = self._plain_env
+        # (condition, the turn, phase, active side, variables and names bound) -> (condition, value), for
+        # conditions that read only names (``_reads_names_only``): the names of ``env`` read nothing else
+        self._names_memo: dict[tuple, tuple] = {}
         # condition results while one state's actions are listed (``_forbids``); None outside
         self._memo: dict | None = None
         # (state, its step, fingerprint, answers, the conditions evaluated listing them (_forbids) or None):
@@ -90,6 +113,22 @@ class Engine:
     def _true(self, s: GameState, cond, **bound) -> bool:
         if cond is None:
             return True
+        if _reads_names_only(cond):  # (the same while the names stay: kept from state to state)
+            key = (id(cond), s.turn, s.phase, s.active, tuple(s.variables.items()), tuple(bound.items()))
+            try:
+                hit = self._names_memo.get(key)
+            except TypeError:  # (a variable or a bound name holding a list: not kept)
+                return self._evaluate(s, cond, bound)
+            if hit is not None and hit[0] is cond:
+                return hit[1]
+            if len(self._names_memo) >= 256:
+                self._names_memo.clear()
+            value = self._evaluate(s, cond, bound)
+            self._names_memo[key] = (cond, value)
+            return value
+        return self._evaluate(s, cond, bound)
+
+    def _evaluate(self, s: GameState, cond, bound: dict) -> bool:
         names, fns = self.env(s)  # (names: a dict of our own)
         if bound:
             names.update(bound)

@@ -241,7 +241,23 @@ def fingerprint(s: GameState) -> tuple:
             len(s.activated), len(s.moved), len(s.attacked), len(s.done), len(s.cup), s.result is None)
 
 
-_IMMUTABLE = frozenset({str, int, bool, float, type(None), Hex, Fraction, frozenset})
+class Frozen(dict):
+    """A dict of plain data that is never changed once made, nor what it
+    holds (what each side fired in a battle, which the log holds too): the
+    copies of a state share it (``_plain_copy``) instead of copying it."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("a Frozen dict is never changed")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):  # (copied and pickled as made, not item by item)
+        return Frozen, (dict(self),)
+
+
+_IMMUTABLE = frozenset({str, int, bool, float, type(None), Hex, Fraction, frozenset, Frozen})
 
 
 def _plain_copy(x):

@@ -40,7 +40,7 @@ from ..board import Board
 from ..definition import GameDefinition
 from ..hexes import Hex
 from ..movement import class_costs
-from ..state import GameState, eliminate
+from ..state import Frozen, GameState, eliminate
 from ..tables import number, roll_table
 from .options import open_uses, spend
 
@@ -341,7 +341,8 @@ class FirepowerBattles:
             rep = self.report(s, p)
             a, d = rep.fire[p["attacker"]].total, rep.fire[p["defender"]].total
             p["fire"] = {p["attacker"]: a, p["defender"]: d}
-            p["fired"] = {side: f.items() for side, f in rep.fire.items()}  # what each side fired, item by item
+            # what each side fired, item by item (shared with the log, never changed: not copied with the state)
+            p["fired"] = Frozen({side: f.items() for side, f in rep.fire.items()})
             s.log.append({"turn": s.turn, "battle": p["hex"], "attacker": p["attacker"], "fire": dict(p["fire"]),
                           "items": p["fired"], "detail": rep.text(self.board)})
             # each side's firepower is dealt to the other side; the receiver assigns it (7.1)

@@ -810,12 +810,6 @@ def _search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | N
             continue
         if h == target:
             break  # (``_Reach.toward``: its cost and path are final)
-        if settled and d:  # (no step from h fits in what is left: a 1-MP move's neighbours are not looked at)
-            least = cheapest.get(h)
-            if least is None:
-                least = cheapest[h] = min((step for _, step, _, _ in steps[h]), default=big)
-            if d + least > bound:
-                continue  # (every step would be skipped below: too far, and an all-MP step only from the start)
         h_in_zoc = h in zoc
         for n, step, all_mp, zz in steps[h]:
             if settled and (reached(n, big) <= d or d + step > bound and not all_mp):
@@ -860,6 +854,12 @@ def _search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | N
             elif nd < reached(n, big):
                 dist[n] = nd
                 prev[n] = h
+                if settled and nd:  # (a hex it could not go on from is not put on the heap: a 1-MP move's neighbours)
+                    least = cheapest.get(n)
+                    if least is None:
+                        least = cheapest[n] = min((step for _, step, _, _ in steps[n]), default=big)
+                    if nd + least > bound:
+                        continue  # no step from n fits in what is left (an all-MP step only from the start)
                 push(heap, (nd, n))
     cost: dict[Hex, int] = dict(dist)
     for h, d in stop_dist.items():

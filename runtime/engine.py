@@ -162,19 +162,20 @@ class Engine:
         active, activated = state.active, state.activated
         st = state.step
         only, exclude, limit = st.get("only"), st.get("exclude"), st.get("limit")
-        if limit:
-            return [x for x, u in state.units.items() if u.side == active and u.hex is not None
-                    and (not activated or x in activated) and not self.phase_bars(state, x)]
         if not (only or exclude):
-            return [x for x, u in state.units.items() if u.side == active and u.hex is not None
-                    and (not activated or x in activated)]
-        # (phase_bars' test of only and exclude, without its messages: by the counters' selectors
-        # worked out once, then by the markers of those that have some)
-        chosen, barred = self._selected(only, exclude)
-        ex = exclude or ()
-        return [x for x, u in state.units.items() if u.side == active and u.hex is not None
-                and (not activated or x in activated) and x not in barred
-                and (not u.markers or u.markers.isdisjoint(ex)) and (x in chosen or not u.markers.isdisjoint(only))]
+            out = [x for x, u in state.units.items() if u.side == active and u.hex is not None
+                   and (not activated or x in activated)]
+        else:
+            # (phase_bars' test of only and exclude, without its messages: by the counters' selectors
+            # worked out once, then by the markers of those that have some)
+            chosen, barred = self._selected(only, exclude)
+            ex = exclude or ()
+            out = [x for x, u in state.units.items() if u.side == active and u.hex is not None
+                   and (not activated or x in activated) and x not in barred
+                   and (not u.markers or u.markers.isdisjoint(ex)) and (x in chosen or not u.markers.isdisjoint(only))]
+        if limit and state.phase == "movement" and len({x for x in state.moved if "@" not in x}) >= int(limit):
+            out = [x for x in out if x in state.moved]  # (phase_bars' test of the limit: the units that moved go on)
+        return out
 
     def _selected(self, only, exclude) -> tuple[frozenset[str], frozenset[str]]:
         """For a phase's ``only`` and ``exclude`` lists (``actors``): the

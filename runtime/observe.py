@@ -45,7 +45,8 @@ hand is public from then on.  No Qt, no Lark.
 """
 from __future__ import annotations
 
-import copy
+import dataclasses
+import operator
 import random
 from dataclasses import replace
 
@@ -179,13 +180,15 @@ def spent_chits(entries: list[dict]) -> dict[str, int]:
 
 # ------------------------------------------------------------------ the view
 
+_FIELDS = tuple(f.name for f in dataclasses.fields(GameState))
+_VALUES = operator.attrgetter(*_FIELDS)  # (a state's fields in one call: GameState has slots, no __dict__)
+
+
 def _shallow(state: GameState) -> GameState:
     """A new state object sharing every field's value with ``state``."""
-    d = getattr(state, "__dict__", None)
-    if d is None:  # a state class with slots
-        return copy.copy(state)
     s = object.__new__(type(state))
-    s.__dict__.update(d)
+    for name, value in zip(_FIELDS, _VALUES(state)):
+        setattr(s, name, value)
     return s
 
 

@@ -270,7 +270,7 @@ def mode_steps(game: GameDefinition, board: Board, unit_class: str, m: MovementM
     return out
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class MoveRange:
     """Where one unit can move now, and how.  Its costs and paths are those
     of the search it read (``cost``, ``prev``, ``stop_prev``); two ranges

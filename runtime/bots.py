@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections import Counter
 from typing import Callable
 
 from .actions import Advance, Attack, Displace, Done, Fire, Hold, IllegalActionError, LoseStep, Move, Moves, Use
@@ -40,7 +41,7 @@ from .retreat import retreat_paths
 from .stacking import overstacked
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
-from .supply import supply_map
+from .supply import RAIL, reached, supply_map
 
 
 def seen(runner: Runner, state: GameState, side: str | None) -> GameState:
@@ -120,6 +121,8 @@ class GreedyBot:
         self._aims: tuple[Runner, Objectives] | None = None
         self._entries: tuple[Runner, dict] | None = None
         self._enemy_near: _Nearest | None = None  # see _near_enemy
+        self._fast_units: tuple[tuple, frozenset[str]] | None = None  # see _fast
+        self._rails: tuple[tuple, frozenset] | None = None  # see _rail_net
         self._known: dict[tuple, dict] = {}  # places -> hex -> hexes to the nearest of them (``_nearest_to``)
 
     # ---------------------------------------------------------- what matters
@@ -702,27 +705,35 @@ class GreedyBot:
             supply_map(runner.game, runner.board, state, side)
         hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
         posts = self._posts(runner, state, side, hqs)
+        near = {False: self._nearest_to(targets), True: self._nearest_to(targets + thin)}
         if runner.game.combat.procedure == "odds" and not move_in:  # attacks follow movement
-            setup, ready = self._attack_setup(runner, state, by_unit, side, lines, guards, posts)
+            setup, ready = self._attack_setup(runner, state, by_unit, side, lines, guards, posts, near[False])
             if setup is not None:
                 return setup
             guards = guards | ready  # units set for a good attack wait for the combat phase
         pull = self._pull_back(runner, state, by_unit, side, lines, targets, posts)
         if pull is not None:
             return pull
+        if lines is not _EVERYWHERE:
+            back = self._resupply(runner, state, by_unit, side, lines, near[False], posts)
+            if back is not None:
+                return back
         detach = self._detach(runner, state, acts, side, lines, targets)
         if detach is not None:
             return detach
         # the unit whose best move gains the most toward an objective, staying in supply
         best, best_gain = None, 0
         follows_control = runner.game.supply.blocked_by_enemy_control
-        near = {False: self._nearest_to(targets), True: self._nearest_to(targets + thin)}
+        # the slower units also clear the enemy cut off on the side's rail lines, which its lines run along
+        fast = self._fast(runner, side)
+        cut = self._on_our_lines(runner, state, side) if fast else []
+        clear = self._nearest_to(targets + cut) if cut else None
         for uid, ms in sorted(by_unit.items()):
             if uid in hqs or uid in guards:
                 continue  # HQs follow their units (below); guards stay
             here = state.units[uid].hex
             kept = self._kept_in_reach(runner, posts, uid, here)
-            dist = near[bool(thin) and not self._costly(runner, uid)]
+            dist = clear if uid not in fast and clear is not None else near[bool(thin) and not self._costly(runner, uid)]
             d0 = dist(here)
             for m in ms:
                 h = board.parse(m.to)
@@ -857,6 +868,58 @@ class GreedyBot:
         return min(ms or [m for _, ms in sorted(by_unit.items()) for m in ms],
                    key=lambda m: (board.parse(m.to) not in lines, self._nearest(board.parse(m.to), targets), m.unit, m.to))
 
+    def _on_our_lines(self, runner: Runner, state: GameState, side: str) -> list:
+        """Where lines of communication run along rail (Smolensk 3.3(3): the
+        Axis traces rail from its sources, then at most 6 hexes): the enemy
+        units cut off from their own supply that stand on the side's rail
+        net or next to it.  Their hex or their zone of control cuts the side's
+        lines behind its front (the pockets the spearheads left), so the
+        units that follow clear them; those elsewhere die of supply anyway."""
+        g, board = runner.game, runner.board
+        if side not in g.supply.rail:
+            return []
+        net = self._rail_net(runner, side)
+        out = []
+        for h, ids in state.occupants.items():
+            if not ids or (u := state.units[ids[0]]).side == side:
+                continue
+            if (h in net or any(n in net for n, _ in board.adj[h])) and h not in reached(g, board, state, u.side):
+                out.append(h)
+        return sorted(out)
+
+    def _rail_net(self, runner: Runner, side: str) -> frozenset:
+        """The hexes joined by rail to the side's printed supply sources, on an empty map."""
+        key = (runner, side)
+        if self._rails is None or self._rails[0] != key:
+            board = runner.board
+            seen = set(board.supply_sources(side))
+            todo = list(seen)
+            while todo:
+                h = todo.pop()
+                for n, e in board.adj[h]:
+                    if n not in seen and RAIL in e.links:
+                        seen.add(n)
+                        todo.append(n)
+            self._rails = (key, frozenset(seen))
+        return self._rails[1]
+
+    def _fast(self, runner: Runner, side: str) -> frozenset[str]:
+        """The side's units that move farther than most of its units (their
+        printed MP at full strength above the most common; HQs apart):
+        Smolensk's mechanized divisions against its infantry.  None where
+        every unit has the same MP."""
+        key = (runner, side)
+        if self._fast_units is None or self._fast_units[0] != key:
+            g = runner.game
+            pts = g.movement.points
+            mp = {} if pts.isdigit() else \
+                {cid: c.steps[0].get(pts, 0) for cid, c in g.counters.items()
+                 if c.side == side and not self._is_hq(runner, cid)}
+            common = Counter(mp.values()).most_common(1)
+            usual = common[0][0] if common else 0
+            self._fast_units = (key, frozenset(cid for cid, v in mp.items() if isinstance(v, int) and v > usual))
+        return self._fast_units[1]
+
     def _attack_odds(self, runner: Runner, state: GameState, attackers: list[str], target) -> tuple | None:
         """(column, chance that the defender loses a step or retreats) of an attack, None if illegal."""
         g = runner.game
@@ -878,7 +941,8 @@ class GreedyBot:
         return sorted(out)
 
     def _attack_setup(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
-                      guards: set[str], posts: list | None = None) -> tuple[Move | None, set[str]]:
+                      guards: set[str], posts: list | None = None,
+                      dist: Callable[[object], int] | None = None) -> tuple[Move | None, set[str]]:
         """CRT games whose attacks follow movement: the move that makes an
         attack worth declaring, a unit next to an enemy stack so that the
         side's units around it would attack at odds where the defender loses
@@ -887,7 +951,11 @@ class GreedyBot:
         columns take steps as well as ground); the best such: an attack made
         good first, then the column, the chance, an objective's hex.  Also
         the units already set for a good attack (they stay).  A unit within
-        an HQ's reach (``posts``) stays within one."""
+        an HQ's reach (``posts``) stays within one.  A fast unit (``_fast``)
+        does not turn back for an attack (``dist``: hexes to the nearest
+        goal): the enemy it would end farther from the goals to attack is
+        left to the slower units that follow (the spearheads drive on; the
+        infantry clears the pockets they cut off)."""
         board = runner.board
         enemy = set(self._enemy_hexes(state, side))
         aims = set(self.objectives(runner, side))
@@ -903,15 +971,18 @@ class GreedyBot:
             return base[t][0]
 
         best, best_key = None, None
+        fast = self._fast(runner, side)
         tried: dict = {}  # (target, unit, the hexside it would attack across) -> odds
         for uid, ms in sorted(by_unit.items()):
             if uid in guards or self._is_hq(runner, uid):
                 continue
             here = state.units[uid].hex
             kept = self._kept_in_reach(runner, posts, uid, here)
+            on = dist is not None and uid in fast
+            d0 = dist(here) if on else 0
             for m in ms:
                 h = board.parse(m.to)
-                if h not in lines or not kept(h):
+                if h not in lines or not kept(h) or (on and dist(h) > d0):
                     continue
                 targets = [t for t, _ in board.adj[h] if t in enemy and t not in state.attacked_hexes
                            and t.distance(here) > 1]  # next to it already: moving adds nothing there
@@ -1084,6 +1155,27 @@ class GreedyBot:
             if safe:
                 return min(safe, key=lambda m: (self._nearest(board.parse(m.to), targets),
                                                 here.distance(board.parse(m.to)), m.to))
+        return None
+
+    def _resupply(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
+                  dist: Callable[[object], int], posts: list | None = None) -> Move | None:
+        """A unit cut off from supply (it stands outside ``lines``) that can
+        move back to a hex in supply, not cut off there (``_exposed``), does,
+        to the one nearest the goals (``dist``); the first such unit by name.
+        Where it stays it loses steps at every supply check; the moves that
+        gain ground only ever end in supply, so without this it would never
+        move again.  A unit within an HQ's reach (``posts``) stays within one."""
+        board = runner.board
+        for uid, ms in sorted(by_unit.items()):
+            here = state.units[uid].hex
+            if here in lines:
+                continue
+            kept = self._kept_in_reach(runner, posts, uid, here)
+            back = [m for m in ms if (h := board.parse(m.to)) in lines and kept(h) and self._fits(runner, state, h, uid)
+                    and all(u.side == side for u in state.units_at(h))
+                    and not self._exposed(board, state, h, side, uid)]
+            if back:
+                return min(back, key=lambda m: (dist(board.parse(m.to)), here.distance(board.parse(m.to)), m.to))
         return None
 
     ALONE = 3  # the weight of a unit only the moving HQ commands (``_hq_move``), against 1

@@ -667,11 +667,14 @@ class GreedyBot:
         """Where attacks are moves into enemy hexes, attacks first
         (``_move_in``); in CRT games the moves that set up a good attack;
         then a unit whose loss gives the enemy VP out of a hex where a
-        retreat would destroy it (``_pull_back``); then the unit whose best
-        move gains the most toward a goal, staying in supply (unless the
-        side skips the supply check now) and out of pockets (and, for such
-        a unit, out of such hexes); a unit that is the last on a threatened
-        place the enemy plays for stays there; HQs follow their units."""
+        retreat would destroy it (``_pull_back``); then a unit cut off from
+        supply back into it (``_resupply``); then the unit whose best move
+        gains the most toward a goal, staying in supply (unless the side
+        skips the supply check now) and out of pockets (and, for such a
+        unit, out of such hexes), the slower units counting the enemy cut
+        off on the side's rail lines among their goals (``_on_our_lines``);
+        a unit that is the last on a threatened place the enemy plays for
+        stays there; HQs follow their units."""
         moves = [a for a in acts if isinstance(a, Move)]
         if runner.game.movement.exits:  # a move off the map into a box (AVD: the Minsk Pocket): taken if it wins
             boxes = [m for m in moves if m.to in runner.game.pools]

@@ -231,10 +231,10 @@ class Engine:
                 return f"{uid} cannot use {m.title}: its move ended when {state.step.get('last-moved')} moved"
         elif uid in moved:
             return f"{uid} has already moved in this {'activation' if state.activated else 'phase'}"
-        if m is not None:
-            mine = self.game.selectors_of(uid)
+        if m is not None and m.forbid:
+            mine, side = self.game.selectors_of(uid), state.units[uid].side
             for sel, cond, title in m.forbid:
-                if sel & mine and self._forbids(state, cond, state.units[uid].side):
+                if not sel.isdisjoint(mine) and self._forbids(state, cond, side):
                     return f"{uid} may not use {m.title}" + (f": {title}" if title else "")
         return ""
 

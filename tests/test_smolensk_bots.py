@@ -32,6 +32,26 @@ def deployed(runner: Runner, seed: int = 0):
     return bot, s
 
 
+def _axis_moving(tmp_path, counters: list[str], placements: list[str], **kw):
+    """A small Gekitou-series game (tests/helpers.py) in the Axis movement
+    phase: the game, its runner, the state and a greedy bot."""
+    from helpers import gekitou_game, setup_state
+    game = gekitou_game(tmp_path, counters, placements, **kw)
+    r = Runner(game, "s")
+    s = setup_state(game)
+    s.active, s.phase = "axis", "movement"
+    return game, r, s, GreedyBot(0)
+
+
+def _moves_by_unit(r: Runner, s) -> dict:
+    """The listed moves of each unit."""
+    by_unit: dict = {}
+    for m in r.engine.legal_actions(s):
+        if isinstance(m, Move):
+            by_unit.setdefault(m.unit, []).append(m)
+    return by_unit
+
+
 def test_the_axis_sets_up_at_the_front_within_its_hqs_command(smolensk):
     r = Runner(smolensk, "short")
     _, s = deployed(r)
@@ -170,33 +190,16 @@ def test_a_set_up_move_raises_the_column_of_an_attack_already_likely_to_succeed(
     step on 5 rolls in 6.  P2 moving next to D as well makes it 9-1, where
     every roll takes steps (1RR to 3RR): the set-up is worth making however
     good the attack already is (the bot stopped at 5 in 6)."""
-    from helpers import gekitou_game, setup_state
     from runtime.supply import supply_map
-    game = gekitou_game(tmp_path, ["P1 german panzer 9-4-10 4-2-10", "P2 german panzer 9-4-10 4-2-10",
-                                   "D red-army infantry 2-5 1-5"], ["P1 0405", "P2 0205", "D 0505"])
-    r = Runner(game, "s")
-    s = setup_state(game)
-    s.active, s.phase = "axis", "movement"
-    bot = GreedyBot(0)
+    game, r, s, bot = _axis_moving(tmp_path, ["P1 german panzer 9-4-10 4-2-10", "P2 german panzer 9-4-10 4-2-10",
+                                              "D red-army infantry 2-5 1-5"], ["P1 0405", "P2 0205", "D 0505"])
     d = r.board.parse("0505")
     assert bot._attack_odds(r, s, ["P1"], d)[1] == Fraction(5, 6)
-    by_unit = {}
-    for m in r.engine.legal_actions(s):
-        if isinstance(m, Move):
-            by_unit.setdefault(m.unit, []).append(m)
-    move, ready = bot._attack_setup(r, s, by_unit, "axis", supply_map(game, r.board, s, "axis"), set())
+    move, ready = bot._attack_setup(r, s, _moves_by_unit(r, s), "axis", supply_map(game, r.board, s, "axis"), set())
     assert move is not None and move.unit == "P2" and r.board.parse(move.to).distance(d) == 1
     after = r.engine.apply(s, move)
     assert r.game.crts["gekitou"].columns[bot._attack_odds(r, after, ["P1", "P2"], d)[0]].label == "9-1"
     assert ready == {"P1"}
-
-
-def _moves_by_unit(r: Runner, s) -> dict:
-    by_unit: dict = {}
-    for m in r.engine.legal_actions(s):
-        if isinstance(m, Move):
-            by_unit.setdefault(m.unit, []).append(m)
-    return by_unit
 
 
 def test_a_fast_unit_does_not_turn_back_for_an_attack(tmp_path):
@@ -204,15 +207,10 @@ def test_a_fast_unit_does_not_turn_back_for_an_attack(tmp_path):
     the enemy D with its goal further east: the move that would set up a
     good attack on D ends farther from the goal, so it is left to the
     infantry; without the goal's distance the bot makes it."""
-    from helpers import gekitou_game, setup_state
     from runtime.supply import supply_map
-    game = gekitou_game(tmp_path, ["P german panzer 9-4-10 4-2-10", "I1 german infantry 5-5 2-5",
-                                   "I2 german infantry 5-5 2-5", "D red-army infantry 1-5 1-5"],
-                        ["P 0605", "I1 0101", "I2 0110", "D 0405"])
-    r = Runner(game, "s")
-    s = setup_state(game)
-    s.active, s.phase = "axis", "movement"
-    bot = GreedyBot(0)
+    game, r, s, bot = _axis_moving(tmp_path, ["P german panzer 9-4-10 4-2-10", "I1 german infantry 5-5 2-5",
+                                              "I2 german infantry 5-5 2-5", "D red-army infantry 1-5 1-5"],
+                                   ["P 0605", "I1 0101", "I2 0110", "D 0405"])
     assert bot._fast(r, "axis") == {"P"}
     goal = r.board.parse("1005")
     lines = supply_map(game, r.board, s, "axis")
@@ -229,18 +227,12 @@ def test_the_slower_units_clear_the_enemy_cut_off_on_the_sides_rail_lines(tmp_pa
     the Axis screen in column 06 that no Soviet line may cross) cuts the
     side's lines; one off the rail (O) or one still in its own supply (F)
     does not matter to them."""
-    from helpers import gekitou_game, setup_state
     rail = "path rail " + " ".join(f"{c:02d}05" for c in range(1, 11))
-    game = gekitou_game(tmp_path, ["A1 german infantry 5-5 2-5", "A2 german infantry 5-5 2-5",
-                                   "A3 german infantry 5-5 2-5", "A4 german infantry 5-5 2-5",
-                                   "I german infantry 5-5 2-5",
-                                   "C red-army infantry 1-5 1-5", "O red-army infantry 1-5 1-5",
-                                   "F red-army infantry 1-5 1-5"],
-                        ["A1 0602", "A2 0605", "A3 0608", "A4 0610", "I 0109", "C 0305", "O 0309", "F 0905"],
-                        paths=[rail])
-    r = Runner(game, "s")
-    s = setup_state(game)
-    bot = GreedyBot(0)
+    game, r, s, bot = _axis_moving(
+        tmp_path, ["A1 german infantry 5-5 2-5", "A2 german infantry 5-5 2-5", "A3 german infantry 5-5 2-5",
+                   "A4 german infantry 5-5 2-5", "I german infantry 5-5 2-5", "C red-army infantry 1-5 1-5",
+                   "O red-army infantry 1-5 1-5", "F red-army infantry 1-5 1-5"],
+        ["A1 0602", "A2 0605", "A3 0608", "A4 0610", "I 0109", "C 0305", "O 0309", "F 0905"], paths=[rail])
     assert bot._on_our_lines(r, s, "axis") == [r.board.parse("0305")]
     assert bot._on_our_lines(r, s, "soviet") == []  # no rail for the Soviets' lines
 
@@ -249,13 +241,8 @@ def test_a_unit_cut_off_from_supply_moves_back_into_it(tmp_path):
     """A unit standing outside its lines of communication moves to a hex
     inside them, the one nearest its goal; a unit inside them is left to
     the other rules."""
-    from helpers import gekitou_game, setup_state
-    game = gekitou_game(tmp_path, ["P german panzer 9-4-10 4-2-10", "I german infantry 5-5 2-5",
-                                   "D red-army infantry 1-5 1-5"], ["P 0605", "I 0203", "D 0909"])
-    r = Runner(game, "s")
-    s = setup_state(game)
-    s.active, s.phase = "axis", "movement"
-    bot = GreedyBot(0)
+    game, r, s, bot = _axis_moving(tmp_path, ["P german panzer 9-4-10 4-2-10", "I german infantry 5-5 2-5",
+                                              "D red-army infantry 1-5 1-5"], ["P 0605", "I 0203", "D 0909"])
     lines = {h for h in game.map.hexes if h.q <= 3}  # (the test draws the lines itself)
     goal = r.board.parse("1005")
     by_unit = _moves_by_unit(r, s)

@@ -41,7 +41,7 @@ from .retreat import retreat_paths
 from .stacking import overstacked
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
-from .supply import RAIL, reached, supply_map
+from .supply import RAIL, linked, reached, supply_map
 
 
 def seen(runner: Runner, state: GameState, side: str | None) -> GameState:
@@ -894,16 +894,7 @@ class GreedyBot:
         """The hexes joined by rail to the side's printed supply sources, on an empty map."""
         key = (runner, side)
         if self._rails is None or self._rails[0] != key:
-            board = runner.board
-            seen = set(board.supply_sources(side))
-            todo = list(seen)
-            while todo:
-                h = todo.pop()
-                for n, e in board.adj[h]:
-                    if n not in seen and RAIL in e.links:
-                        seen.add(n)
-                        todo.append(n)
-            self._rails = (key, frozenset(seen))
+            self._rails = (key, linked(runner.board, runner.board.supply_sources(side), RAIL))
         return self._rails[1]
 
     def _fast(self, runner: Runner, side: str) -> frozenset[str]:

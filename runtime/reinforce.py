@@ -12,6 +12,7 @@ from .definition import Phase, Placement
 from .hexes import Hex
 from .movement import (ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, stack_weight,
                        unit_mp)
+from .observe import this_turn
 from .stacking import ENTERING, extra_bars, extra_limits, judged_at_end, names_of, stacking_bars
 from .state import GameState, fingerprint
 from .supply import reached, sources_of
@@ -248,7 +249,6 @@ class Reinforcements:
         """How many copies of each chit were played this turn (the log's
         draws, interrupts and phases' plays, less the draws an interrupt sent
         back into the cup)."""
-        from .observe import this_turn
         out: dict[str, int] = {}
         for e in this_turn(s):
             for key, n in (("draw", 1), ("interrupt", 1), ("play", 1), ("returned", -1)):

@@ -358,23 +358,31 @@ def reached_along(game: GameDefinition, board: Board, state: GameState, side: st
     if hit is not None:
         return hit
     no_enter, no_exit, st = _blocking(game, board, state, side)
-    sources = [h for h in sources_of(board, state, side) if h not in no_enter]
-    seen = set(sources)
-    todo = deque(sources)
+    out = linked(board, sources_of(board, state, side), link, no_enter, no_exit, st.bad_steps)
+    if len(state.cache) > 64:
+        state.cache.clear()
+    state.cache[key] = out
+    return out
+
+
+def linked(board: Board, sources, link: str, no_enter=frozenset(), no_exit=frozenset(),
+           bad_steps=frozenset()) -> frozenset[Hex]:
+    """The hexes joined to ``sources`` by hexsides carrying ``link`` (rail,
+    road): a step never into ``no_enter``, nor out of ``no_exit``, nor one of
+    ``bad_steps``; the sources in ``no_enter`` are left out."""
+    starts = [h for h in sources if h not in no_enter]
+    seen = set(starts)
+    todo = deque(starts)
     while todo:
         u = todo.popleft()
         if u in no_exit:
             continue
         for v, e in board.adj[u]:
-            if v in seen or link not in e.links or v in no_enter or (u, v) in st.bad_steps:
+            if v in seen or link not in e.links or v in no_enter or (u, v) in bad_steps:
                 continue
             seen.add(v)
             todo.append(v)
-    out = frozenset(seen)
-    if len(state.cache) > 64:
-        state.cache.clear()
-    state.cache[key] = out
-    return out
+    return frozenset(seen)
 
 
 def supply_status(game: GameDefinition, board: Board, state: GameState, side: str,

@@ -8,6 +8,7 @@ from collections.abc import Collection, Mapping
 
 from . import expr as E
 from .hexes import Hex
+from .observe import this_turn
 from .state import GameState
 from .supply import reached, reached_along
 
@@ -175,15 +176,7 @@ class VictoryRules:
         """How many times ``cid`` was drawn from the cup this turn and not put
         back (the log's draws, less the draws an interrupt chit sent back into
         the cup, AVD 抽取 2 a ii: those are counted in the cup)."""
-        n = 0
-        for e in reversed(s.log):
-            if e.get("turn", s.turn) < s.turn:
-                break
-            if e.get("draw") == cid:
-                n += 1
-            if e.get("returned") == cid:
-                n -= 1
-        return n
+        return sum((e.get("draw") == cid) - (e.get("returned") == cid) for e in this_turn(s))
 
     def _param(self, name):
         if name not in self.params:

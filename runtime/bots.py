@@ -84,18 +84,26 @@ def _first_places(acts: list) -> dict:
 
 class _Nearest:
     """Hexes between a hex and the nearest of ``places`` (0 when there are
-    none), remembered per hex: the greedy bot asks it of every move."""
+    none), remembered per hex: the greedy bot asks it of every move.  With
+    ``ahead`` (one number per place), a place counts as that many hexes
+    nearer than it stands: a unit makes for the place with the fewest hexes
+    to go less its head start, and a move's gain is still counted in hexes."""
 
-    __slots__ = ("places", "known")
+    __slots__ = ("places", "known", "ahead")
 
-    def __init__(self, places, known: dict | None = None):
+    def __init__(self, places, known: dict | None = None, ahead: tuple | None = None):
         self.places = tuple(places)
         self.known: dict = {} if known is None else known
+        self.ahead = ahead
 
     def __call__(self, h) -> int:
         d = self.known.get(h)
         if d is None:
-            d = self.known[h] = min((h.distance(t) for t in self.places), default=0)
+            if self.ahead is None:
+                d = min((h.distance(t) for t in self.places), default=0)
+            else:
+                d = min((h.distance(t) - a for t, a in zip(self.places, self.ahead)), default=0)
+            self.known[h] = d
         return d
 
 
@@ -389,16 +397,33 @@ class GreedyBot:
             return (h.distance(hq_hex) > rng, enemy(h), goals(h), order[a.at])
         return min(mine, key=key)[0]
 
-    def _nearest_to(self, places) -> _Nearest:
-        """Hexes to the nearest of ``places``, remembered across decisions:
-        the goals change only when a place changes hands."""
+    def _nearest_to(self, places, ahead: tuple | None = None) -> _Nearest:
+        """Hexes to the nearest of ``places`` (each ``ahead`` so many hexes
+        nearer: ``_head_starts``), remembered across decisions: the goals
+        change only when a place changes hands."""
         key = tuple(places)
-        known = self._known.get(key)
+        known = self._known.get((key, ahead))
         if known is None:
             if len(self._known) > 64:
                 self._known.clear()
-            known = self._known[key] = {}
-        return _Nearest(key, known)
+            known = self._known[(key, ahead)] = {}
+        return _Nearest(key, known, ahead)
+
+    HEXES_PER_VP = 0.5  # how much nearer a place counts for every VP it is worth (``_head_starts``)
+
+    def _head_starts(self, runner: Runner, state: GameState, side: str, places) -> tuple | None:
+        """How many hexes nearer each of ``places`` counts for ``side``:
+        ``HEXES_PER_VP`` for every VP holding it is still worth to the side
+        or to the enemy, whichever is more (runtime.objectives: worth_now;
+        Smolensk's Smolensk, 10 VP at the end and 15 in bonuses up to turn 6,
+        draws the panzers before Gomel's 10); the places the least worth
+        count as they stand.  None where every place is worth the same."""
+        aims = self._objectives(runner)
+        worth = [max((aims.worth_now(s, h, state.turn) for s in aims.worth), default=0.0) for h in places]
+        low = min(worth, default=0.0)
+        if all(w == low for w in worth):
+            return None
+        return tuple(self.HEXES_PER_VP * (w - low) for w in worth)
 
     def _near_enemy(self, state: GameState, side: str) -> "_Nearest":
         """Hexes to the nearest enemy unit, kept while the enemy stands where
@@ -708,7 +733,8 @@ class GreedyBot:
             supply_map(runner.game, runner.board, state, side)
         hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
         posts = self._posts(runner, state, side, hqs)
-        near = {False: self._nearest_to(targets), True: self._nearest_to(targets + thin)}
+        near = {False: self._nearest_to(targets, self._head_starts(runner, state, side, targets)),
+                True: self._nearest_to(targets + thin, self._head_starts(runner, state, side, targets + thin))}
         if runner.game.combat.procedure == "odds" and not move_in:  # attacks follow movement
             setup, ready = self._attack_setup(runner, state, by_unit, side, lines, guards, posts, near[False])
             if setup is not None:

@@ -8,8 +8,15 @@ for the Soviets.  A game whose victory rules name no place falls back on its
 VP hexes and cities, for every side.
 
 ``worth`` is what holding a place is worth to a side: the VP its awards
-name for it (the largest constant amount among the rules that name it; 1
-when the amount is computed or the place comes from a win rule).
+name for it, as of the first turn, and ``worth_now`` the same as of a later
+turn.  Awards whose condition holds on one turn only (``turn == N`` among
+its conjuncts; ``turn <= N``, ``turn < N``: up to a turn) are bonuses, added
+to the rest while their turn is still to come (Smolensk 15.5(3): Vitebsk +5
+at turn 4's supply check, Smolensk +10 at turn 5's and +5 at turn 6's, on
+top of the 10 a major city is worth at the end); the others are one worth
+told several ways (10 with a line of communication, 5 without), of which
+the largest counts.  A computed amount, or a place a win rule names, is
+worth 1.
 
 A side also plays for the places whose entering sets off a rule for it
 (an ``enter`` trigger whose condition names the side: A Victory Denied's
@@ -47,9 +54,29 @@ PLACE_CALLS = ("controls", "occupies", "supplied", "held-since")
 @dataclass(frozen=True)
 class Objectives:
     places: dict[str, tuple[Hex, ...]]  # side -> the places it plays for
-    worth: dict[str, dict[Hex, float]]  # side -> place -> VP it is worth (at least 1)
+    worth: dict[str, dict[Hex, float]]  # side -> place -> VP it is worth on the first turn (at least 1)
     sudden: dict[str, tuple[Hex, ...]] = None  # side -> the places whose taking wins it the game at once
     costly: dict[str, dict[str, float]] = None  # side -> class or flag -> VP another side gets per unit lost
+    # side -> place -> (VP, the last turn it can be earned on) of the bonuses counted in ``worth``
+    bonuses: dict[str, dict[Hex, tuple[tuple[float, int], ...]]] = None
+    # side -> place -> how many places share the award its worth comes from (Smolensk 15.5(3)4: one
+    # award of 30 VP for any of 14 east-edge sources); 1 where the place is not listed
+    shared: dict[str, dict[Hex, int]] = None
+
+    def worth_now(self, side: str, h: Hex, turn: int) -> float:
+        """What holding ``h`` is worth to ``side`` from ``turn`` on: ``worth``
+        less the bonuses whose last turn has passed."""
+        w = self.worth.get(side, {}).get(h, 0.0)
+        for amount, last in (self.bonuses or {}).get(side, {}).get(h, ()):
+            if last < turn:
+                w -= amount
+        return w
+
+    def share_now(self, side: str, h: Hex, turn: int) -> float:
+        """``worth_now`` divided among the places that share its award: what
+        a side's plans should weigh the place by (one of 14 sources of one
+        30-VP award weighs 30/14)."""
+        return self.worth_now(side, h, turn) / (self.shared or {}).get(side, {}).get(h, 1)
 
     def enemy(self, side: str) -> tuple[Hex, ...]:
         """The places the other sides play for (what ``side`` defends)."""
@@ -83,6 +110,8 @@ def victory_objectives(runner) -> Objectives:
     g = runner.game
     sides = tuple(g.sides)
     worth: dict[str, dict[Hex, float]] = {s: {} for s in sides}
+    bonuses: dict[str, dict[Hex, list[tuple[float, int]]]] = {s: {} for s in sides}
+    shared: dict[str, dict[Hex, int]] = {s: {} for s in sides}
     sudden: dict[str, set[Hex]] = {s: set() for s in sides}
     for r in runner.victory:
         if r.kind not in ("award", "win") or r.condition is None or r.side not in worth:
@@ -92,15 +121,25 @@ def victory_objectives(runner) -> Objectives:
             if r.amount.value <= 0:
                 continue
             amount = float(r.amount.value)
+        named: dict[Hex, None] = {}  # (in order; a place named by both controls() and supplied() counts once)
         for n in E.walk(r.condition):
             if isinstance(n, E.Call) and n.func in PLACE_CALLS and len(n.args) >= 2:
                 who = n.args[0]
                 if isinstance(who, (E.Name, E.Str)) and \
                         (who.name if isinstance(who, E.Name) else who.value) == r.side:
-                    for h in places_named(runner, n.args[-1]):
-                        worth[r.side][h] = max(worth[r.side].get(h, 0.0), amount)
-                        if r.kind == "win" and r.at not in ("", "end"):
-                            sudden[r.side].add(h)
+                    named.update(dict.fromkeys(places_named(runner, n.args[-1])))
+        last = last_turn(r.condition) if r.kind == "award" else None
+        for h in named:
+            if last is not None:
+                bonuses[r.side].setdefault(h, []).append((amount, last))
+            elif amount > worth[r.side].get(h, 0.0):
+                worth[r.side][h] = amount
+                shared[r.side][h] = len(named)
+            if r.kind == "win" and r.at not in ("", "end"):
+                sudden[r.side].add(h)
+    for side, places in bonuses.items():
+        for h, extra in places.items():
+            worth[side][h] = worth[side].get(h, 0.0) + sum(a for a, _ in extra)
     if not any(worth.values()):  # no places in the victory rules: VP hexes and cities
         marked = {h: float(mh.vp or 1) for h, mh in g.map.hexes.items() if mh.vp or "city" in mh.features}
         worth = {s: dict(marked) for s in sides}
@@ -112,7 +151,31 @@ def victory_objectives(runner) -> Objectives:
             worth[side].setdefault(h, 1.0)
             sudden[side].add(h)
     return Objectives({s: tuple(sorted(v)) for s, v in worth.items()}, worth,
-                      {s: tuple(sorted(v)) for s, v in sudden.items()}, costly_units(runner))
+                      {s: tuple(sorted(v)) for s, v in sudden.items()}, costly_units(runner),
+                      {s: {h: tuple(v) for h, v in places.items()} for s, places in bonuses.items()}, shared)
+
+
+def last_turn(condition) -> int | None:
+    """The last turn on which a condition can hold, where one of its
+    conjuncts (the operands of its top-level ``and``) bounds the turn:
+    ``turn == N`` and ``turn <= N`` give N, ``turn < N`` gives N - 1 (either
+    way round); None where none does."""
+    pending, out = [condition], None
+    while pending:
+        n = pending.pop()
+        if not isinstance(n, E.Binary):
+            continue
+        if n.op == "and":
+            pending += [n.left, n.right]
+            continue
+        for a, b, op in ((n.left, n.right, n.op), (n.right, n.left, _MIRRORED.get(n.op))):
+            if isinstance(a, E.Name) and a.name == "turn" and isinstance(b, E.Num) and op in ("==", "<=", "<"):
+                bound = int(b.value) - (1 if op == "<" else 0)
+                out = bound if out is None else min(out, bound)
+    return out
+
+
+_MIRRORED = {"==": "==", "<=": ">=", ">=": "<=", "<": ">", ">": "<"}  # N op turn -> turn op' N
 
 
 def costly_units(runner) -> dict[str, dict[str, float]]:

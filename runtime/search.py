@@ -79,7 +79,7 @@ from .hexes import Hex
 from .observe import determinise as fill
 from .observe import needs_sample
 from .observe import observe as _observe
-from .objectives import victory_objectives
+from .objectives import Objectives, victory_objectives
 from .runner import Runner, RunnerAction, SequenceError
 from .state import GameState
 from .supply import supply_map
@@ -112,12 +112,19 @@ class Values:
     vp_scale: float  # VP leads are measured in these
     diameter: int  # map size, for distances
     distance: dict[Hex, dict[Hex, int]]  # objective -> hex -> hexes between them
+    aims: Objectives  # what each place is worth to each side
+
+    def weight(self, side: str, h: Hex, turn: int) -> float:
+        """What the evaluation weighs an objective by: its share of the VP
+        holding it is still worth to the side (at least 1)."""
+        return max(1.0, self.aims.share_now(side, h, turn))
 
 
 def game_values(runner: Runner) -> Values:
     g = runner.game
     sides = tuple(g.sides)
-    objectives = victory_objectives(runner).places
+    aims = victory_objectives(runner)
+    objectives = aims.places
     amounts = [abs(r.amount.value) for r in runner.victory if r.kind == "award" and isinstance(r.amount, E.Num)]
     # a lead is measured against half of all the VP the rules could award per
     # side, so that it does not saturate where cities are worth 10 each
@@ -126,7 +133,7 @@ def game_values(runner: Runner) -> Values:
     rs = [h.r for h in g.map.hexes] or [0]
     places = set().union(*objectives.values())
     distance = {o: {h: o.distance(h) for h in g.map.hexes} for o in places}
-    return Values(sides, dict(objectives), scale, max(1, max(qs) - min(qs) + max(rs) - min(rs)), distance)
+    return Values(sides, dict(objectives), scale, max(1, max(qs) - min(qs) + max(rs) - min(rs)), distance, aims)
 
 
 def projected(runner: Runner, s: GameState) -> tuple[dict[str, int], str | None]:
@@ -189,7 +196,10 @@ def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
 
 
 def _closeness(values: Values, s: GameState, side: str) -> float:
-    """0..1: how near the side's units stand to the objectives it does not hold."""
+    """0..1: how near the side's units stand to the objectives it does not
+    hold, each weighed by what holding it is still worth to the side
+    (runtime.objectives: worth_now): Smolensk's 14 east-edge sources are one
+    award of 30 VP between them, not 14 objectives to Smolensk's one."""
     wanted = [h for h in values.objectives.get(side, ()) if s.control.get(h) != side]
     if not wanted:
         return 1.0
@@ -197,7 +207,9 @@ def _closeness(values: Values, s: GameState, side: str) -> float:
     if not mine:
         return 0.0
     far = values.diameter
-    d = sum(min(values.distance[h].get(m, far) for m in mine) for h in wanted) / len(wanted)
+    weights = [values.weight(side, h, s.turn) for h in wanted]
+    total = sum(weights) or 1.0
+    d = sum(w * min(values.distance[h].get(m, far) for m in mine) for h, w in zip(wanted, weights)) / total
     return 1.0 - min(1.0, d / far)
 
 

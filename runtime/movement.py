@@ -387,7 +387,8 @@ def held_by_others(state: GameState, side: str) -> frozenset[Hex]:
     for k in placed:  # (the other sides whose units were placed: most games have one)
         if k != side:
             other, n = k, n + 1
-    key = ("held", side, state.side_stamp(other) if n == 1 else state.version)
+    # (the other side's stamp, ``GameState.side_stamp``, read here without the call)
+    key = ("held", side, ("placed", other, placed[other]) if n == 1 else state.version)
     hit = state.cache.get(key)
     if hit is None:
         units = state.units
@@ -484,26 +485,21 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
             (control if t[3] else units).add(t[0])
             t = t[1]
         if t is found.trail:
-            limits = game.stacking.get("units") is not None or bool(extra_limits(game.stacking))
-            overrun = bool(game.movement.overrun)
-            owned = {m.id for m in game.movement.modes if m.own_control} if control else ()
-
-            def valid(r: MoveRange) -> bool:
-                f = r.search
-                if units and not _bars_read(f, limits).isdisjoint(units):
-                    return False
-                if units and overrun and not _reads(board, f).isdisjoint(units):
-                    return False
-                return not (r.mode in owned and not _reads(board, f).isdisjoint(control))
             units_now = state.units  # (a unit that left the hex of a range needs it no more)
-            if control or overrun:
-                ranges = {k: r for k, r in found.ranges.items() if units_now[k[0]].hex == k[2] and valid(r)}
-            elif limits:  # (valid, for what most moves read: the units where they may end)
+            if not units:
+                ranges = {k: r for k, r in found.ranges.items() if units_now[k[0]].hex == k[2]}
+            elif _stacking_limited(game):  # (the units where the moves may end)
                 ranges = {k: r for k, r in found.ranges.items()
                           if units_now[k[0]].hex == k[2] and r.search.reached.isdisjoint(units)}
-            else:
+            else:  # (the units where the moves' attacks end)
                 ranges = {k: r for k, r in found.ranges.items()
                           if units_now[k[0]].hex == k[2] and r.search.stop_prev.keys().isdisjoint(units)}
+            if units and game.movement.overrun:  # (the units in the hexes it may overrun)
+                ranges = {k: r for k, r in ranges.items() if _reads(board, r.search).isdisjoint(units)}
+            if control:  # (who controls the hexes a mode that keeps to the side's own may cross)
+                owned = {m.id for m in game.movement.modes if m.own_control}
+                ranges = {k: r for k, r in ranges.items()
+                          if r.mode not in owned or _reads(board, r.search).isdisjoint(control)}
     state.cache[key] = _Carried(trail, state.version, zoc, held, closed, ranges)
     return ranges
 
@@ -517,11 +513,12 @@ def _reads(board: Board, found: "_Search") -> frozenset[Hex]:
     return found.reads
 
 
-def _bars_read(found: "_Search", limits: bool) -> frozenset[Hex]:
-    """The hexes whose units ``_destinations`` reads for a move of this
-    search: every hex it reached where a stacking limit may bar the move
-    from ending, else only those where the move must end (attacks)."""
-    return found.reached if limits else found.stop_prev.keys()
+def _stacking_limited(game: GameDefinition) -> bool:
+    """Whether a stacking limit may bar a move from ending in any hex it
+    reached (then ``_destinations`` reads the units in every hex a move
+    reached, else only in those where the move must end: attacks)."""
+    limit_units, extra, _ = _limits(game)
+    return limit_units is not None or extra
 
 
 class _Search:
@@ -640,17 +637,15 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
     """The range from nothing (``shared``: the search may come from, and go
     to, the searches shared across states)."""
     u = state.units[unit_id]
-    counter = game.counters[unit_id]
-    cls = game.unit_classes[counter.unit_class]
-    m = mode_by_id(game, mode)
+    cls_id, m, only_class, excluded, move_in = _unit_in_mode(game, unit_id, mode)
     start = u.hex
     side = u.side
     if m is not None:  # (what bars the mode to the unit itself first: nothing else is worked out for it)
-        if m.only and not game.matches(unit_id, m.only) and not m.only & u.markers:  # a class, or a state (reserve)
+        if not only_class and not m.only & u.markers:  # a class, or a state (reserve)
             raise MoveError(f"{unit_id} may not use {m.title}: only {', '.join(sorted(m.only))} units do")
         if m.barred & u.markers:
             raise MoveError(f"{unit_id} may not use {m.title}: it is {', '.join(sorted(m.barred & u.markers))}")
-        if m.excluded and game.matches(unit_id, m.excluded):
+        if excluded:
             raise MoveError(f"{unit_id} may not use {m.title}")
         on_link = not m.along or any(e.links & m.along for _, e in board.adj[start])
         if not on_link:
@@ -663,9 +658,6 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
     held = held_by_others(state, side)
     closed = closed_to(game, board, state, side)  # the enemy's sources, where the game closes them
 
-    # attack by moving in (Barbarossa 6.3): an enemy hex may be entered, and the move ends there
-    move_in = game.combat.attack == "move-in" and not (m is not None and m.no_attack and
-                                                       game.matches(unit_id, m.no_attack))
     own_control = m is not None and m.own_control
     overruns = overrun_hexes(game, state, unit_id)  # enemy hexes it may overrun (AVD 4 e)
     own = controlled(state, side) if own_control else None
@@ -674,18 +666,45 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
         searches = _SEARCHES.get(board)
         if searches is None:
             searches = _SEARCHES[board] = {}
-        content = (cls.id, m.id if m is not None else "", start, mp, zoc, held, overruns, move_in, own, closed)
+        content = (cls_id, m.id if m is not None else "", start, mp, zoc, held, overruns, move_in, own, closed)
         found = searches.get(content)
         if found is None and not (zoc or move_in):  # (_component_search's first test, without the call)
-            found = _component_search(game, board, cls.id, m, start, mp, zoc, held, overruns, move_in, own, closed)
+            found = _component_search(game, board, cls_id, m, start, mp, zoc, held, overruns, move_in, own, closed)
     if found is None:
-        found = _search(game, board, cls.id, m, start, mp, bound, zoc, held, overruns, move_in, own, closed)
+        found = _search(game, board, cls_id, m, start, mp, bound, zoc, held, overruns, move_in, own, closed)
     if shared and content not in searches:
         if len(searches) >= _SEARCHES_KEPT:
             searches.pop(next(iter(searches)))
         searches[content] = found
     return MoveRange(unit_id, start, mp, _destinations(game, board, state, unit_id, found, move_in, overruns),
                      found, m.id if m else "")
+
+
+_IN_MODE: dict[int, tuple[GameDefinition, dict]] = {}
+
+
+def _unit_in_mode(game: GameDefinition, unit_id: str,
+                  mode: str | None) -> tuple[str, MovementMode | None, bool, bool, bool]:
+    """What ``_move_range`` reads of the game for a counter in a movement
+    mode (or normal movement), fixed for a game: its class, the mode,
+    whether its class or flags are among those the mode is ``only`` for
+    (or the mode names none), whether the mode ``excludes`` it, and whether
+    it may attack by moving in (Barbarossa 6.3: an enemy hex may be entered,
+    and the move ends there) in that mode."""
+    kept = _IN_MODE.get(id(game))
+    if kept is None or kept[0] is not game:
+        if len(_IN_MODE) > 16:
+            _IN_MODE.clear()
+        kept = _IN_MODE[id(game)] = (game, {})
+    hit = kept[1].get((unit_id, mode))
+    if hit is None:
+        m = mode_by_id(game, mode)
+        move_in = game.combat.attack == "move-in" and not (m is not None and m.no_attack and
+                                                           game.matches(unit_id, m.no_attack))
+        hit = kept[1][(unit_id, mode)] = (
+            game.counters[unit_id].unit_class, m, m is None or not m.only or game.matches(unit_id, m.only),
+            m is not None and bool(m.excluded) and game.matches(unit_id, m.excluded), move_in)
+    return hit
 
 
 def _component_search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | None, start: Hex, mp: int,

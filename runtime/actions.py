@@ -103,17 +103,20 @@ class Moves(HexGroups):
     """The move decisions ``[Move(unit, hex_id(h), mode) for (unit, mode,
     hexes) in groups for h in hexes] + tail``, in that order, without
     building them: a movement segment offers every destination of every unit
-    that may move, and an agent takes one."""
+    that may move, and an agent takes one (the move last built is known to
+    be in the list without a search: the engine asks when it is made)."""
 
-    __slots__ = ("_parse",)
+    __slots__ = ("_parse", "_made")
 
     def __init__(self, groups: list[tuple[str, str, Sequence]], tail: list, hex_id: Callable[[object], str],
                  parse: Callable[[str], object]):
         super().__init__(groups, tail, hex_id)
         self._parse = parse
+        self._made: Move | None = None
 
     def _make(self, group: tuple, hex_id: str) -> Move:
-        return Move(group[0], hex_id, group[1])
+        a = self._made = Move(group[0], hex_id, group[1])
+        return a
 
     def __iter__(self):
         hex_id = self._hex_id
@@ -123,6 +126,8 @@ class Moves(HexGroups):
         yield from self.tail
 
     def __contains__(self, a) -> bool:
+        if a is self._made and a is not None:  # (built from the list: in it)
+            return True
         if isinstance(a, Move):  # (the hex its id names, if that is how the list names it, among the unit's)
             try:
                 h = self._parse(a.to)

@@ -96,7 +96,7 @@ class _Nearest:
         self.known: dict = {} if known is None else known
         self.ahead = ahead
 
-    def __call__(self, h) -> int:
+    def __call__(self, h) -> float:
         d = self.known.get(h)
         if d is None:
             if self.ahead is None:

@@ -197,9 +197,9 @@ def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
 
 def _closeness(values: Values, s: GameState, side: str) -> float:
     """0..1: how near the side's units stand to the objectives it does not
-    hold, each weighed by what holding it is still worth to the side
-    (runtime.objectives: worth_now): Smolensk's 14 east-edge sources are one
-    award of 30 VP between them, not 14 objectives to Smolensk's one."""
+    hold, each weighed by its share of what holding it is still worth to
+    the side (runtime.objectives: share_now): Smolensk's 14 east-edge sources
+    are one award of 30 VP between them, not 14 objectives to Smolensk's one."""
     wanted = [h for h in values.objectives.get(side, ()) if s.control.get(h) != side]
     if not wanted:
         return 1.0

@@ -25,6 +25,7 @@ stacking is checked at the end.
 """
 from __future__ import annotations
 
+import weakref
 from collections import deque
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ from .hexes import Hex
 from .movement import class_costs, overrun_hexes, stack_count, stack_weight
 from .stacking import extra_bars, extra_limits
 from .state import GameState
-from .supply import _static, _unit_blocking, closed_to, lost_sources, sources_of
+from .supply import _static, _unit_blocking, closed_to, lost_sources
 from .zoc import zoc_of
 
 
@@ -99,27 +100,61 @@ def distance_along_lines(game: GameDefinition, board: Board, state: GameState, s
     hit = state.cache.get(key)
     if hit is not None:
         return hit
-    st = _static(board, game.supply)
     enemy, _ = _unit_blocking(game, board, state, side)
-    no_enter = st.impassable | enemy
-    line: dict[Hex, int] = {}
-    q: deque[Hex] = deque()
-    for h in sources_of(board, state, side):
-        if h not in no_enter and h not in line:
-            line[h] = 0
-            q.append(h)
-    while q:
-        u = q.popleft()
-        for v in st.neighbours[u]:
-            if v in line or v in no_enter or (u, v) in st.bad_steps:
-                continue
-            line[v] = line[u] + 1
-            q.append(v)
-    static = distance_to_supply(game, board, side, lost_sources(board, state))
-    out = {h: line.get(h, _CUT_OFF + d) for h, d in static.items()}
+    lost = lost_sources(board, state)
+    # a function of what blocks lines now: the states that differ only in the
+    # side's own units (a move, a retreat weighed by a bot) share one search
+    shared = _SHARED.get(board)
+    if shared is None or shared[0] is not game.supply:
+        shared = _SHARED[board] = (game.supply, {})
+    content = (side, enemy, lost)
+    out = shared[1].get(content)
+    if out is None:
+        out = _lines_search(game, board, side, enemy, lost)
+        if len(shared[1]) >= 64:
+            shared[1].pop(next(iter(shared[1])))  # the oldest first
+        shared[1][content] = out
     if len(state.cache) > 64:
         state.cache.clear()
     state.cache[key] = out
+    return out
+
+
+# board -> (supply rules, {(side, enemy-held hexes, lost sources): distances}): ``distance_along_lines``
+# shared across states (never change one)
+_SHARED: "weakref.WeakKeyDictionary[Board, tuple]" = weakref.WeakKeyDictionary()
+
+
+def _lines_search(game: GameDefinition, board: Board, side: str, enemy: frozenset[Hex],
+                  lost: frozenset[Hex]) -> dict[Hex, int]:
+    """``distance_along_lines``' breadth-first search, over the supply
+    rules' numbered adjacency (``supply._Static``)."""
+    st = _static(board, game.supply)
+    index, nbr, bad, n = st.index, st.nbr, st.bad, len(st.hexes)
+    blocked = bytearray(n)
+    for h in st.impassable | enemy:
+        i = index.get(h)
+        if i is not None:
+            blocked[i] = 1
+    dist = [-1] * n
+    order = []
+    for h in board.supply_sources(side) - lost if lost else board.supply_sources(side):
+        i = index.get(h)
+        if i is not None and not blocked[i] and dist[i] < 0:
+            dist[i] = 0
+            order.append(i)
+    append = order.append
+    for u in order:  # (the list grows while it is read: breadth first)
+        d = dist[u] + 1
+        for v in nbr[u]:
+            if dist[v] < 0 and not blocked[v] and not (bad and u * n + v in bad):
+                dist[v] = d
+                append(v)
+    static = distance_to_supply(game, board, side, lost)
+    out = {}
+    for h, d in static.items():
+        i = index.get(h)
+        out[h] = dist[i] if i is not None and dist[i] >= 0 else _CUT_OFF + d
     return out
 
 

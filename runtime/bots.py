@@ -993,6 +993,9 @@ class GreedyBot:
         best, best_key = None, None
         fast = self._fast(runner, side)
         tried: dict = {}  # (target, unit, the hexside it would attack across) -> odds
+        # the hexes next to an enemy stack not attacked yet: a move that ends elsewhere sets up nothing
+        attacked = state.attacked_hexes
+        fronts = {n for t in enemy if t not in attacked for n, _ in board.adj[t]}
         for uid, ms in sorted(by_unit.items()):
             if uid in guards or self._is_hq(runner, uid):
                 continue
@@ -1002,7 +1005,7 @@ class GreedyBot:
             d0 = dist(here) if on else 0
             for m in ms:
                 h = board.parse(m.to)
-                if h not in lines or not kept(h) or (on and dist(h) > d0):
+                if h not in fronts or h not in lines or not kept(h) or (on and dist(h) > d0):
                     continue
                 targets = [t for t, _ in board.adj[h] if t in enemy and t not in state.attacked_hexes
                            and t.distance(here) > 1]  # next to it already: moving adds nothing there

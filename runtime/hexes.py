@@ -53,6 +53,13 @@ _WITHIN: dict[tuple, tuple] = {}  # (hex, distance) -> Hex.within's hexes, in it
 _WITHIN_KEPT = 50_000
 
 
+def hex_distance(a: Hex, b: Hex) -> int:
+    """Number of hex steps between ``a`` and ``b``."""
+    dq = a.q - b.q
+    dr = a.r - b.r
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
 class Hex(NamedTuple):
     """One hex in axial coordinates (ordered by ``q``, then ``r``).
 
@@ -77,9 +84,9 @@ class Hex(NamedTuple):
         """The six adjacent hexes, in direction order 0..5."""
         return tuple(Hex(self.q + dq, self.r + dr) for dq, dr in DIRECTIONS)
 
-    def distance(self, other: Hex) -> int:
-        """Number of hex steps between ``self`` and ``other``."""
-        return hex_distance(self, other)
+    # ``h.distance(other)``: the number of hex steps between them (the function itself, not a
+    # method calling it: bots ask it millions of times a game)
+    distance = hex_distance
 
     def direction_to(self, other: Hex) -> int | None:
         """Direction from ``self`` to an adjacent ``other``; None if not adjacent."""
@@ -116,13 +123,6 @@ class Hex(NamedTuple):
                 result.append(current)
                 current = current.neighbour(side + 2)
         return result
-
-
-def hex_distance(a: Hex, b: Hex) -> int:
-    """Number of hex steps between ``a`` and ``b``."""
-    dq = a.q - b.q
-    dr = a.r - b.r
-    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
 
 
 def hex_round(fq: float, fr: float) -> Hex:

@@ -153,7 +153,7 @@ def ratio_label(value: Fraction, odds: bool = True) -> str:
 
 # ------------------------------------------------------------------ columns
 
-@dataclass
+@dataclass(frozen=True)
 class ColumnResult:
     """Where an attack falls on a CRT.  ``column`` is None when no attack is
     allowed (``reason`` says why).  ``rounded`` is the column (printed or
@@ -184,7 +184,26 @@ def _shift_words(shift: int) -> str:
 
 def column_for(crt: Crt, attack: Fraction | int, defence: Fraction | int, shift: int = 0) -> ColumnResult:
     """The CRT column for ``attack`` against ``defence`` after ``shift``
-    columns (negative: left, toward the defender)."""
+    columns (negative: left, toward the defender).  A function of its
+    arguments, kept for each (a bot weighs the same attacks again and
+    again): the result is shared, never change it."""
+    key = (id(crt), attack, defence, shift)
+    hit = _COLUMNS.get(key)
+    if hit is not None and hit[0] is crt:
+        return hit[1]
+    out = _column_for(crt, attack, defence, shift)
+    if len(_COLUMNS) >= _KEPT:
+        _COLUMNS.clear()
+    _COLUMNS[key] = (crt, out)
+    return out
+
+
+_KEPT = 4096  # results kept by column_for and probabilities, each (all dropped when full)
+_COLUMNS: dict[tuple, tuple[Crt, ColumnResult]] = {}  # (id(crt), attack, defence, shift) -> (crt, column)
+_PROBABILITIES: dict[tuple, tuple] = {}  # (id(game), id(crt), column, die, drm) -> (game, crt, probabilities)
+
+
+def _column_for(crt: Crt, attack: Fraction | int, defence: Fraction | int, shift: int) -> ColumnResult:
     lad = _Ladder(crt)
     attack, defence = Fraction(attack), Fraction(defence)
     steps: list[str] = []
@@ -307,7 +326,19 @@ def probabilities(game: GameDefinition | None, crt: Crt, column_index: int, die:
                   drm: int = 0) -> dict[str, Fraction]:
     """Probability of each result code on a column, the die modified by
     ``drm``, codes in the order of the game's result table (then first
-    appearance)."""
+    appearance).  Kept for its arguments; each call gets a dict of its own."""
+    key = (id(game), id(crt), column_index, die, drm)
+    hit = _PROBABILITIES.get(key)
+    if hit is not None and hit[0] is game and hit[1] is crt:
+        return dict(hit[2])
+    out = _probabilities(game, crt, column_index, die, drm)
+    if len(_PROBABILITIES) >= _KEPT:
+        _PROBABILITIES.clear()
+    _PROBABILITIES[key] = (game, crt, out)
+    return dict(out)
+
+
+def _probabilities(game: GameDefinition | None, crt: Crt, column_index: int, die: Die, drm: int) -> dict[str, Fraction]:
     out: dict[str, Fraction] = {}
     for total, p in sorted(die.distribution().items()):
         code = code_at(crt, column_index, total + drm)

@@ -35,7 +35,7 @@ from .hexes import Hex
 from .movement import class_costs, overrun_hexes, stack_count, stack_weight
 from .stacking import extra_bars, extra_limits
 from .state import GameState
-from .supply import _static, _unit_blocking, closed_to, lost_sources
+from .supply import _static, closed_to, enemy_blocking, lost_sources
 from .zoc import zoc_of
 
 
@@ -100,7 +100,7 @@ def distance_along_lines(game: GameDefinition, board: Board, state: GameState, s
     hit = state.cache.get(key)
     if hit is not None:
         return hit
-    enemy, _ = _unit_blocking(game, board, state, side)
+    enemy = enemy_blocking(game, board, state, side)
     lost = lost_sources(board, state)
     # a function of what blocks lines now: the states that differ only in the
     # side's own units (a move, a retreat weighed by a bot) share one search

@@ -187,12 +187,7 @@ def _unit_blocking(game: GameDefinition, board: Board, state: GameState, side: s
     control there, and the hexes it may not leave (enemy ZOC)."""
     rules = game.supply
     units = state.units
-    enemy: set[Hex] = set()
-    if rules.blocked_by_enemy_units:
-        enemy.update(h for h, ids in state.occupants.items() if ids and units[ids[0]].side != side)
-    if rules.blocked_by_enemy_control:  # lines run only through the side's own hexes (Barbarossa 9.0)
-        # (the map's hexes less the side's own: a set difference, not a look-up per hex)
-        enemy.update(board.map.hexes.keys() - [h for h, owner in state.control.items() if owner == side])
+    enemy = enemy_blocking(game, board, state, side)
     no_exit: frozenset[Hex] = frozenset()
     if rules.blocked_by_enemy_zoc:
         no_exit = enemy_zoc(game, board, state, side)
@@ -201,7 +196,21 @@ def _unit_blocking(game: GameDefinition, board: Board, state: GameState, side: s
             friendly = [h for h in no_exit if (ids := occupants.get(h)) and units[ids[0]].side == side]
             if friendly:
                 no_exit = no_exit.difference(friendly)
-    return frozenset(enemy), no_exit
+    return enemy, no_exit
+
+
+def enemy_blocking(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
+    """The hexes a line of ``side``'s may not enter for the units or control
+    there now (``_unit_blocking`` without the enemy ZOC)."""
+    rules = game.supply
+    units = state.units
+    enemy: set[Hex] = set()
+    if rules.blocked_by_enemy_units:
+        enemy.update(h for h, ids in state.occupants.items() if ids and units[ids[0]].side != side)
+    if rules.blocked_by_enemy_control:  # lines run only through the side's own hexes (Barbarossa 9.0)
+        # (the map's hexes less the side's own: a set difference, not a look-up per hex)
+        enemy.update(board.map.hexes.keys() - [h for h, owner in state.control.items() if owner == side])
+    return frozenset(enemy)
 
 
 def _cutoff(rules: SupplyRules, side: str) -> int | None:

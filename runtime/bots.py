@@ -34,8 +34,8 @@ from typing import Callable
 
 from .actions import Advance, Attack, Displace, Done, Fire, Hold, IllegalActionError, LoseStep, Move, Moves, Use
 from .combat.odds import combat_odds
-from .decisions import Activate, Attach, Designate, Pick, Placements, Take, Withdraw
-from .observe import determinise, observe
+from .decisions import Activate, Attach, Designate, Pick, Placements, Take, UnitPlacements, Withdraw
+from .observe import determinise, hides_anything, observe
 from .objectives import Objectives, entry_places, victory_objectives
 from .retreat import retreat_paths
 from .stacking import overstacked
@@ -124,8 +124,11 @@ class GreedyBot:
 
     name = "greedy"
 
-    def __init__(self, seed: int = 0):
+    def __init__(self, seed: int = 0, observe: bool = True):
         self.rng = random.Random(seed)
+        # False: decide from the state given, all of it (a search's playout in one sample of what its
+        # side cannot see: everything in the sample is the sample's, nothing in it is another's secret)
+        self.observe = observe
         self._aims: tuple[Runner, Objectives] | None = None
         self._entries: tuple[Runner, dict] | None = None
         self._enemy_near: _Nearest | None = None  # see _near_enemy
@@ -213,7 +216,11 @@ class GreedyBot:
     def choose(self, runner: Runner, state: GameState) -> RunnerAction:
         acts = runner.legal_actions(state)  # the side's own options: it knows them
         side = runner.to_move(state)
-        state = seen(runner, state, side)  # everything else from what the side sees
+        if self.observe:
+            state = seen(runner, state, side)  # everything else from what the side sees
+        elif hides_anything(runner.game):  # a look-ahead does not know the dice (as ``seen``)
+            state = copy.copy(state)  # (shallow, as a view)
+            state.rng_state = random.Random(0).getstate()
         ask = runner.effect_asks(state)
         if ask:
             return self._effect(runner, state, acts, side, ask)
@@ -367,9 +374,16 @@ class GreedyBot:
         front line, where the first activation can attack (Smolensk 15.1's
         surprise attack) and the HQ commands it.  Elsewhere the scenario's
         own set-up positions: 'done' places every unit there."""
-        places = [a for a in acts if isinstance(a, Place)]
         g, board = runner.game, runner.board
         rf = g.activation.range_factor
+        if isinstance(acts, UnitPlacements):  # (each unit's hexes read from the list: no answer built but the one)
+            groups = [(uid, hexes) for uid, hexes in acts.groups if hexes]
+        else:
+            by: dict[str, list] = {}
+            for a in acts:
+                if isinstance(a, Place):
+                    by.setdefault(a.unit, []).append(board.parse(a.at))
+            groups = list(by.items())
 
         def reach(uid):
             hq = g.counters[uid].formation
@@ -379,7 +393,7 @@ class GreedyBot:
             c = g.counters[hq]
             r = c.steps[min(u.step, len(c.steps) - 1)].get(rf, 0)
             return (u.hex, r) if r else None
-        ranged = {u: reach(u) for u in dict.fromkeys(a.unit for a in places)}
+        ranged = {u: reach(u) for u in dict.fromkeys(u for u, _ in groups)}
         ranged = {k: v for k, v in ranged.items() if v is not None}
         if not ranged:
             return Done()
@@ -387,15 +401,16 @@ class GreedyBot:
         hq_hex, rng = ranged[unit]
         enemy = self._near_enemy(state, side)
         goals = _Nearest(self.goals(runner, state, side))
-        order = {a.at: i for i, a in enumerate(places)}
-        mine = [(a, board.parse(a.at)) for a in places if a.unit == unit]
+        order, i = {}, 0  # a hex's last place in the list of answers (the last tie-break)
+        for _, hexes in groups:
+            for h in hexes:
+                order[h] = i
+                i += 1
+        mine = [h for u, hexes in groups if u == unit for h in hexes]
         # a hex inside the HQ's range comes before any outside it: only those are weighed, if there are any
-        mine = [(a, h) for a, h in mine if h.distance(hq_hex) <= rng] or mine
-
-        def key(ah):
-            a, h = ah
-            return (h.distance(hq_hex) > rng, enemy(h), goals(h), order[a.at])
-        return min(mine, key=key)[0]
+        mine = [h for h in mine if h.distance(hq_hex) <= rng] or mine
+        best = min(mine, key=lambda h: (h.distance(hq_hex) > rng, enemy(h), goals(h), order[h]))
+        return Place(unit, board.hex_id(best))
 
     def _nearest_to(self, places, ahead: tuple | None = None) -> _Nearest:
         """Hexes to the nearest of ``places`` (each ``ahead`` so many hexes
@@ -631,16 +646,19 @@ class GreedyBot:
             return Done()
         goals = self.goals(runner, state, side)
         board = runner.board
-        advances = [a for a in advances if not (self._costly(runner, a.unit) and
-                                                self._trapped(runner, state, board.parse(a.path[-1]), side, a.unit))]
-        if not advances:
-            return Done()
 
         def gain(a):
             here = state.units[a.unit].hex
             return self._nearest(here, goals) - self._nearest(board.parse(a.path[-1]), goals)
-        best = max(advances, key=lambda a: (gain(a), self._strength(runner, state, a.unit), a.unit, a.path))
-        return best if gain(best) > 0 else Done()
+        # the best first; a retreat is weighed (the dearest test) only for the advances that gain
+        ranked = sorted(((gain(a), self._strength(runner, state, a.unit), a.unit, a.path, a) for a in advances),
+                        key=lambda k: k[:4], reverse=True)
+        for g, *_, a in ranked:
+            if g <= 0:
+                break
+            if not (self._costly(runner, a.unit) and self._trapped(runner, state, board.parse(a.path[-1]), side, a.unit)):
+                return a
+        return Done()
 
     def _attack(self, runner: Runner, state: GameState, acts: list) -> RunnerAction:
         """Of the attacks whose chance of a defender loss or retreat is at

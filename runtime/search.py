@@ -270,7 +270,10 @@ class SearchBot:
         self.width, self.per_unit, self.c_puct, self.trust = width, per_unit, c_puct, trust
         self.samples = max(1, samples)  # determinisations of a view that hides something
         self.greedy = GreedyBot(seed)
-        self.rollout_bot = GreedyBot(seed)  # plays on from a new node (its own instance: nothing shared)
+        # plays on from a new node (its own instance: nothing shared), for both sides, in the sample of the
+        # unknown the iteration plays in: it decides from that state as it stands, with no view of its own
+        # (every secret in a sample was drawn from the searching side's view: none is the other side's)
+        self.rollout_bot = GreedyBot(seed, observe=False)
         self.horizon, self.margin, self.replies = horizon, margin, replies
         self.moves = moves  # search movement decisions too (None: only where moving in attacks)
         self.decisions = 0

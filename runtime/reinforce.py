@@ -31,11 +31,13 @@ class Reinforcements:
     def _deploying(self, s: GameState, side: str) -> list[str]:
         return sorted(u.id for u in s.units.values() if u.side == side and u.box.startswith("deploy:"))
 
-    def deploy_hexes(self, s: GameState, uid: str, open_in: dict[str, list[Hex]] | None = None) -> list[Hex]:
+    def deploy_hexes(self, s: GameState, uid: str, open_in: dict | None = None) -> list[Hex]:
         """Where a unit set up in an area may go: a hex of the area free of
         enemy units, within the stacking limit.  ``open_in``: the hexes of
         each area that no unit's own limits come into (enemy units, the
-        units limit), kept across the units of one list of answers."""
+        units limit), and each area's answer for the units that the hq and
+        limit rules cannot tell apart, kept across the units of one list of
+        answers (one state)."""
         g = self.game
         area = s.units[uid].box.split(":", 1)[1]
         side = s.units[uid].side
@@ -46,7 +48,14 @@ class Reinforcements:
                                      if s.side_at(h) in (None, side) and self._fits(s, h)]
         if not g.stacking:
             return list(hexes)
-        # the hq and limit rules: in an empty hex the unit is alone, the same answer in every one
+        # the hq and limit rules tell units apart only by the limits whose selectors they match:
+        # the units of an area alike so share one answer
+        names = names_of(g, uid)
+        alike = (area, tuple(not sel.isdisjoint(names) for _, sel, _ in extra_limits(g.stacking)))
+        kept = open_in.get(alike)
+        if kept is not None:
+            return list(kept)
+        # in an empty hex the unit is alone, the same answer in every one
         alone = None
         out = []
         for h in hexes:
@@ -58,7 +67,8 @@ class Reinforcements:
                     alone = not extra_bars(g, s, h, uid)
                 if alone:
                     out.append(h)
-        return out
+        open_in[alike] = out
+        return list(out)
 
     def _in_map_order(self, area: str) -> list[Hex]:
         """The hexes of a map area in map order (sorted once per area)."""
@@ -475,11 +485,10 @@ class Reinforcements:
         if key in s.cache:
             return s.cache[key]
         rules = self.game.reinforcements
-        lines = reached(self.game, self.board, s, side)
         if rules.enter == "rail":
             hexes = self._rail_trace(s, side)[1]  # in map order
         else:
-            hexes = sorted(lines, key=self.board.colrow.__getitem__)
+            hexes = sorted(reached(self.game, self.board, s, side), key=self.board.colrow.__getitem__)
         if area:
             within = self.game.map.areas.get(area, frozenset())
             hexes = [h for h in hexes if h in within]

@@ -36,7 +36,9 @@ How it decides (one search per decision, nothing kept between decisions):
   it improves on), and selects among them with PUCT (AlphaZero's prior-
   weighted UCB), so a few iterations look at sensible moves.
 - **Evaluation.**  A new node is scored after a greedy playout: the greedy
-  bot plays on for both sides until the activation (a chit drawn from the
+  bot plays on for both sides, deciding from the sampled state as it stands
+  (every secret in it was drawn from the deciding side's view, so there is
+  no other side's secret to keep from it), until the activation (a chit drawn from the
   cup) or player turn in which the answer was given is over (``replies``:
   how many such ends to play through; at most ``horizon`` decisions), the
   same end for every answer (one that ends a segment is not scored after

@@ -1,7 +1,9 @@
 """The engine's caches and lazy lists give what a fresh computation gives:
-supply maps shared across states (runtime/supply.py) after random action
-sequences, the place decisions built on demand (runtime.decisions.Placements),
-and bots that play the same game again for the same seed."""
+supply maps and retreat distances shared across states (runtime/supply.py,
+runtime/retreat.py) after random action sequences, the CRT columns and
+probabilities kept per argument, set-up hexes shared by units alike, the
+place decisions built on demand (runtime.decisions.Placements), and bots
+that play the same game again for the same seed."""
 from __future__ import annotations
 
 import random
@@ -609,9 +611,8 @@ def test_property_destinations_judged_where_a_limit_can_bar_equal_all_judged(see
 def _all_deployments(r: Runner, s) -> list:
     """A set-up decision's actions built in full, as the runner listed them
     before they were built on demand."""
-    open_in: dict = {}
     return [Place(uid, r.board.hex_id(h)) for uid in r._deploying(s, s.step["side"])
-            for h in r.deploy_hexes(s, uid, open_in)] + [Done()]
+            for h in r.deploy_hexes(s, uid, {})] + [Done()]  # (each unit's hexes from nothing: none shared)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -657,3 +658,107 @@ def test_property_hexes_within_a_distance_kept_equal_fresh_ones(q, r, n):
     assert got == fresh and all(h.distance(x) <= n for x in got)
     got.append(h)
     assert h.within(n) == fresh
+
+
+def _lines_reference(r: Runner, s, side: str) -> dict:
+    """retreat.distance_along_lines as a plain breadth-first search over the
+    board's adjacency, from nothing (no numbered arrays, nothing shared)."""
+    from collections import deque
+
+    from runtime.retreat import _CUT_OFF, distance_to_supply
+    from runtime.supply import _static, _unit_blocking, lost_sources
+    st = _static(r.board, r.game.supply)
+    no_enter = st.impassable | _unit_blocking(r.game, r.board, s, side)[0]
+    line: dict = {}
+    q: deque = deque()
+    for h in sources_of(r.board, s, side):
+        if h not in no_enter:
+            line[h] = 0
+            q.append(h)
+    while q:
+        u = q.popleft()
+        for v, _ in r.board.adj[u]:
+            if v not in line and v not in no_enter and (u, v) not in st.bad_steps:
+                line[v] = line[u] + 1
+                q.append(v)
+    static = distance_to_supply(r.game, r.board, side, lost_sources(r.board, s))
+    return {h: line.get(h, _CUT_OFF + d) for h, d in static.items()}
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), steps=st.integers(1, 120))
+def test_property_retreat_distances_shared_across_states_equal_fresh_ones(seed, steps):
+    """Smolensk 10.6(6)'s distances along the lines of communication, shared
+    by the states whose lines are blocked alike (runtime/retreat.py), are
+    what a plain search from nothing gives, after random answers (and the
+    states a bot weighs: a unit placed in each hex next to it)."""
+    from runtime.retreat import distance_along_lines
+    r = runner("smolensk", "short")
+    rnd = random.Random(seed)
+    for s in random_walk(r, r.new_game(seed), rnd, steps):
+        if rnd.random() < 0.8:
+            continue  # (a fifth of the states: the reference search is slow)
+        for side in r.game.sides:
+            assert distance_along_lines(r.game, r.board, s, side) == _lines_reference(r, s, side)
+        mine = [u for u in s.on_map() if rnd.random() < 0.05]
+        for u in mine[:2]:
+            for n, _ in r.board.adj[u.hex]:
+                t = s.copy()
+                t.place(u.id, n)
+                for side in r.game.sides:
+                    assert distance_along_lines(r.game, r.board, t, side) == _lines_reference(r, t, side)
+
+
+def test_crt_columns_and_probabilities_kept_equal_fresh_ones():
+    """column_for and probabilities are kept per argument: every answer is
+    what working it out afresh gives, and a caller that changes the
+    probabilities it got changes nothing kept."""
+    from fractions import Fraction
+
+    from runtime.combat import odds as O
+    r = runner("smolensk", "short")
+    g = r.game
+    crt = g.crts[g.combat.crt]
+    die = O.die_for(g, crt, "axis")
+    for a in range(0, 40, 3):
+        for d in (0, 1, 2, 5, Fraction(7, 2)):
+            for shift in (-2, 0, 1):
+                fresh = O._column_for(crt, a, d, shift)
+                assert O.column_for(crt, a, d, shift) == fresh
+                assert O.column_for(crt, a, d, shift) == fresh  # (kept)
+                if fresh.index is not None:
+                    for drm in (-1, 0, 2):
+                        want = O._probabilities(g, crt, fresh.index, die, drm)
+                        got = O.probabilities(g, crt, fresh.index, die, drm)
+                        assert got == want and list(got) == list(want)
+                        got.clear()
+                        assert O.probabilities(g, crt, fresh.index, die, drm) == want
+
+
+def test_set_up_hexes_shared_only_by_units_the_limits_cannot_tell_apart():
+    """A set-up's hexes are worked out once for the units of an area that
+    the hq and limit rules cannot tell apart (runtime/reinforce.py): where
+    an HQ already stands in a hex of the area (A Victory Denied: one HQ a
+    hex), a second HQ set up there gets the other hexes, an ordinary unit
+    every hex, and a third unit of either kind the answer of its own kind."""
+    r = runner("a-victory-denied", None)
+    g = r.game
+    s = r.new_game(1)
+    area = "gomel"
+    hexes = sorted(g.map.areas[area], key=r.board.colrow.__getitem__)
+    hq = lambda uid: "hq" in g.unit_classes[g.counters[uid].unit_class].flags  # noqa: E731
+    side = "german"
+    mine = [u.id for u in s.units.values() if u.side == side]
+    hqs = [u for u in mine if hq(u)][:3]
+    others = [u for u in mine if not hq(u)][:2]
+    for h in hexes:  # (the area emptied)
+        for x in list(s.occupants.get(h, ())):
+            s.place(x, None, "eliminated")
+    s.place(hqs[0], hexes[0])
+    for uid in (hqs[1], others[0], hqs[2], others[1]):
+        s.place(uid, None, f"deploy:{area}")
+    shared: dict = {}
+    got = {uid: r.deploy_hexes(s, uid, shared) for uid in (hqs[1], others[0], hqs[2], others[1])}
+    assert got == {uid: r.deploy_hexes(s, uid, {}) for uid in got}
+    assert hexes[0] not in got[hqs[1]] and hexes[0] in got[others[0]]
+    assert got[hqs[1]] == got[hqs[2]] and got[others[0]] == got[others[1]]

@@ -1025,7 +1025,7 @@ class GreedyBot:
                 h = board.parse(m.to)
                 if h not in fronts or h not in lines or not kept(h) or (on and dist(h) > d0):
                     continue
-                targets = [t for t, _ in board.adj[h] if t in enemy and t not in state.attacked_hexes
+                targets = [t for t, _ in board.adj[h] if t in enemy and t not in attacked
                            and t.distance(here) > 1]  # next to it already: moving adds nothing there
                 if not targets:
                     continue

@@ -35,7 +35,7 @@ from .hexes import Hex
 from .movement import class_costs, overrun_hexes, stack_count, stack_weight
 from .stacking import extra_bars, extra_limits
 from .state import GameState
-from .supply import _static, closed_to, enemy_blocking, lost_sources
+from .supply import _static, blocking_flags, closed_to, enemy_blocking, lost_sources, spread, started
 from .zoc import zoc_of
 
 
@@ -127,32 +127,15 @@ _SHARED: "weakref.WeakKeyDictionary[Board, tuple]" = weakref.WeakKeyDictionary()
 
 def _lines_search(game: GameDefinition, board: Board, side: str, enemy: frozenset[Hex],
                   lost: frozenset[Hex]) -> dict[Hex, int]:
-    """``distance_along_lines``' breadth-first search, over the supply
-    rules' numbered adjacency (``supply._Static``)."""
+    """``distance_along_lines``' breadth-first search: the supply search's
+    (runtime.supply), without the rail net, the range or the enemy ZOC."""
     st = _static(board, game.supply)
-    index, nbr, bad, n = st.index, st.nbr, st.bad, len(st.hexes)
-    blocked = bytearray(n)
-    for h in st.impassable | enemy:
-        i = index.get(h)
-        if i is not None:
-            blocked[i] = 1
-    dist = [-1] * n
-    order = []
-    for h in board.supply_sources(side) - lost if lost else board.supply_sources(side):
-        i = index.get(h)
-        if i is not None and not blocked[i] and dist[i] < 0:
-            dist[i] = 0
-            order.append(i)
-    append = order.append
-    for u in order:  # (the list grows while it is read: breadth first)
-        d = dist[u] + 1
-        for v in nbr[u]:
-            if dist[v] < 0 and not blocked[v] and not (bad and u * n + v in bad):
-                dist[v] = d
-                append(v)
-    static = distance_to_supply(game, board, side, lost)
+    flags = blocking_flags(st, st.impassable | enemy, ())
+    dist, order = started(st, flags, board.supply_sources(side) - lost if lost else board.supply_sources(side))
+    spread(st, flags, dist, order, st.nbr, 1)
+    index = st.index
     out = {}
-    for h, d in static.items():
+    for h, d in distance_to_supply(game, board, side, lost).items():
         i = index.get(h)
         out[h] = dist[i] if i is not None and dist[i] >= 0 else _CUT_OFF + d
     return out

@@ -308,10 +308,20 @@ def _search(game, board, side, no_enter, no_exit, st: _Static, lost: frozenset[H
     rule as the weight functions of ``_weights``; the map it returns lists
     the hexes in the order the search reached them."""
     rules = game.supply
-    index, hexes, n = st.index, st.hexes, len(st.hexes)
-    bad = st.bad
-    # per hex: 1 = a line may not enter it, 2 = may not leave it, 4 = some step into it is refused
-    flags = bytearray(n)
+    flags = blocking_flags(st, no_enter, no_exit)
+    dist, order = started(st, flags, (h for h in board.supply_sources(side) if h not in lost))
+    if order and side in rules.rail:  # the rail net first: it counts as sources
+        spread(st, flags, dist, order, st.numbered_along(board, rules.rail_link.get(side, RAIL)), 0)
+    spread(st, flags, dist, order, st.nbr, 1, _cutoff(rules, side))
+    hexes = st.hexes
+    return {hexes[i]: dist[i] for i in order}
+
+
+def blocking_flags(st: _Static, no_enter, no_exit) -> bytearray:
+    """Per numbered hex (``_Static.hexes``): 1 = a line may not enter it, 2 =
+    may not leave it, 4 = some step into it is refused (``_Static.bad``)."""
+    index = st.index
+    flags = bytearray(len(st.hexes))
     for h in st.bad_targets:
         flags[index[h]] |= 4
     for h in no_enter:
@@ -322,30 +332,34 @@ def _search(game, board, side, no_enter, no_exit, st: _Static, lost: frozenset[H
         i = index.get(h)
         if i is not None:
             flags[i] |= 2
-    sources = [index[h] for h in board.supply_sources(side) if h not in no_enter and h not in lost]
-    dist = [-1] * n
+    return flags
+
+
+def started(st: _Static, flags: bytearray, sources) -> tuple[list[int], list[int]]:
+    """(distance per numbered hex, -1 where not reached; the hexes reached in
+    order): a breadth-first search begun at the ``sources`` a line may enter."""
+    index = st.index
+    dist = [-1] * len(st.hexes)
     order = []
-    for i in sources:
-        if dist[i] < 0:
+    for h in sources:
+        i = index[h]
+        if dist[i] < 0 and not flags[i] & 1:
             dist[i] = 0
             order.append(i)
+    return dist, order
+
+
+def spread(st: _Static, flags: bytearray, dist: list[int], order: list[int], nbr: list[tuple[int, ...]],
+           step: int, cutoff: int | None = None) -> None:
+    """Carry a breadth-first search on from every hex in ``order`` (read from
+    the start, while it grows) along ``nbr``, each step adding ``step`` (0:
+    the rail net, which counts as sources), to at most ``cutoff``: never
+    into a hex flagged 1, out of one flagged 2, nor a refused step into one
+    flagged 4 (``blocking_flags``)."""
+    n, bad = len(st.hexes), st.bad
     append = order.append
-    if sources and side in rules.rail:  # the rail net first: it counts as sources
-        along = st.numbered_along(board, rules.rail_link.get(side, RAIL))
-        for u in order:  # (the list grows while it is read: breadth first)
-            if flags[u] & 2:
-                continue
-            for v in along[u]:
-                if dist[v] < 0:
-                    f = flags[v]
-                    if f and (f & 1 or (f & 4 and u * n + v in bad)):
-                        continue
-                    dist[v] = 0
-                    append(v)
-    cutoff = _cutoff(rules, side)
-    nbr = st.nbr
     for u in order:
-        d = dist[u] + 1
+        d = dist[u] + step
         if (cutoff is not None and d > cutoff) or flags[u] & 2:
             continue
         for v in nbr[u]:
@@ -355,7 +369,6 @@ def _search(game, board, side, no_enter, no_exit, st: _Static, lost: frozenset[H
                     continue
                 dist[v] = d
                 append(v)
-    return {hexes[i]: dist[i] for i in order}
 
 
 def reached_along(game: GameDefinition, board: Board, state: GameState, side: str, link: str) -> frozenset[Hex]:

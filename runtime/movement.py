@@ -436,8 +436,17 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
            (attached, tuple(state.units[x] for x in attached)) if attached else None)
     hit = ranges.get(key)
     if hit is None:
-        hit = ranges[key] = _move_range(game, board, state, unit_id, mode, limit, shared=True)
+        hit = ranges[key] = _move_range(game, board, state, unit_id, mode, limit, shared=True, inputs=ranges)
     return hit
+
+
+class _Ranges(dict):
+    """A side's carried move ranges (``carried_ranges``), by their keys,
+    with the enemy ZOC, the enemy-held hexes and the enemy sources closed to
+    the side in the state they were carried to: what every new range of the
+    side reads there (``_move_range``), worked out once."""
+
+    __slots__ = ("zoc", "held", "closed")
 
 
 class _Carried:
@@ -500,8 +509,10 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
                 owned = {m.id for m in game.movement.modes if m.own_control}
                 ranges = {k: r for k, r in ranges.items()
                           if r.mode not in owned or _reads(board, r.search).isdisjoint(control)}
-    state.cache[key] = _Carried(trail, state.version, zoc, held, closed, ranges)
-    return ranges
+    out = _Ranges(ranges)
+    out.zoc, out.held, out.closed = zoc, held, closed
+    state.cache[key] = _Carried(trail, state.version, zoc, held, closed, out)
+    return out
 
 
 def _reads(board: Board, found: "_Search") -> frozenset[Hex]:
@@ -633,9 +644,11 @@ def ordered_destinations(r: MoveRange) -> Sequence[Hex]:
 
 
 def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: str, mode: str | None,
-                limit: int | None, shared: bool = False) -> MoveRange:
+                limit: int | None, shared: bool = False, inputs: _Ranges | None = None) -> MoveRange:
     """The range from nothing (``shared``: the search may come from, and go
-    to, the searches shared across states)."""
+    to, the searches shared across states; ``inputs``: the carried ranges of
+    the unit's side in ``state``, with the enemy ZOC, enemy-held hexes and
+    closed sources there)."""
     u = state.units[unit_id]
     cls_id, m, only_class, excluded, move_in = _unit_in_mode(game, unit_id, mode)
     start = u.hex
@@ -650,13 +663,16 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
         on_link = not m.along or any(e.links & m.along for _, e in board.adj[start])
         if not on_link:
             raise MoveError(f"{unit_id} cannot use {m.title}: it does not start on a {'/'.join(sorted(m.along))}")
-    zoc = enemy_zoc(game, board, state, side)
+    zoc = enemy_zoc(game, board, state, side) if inputs is None else inputs.zoc
     if m is not None and m.no_enemy_zoc and start in zoc:
         raise MoveError(f"{unit_id} cannot use {m.title}: it starts in an enemy ZOC")
     mp = unit_mp(game, state, unit_id, m)
     bound = mp if limit is None else limit
-    held = held_by_others(state, side)
-    closed = closed_to(game, board, state, side)  # the enemy's sources, where the game closes them
+    if inputs is None:
+        held = held_by_others(state, side)
+        closed = closed_to(game, board, state, side)  # the enemy's sources, where the game closes them
+    else:
+        held, closed = inputs.held, inputs.closed
 
     own_control = m is not None and m.own_control
     overruns = overrun_hexes(game, state, unit_id)  # enemy hexes it may overrun (AVD 4 e)
@@ -993,16 +1009,26 @@ def _limits(game: GameDefinition) -> tuple[int | None, bool, frozenset[str]]:
     return out
 
 
+_ALONE: dict[int, tuple[GameDefinition, dict[tuple[str, str], bool]]] = {}
+
+
 def _alone_barred(game: GameDefinition, state: GameState, unit_id: str) -> bool:
     """Whether ``hexside_limit_reason`` bars ``unit_id`` with no other unit
-    attacking across the hexside (a limit of 0 units)."""
-    lim = game.combat.limit_for(state.units[unit_id].side)
-    if lim is None:
-        return False
-    if lim.total < 1:
-        return True
-    mine = game.selectors_of(unit_id)
-    return any(sel in mine and most < 1 for sel, most in lim.per)
+    attacking across the hexside (a limit of 0 units): fixed for a counter
+    of a side in a game, worked out once."""
+    kept = _ALONE.get(id(game))
+    if kept is None or kept[0] is not game:
+        if len(_ALONE) > 16:
+            _ALONE.clear()
+        kept = _ALONE[id(game)] = (game, {})
+    side = state.units[unit_id].side
+    hit = kept[1].get((unit_id, side))
+    if hit is None:
+        lim = game.combat.limit_for(side)
+        mine = game.selectors_of(unit_id)
+        hit = kept[1][(unit_id, side)] = lim is not None and (lim.total < 1 or any(sel in mine and most < 1
+                                                                          for sel, most in lim.per))
+    return hit
 
 
 def overrun_hexes(game: GameDefinition, state: GameState, unit_id: str) -> frozenset[Hex]:

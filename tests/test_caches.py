@@ -187,6 +187,34 @@ def test_property_carried_move_ranges_equal_fresh_ones(seed, game, steps, agent)
                 assert kept == _fresh_range(r, s, u.id, mode)
 
 
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1),
+       game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None), ("a-victory-denied", None),
+                             ("prokhorovka", None)]),
+       steps=st.integers(1, 150))
+def test_property_inputs_kept_with_carried_ranges_equal_fresh_ones(seed, game, steps):
+    """The enemy ZOC, enemy-held hexes and closed sources kept with a side's
+    carried ranges (what every new range of the side reads) are those of a
+    state without caches, after random answers; and whether a counter is
+    barred from attacking alone across a hexside (kept per counter and side)
+    is what the game's limits say."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    for s in random_walk(r, r.new_game(seed), rnd, steps):
+        for side in r.game.sides:
+            kept = M.carried_ranges(r.game, r.board, s, side)
+            c = s.copy()
+            c.cache = {}
+            assert kept.zoc == enemy_zoc(r.game, r.board, c, side)
+            assert kept.held == M.held_by_others(c, side)
+            assert kept.closed == S.closed_to(r.game, r.board, c, side)
+    for uid, counter in r.game.counters.items():
+        lim = r.game.combat.limit_for(counter.side)
+        fresh = lim is not None and (lim.total < 1 or any(sel in r.game.selectors_of(uid) and most < 1
+                                                          for sel, most in lim.per))
+        assert M._alone_barred(r.game, s, uid) == fresh
+
+
 def test_a_range_is_dropped_where_a_hex_it_read_changed():
     """A unit's carried range survives a move far from it and is worked out
     again when a unit moves into a hex it reached (Barbarossa: the attacks

@@ -451,15 +451,13 @@ class _Ranges(dict):
 
 class _Carried:
     """A side's move ranges as of one point of the trail (``GameState.trail``),
-    among one enemy ZOC, one set of enemy-held hexes and one of enemy sources
-    closed to it."""
+    among the enemy ZOC, enemy-held hexes and enemy sources closed to it
+    that the ranges hold (``_Ranges``)."""
 
-    __slots__ = ("trail", "version", "zoc", "held", "closed", "ranges")
+    __slots__ = ("trail", "version", "ranges")
 
-    def __init__(self, trail: tuple | None, version: int, zoc: frozenset[Hex], held: frozenset[Hex],
-                 closed: frozenset[Hex], ranges: dict):
+    def __init__(self, trail: tuple | None, version: int, ranges: _Ranges):
         self.trail, self.version, self.ranges = trail, version, ranges
-        self.zoc, self.held, self.closed = zoc, held, closed
 
 
 def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: str) -> dict:
@@ -481,8 +479,9 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
     zoc = enemy_zoc(game, board, state, side)
     held = held_by_others(state, side)
     closed = closed_to(game, board, state, side)
-    same = found is not None and (found.zoc is zoc or found.zoc == zoc) and \
-        (found.held is held or found.held == held) and (found.closed is closed or found.closed == closed)
+    was = found.ranges if found is not None else None
+    same = was is not None and (was.zoc is zoc or was.zoc == zoc) and \
+        (was.held is held or was.held == held) and (was.closed is closed or was.closed == closed)
     if same and found.trail is trail:
         return found.ranges
     ranges: dict = {}
@@ -511,7 +510,7 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
                           if r.mode not in owned or _reads(board, r.search).isdisjoint(control)}
     out = _Ranges(ranges)
     out.zoc, out.held, out.closed = zoc, held, closed
-    state.cache[key] = _Carried(trail, state.version, zoc, held, closed, out)
+    state.cache[key] = _Carried(trail, state.version, out)
     return out
 
 

@@ -698,6 +698,17 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
 _IN_MODE: dict[int, tuple[GameDefinition, dict]] = {}
 
 
+def _kept_for(store: dict[int, tuple[GameDefinition, dict]], game: GameDefinition) -> dict:
+    """The dict ``store`` keeps for ``game`` (facts fixed for a game,
+    worked out once), a new one for a game not seen before."""
+    kept = store.get(id(game))
+    if kept is None or kept[0] is not game:
+        if len(store) > 16:
+            store.clear()
+        kept = store[id(game)] = (game, {})
+    return kept[1]
+
+
 def _unit_in_mode(game: GameDefinition, unit_id: str,
                   mode: str | None) -> tuple[str, MovementMode | None, bool, bool, bool]:
     """What ``_move_range`` reads of the game for a counter in a movement
@@ -706,17 +717,13 @@ def _unit_in_mode(game: GameDefinition, unit_id: str,
     (or the mode names none), whether the mode ``excludes`` it, and whether
     it may attack by moving in (Barbarossa 6.3: an enemy hex may be entered,
     and the move ends there) in that mode."""
-    kept = _IN_MODE.get(id(game))
-    if kept is None or kept[0] is not game:
-        if len(_IN_MODE) > 16:
-            _IN_MODE.clear()
-        kept = _IN_MODE[id(game)] = (game, {})
-    hit = kept[1].get((unit_id, mode))
+    kept = _kept_for(_IN_MODE, game)
+    hit = kept.get((unit_id, mode))
     if hit is None:
         m = mode_by_id(game, mode)
         move_in = game.combat.attack == "move-in" and not (m is not None and m.no_attack and
                                                            game.matches(unit_id, m.no_attack))
-        hit = kept[1][(unit_id, mode)] = (
+        hit = kept[(unit_id, mode)] = (
             game.counters[unit_id].unit_class, m, m is None or not m.only or game.matches(unit_id, m.only),
             m is not None and bool(m.excluded) and game.matches(unit_id, m.excluded), move_in)
     return hit
@@ -1015,17 +1022,13 @@ def _alone_barred(game: GameDefinition, state: GameState, unit_id: str) -> bool:
     """Whether ``hexside_limit_reason`` bars ``unit_id`` with no other unit
     attacking across the hexside (a limit of 0 units): fixed for a counter
     of a side in a game, worked out once."""
-    kept = _ALONE.get(id(game))
-    if kept is None or kept[0] is not game:
-        if len(_ALONE) > 16:
-            _ALONE.clear()
-        kept = _ALONE[id(game)] = (game, {})
+    kept = _kept_for(_ALONE, game)
     side = state.units[unit_id].side
-    hit = kept[1].get((unit_id, side))
+    hit = kept.get((unit_id, side))
     if hit is None:
         lim = game.combat.limit_for(side)
         mine = game.selectors_of(unit_id)
-        hit = kept[1][(unit_id, side)] = lim is not None and (lim.total < 1 or any(sel in mine and most < 1
+        hit = kept[(unit_id, side)] = lim is not None and (lim.total < 1 or any(sel in mine and most < 1
                                                                           for sel, most in lim.per))
     return hit
 

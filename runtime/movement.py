@@ -24,7 +24,7 @@ from __future__ import annotations
 import heapq
 import weakref
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -437,6 +437,8 @@ def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: st
     hit = ranges.get(key)
     if hit is None:
         hit = ranges[key] = _move_range(game, board, state, unit_id, mode, limit, shared=True, inputs=ranges)
+    elif type(hit) is _Rejudge:  # (carried, with hexes where the units changed since)
+        hit = ranges[key] = _judged_again(game, board, state, hit.range, hit.hexes)
     return hit
 
 
@@ -496,9 +498,9 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
             units_now = state.units  # (a unit that left the hex of a range needs it no more)
             if not units:
                 ranges = {k: r for k, r in found.ranges.items() if units_now[k[0]].hex == k[2]}
-            elif _stacking_limited(game):  # (the units where the moves may end)
-                ranges = {k: r for k, r in found.ranges.items()
-                          if units_now[k[0]].hex == k[2] and r.search.reached.isdisjoint(units)}
+            elif _stacking_limited(game):  # (the units where the moves may end: judged again there when read)
+                ranges = {k: r if r.search.reached.isdisjoint(units) else _Rejudge.of(r, units)
+                          for k, r in found.ranges.items() if units_now[k[0]].hex == k[2]}
             else:  # (the units where the moves' attacks end)
                 ranges = {k: r for k, r in found.ranges.items()
                           if units_now[k[0]].hex == k[2] and r.search.stop_prev.keys().isdisjoint(units)}
@@ -512,6 +514,43 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
     out.zoc, out.held, out.closed = zoc, held, closed
     state.cache[key] = _Carried(trail, state.version, out)
     return out
+
+
+class _Rejudge:
+    """A carried range whose search reached hexes whose units changed since
+    it was worked out (``hexes``): its destinations are judged again in those
+    hexes, and only there, when it is next read (``move_range``); a range
+    carried on and never read again (a unit that has moved) costs nothing."""
+
+    __slots__ = ("range", "hexes")
+
+    def __init__(self, r: MoveRange, hexes: frozenset[Hex]):
+        self.range, self.hexes = r, hexes
+
+    @staticmethod
+    def of(r: "MoveRange | _Rejudge", changed: set[Hex]) -> "_Rejudge":
+        if type(r) is _Rejudge:
+            return _Rejudge(r.range, r.hexes.union(changed.intersection(r.range.search.reached)))
+        return _Rejudge(r, frozenset(changed.intersection(r.search.reached)))
+
+    @property
+    def search(self) -> "_Search":
+        return self.range.search
+
+    @property
+    def mode(self) -> str:
+        return self.range.mode
+
+
+def _judged_again(game: GameDefinition, board: Board, state: GameState, r: MoveRange,
+                  hexes: frozenset[Hex]) -> MoveRange:
+    """``r`` with its destinations judged again in ``hexes`` (hexes its search
+    reached whose units changed since; ``_barred`` judges each hex by what
+    it holds): the same search."""
+    move_in = _unit_in_mode(game, r.unit, r.mode or None)[4]
+    barred = _barred(game, board, state, r.unit, r.search, move_in, overrun_hexes(game, state, r.unit), hexes)
+    dests = r.destinations.difference(hexes).union(hexes.difference(barred))
+    return MoveRange(r.unit, r.start, r.mp, r.search.reached if dests == r.search.reached else dests, r.search, r.mode)
 
 
 def _reads(board: Board, found: "_Search") -> frozenset[Hex]:
@@ -957,28 +996,43 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
     (occupied hexes, and the ends of move-in attacks).  Where the game has
     no stacking limit only the ends of attacks can be barred: the other
     hexes reached are not looked at (a 99-MP move reaches most of the map)."""
-    occupants = state.occupants
     attacks = found.stop_prev if move_in else None  # (where a move-in attack may end)
-    barred = []
-    alone = bool(attacks) and _alone_barred(game, state, unit_id)
-    if alone:
-        # a move that must end in an empty hex is judged as an attack with no other unit across
-        # its hexside: barred only where the limits allow no unit at all
-        barred.extend(h for h in attacks if h not in occupants)
-    limit_units, extra, exempt = _limits(game)
+    limit_units, extra, _ = _limits(game)
     if limit_units is None and not extra:
+        alone = bool(attacks) and _alone_barred(game, state, unit_id)
         if not attacks or not (alone or state.attack_from):  # (with no attack made yet, an attack is
             # barred only where the limits allow no unit at all: hexside_limit_reason)
-            return found.reached.difference(barred) if barred else found.reached
-        cost = attacks  # (the hexes where a limit may bar the move: a hexside's, on an attack)
+            if alone:  # (a move that must end in an empty hex: judged as an attack with no other unit across)
+                occupants = state.occupants
+                return found.reached.difference([h for h in attacks if h not in occupants])
+            return found.reached
+        barred = _barred(game, board, state, unit_id, found, move_in, overruns, attacks)
     else:
-        cost = found.reached  # (the hexes it reached but the start, which is never barred)
-    if len(occupants) < len(cost):
-        check = [h for h in occupants if h in cost]
+        barred = _barred(game, board, state, unit_id, found, move_in, overruns, found.reached)
+    return found.reached.difference(barred) if barred else found.reached
+
+
+def _barred(game: GameDefinition, board: Board, state: GameState, unit_id: str, found: _Search,
+            move_in: bool, overruns: frozenset[Hex], hexes: Collection[Hex]) -> list[Hex]:
+    """Those of ``hexes`` (reached by ``found``, a search of the unit's now)
+    where the move may not end (``_destinations``).  Each hex is judged by
+    what it holds alone (its units, the move-in attacks made into it), so a
+    range carried to a later state is judged again only where that changed
+    (``carried_ranges``)."""
+    occupants = state.occupants
+    attacks = found.stop_prev if move_in else None
+    barred = []
+    if attacks and _alone_barred(game, state, unit_id):
+        # a move that must end in an empty hex is judged as an attack with no other unit across
+        # its hexside: barred only where the limits allow no unit at all
+        barred.extend(h for h in attacks if h not in occupants and h in hexes)
+    if len(occupants) < len(hexes):
+        check = [h for h in occupants if h in hexes]
     else:
-        check = [h for h in cost if h in occupants]
-    if not check and not barred:
-        return found.reached
+        check = [h for h in hexes if h in occupants]
+    if not check:
+        return barred
+    limit_units, extra, exempt = _limits(game)
     side = state.units[unit_id].side
     start = state.units[unit_id].hex
     room = None if limit_units is None else limit_units - (unit_id not in exempt)  # others it may join
@@ -995,7 +1049,7 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
             barred.append(h)
         elif extra and h in occupants and extra_bars(game, state, h, unit_id):
             barred.append(h)
-    return found.reached.difference(barred) if barred else found.reached
+    return barred
 
 
 _LIMITS: dict[int, tuple[GameDefinition, object, tuple]] = {}

@@ -81,6 +81,7 @@ class Engine:
         self.dicepool = DicePoolBattles(self) if game.dice_pool is not None else None  # dice-pool battles
         self.declared = game.declared_ids()  # ids as expression names: fixed for the game
         self._selections: dict[tuple, tuple[frozenset[str], frozenset[str]]] = {}  # (only, exclude) -> ``_selected``
+        self._order = {cid: i for i, cid in enumerate(game.counters)}  # counter -> its place in ``state.units``
         self._immobile = frozenset(cid for cid, c in game.counters.items()  # counters of an immobile class
                                    if "immobile" in game.unit_classes[c.unit_class].flags)
         self.controllable = frozenset(h for h, mh in game.map.hexes.items()
@@ -162,16 +163,19 @@ class Engine:
         active, activated = state.active, state.activated
         st = state.step
         only, exclude, limit = st.get("only"), st.get("exclude"), st.get("limit")
+        units = state.units
+        # the activated units (a chit's, in a chit-pull game), in the order of ``state.units``: the
+        # counters' order, which a state keeps (``new_state`` enters every counter; none is taken out)
+        pairs = [(x, units[x]) for x in sorted(activated, key=self._order.__getitem__)] if activated \
+            else units.items()
         if not (only or exclude):
-            out = [x for x, u in state.units.items() if u.side == active and u.hex is not None
-                   and (not activated or x in activated)]
+            out = [x for x, u in pairs if u.side == active and u.hex is not None]
         else:
             # (phase_bars' test of only and exclude, without its messages: by the counters' selectors
             # worked out once, then by the markers of those that have some)
             chosen, barred = self._selected(only, exclude)
             ex = exclude or ()
-            out = [x for x, u in state.units.items() if u.side == active and u.hex is not None
-                   and (not activated or x in activated) and x not in barred
+            out = [x for x, u in pairs if u.side == active and u.hex is not None and x not in barred
                    and (not u.markers or u.markers.isdisjoint(ex)) and (x in chosen or not u.markers.isdisjoint(only))]
         if limit and state.phase == "movement" and len({x for x in state.moved if "@" not in x}) >= int(limit):
             out = [x for x in out if x in state.moved]  # (phase_bars' test of the limit: the units that moved go on)

@@ -805,3 +805,25 @@ def test_set_up_hexes_shared_only_by_units_the_limits_cannot_tell_apart():
     assert got == {uid: r.deploy_hexes(s, uid, {}) for uid in got}
     assert hexes[0] not in got[hqs[1]] and hexes[0] in got[others[0]]
     assert got[hqs[1]] == got[hqs[2]] and got[others[0]] == got[others[1]]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1),
+       game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None), ("a-victory-denied", None),
+                             ("prokhorovka", None)]),
+       steps=st.integers(1, 300))
+def test_property_actors_are_listed_in_the_order_of_the_units(seed, game, steps):
+    """``Engine.actors`` takes the activated units in the counters' order
+    (not by reading every unit of the state): that is the order of
+    ``state.units`` in every state a game reaches, so the units that may act
+    are those, in the order, that a reading of every unit gives."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    for s in random_walk(r, r.new_game(seed), rnd, steps):
+        assert list(s.units) == list(r.game.counters)
+        read = [x for x, u in s.units.items() if u.side == s.active and u.hex is not None
+                and (not s.activated or x in s.activated)]
+        if not (s.step.get("only") or s.step.get("exclude") or s.step.get("limit")):
+            assert r.engine.actors(s) == read
+        else:
+            assert r.engine.actors(s) == [x for x in read if not r.engine.phase_bars(s, x)]

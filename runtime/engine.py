@@ -452,9 +452,10 @@ class Engine:
 
     def _attack_actions(self, state: GameState) -> list[Action]:
         targets: dict[Hex, list[str]] = {}
-        for uid, u in state.units.items():
-            if not self.can_act(state, uid) or uid in state.attacked or self.immobile(uid) or \
-                    self.no_attack_after_move(state, uid):
+        units = state.units
+        for uid in self.actors(state):  # (the units that ``can_act``, in order)
+            u = units[uid]
+            if uid in state.attacked or self.immobile(uid) or self.no_attack_after_move(state, uid):
                 continue
             for n, _ in self.board.adj[u.hex]:
                 other = state.side_at(n)

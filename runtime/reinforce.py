@@ -44,9 +44,13 @@ class Reinforcements:
         open_in = {} if open_in is None else open_in
         hexes = open_in.get(area)
         if hexes is None:
+            occupants, units = s.occupants, s.units
+            limit = g.stacking.get("units")
+            room = limit is None or limit >= 1  # (in an empty hex)
             hexes = open_in[area] = [h for h in self._in_map_order(area)
-                                     if s.side_at(h) in (None, side) and self._fits(s, h)]
-        if not g.stacking:
+                                     if (units[ids[0]].side == side and self._fits(s, h)
+                                         if (ids := occupants.get(h)) else room)]
+        if not g.stacking or not extra_limits(g.stacking):  # (no hq or per-selector limit: every unit alike)
             return list(hexes)
         # the hq and limit rules tell units apart only by the limits whose selectors they match:
         # the units of an area alike so share one answer
@@ -485,24 +489,30 @@ class Reinforcements:
         if key in s.cache:
             return s.cache[key]
         rules = self.game.reinforcements
+        within = self.game.map.areas.get(area, frozenset()) if area else None
         if rules.enter == "rail":
-            hexes = self._rail_trace(s, side)[1]  # in map order
+            # in map order; the trace stops short of enemy ZOC and of hexes holding enemy units, so it has
+            # none of them to leave out
+            found, hexes = self._rail_trace(s, side)
+            out = [h for h in hexes if h in within] if within is not None else list(hexes)
         else:
-            hexes = sorted(reached(self.game, self.board, s, side), key=self.board.colrow.__getitem__)
-        if area:
-            within = self.game.map.areas.get(area, frozenset())
-            hexes = [h for h in hexes if h in within]
-        ezoc = enemy_zoc(self.game, self.board, s, side) if "enemy-zoc" in rules.not_in else frozenset()
-        out = []
-        occupants, units = s.occupants, s.units
-        for h in hexes:
-            ids = occupants.get(h)
-            if h in ezoc or (ids and units[ids[0]].side != side):  # (side_at)
-                continue
-            if "enemy-cities" in rules.not_in and h in self.engine.controllable and \
-                    s.control.get(h, side) != side:
-                continue
-            out.append(h)
+            found = reached(self.game, self.board, s, side)
+            hexes = sorted(found, key=self.board.colrow.__getitem__)
+            if within is not None:
+                hexes = [h for h in hexes if h in within]
+            ezoc = enemy_zoc(self.game, self.board, s, side) if "enemy-zoc" in rules.not_in else frozenset()
+            out = []
+            occupants, units = s.occupants, s.units
+            for h in hexes:
+                ids = occupants.get(h)
+                if h in ezoc or (ids and units[ids[0]].side != side):  # (side_at)
+                    continue
+                out.append(h)
+        if "enemy-cities" in rules.not_in:  # (a few cities of the hexes found, not a look-up per hex)
+            control = s.control
+            taken = {h for h in self.engine.controllable.intersection(found) if control.get(h, side) != side}
+            if taken:
+                out = [h for h in out if h not in taken]
         s.cache[key] = out
         return out
 
@@ -594,9 +604,11 @@ class Reinforcements:
         limit = self.game.stacking.get("units")
         if limit is None or judged_at_end(self.game):  # 3.4(4): not judged at the placement
             return [hex_id(h) for h in hexes]
-        occupants = s.occupants
-        free = limit >= 1
-        return [hex_id(h) for h in hexes if (free if h not in occupants else stack_count(self.game, s, h) + 1 <= limit)]
+        if limit < 1:
+            return []
+        # the stacks already at the limit: a few hexes, where the hexes asked about are hundreds (entry hexes)
+        full = {h for h in s.occupants if stack_count(self.game, s, h) + 1 > limit}
+        return [hex_id(h) for h in hexes if h not in full]
 
     def _fits(self, s: GameState, h: Hex) -> bool:
         limit = self.game.stacking.get("units")

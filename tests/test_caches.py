@@ -106,6 +106,7 @@ def test_property_cached_move_ranges_and_rail_entries_equal_fresh_ones(seed, gam
             for side in r.game.sides:
                 ezoc = enemy_zoc(r.game, r.board, s, side)
                 assert r._rail_from_sources(s, side) == _fresh_rail(r, s, side, ezoc, sources_of(r.board, s, side))
+                assert r.entry_hexes(s, side) == _fresh_entries(r, s, side, ezoc)
 
 
 def _fresh_rail(r, s, side, ezoc, sources) -> set:
@@ -121,6 +122,17 @@ def _fresh_rail(r, s, side, ezoc, sources) -> set:
             seen.add(n)
             todo.append(n)
     return {h for h in seen if any("rail" in e.links for _, e in r.board.adj[h])}
+
+
+def _fresh_entries(r, s, side, ezoc) -> list:
+    """The rail entry hexes where reinforcements may enter (12.1), from
+    nothing: each rail hex traced, free of enemy units, and of enemy ZOC and
+    enemy-held cities where the game says so, in map order."""
+    not_in = r.game.reinforcements.not_in
+    return sorted((h for h in _fresh_rail(r, s, side, ezoc, sources_of(r.board, s, side))
+                   if s.side_at(h) in (None, side) and not ("enemy-zoc" in not_in and h in ezoc)
+                   and not ("enemy-cities" in not_in and h in r.engine.controllable and s.control.get(h, side) != side)),
+                  key=r.board.colrow.__getitem__)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])

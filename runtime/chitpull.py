@@ -398,7 +398,10 @@ class ChitPull:
     def _transferable(self, s: GameState, side: str) -> list[str]:
         """Units of ``side`` that trace a line of communication (11.2)."""
         lines = reached(self.game, self.board, s, side)
-        return sorted(u.id for u in s.on_map(side) if u.hex in lines and not self.engine.immobile(u.id))
+        units, immobile = s.units, self.engine.immobile
+        # (the units on the map by their hexes: a few dozen stacks, where the units in play are hundreds)
+        return sorted(x for h, ids in s.occupants.items() if h in lines
+                      for x in ids if units[x].side == side and not immobile(x))
 
     def _answer_transfer(self, s: GameState, a) -> None:
         st = s.step

@@ -600,15 +600,25 @@ class Reinforcements:
         """The ids of ``hexes`` where one more unit fits (``_fits``), in order
         (all of them where the limits are judged at the end of movement:
         ``stacking { judged end }``)."""
-        hex_id = self.board.hex_id
+        hex_id, ids = self.board.hex_id, self._map_ids()
         limit = self.game.stacking.get("units")
         if limit is None or judged_at_end(self.game):  # 3.4(4): not judged at the placement
-            return [hex_id(h) for h in hexes]
+            return [ids.get(h) or hex_id(h) for h in hexes]
         if limit < 1:
             return []
         # the stacks already at the limit: a few hexes, where the hexes asked about are hundreds (entry hexes)
         full = {h for h in s.occupants if stack_count(self.game, s, h) + 1 > limit}
-        return [hex_id(h) for h in hexes if h not in full]
+        return [ids.get(h) or hex_id(h) for h in hexes if h not in full]
+
+    def _map_ids(self) -> dict[Hex, str]:
+        """Each map hex -> its printed id, formatted once per board: a list
+        of placements names hundreds of entry hexes, looked up here without
+        a call each."""
+        kept = self.board.__dict__.get("_map_ids")
+        if kept is None:
+            hex_id = self.board.hex_id
+            kept = self.board.__dict__["_map_ids"] = {h: hex_id(h) for h in self.game.map.hexes}
+        return kept
 
     def _fits(self, s: GameState, h: Hex) -> bool:
         limit = self.game.stacking.get("units")

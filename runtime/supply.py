@@ -192,8 +192,8 @@ def _unit_blocking(game: GameDefinition, board: Board, state: GameState, side: s
     if rules.blocked_by_enemy_zoc:
         no_exit = enemy_zoc(game, board, state, side)
         if rules.friendly_negates_zoc:  # a friendly unit (first in its hex) lets a line leave
-            occupants = state.occupants
-            friendly = [h for h in no_exit if (ids := occupants.get(h)) and units[ids[0]].side == side]
+            # (found among the stacks on the map: fewer than the hexes of the enemy ZOC)
+            friendly = [h for h, ids in state.occupants.items() if h in no_exit and ids and units[ids[0]].side == side]
             if friendly:
                 no_exit = no_exit.difference(friendly)
     return enemy, no_exit
@@ -280,25 +280,65 @@ def _supply_map(game, board, state, side) -> dict[Hex, int]:
     # share one search (the board's impassable hexes are the same for all)
     shared = _SHARED.get(board)
     if shared is None or shared[0] is not game.supply:
-        shared = (game.supply, {})
+        shared = (game.supply, {}, {})
         _SHARED[board] = shared
     lost = lost_sources(board, state)
     content = (side, enemy, no_exit, lost)
     result = shared[1].get(content)
     if result is None:
         st = _static(board, game.supply)
-        result = _search(game, board, side, st.impassable | enemy, no_exit, st, lost)
+        last = shared[2].get(side)  # (a unit that left an enemy ZOC hex where it alone let lines through:
+        # the side's last map stands if lines never went on from that hex)
+        if last is not None and last[0][1] == enemy and last[0][3] == lost and last[0][2] < no_exit and \
+                _stopped_anyway(game, side, st, last[1], last[0][2], no_exit):
+            result = last[1]
+        else:
+            result = _search(game, board, side, st.impassable | enemy, no_exit, st, lost)
         if len(shared[1]) >= 256:
             shared[1].pop(next(iter(shared[1])))  # the oldest first
         shared[1][content] = result
+    shared[2][side] = (content, result)
     if len(cache) > 64:
         cache.clear()
     cache[key] = result
     return result
 
 
-# board -> (supply rules, {(side, no_enter, no_exit): supply map}): searches shared across states
-_SHARED: "weakref.WeakKeyDictionary[Board, tuple[SupplyRules, dict]]" = weakref.WeakKeyDictionary()
+# board -> (supply rules, {(side, enemy, no_exit, lost): supply map}, {side: (content, map) of its map asked
+# for last}): searches shared across states
+_SHARED: "weakref.WeakKeyDictionary[Board, tuple[SupplyRules, dict, dict]]" = weakref.WeakKeyDictionary()
+
+
+def _stopped_anyway(game: GameDefinition, side: str, st: _Static, lines: dict[Hex, int], no_exit: frozenset[Hex],
+                    more: frozenset[Hex]) -> bool:
+    """Whether ``_search`` with the hexes ``more`` (a superset of ``no_exit``)
+    closed to leaving gives ``lines``, its map with ``no_exit``, as it is
+    (the same hexes, lengths and order): true where no hex newly closed added
+    a hex to the search when it was carried on from (``spread``), every hex
+    it could have added having been added before by a hex ahead of it in
+    the map's order, at the same length, that lines may leave.  A hex on the
+    rail net (length 0 on a rail side) is not judged: false."""
+    rules = game.supply
+    cutoff = _cutoff(rules, side)
+    index, hexes, nbr, bad, n = st.index, st.hexes, st.nbr, st.bad, len(st.hexes)
+    pos = None
+    for x in more - no_exit:
+        dx = lines.get(x)
+        if dx is None or (cutoff is not None and dx + 1 > cutoff):
+            continue  # never carried on from
+        if dx == 0 and side in rules.rail:
+            return False
+        if pos is None:
+            pos = {h: i for i, h in enumerate(lines)}
+        i = index[x]
+        for v in nbr[i]:
+            if lines.get(hexes[v]) != dx + 1 or i * n + v in bad:
+                continue  # not a hex x could have added
+            # added by x unless a hex ahead of it at its length, open to leaving, adds it first
+            if not any(w != i and v in nbr[w] and lines.get(hexes[w]) == dx and pos[hexes[w]] < pos[x]
+                       and hexes[w] not in no_exit and w * n + v not in bad for w in nbr[v]):
+                return False
+    return True
 
 
 def _search(game, board, side, no_enter, no_exit, st: _Static, lost: frozenset[Hex] = frozenset()) -> dict[Hex, int]:

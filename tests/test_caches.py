@@ -73,6 +73,61 @@ def test_property_cached_supply_map_equals_a_fresh_one(seed, game, steps):
             assert cached == S.supply_map_reference(r.game, r.board, s, side)
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None),
+                                                             ("a-victory-denied", None)]),
+       steps=st.integers(1, 120))
+def test_property_a_map_kept_where_more_hexes_close_to_leaving_equals_a_fresh_search(seed, game, steps):
+    """The side's last supply map is kept for more hexes closed to leaving
+    (a friendly unit gone from an enemy ZOC hex) only where a fresh search
+    gives it as it is, the same hexes, lengths and order: checked for a few
+    hexes of the map (and of its edge) closed at random, after random action
+    sequences, both where the map is kept and where it is not; and it is
+    kept for some."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    st_ = S._static(r.board, r.game.supply)
+    kept = 0
+    for s in random_walk(r, r.new_game(seed), rnd, steps):
+        for side in r.game.sides:
+            enemy, no_exit = S._unit_blocking(r.game, r.board, s, side)
+            lost = S.lost_sources(r.board, s)
+            lines = S._search(r.game, r.board, side, st_.impassable | enemy, no_exit, st_, lost)
+            if not lines:
+                continue
+            for k in (1, 1, 2, 4):
+                more = no_exit | frozenset(rnd.sample(list(lines), min(k, len(lines))))
+                fresh = S._search(r.game, r.board, side, st_.impassable | enemy, more, st_, lost)
+                if S._stopped_anyway(r.game, side, st_, lines, no_exit, more):
+                    kept += 1
+                    assert list(fresh.items()) == list(lines.items())
+                else:
+                    assert more != no_exit
+    assert kept or steps < 20
+
+
+def test_a_map_is_kept_for_a_hex_closed_that_carried_no_line_on():
+    """A hex the search never carried on from (every neighbour it could add
+    was added first) closed to leaving keeps the map; a hex that added one
+    does not, and closing some of those changes the map."""
+    r = runner("smolensk", "short")
+    s = r.new_game(1)
+    st_ = S._static(r.board, r.game.supply)
+    enemy, no_exit = S._unit_blocking(r.game, r.board, s, "soviet")
+    lines = S._search(r.game, r.board, "soviet", st_.impassable | enemy, no_exit, st_)
+    kept = [h for h in list(lines)[:400]
+            if S._stopped_anyway(r.game, "soviet", st_, lines, no_exit, no_exit | {h})]
+    assert kept and len(kept) < 400
+    changed = 0
+    for h in list(lines)[:400]:
+        fresh = S._search(r.game, r.board, "soviet", st_.impassable | enemy, no_exit | {h}, st_)
+        if h in kept:
+            assert list(fresh.items()) == list(lines.items())
+        else:
+            changed += list(fresh.items()) != list(lines.items())
+    assert changed
+
+
 def _fresh_range(r: Runner, s, uid: str, mode: str | None):
     c = s.copy()
     c.cache = {}

@@ -492,9 +492,13 @@ class Reinforcements:
         within = self.game.map.areas.get(area, frozenset()) if area else None
         if rules.enter == "rail":
             # in map order; the trace stops short of enemy ZOC and of hexes holding enemy units, so it has
-            # none of them to leave out
+            # none of them to leave out: only the enemy-held cities it found
             found, hexes = self._rail_trace(s, side)
-            out = [h for h in hexes if h in within] if within is not None else list(hexes)
+            taken = frozenset(h for h in self.engine.controllable.intersection(found)
+                              if s.control.get(h, side) != side) if "enemy-cities" in rules.not_in else frozenset()
+            out = self._rail_entries(found, hexes, area, within, taken)
+            s.cache[key] = out
+            return out
         else:
             found = reached(self.game, self.board, s, side)
             hexes = sorted(found, key=self.board.colrow.__getitem__)
@@ -514,6 +518,23 @@ class Reinforcements:
             if taken:
                 out = [h for h in out if h not in taken]
         s.cache[key] = out
+        return out
+
+    def _rail_entries(self, found: frozenset[Hex], hexes: tuple[Hex, ...], area: str, within: frozenset[Hex] | None,
+                      taken: frozenset[Hex]) -> list[Hex]:
+        """The hexes of a rail trace (``found``, ``hexes`` in map order) in
+        ``area`` (``within``) but the enemy-held cities ``taken``: one list
+        for each, kept for the last 64 asked about, so that states whose
+        trace and cities are alike (one of the side's reinforcements placed,
+        a unit transferred) share it, and ``_room`` its printed ids (never
+        change it)."""
+        kept = self._rail_entry_lists
+        k = (found, area, taken)
+        out = kept.get(k)
+        if out is None:
+            if len(kept) >= 64:
+                kept.pop(next(iter(kept)))  # the oldest first
+            out = kept[k] = [h for h in hexes if (within is None or h in within) and h not in taken]
         return out
 
     def _rail_from_sources(self, s: GameState, side: str) -> set[Hex]:
@@ -600,15 +621,36 @@ class Reinforcements:
         """The ids of ``hexes`` where one more unit fits (``_fits``), in order
         (all of them where the limits are judged at the end of movement:
         ``stacking { judged end }``)."""
-        hex_id, ids = self.board.hex_id, self._map_ids()
+        ids, where = self._ids_of(hexes)
         limit = self.game.stacking.get("units")
         if limit is None or judged_at_end(self.game):  # 3.4(4): not judged at the placement
-            return [ids.get(h) or hex_id(h) for h in hexes]
+            return list(ids)
         if limit < 1:
             return []
-        # the stacks already at the limit: a few hexes, where the hexes asked about are hundreds (entry hexes)
-        full = {h for h in s.occupants if stack_count(self.game, s, h) + 1 > limit}
-        return [ids.get(h) or hex_id(h) for h in hexes if h not in full]
+        if len(where) < len(hexes):  # (a hex twice: each place of it judged)
+            return [i for h, i in zip(hexes, ids) if h not in s.occupants or stack_count(self.game, s, h) + 1 <= limit]
+        # the stacks already at the limit (a few hexes, where the hexes asked about are hundreds), taken out
+        # of the ids by their places, the last first
+        out = list(ids)
+        for i in sorted((where[h] for h in s.occupants if h in where and stack_count(self.game, s, h) + 1 > limit),
+                        reverse=True):
+            del out[i]
+        return out
+
+    def _ids_of(self, hexes: list[Hex]) -> tuple[list[str], dict[Hex, int]]:
+        """The printed ids of ``hexes`` and the place of each hex in the
+        list, kept for the last 16 lists asked about (by the list itself,
+        held here: ``entry_hexes`` gives the states alike one list, which
+        nobody changes)."""
+        kept = self._ids_kept
+        hit = kept.get(id(hexes))
+        if hit is None or hit[0] is not hexes:
+            if len(kept) >= 16:
+                kept.pop(next(iter(kept)))  # the oldest first
+            ids, hex_id = self._map_ids(), self.board.hex_id
+            hit = kept[id(hexes)] = (hexes, [ids.get(h) or hex_id(h) for h in hexes],
+                                     {h: i for i, h in enumerate(hexes)})
+        return hit[1], hit[2]
 
     def _map_ids(self) -> dict[Hex, str]:
         """Each map hex -> its printed id, formatted once per board: a list

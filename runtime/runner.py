@@ -173,6 +173,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         # (state, its step, fingerprint, actions): the legal actions listed last (legal_actions)
         self._legal_memo: tuple | None = None
         self._rail_traces: dict = {}  # (side, enemy ZOC, enemy-held hexes) -> rail entry hexes (reinforce.py)
+        self._rail_entry_lists: dict = {}  # (rail hexes, area, enemy-held cities) -> entry hexes (reinforce.py)
+        self._ids_kept: dict = {}  # id(list of hexes) -> (the list, its hex ids, their places) (reinforce.py)
         needed = [n for n in params_of(self.victory) if n not in self.params]
         if needed:
             raise ValueError("this scenario needs " + ", ".join(f"--param {n}=N" for n in needed))

@@ -143,8 +143,9 @@ def _fresh_range(r: Runner, s, uid: str, mode: str | None):
 def test_property_cached_move_ranges_and_rail_entries_equal_fresh_ones(seed, game, steps):
     """Move ranges kept in a state's cache (and carried to the copies that
     share its version), move searches shared across states and units, and
-    rail entry traces shared across states, are what a search from nothing
-    gives, after random action sequences."""
+    rail entry traces shared across states (and the entry hexes with room
+    kept for them), are what a search from nothing gives, after random
+    action sequences."""
     r = runner(*game)
     rnd = random.Random(seed)
     modes = [None] + [m.id for m in r.game.movement.modes]
@@ -161,7 +162,10 @@ def test_property_cached_move_ranges_and_rail_entries_equal_fresh_ones(seed, gam
             for side in r.game.sides:
                 ezoc = enemy_zoc(r.game, r.board, s, side)
                 assert r._rail_from_sources(s, side) == _fresh_rail(r, s, side, ezoc, sources_of(r.board, s, side))
-                assert r.entry_hexes(s, side) == _fresh_entries(r, s, side, ezoc)
+                entries = r.entry_hexes(s, side)
+                assert entries == _fresh_entries(r, s, side, ezoc)
+                # the ids of those with room, from the ids kept for the list shared by states alike
+                assert r._room(s, entries) == [r.board.hex_id(h) for h in entries if r._fits(s, h)]
 
 
 def _fresh_rail(r, s, side, ezoc, sources) -> set:

@@ -111,6 +111,34 @@ class Designate:
         return f"designate {self.unit}"
 
 
+class Transfers(ActionList):
+    """The transfer decisions ``[Transfer(u) for u in units] + tail``, without
+    building them: a side may transfer any of its dozens of units in
+    supply, one answer at a time, each answer listing the rest again."""
+
+    __slots__ = ("units", "tail")
+
+    def __init__(self, units: list[str], tail: list):
+        self.units, self.tail = units, list(tail)
+
+    def __len__(self) -> int:
+        return len(self.units) + len(self.tail)
+
+    def _at(self, i: int):
+        return Transfer(self.units[i]) if i < len(self.units) else self.tail[i - len(self.units)]
+
+    def __contains__(self, a) -> bool:
+        return a.unit in self.units if isinstance(a, Transfer) else a in self.tail
+
+    def __iter__(self):
+        for u in self.units:
+            yield Transfer(u)
+        yield from self.tail
+
+    def __repr__(self) -> str:
+        return f"Transfers({self.units!r} + {self.tail!r})"
+
+
 class Placements(ActionList):
     """The place decisions ``[Place(u, h) for u in units for h in hexes] + tail``,
     in that order, without building them: a reinforcement step can offer

@@ -32,7 +32,8 @@ from .actions import Attack, Displace, Done, Fire, IllegalActionError, Move, Use
 from .board import Board
 from .chitpull import ChitPull
 from .designate import Designation, designate_markers, until_turn_markers
-from .decisions import Activate, Choose, Pick, Place, Placements, Play, RunnerAction, Take, Transfer, Withdraw, parse
+from .decisions import (Activate, Choose, Pick, Place, Placements, Play, RunnerAction, Take, Transfer, Transfers,
+                        Withdraw, parse)
 from .definition import GameDefinition, Phase
 from .effects import Effects
 from .engine import Engine
@@ -296,7 +297,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         if d == "withdraw":
             return [Withdraw(u) for u in self._withdrawable(s)]
         if d == "transfer":
-            return [Transfer(u) for u in self._transferable(s, s.step["side"])] + [Done()]
+            return Transfers(self._transferable(s, s.step["side"]), [Done()])  # built when read
         if d == "hq-transfer":
             return [Transfer(u) for u in self._hq_transferable(s, s.step["hq"])] + [Done()]
         if d == "place" and "points" in s.step:  # point-buy (AVD 5 c-e)

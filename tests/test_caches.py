@@ -20,7 +20,7 @@ from runtime import movement as M
 from runtime import supply as S
 from runtime.actions import Done, IllegalActionError, Move, Moves, Use
 from runtime.bots import make_bot, play
-from runtime.decisions import Place, Placements, UnitPlacements
+from runtime.decisions import Place, Placements, Transfer, Transfers, UnitPlacements
 from runtime.runner import Runner
 from runtime.supply import sources_of
 from runtime.zoc import enemy_zoc, zoc_of
@@ -414,6 +414,18 @@ def test_placements_read_as_the_list_they_stand_for():
     assert all(a in lazy for a in full)
     assert Place("19A", "0103") not in lazy and Place("22A", "0101") not in lazy
     assert Placements([], hexes, [Done()]) == [Done()]
+
+
+def test_transfers_read_as_the_list_they_stand_for():
+    units = ["19A", "20A", "21A"]
+    lazy = Transfers(units, [Done()])
+    full = [Transfer(u) for u in units] + [Done()]
+    assert len(lazy) == len(full) and list(lazy) == full and lazy == full
+    assert [lazy[i] for i in range(-len(full), len(full))] == full + full
+    assert lazy[1:3] == full[1:3]
+    assert all(a in lazy for a in full)
+    assert Transfer("22A") not in lazy and Place("19A", "0101") not in lazy
+    assert Transfers([], [Done()]) == [Done()]
 
 
 def test_a_place_decision_lists_every_unit_in_every_hex_with_room():

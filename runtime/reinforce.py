@@ -29,7 +29,13 @@ class Reinforcements:
 
     # ---------------------------------------------------------- set-up by the players
     def _deploying(self, s: GameState, side: str) -> list[str]:
-        return sorted(u.id for u in s.units.values() if u.side == side and u.box.startswith("deploy:"))
+        """The side's units waiting in set-up areas, by id: kept until a unit
+        changes (an answer asks after placing a unit, the next list again)."""
+        key = ("deploying", side, s.edits, s.version)
+        hit = s.cache.get(key)
+        if hit is None:
+            hit = s.cache[key] = sorted(u.id for u in s.units.values() if u.side == side and u.box.startswith("deploy:"))
+        return hit
 
     def deploy_hexes(self, s: GameState, uid: str, open_in: dict | None = None) -> list[Hex]:
         """Where a unit set up in an area may go: a hex of the area free of
@@ -86,8 +92,14 @@ class Reinforcements:
         """Each waiting unit in each hex open to it, then ``tail``: the Place
         actions built when read (most set-up answers are never looked at)."""
         open_in: dict[str, list[Hex]] = {}
-        return UnitPlacements([(uid, self.deploy_hexes(s, uid, open_in)) for uid in self._deploying(s, s.step["side"])],
-                              tail, self.board.hex_id)
+        # where no hq or per-selector limit tells units apart, the units of an area share its list (read only)
+        alike = not (self.game.stacking and extra_limits(self.game.stacking))
+        units = s.units
+        groups = []
+        for uid in self._deploying(s, s.step["side"]):
+            hexes = open_in.get(units[uid].box.split(":", 1)[1]) if alike else None
+            groups.append((uid, hexes if hexes is not None else self.deploy_hexes(s, uid, open_in)))
+        return UnitPlacements(groups, tail, self.board.hex_id)
 
     def _answer_deploy(self, s: GameState, a) -> None:
         side = s.step["side"]

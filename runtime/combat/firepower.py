@@ -146,6 +146,12 @@ def report(game: GameDefinition, board: Board, state: GameState, h: Hex, attacke
     return BattleReport(h, attacker, defender, attackers, defenders, across, fire)
 
 
+def calls_nothing(exprs) -> bool:
+    """Whether none of these expressions (None is none) calls a function:
+    their values depend on the names they are given alone."""
+    return not any(isinstance(n, E.Call) for x in exprs if x is not None for n in E.walk(x))
+
+
 def threshold(game: GameDefinition, state: GameState, uid: str, target: str, env: tuple[dict, dict]) -> int:
     """The firepower a unit absorbs before it is disrupted (``disrupt-at``)
     or, already disrupted, eliminated (``eliminate-at``): the sum of the
@@ -172,16 +178,36 @@ class FirepowerBattles:
         self.e = engine
         self.game: GameDefinition = engine.game
         self.board: Board = engine.board
+        # (unit, target, turn, phase, active side, variables) -> its ``threshold``, for the targets whose
+        # modifiers call no function: they read the unit's counter and the names of ``env``, which read only
+        # the turn, phase, active side and variables (as the engine's ``_true`` keeps conditions)
+        self._thresholds: dict[tuple, int] = {}
+        self._kept_targets = frozenset(t for t in ("disrupt-at", "eliminate-at") if calls_nothing(
+            x for m in self.game.modifiers.get(t, ()) for x in (m.condition, m.amount)))
+
+    def threshold(self, s: GameState, uid: str, target: str) -> int:
+        """``threshold`` of ``uid`` in ``s`` (kept while what it reads stays: ``_thresholds``)."""
+        if target not in self._kept_targets:
+            return threshold(self.game, s, uid, target, self.e.env(s))
+        key = (uid, target, s.turn, s.phase, s.active, tuple(s.variables.items()))
+        try:
+            value = self._thresholds.get(key)
+        except TypeError:  # (a variable holding a list: not kept)
+            return threshold(self.game, s, uid, target, self.e.env(s))
+        if value is None:
+            if len(self._thresholds) >= 4096:
+                self._thresholds.clear()
+            value = self._thresholds[key] = threshold(self.game, s, uid, target, self.e.env(s))
+        return value
 
     def hit_harm(self, s: GameState, p: dict, uid: str) -> tuple[int, int]:
         """How much one more point on ``uid`` costs: (0 absorbed, 1 disrupted,
         2 eliminated; the unit's factor)."""
-        env = self.e.env(s)
         taken = p["taken"].get(uid, 0) + 1
         if "disrupted" in s.units[uid].markers:
-            level = 2 if taken >= threshold(self.game, s, uid, "eliminate-at", env) else 0
+            level = 2 if taken >= self.threshold(s, uid, "eliminate-at") else 0
         else:
-            level = 1 if taken >= threshold(self.game, s, uid, "disrupt-at", env) else 0
+            level = 1 if taken >= self.threshold(s, uid, "disrupt-at") else 0
         return level, factor(self.game, s, uid)
 
     def option_value(self, option: str) -> float:
@@ -308,14 +334,13 @@ class FirepowerBattles:
 
     def hit(self, s: GameState, p: dict, uid: str) -> None:
         u = s.units[uid]
-        env = self.e.env(s)
         taken = p["taken"].get(uid, 0) + 1
         if "disrupted" in u.markers:
-            if taken >= threshold(self.game, s, uid, "eliminate-at", env):
+            if taken >= self.threshold(s, uid, "eliminate-at"):
                 box = eliminate(self.game, s, uid)
                 s.log.append({"turn": s.turn, "eliminated": uid, "to": box})
                 taken = 0
-        elif taken >= threshold(self.game, s, uid, "disrupt-at", env):
+        elif taken >= self.threshold(s, uid, "disrupt-at"):
             s.mark(uid, "disrupted")
             s.log.append({"turn": s.turn, "disrupted": uid})
             taken = 0

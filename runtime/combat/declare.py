@@ -16,7 +16,7 @@ from ..actions import Action, Done, Use
 from ..definition import GameDefinition
 from ..state import GameState
 from .odds import combat_odds
-from .options import open_uses, spend
+from .options import open_options, open_uses, spend
 
 
 class CrtDeclarations:
@@ -31,8 +31,8 @@ class CrtDeclarations:
     def uses(self, s: GameState, p: dict) -> list[Use]:
         if not self.game.battle_options or not p["side"]:
             return []
-        return open_uses(self.game, s, p["side"], p["attacker"], p["defender"], self.e.hex(p["hex"]), p["used"],
-                         self.e.env(s), once=True)
+        options = open_options(self.game, p["side"], p["attacker"], p["defender"], self.e.env(s))
+        return open_uses(self.game, s, p["side"], self.e.hex(p["hex"]), p["used"], options, once=True)
 
     def start(self, s: GameState, hex_id: str, attackers: list[str], defender: str) -> bool:
         """Open the stage for an attack; False when neither side has an

@@ -32,17 +32,18 @@ from __future__ import annotations
 
 from collections import ChainMap
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .. import expr as E
 from ..actions import Action, Attack, Done, Hit, IllegalActionError, Retreat, Use
 from ..attachments import bonus
 from ..board import Board
-from ..definition import GameDefinition
+from ..definition import BattleOption, GameDefinition
 from ..hexes import Hex
 from ..movement import class_costs
 from ..state import Frozen, GameState, eliminate
 from ..tables import number, roll_table
-from .options import open_uses, spend
+from .options import open_options, open_uses, spend
 
 
 @dataclass
@@ -179,26 +180,36 @@ class FirepowerBattles:
         self.game: GameDefinition = engine.game
         self.board: Board = engine.board
         # (unit, target, turn, phase, active side, variables) -> its ``threshold``, for the targets whose
-        # modifiers call no function: they read the unit's counter and the names of ``env``, which read only
-        # the turn, phase, active side and variables (as the engine's ``_true`` keeps conditions)
+        # modifiers call no function: they read the unit's counter and the names of ``env`` alone (``_kept``)
         self._thresholds: dict[tuple, int] = {}
         self._kept_targets = frozenset(t for t in ("disrupt-at", "eliminate-at") if calls_nothing(
             x for m in self.game.modifiers.get(t, ()) for x in (m.condition, m.amount)))
+        # (side, attacker, defender, turn, phase, active side, variables) -> the battle options open to the
+        # side (``open_options``), when no option's condition calls a function (``_kept``)
+        self._open: dict[tuple, tuple[BattleOption, ...]] = {}
+        self._keep_open = calls_nothing(opt.condition for opt in self.game.battle_options.values())
+
+    def _kept(self, memo: dict, key: tuple, s: GameState, work: Callable[[], object]):
+        """``work()``, kept in ``memo`` under ``key`` with what the names of
+        ``env`` read in ``s`` (its turn, phase, active side and variables: as
+        the engine's ``_true`` keeps conditions); for work that reads nothing
+        else of ``s``.  Not kept when a variable holds a list."""
+        key += (s.turn, s.phase, s.active, tuple(s.variables.items()))
+        try:
+            value = memo.get(key)
+        except TypeError:
+            return work()
+        if value is None:
+            if len(memo) >= 4096:
+                memo.clear()
+            value = memo[key] = work()
+        return value
 
     def threshold(self, s: GameState, uid: str, target: str) -> int:
-        """``threshold`` of ``uid`` in ``s`` (kept while what it reads stays: ``_thresholds``)."""
-        if target not in self._kept_targets:
+        """``threshold`` of ``uid`` in ``s`` (kept: ``_thresholds``)."""
+        def work() -> int:
             return threshold(self.game, s, uid, target, self.e.env(s))
-        key = (uid, target, s.turn, s.phase, s.active, tuple(s.variables.items()))
-        try:
-            value = self._thresholds.get(key)
-        except TypeError:  # (a variable holding a list: not kept)
-            return threshold(self.game, s, uid, target, self.e.env(s))
-        if value is None:
-            if len(self._thresholds) >= 4096:
-                self._thresholds.clear()
-            value = self._thresholds[key] = threshold(self.game, s, uid, target, self.e.env(s))
-        return value
+        return self._kept(self._thresholds, (uid, target), s, work) if target in self._kept_targets else work()
 
     def hit_harm(self, s: GameState, p: dict, uid: str) -> tuple[int, int]:
         """How much one more point on ``uid`` costs: (0 absorbed, 1 disrupted,
@@ -250,9 +261,16 @@ class FirepowerBattles:
             return report(self.game, self.board, s, self._hex(p), p["attacker"], self.e.env(s), p["used"])
         return report(self.game, self.board, s, target, s.active, self.e.env(s), [])
 
+    def open_options(self, s: GameState, p: dict) -> tuple[BattleOption, ...]:
+        """``open_options`` for the side due to choose in the battle ``p``
+        (kept: ``_open``)."""
+        def work() -> tuple[BattleOption, ...]:
+            return open_options(self.game, p["side"], p["attacker"], p["defender"], self.e.env(s))
+        return self._kept(self._open, (p["side"], p["attacker"], p["defender"]), s, work) if self._keep_open \
+            else work()
+
     def option_actions(self, s: GameState, p: dict) -> list[Action]:
-        return open_uses(self.game, s, p["side"], p["attacker"], p["defender"], self._hex(p), p["used"],
-                         self.e.env(s))
+        return open_uses(self.game, s, p["side"], self._hex(p), p["used"], self.open_options(s, p))
 
     def hit_candidates(self, s: GameState, p: dict) -> list[str]:
         h = self._hex(p)

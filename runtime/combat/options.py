@@ -68,16 +68,24 @@ def used_in_game(state: GameState, opt: BattleOption) -> int:
     return sum(1 for d in state.done if d.startswith(f"used:{opt.id}@"))
 
 
-def open_uses(game: GameDefinition, s: GameState, side: str, attacker: str, defender: str, h: Hex,
-              used: list, env: tuple[dict, dict], once: bool = False) -> list[Use]:
-    """The ``use OPTION [UNIT]`` actions open to ``side`` now; ``used``: the
+def open_options(game: GameDefinition, side: str, attacker: str, defender: str,
+                 env: tuple[dict, dict]) -> tuple[BattleOption, ...]:
+    """The battle options ``side`` may use in a battle between these sides
+    now (``option_open``), before the per-game, per-battle and provider
+    checks of ``open_uses``."""
+    local = battle_names(env, side, attacker, defender)  # (the same for every option)
+    return tuple(opt for opt in game.battle_options.values()
+                 if option_open(game, opt, side, attacker, defender, env, local))
+
+
+def open_uses(game: GameDefinition, s: GameState, side: str, h: Hex, used: list,
+              options: tuple[BattleOption, ...], once: bool = False) -> list[Use]:
+    """The ``use OPTION [UNIT]`` actions open to ``side`` now; ``options``:
+    the options open to it in this battle (``open_options``); ``used``: the
     uses so far in this battle ([option, unit, side, ...]).  ``once``: each
     option at most once per side in the battle (an attack on a CRT)."""
     out: list[Use] = []
-    local = battle_names(env, side, attacker, defender)  # (the same for every option)
-    for opt in game.battle_options.values():
-        if not option_open(game, opt, side, attacker, defender, env, local):
-            continue
+    for opt in options:
         if opt.per_game is not None and used_in_game(s, opt) >= opt.per_game:
             continue
         if (once or not opt.by) and any(x[0] == opt.id and x[2] == side for x in used):

@@ -17,7 +17,7 @@ from .. import expr as E
 from ..actions import Use
 from ..definition import BattleOption, GameDefinition
 from ..hexes import Hex
-from ..state import GameState
+from ..state import GameState, Unit
 
 
 def option_open(game: GameDefinition, opt: BattleOption, side: str, attacker: str, defender: str,
@@ -43,25 +43,44 @@ def battle_names(env: tuple[dict, dict], side: str, attacker: str, defender: str
     return local
 
 
-def providers(game: GameDefinition, state: GameState, opt: BattleOption, side: str, h: Hex) -> list[str]:
-    """The units of ``side`` that could provide ``opt`` to the battle in ``h``
-    (before the once-per-phase check)."""
+def near_units(state: GameState, opt: BattleOption, side: str, h: Hex) -> list[Unit]:
+    """The units of ``side`` where ``opt`` looks for its providers to the
+    battle in ``h``: in its pool, or on the map within ``within`` hexes."""
     if opt.from_pool:
         box = f"pool:{opt.from_pool}"
-        units = [u for u in state.units.values() if u.side == side and u.box == box and u.hex is None]
-    elif opt.within <= 2:  # the units in the few hexes that near (not every unit's distance)
+        return [u for u in state.units.values() if u.side == side and u.box == box and u.hex is None]
+    if opt.within <= 2:  # the units in the few hexes that near (not every unit's distance)
         occupants = state.occupants
-        units = [state.units[x] for n in h.within(opt.within) for x in occupants.get(n, ())
-                 if state.units[x].side == side]
-    else:
-        units = [u for u in state.on_map(side) if u.hex.distance(h) <= opt.within]
+        return [state.units[x] for n in h.within(opt.within) for x in occupants.get(n, ())
+                if state.units[x].side == side]
+    return [u for u in state.on_map(side) if u.hex.distance(h) <= opt.within]
+
+
+def providers(game: GameDefinition, opt: BattleOption, units: list[Unit]) -> list[str]:
+    """Those of ``units`` (``near_units``) that could provide ``opt``
+    (before the once-per-phase check), by id."""
+    by, not_marked = opt.by, opt.not_marked
     out = []
     for u in units:
-        if opt.not_marked & u.markers:
+        if not_marked and not not_marked.isdisjoint(u.markers):
             continue
-        if opt.by & game.selectors_of(u.id):
+        if not by.isdisjoint(game.selectors_of(u.id)):
             out.append(u.id)
     return sorted(out)
+
+
+# (option, unit) -> its ``use`` action: the same few are listed battle after battle (an action never changes)
+_USES: dict[tuple[str, str], Use] = {}
+
+
+def use(option: str, unit: str = "") -> Use:
+    """The action ``use OPTION [UNIT]`` (kept: ``_USES``)."""
+    a = _USES.get((option, unit))
+    if a is None:
+        if len(_USES) >= 4096:
+            _USES.clear()
+        a = _USES[(option, unit)] = Use(option, unit)
+    return a
 
 
 def used_in_game(state: GameState, opt: BattleOption) -> int:
@@ -85,18 +104,23 @@ def open_uses(game: GameDefinition, s: GameState, side: str, h: Hex, used: list,
     uses so far in this battle ([option, unit, side, ...]).  ``once``: each
     option at most once per side in the battle (an attack on a CRT)."""
     out: list[Use] = []
+    near: dict[tuple[str, int], list[Unit]] = {}  # near_units by (pool, distance): options looking there share them
     for opt in options:
         if opt.per_game is not None and used_in_game(s, opt) >= opt.per_game:
             continue
         if (once or not opt.by) and any(x[0] == opt.id and x[2] == side for x in used):
             continue
         if not opt.by:
-            out.append(Use(opt.id))
+            out.append(use(opt.id))
             continue
         spent = opt.uses or opt.id
-        for uid in providers(game, s, opt, side, h):
+        where = (opt.from_pool, opt.within)
+        units = near.get(where)
+        if units is None:
+            units = near[where] = near_units(s, opt, side, h)
+        for uid in providers(game, opt, units):
             if f"spent:{spent}:{uid}" not in s.attacked:
-                out.append(Use(opt.id, uid))
+                out.append(use(opt.id, uid))
     return out
 
 

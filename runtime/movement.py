@@ -471,8 +471,11 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
     of those it may cross (a mode that keeps to the side's own hexes), the
     units in those it may overrun, and the units in, and attacks into, those
     where stacking or 6.3's limits may bar its move from ending.  One that
-    read a hex that changed so since (the trail says which) is dropped; all
-    are when the trail is longer than ``TRAIL_KEPT``."""
+    read a hex that changed so since (the trail says which) is dropped, but
+    where only the units where its move may end changed (a game with a
+    stacking limit): it keeps its search, and where it may end is judged
+    again in those hexes when it is next read (``_Rejudge``).  All are
+    dropped when the trail is longer than ``TRAIL_KEPT``."""
     key = ("carried", "ranges", side)
     found = state.cache.get(key)
     trail = state.trail

@@ -57,10 +57,10 @@ How it decides (one search per decision, nothing kept between decisions):
   played with the same sample of the unknown (dice, draws), so answers are
   compared on the same luck.
 - **The answer.**  The most visited answer, but the greedy bot's own answer
-  stands unless that one's mean value beats it by more than ``margin`` (``MARGIN`` where
-  movement is not searched): the
-  search improves on the greedy policy (a rollout policy, in Bertsekas'
-  sense) rather than replacing it on the strength of a few noisy playouts.
+  stands unless that one's mean value beats it by more than ``margin``
+  (``MARGIN`` where movement is not searched, else 0): the search improves
+  on the greedy policy (a rollout policy, in Bertsekas' sense) rather than
+  replacing it on the strength of a few noisy playouts.
 - **Budget.**  ``iterations`` per decision (``search:200`` as an agent), or
   ``think`` seconds per decision.  With an iteration budget the bot is
   deterministic for a seed (the iterations' generators derive from the bot's
@@ -350,8 +350,7 @@ class SearchBot:
         advances, retreats and picks, where the answers differ in outcome.
         Where attacks are made by moving in (Barbarossa), a move can be an
         attack and is searched."""
-        moves = self.moves if self.moves is not None else runner.game.combat.attack == "move-in"
-        if moves:
+        if self._searches_moves(runner):
             return False
         return all(isinstance(a, Done) or (isinstance(a, Move) and a.to not in runner.game.pools) for a in acts)
 
@@ -384,8 +383,12 @@ class SearchBot:
         movement decisions are not searched (``_routine``), 0 in one whose are."""
         if self.margin is not None:
             return self.margin
-        searched = self.moves if self.moves is not None else runner.game.combat.attack == "move-in"
-        return 0.0 if searched else MARGIN
+        return 0.0 if self._searches_moves(runner) else MARGIN
+
+    def _searches_moves(self, runner: Runner) -> bool:
+        """Whether movement decisions are searched: ``moves``, or where it is
+        not given, in a game whose attacks are made by moving in."""
+        return self.moves if self.moves is not None else runner.game.combat.attack == "move-in"
 
     def _final(self, root: "Node", side: str, margin: float = 0.0) -> "Edge":
         """The most visited answer, but the greedy bot's own answer stands

@@ -506,11 +506,7 @@ class Reinforcements:
             # in map order; the trace stops short of enemy ZOC and of hexes holding enemy units, so it has
             # none of them to leave out: only the enemy-held cities it found
             found, hexes = self._rail_trace(s, side)
-            taken = frozenset(h for h in self.engine.controllable.intersection(found)
-                              if s.control.get(h, side) != side) if "enemy-cities" in rules.not_in else frozenset()
-            out = self._rail_entries(found, hexes, area, within, taken)
-            s.cache[key] = out
-            return out
+            out = self._rail_entries(found, hexes, area, within, self._cities_taken(s, side, found))
         else:
             found = reached(self.game, self.board, s, side)
             hexes = sorted(found, key=self.board.colrow.__getitem__)
@@ -524,13 +520,20 @@ class Reinforcements:
                 if h in ezoc or (ids and units[ids[0]].side != side):  # (side_at)
                     continue
                 out.append(h)
-        if "enemy-cities" in rules.not_in:  # (a few cities of the hexes found, not a look-up per hex)
-            control = s.control
-            taken = {h for h in self.engine.controllable.intersection(found) if control.get(h, side) != side}
+            taken = self._cities_taken(s, side, found)
             if taken:
                 out = [h for h in out if h not in taken]
         s.cache[key] = out
         return out
+
+    def _cities_taken(self, s: GameState, side: str, found) -> frozenset[Hex]:
+        """The cities among the hexes ``found`` that another side holds, where
+        reinforcements may not enter them (``not-in enemy-cities``; none
+        otherwise): a few cities, not a look-up per hex."""
+        if "enemy-cities" not in self.game.reinforcements.not_in:
+            return frozenset()
+        control = s.control
+        return frozenset(h for h in self.engine.controllable.intersection(found) if control.get(h, side) != side)
 
     def _rail_entries(self, found: frozenset[Hex], hexes: tuple[Hex, ...], area: str, within: frozenset[Hex] | None,
                       taken: frozenset[Hex]) -> list[Hex]:

@@ -117,6 +117,44 @@ class _Everywhere:
 _EVERYWHERE = _Everywhere()
 
 
+class _Dest:
+    """A listed move as the greedy bot weighs it: the unit, the hex it ends
+    in and the mode, read from the move list's groups (no hex id written and
+    parsed back: a Smolensk movement decision lists thousands); the Move is
+    built for the answer given (``move``)."""
+
+    __slots__ = ("unit", "hex", "mode", "_board")
+
+    def __init__(self, unit: str, h, mode: str, board) -> None:
+        self.unit, self.hex, self.mode, self._board = unit, h, mode, board
+
+    @property
+    def to(self) -> str:
+        return self._board.hex_id(self.hex)
+
+    def move(self) -> Move:
+        return Move(self.unit, self.to, self.mode)
+
+
+def listed_moves(board, acts) -> tuple[dict[str, list[_Dest]], list[Move]]:
+    """The moves on the map among ``acts``, per unit in the list's order, and
+    the moves into boxes off the map (AVD: the Minsk Pocket)."""
+    by_unit: dict[str, list[_Dest]] = {}
+    if isinstance(acts, Moves):  # (its boxes, if any, are in its tail, not its groups)
+        for uid, mode, hexes in acts.groups:
+            by_unit.setdefault(uid, []).extend([_Dest(uid, h, mode, board) for h in hexes])
+        return by_unit, [a for a in acts.tail if isinstance(a, Move)]
+    boxes = []
+    pools = board.game.pools
+    for a in acts:
+        if isinstance(a, Move):
+            if a.to in pools:
+                boxes.append(a)
+            else:
+                by_unit.setdefault(a.unit, []).append(_Dest(a.unit, board.parse(a.to), a.mode, board))
+    return by_unit, boxes
+
+
 class GreedyBot:
     """Every decision the runner asks for has a rule here (``DECISIONS``), and
     so has every decision owed after a combat (``_pending``); a decision the
@@ -400,7 +438,7 @@ class GreedyBot:
         unit = min(ranged, key=lambda u: (-self._strength(runner, state, u), u))
         hq_hex, rng = ranged[unit]
         enemy = self._near_enemy(state, side)
-        goals = _Nearest(self.goals(runner, state, side))
+        goals = self._nearest_to(self.goals(runner, state, side))
         order, i = {}, 0  # a hex's last place in the list of answers (the last tie-break)
         for _, hexes in groups:
             for h in hexes:
@@ -718,27 +756,27 @@ class GreedyBot:
         off on the side's rail lines among their goals (``_on_our_lines``);
         a unit that is the last on a threatened place the enemy plays for
         stays there; HQs follow their units."""
-        moves = [a for a in acts if isinstance(a, Move)]
+        a = self._weigh_moves(runner, state, acts, side)
+        return a.move() if isinstance(a, _Dest) else a
+
+    def _weigh_moves(self, runner: Runner, state: GameState, acts: list, side: str):
+        """``_move``'s choice: an action, or a listed move (``_Dest``)."""
+        board = runner.board
+        by_unit, boxes = listed_moves(board, acts)
         if runner.game.movement.exits:  # a move off the map into a box (AVD: the Minsk Pocket): taken if it wins
-            boxes = [m for m in moves if m.to in runner.game.pools]
             for m in boxes:
                 after = runner.engine.apply(state, m)
                 if after.result is not None and after.result.get("winner") == side:
                     return m
-            moves = [m for m in moves if m not in boxes]
-        if not moves:
+        if not by_unit:
             return acts[-1]
-        board = runner.board
-        by_unit: dict[str, list[Move]] = {}
-        for m in moves:
-            by_unit.setdefault(m.unit, []).append(m)
         move_in = runner.game.combat.attack == "move-in"
         if move_in and runner.game.combat.procedure == "firepower":
             attack = self._move_in(runner, state, by_unit, side)
             if attack is not None:
                 return attack
         # how far units go this phase: the goals to hold are those the enemy could reach as far
-        reach = max(2, self._farthest(state, acts, moves, board))
+        reach = max(2, self._farthest(state, acts, by_unit))
         # a place to hold that a unit of the side stands on needs no one else
         targets = [t for t in self.goals(runner, state, side, reach) if state.control.get(t) != side or
                    not any(state.units[x].side == side for x in state.occupants.get(t, ()))] or \
@@ -783,7 +821,7 @@ class GreedyBot:
             dist = clear if uid not in fast and clear is not None else near[bool(thin) and not self._costly(runner, uid)]
             d0 = dist(here)
             for m in ms:
-                h = board.parse(m.to)
+                h = m.hex
                 gain = d0 - dist(h)
                 if gain <= best_gain:
                     continue  # the checks below only rule moves out: this one could not be the best
@@ -807,12 +845,11 @@ class GreedyBot:
             self._unstack(runner, state, by_unit, side, lines, targets)
 
     @staticmethod
-    def _farthest(state: GameState, acts, moves: list[Move], board) -> int:
-        """The farthest any move goes, in hexes; read from the listed hexes
-        where the answers are a move list (no hex ids parsed)."""
+    def _farthest(state: GameState, acts, by_unit: dict) -> int:
+        """The farthest any move on the map goes, in hexes."""
         if isinstance(acts, Moves):  # (its boxes, if any, are in its tail, not its groups)
             return max((state.units[u].hex.distance(h) for u, _, hexes in acts.groups for h in hexes), default=0)
-        return max(state.units[m.unit].hex.distance(board.parse(m.to)) for m in moves)
+        return max(state.units[m.unit].hex.distance(m.hex) for ms in by_unit.values() for m in ms)
 
     def _detach(self, runner: Runner, state: GameState, acts: list, side: str, lines, targets):
         """A counter that may leave its unit as a unit of its own (``detach``,
@@ -823,7 +860,8 @@ class GreedyBot:
         from .actions import Detach  # (kept here: this file is shared with the other games' bot work)
         board, enemy = runner.board, self._enemy_hexes(state, side)
         aims = set(targets)
-        best = [a for a in acts if isinstance(a, Detach) and (h := board.parse(a.to)) in aims and h in lines and
+        listed = acts.tail if isinstance(acts, Moves) else acts  # (a move list keeps its detachments in its tail)
+        best = [a for a in listed if isinstance(a, Detach) and (h := board.parse(a.to)) in aims and h in lines and
                 not any(state.units[x].side == side for x in state.occupants.get(h, ())) and
                 not self._exposed(board, state, h, side, a.unit)]
         return min(best, key=lambda a: (self._nearest(board.parse(a.to), enemy), a.to, a.unit), default=None)
@@ -904,7 +942,7 @@ class GreedyBot:
         return (limit is None or stack_count(g, state, h, uid) + stack_weight(g, uid) <= limit) and \
             not extra_bars(g, state, h, uid)
 
-    def _unstack(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets) -> Move:
+    def _unstack(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets) -> _Dest:
         """The movement may not end while a hex of the side is over the
         stacking limit (``stacking { judged end }``: reinforcements placed on
         one entry hex): a unit there moves out, the one whose move ends
@@ -913,7 +951,7 @@ class GreedyBot:
         over = overstacked(runner.game, state, side)
         ms = [m for uid, ms in sorted(by_unit.items()) if state.units[uid].hex in over for m in ms]
         return min(ms or [m for _, ms in sorted(by_unit.items()) for m in ms],
-                   key=lambda m: (board.parse(m.to) not in lines, self._nearest(board.parse(m.to), targets), m.unit, m.to))
+                   key=lambda m: (m.hex not in lines, self._nearest(m.hex, targets), m.unit, m.to))
 
     def _on_our_lines(self, runner: Runner, state: GameState, side: str) -> list:
         """Where lines of communication run along rail (Smolensk 3.3(3): the
@@ -980,7 +1018,7 @@ class GreedyBot:
 
     def _attack_setup(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
                       guards: set[str], posts: list | None = None,
-                      dist: Callable[[object], int] | None = None) -> tuple[Move | None, set[str]]:
+                      dist: Callable[[object], int] | None = None) -> tuple[_Dest | None, set[str]]:
         """CRT games whose attacks follow movement: the move that makes an
         attack worth declaring, a unit next to an enemy stack so that the
         side's units around it would attack at odds where the defender loses
@@ -1022,7 +1060,7 @@ class GreedyBot:
             on = dist is not None and uid in fast
             d0 = dist(here) if on else 0
             for m in ms:
-                h = board.parse(m.to)
+                h = m.hex
                 if h not in fronts or h not in lines or not kept(h) or (on and dist(h) > d0):
                     continue
                 targets = [t for t, _ in board.adj[h] if t in enemy and t not in attacked
@@ -1069,7 +1107,7 @@ class GreedyBot:
                 out.add(ids[0])
         return out
 
-    def _move_in(self, runner: Runner, state: GameState, by_unit: dict, side: str) -> Move | None:
+    def _move_in(self, runner: Runner, state: GameState, by_unit: dict, side: str) -> _Dest | None:
         """Attacks by moving into enemy hexes (firepower combat): first a
         battle already begun whose attackers' firepower does not yet beat
         what the defenders absorb before all are disrupted (the strongest
@@ -1083,7 +1121,7 @@ class GreedyBot:
             if self._is_hq(runner, uid):
                 continue
             for m in ms:
-                h = board.parse(m.to)
+                h = m.hex
                 if any(u.side != side for u in state.units_at(h)):
                     into.setdefault(h, []).append(m)
         if not into:
@@ -1103,7 +1141,7 @@ class GreedyBot:
             after, joined = state, 0
             for m in ms:
                 try:
-                    after = runner.engine.apply(after, m)
+                    after = runner.engine.apply(after, m.move())
                     joined += 1
                 except IllegalActionError:
                     continue
@@ -1176,7 +1214,7 @@ class GreedyBot:
         return all(p.destroyed or p.losses >= left for p in retreat_paths(g, runner.board, after, uid, hexes, enemy))
 
     def _pull_back(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets,
-                   posts: list | None = None) -> Move | None:
+                   posts: list | None = None) -> _Dest | None:
         """A unit whose loss costs VP (runtime.objectives: costly) that
         stands where a retreat would destroy it (``_trapped``) moves to a hex
         in supply where it would not, nearest the goals (the first such unit
@@ -1190,16 +1228,15 @@ class GreedyBot:
             if not self._trapped(runner, state, here, side, uid):
                 continue
             kept = self._kept_in_reach(runner, posts, uid, here)
-            safe = [m for m in ms if (h := board.parse(m.to)) in lines and h != here
+            safe = [m for m in ms if (h := m.hex) in lines and h != here
                     and all(u.side == side for u in state.units_at(h)) and kept(h)
                     and not self._trapped(runner, state, h, side, uid)]
             if safe:
-                return min(safe, key=lambda m: (self._nearest(board.parse(m.to), targets),
-                                                here.distance(board.parse(m.to)), m.to))
+                return min(safe, key=lambda m: (self._nearest(m.hex, targets), here.distance(m.hex), m.to))
         return None
 
     def _resupply(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
-                  dist: Callable[[object], int], posts: list | None = None) -> Move | None:
+                  dist: Callable[[object], int], posts: list | None = None) -> _Dest | None:
         """A unit cut off from supply (it stands outside ``lines``) that can
         move back to a hex in supply, not cut off there (``_exposed``), does,
         to the one nearest the goals (``dist``); the first such unit by name.
@@ -1212,17 +1249,17 @@ class GreedyBot:
             if here in lines:
                 continue
             kept = self._kept_in_reach(runner, posts, uid, here)
-            back = [m for m in ms if (h := board.parse(m.to)) in lines and kept(h) and self._fits(runner, state, h, uid)
+            back = [m for m in ms if (h := m.hex) in lines and kept(h) and self._fits(runner, state, h, uid)
                     and all(u.side == side for u in state.units_at(h))
                     and not self._exposed(board, state, h, side, uid)]
             if back:
-                return min(back, key=lambda m: (dist(board.parse(m.to)), here.distance(board.parse(m.to)), m.to))
+                return min(back, key=lambda m: (dist(m.hex), here.distance(m.hex), m.to))
         return None
 
     ALONE = 3  # the weight of a unit only the moving HQ commands (``_hq_move``), against 1
 
     def _hq_move(self, runner: Runner, state: GameState, by_hq: dict, side: str, lines, targets,
-                 weigh: bool = False) -> Move | None:
+                 weigh: bool = False) -> _Dest | None:
         """Once the units have moved, an HQ moves to the hex (in supply, not
         next to an enemy unit) from which it commands the most of them for
         the next activation, the nearest an objective on a tie; it stays put
@@ -1262,7 +1299,7 @@ class GreedyBot:
             now = covered(hq.hex)
             options = []
             for m in ms:
-                h = board.parse(m.to)
+                h = m.hex
                 if h not in lines or any(n in enemy for n, _ in board.adj[h]):
                     continue
                 options.append((covered(h), -self._nearest(h, targets), m.to, m))

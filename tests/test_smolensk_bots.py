@@ -11,7 +11,7 @@ import pytest
 
 from dsl.compiler import compile_game
 from runtime.actions import Move
-from runtime.bots import GreedyBot
+from runtime.bots import GreedyBot, listed_moves
 from runtime.runner import Runner
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -44,12 +44,8 @@ def _axis_moving(tmp_path, counters: list[str], placements: list[str], **kw):
 
 
 def _moves_by_unit(r: Runner, s) -> dict:
-    """The listed moves of each unit."""
-    by_unit: dict = {}
-    for m in r.engine.legal_actions(s):
-        if isinstance(m, Move):
-            by_unit.setdefault(m.unit, []).append(m)
-    return by_unit
+    """The listed moves of each unit, as the greedy bot weighs them."""
+    return listed_moves(r.board, r.engine.legal_actions(s))[0]
 
 
 def test_the_axis_sets_up_at_the_front_within_its_hqs_command(smolensk):
@@ -109,10 +105,10 @@ def test_an_hq_follows_the_strongest_units_it_commands(smolensk):
     s.place("7Pz", H("2016"))                      # 6 hexes south: out of its range (5)
     s.place("5ID", H("2004"))                      # 6 hexes north, with 6ID
     s.place("6ID", H("2004"))
-    moves = {"3PzA": [Move("3PzA", "2013"), Move("3PzA", "2007")]}
+    moves, _ = listed_moves(r.board, [Move("3PzA", "2013"), Move("3PzA", "2007")])
     lines = set(r.game.map.hexes)
-    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=True) == Move("3PzA", "2013")
-    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=False) == Move("3PzA", "2007")
+    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=True).move() == Move("3PzA", "2013")
+    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=False).move() == Move("3PzA", "2007")
 
 
 def test_an_hq_goes_to_the_units_no_other_hq_commands(smolensk):
@@ -130,11 +126,11 @@ def test_an_hq_goes_to_the_units_no_other_hq_commands(smolensk):
             s.place(u.id, None, box="pool:removed")
     for uid, h in (("3PzA", "2010"), ("7Pz", "2016"), ("5ID", "2004"), ("6ID", "2004"), ("8ID", "2005")):
         s.place(uid, H(h))
-    moves = {"3PzA": [Move("3PzA", "2013"), Move("3PzA", "2007")]}
+    moves, _ = listed_moves(r.board, [Move("3PzA", "2013"), Move("3PzA", "2007")])
     lines = set(r.game.map.hexes)
-    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=True) == Move("3PzA", "2007")
+    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=True).move() == Move("3PzA", "2007")
     s.place("AOK9", H("2002"))  # commands the three infantry divisions (range 4)
-    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=True) == Move("3PzA", "2013")
+    assert bot._hq_move(r, s, moves, "axis", lines, [H("4112")], weigh=True).move() == Move("3PzA", "2013")
 
 
 def test_a_unit_within_an_hqs_reach_does_not_move_out_of_every_hqs_reach(smolensk):
@@ -197,7 +193,7 @@ def test_a_set_up_move_raises_the_column_of_an_attack_already_likely_to_succeed(
     assert bot._attack_odds(r, s, ["P1"], d)[1] == Fraction(5, 6)
     move, ready = bot._attack_setup(r, s, _moves_by_unit(r, s), "axis", supply_map(game, r.board, s, "axis"), set())
     assert move is not None and move.unit == "P2" and r.board.parse(move.to).distance(d) == 1
-    after = r.engine.apply(s, move)
+    after = r.engine.apply(s, move.move())
     assert r.game.crts["gekitou"].columns[bot._attack_odds(r, after, ["P1", "P2"], d)[0]].label == "9-1"
     assert ready == {"P1"}
 

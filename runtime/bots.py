@@ -947,7 +947,6 @@ class GreedyBot:
         stacking limit (``stacking { judged end }``: reinforcements placed on
         one entry hex): a unit there moves out, the one whose move ends
         nearest a goal (in supply if it can), the first by name on a tie."""
-        board = runner.board
         over = overstacked(runner.game, state, side)
         ms = [m for uid, ms in sorted(by_unit.items()) if state.units[uid].hex in over for m in ms]
         return min(ms or [m for _, ms in sorted(by_unit.items()) for m in ms],
@@ -1220,7 +1219,6 @@ class GreedyBot:
         in supply where it would not, nearest the goals (the first such unit
         by name); where HQs command by range (``posts``), a unit within an
         HQ's reach stays within one (else no HQ activates it again)."""
-        board = runner.board
         for uid, ms in sorted(by_unit.items()):
             if self._is_hq(runner, uid) or not self._costly(runner, uid):
                 continue

@@ -164,17 +164,21 @@ def spent_chits(entries: list[dict]) -> dict[str, int]:
     def add(cid: object, n: int) -> None:
         if isinstance(cid, str) and cid != UNKNOWN:
             out[cid] = out.get(cid, 0) + n
-    for e in entries:
-        add(e.get("draw"), 1)
-        add(e.get("interrupt"), 1)
-        add(e.get("returned"), -1)
+    for e in entries:  # (most entries name none of these: each is looked for before it is counted)
+        if (x := e.get("draw")) is not None:
+            add(x, 1)
+        if (x := e.get("interrupt")) is not None:
+            add(x, 1)
+        if (x := e.get("returned")) is not None:
+            add(x, -1)
         if e.get("into") == "cup":
             add(e.get("bought"), -1)
-        words = str(e.get("effect", "")).split()
-        if len(words) == 5 and words[0] == "take" and words[2:] == ["out", "of", "play"]:
-            add(words[1], 1)
-        elif len(words) >= 4 and words[0] == "put" and words[2] == "into":
-            add(words[1], -1)
+        if (x := e.get("effect")) is not None:
+            words = str(x).split()
+            if len(words) == 5 and words[0] == "take" and words[2:] == ["out", "of", "play"]:
+                add(words[1], 1)
+            elif len(words) >= 4 and words[0] == "put" and words[2] == "into":
+                add(words[1], -1)
     return out
 
 

@@ -88,8 +88,11 @@ class DeclaredAttacks:
 
     def default(self, s: GameState, p: dict, acts: list[Action]) -> Action:
         """The battle at the best odds first (its retreats may leave the next defenders alone)."""
+        t = s.copy()  # (one copy for all the battles: each one's odds read with its own declaration taken off)
+
         def key(a: Attack) -> tuple:
-            rep = self.odds(s, a)
+            t.attacked, t.attacked_hexes = set(s.attacked), set(s.attacked_hexes)
+            rep = self._odds_now(t, a)
             ratio = rep.attack / rep.defence if rep.defence else float(rep.attack)
             return (not rep.legal, -ratio, a.target)
         return min(acts, key=key)

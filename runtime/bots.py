@@ -682,12 +682,11 @@ class GreedyBot:
         advances = [a for a in acts if isinstance(a, Advance)]
         if not advances:
             return Done()
-        goals = self.goals(runner, state, side)
+        near = self._nearest_to(self.goals(runner, state, side))  # (0 where there are none: every gain 0)
         board = runner.board
 
         def gain(a):
-            here = state.units[a.unit].hex
-            return self._nearest(here, goals) - self._nearest(board.parse(a.path[-1]), goals)
+            return near(state.units[a.unit].hex) - near(board.parse(a.path[-1]))
         # the best first; a retreat is weighed (the dearest test) only for the advances that gain
         ranked = sorted(((gain(a), self._strength(runner, state, a.unit), a.unit, a.path, a) for a in advances),
                         key=lambda k: k[:4], reverse=True)

@@ -212,7 +212,10 @@ def _closeness(values: Values, s: GameState, side: str) -> float:
     far = values.diameter
     weights = [values.weight(side, h, s.turn) for h in wanted]
     total = sum(weights) or 1.0
-    d = sum(w * min(values.distance[h].get(m, far) for m in mine) for h, w in zip(wanted, weights)) / total
+    try:  # (every unit on the map stands in a hex of the map: the distances hold it)
+        d = sum(w * min(map(values.distance[h].__getitem__, mine)) for h, w in zip(wanted, weights)) / total
+    except KeyError:
+        d = sum(w * min(values.distance[h].get(m, far) for m in mine) for h, w in zip(wanted, weights)) / total
     return 1.0 - min(1.0, d / far)
 
 

@@ -70,6 +70,33 @@ def test_movement_decisions_are_greedys_where_attacks_are_declared(monkeypatch, 
     assert searched[1:] and set(searched[1:]) == {None}
 
 
+def test_set_up_placements_are_greedys_where_attacks_are_declared(monkeypatch, barbarossa):
+    """Smolensk's Axis set-up (attacks declared after movement): a placement is
+    the greedy bot's answer without a search, its playouts ending before any
+    unit moves or fights; ``moves=True`` searches it.  Barbarossa's set-up
+    (attacks made by moving in) is searched."""
+    searched = []
+    real = SearchBot._search
+
+    def spy(self, *a, **k):
+        searched.append(self.moves)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(SearchBot, "_search", spy)
+    smolensk = Runner(compile_game(GAMES / "smolensk"), "short")
+    s = smolensk.new_game(1)
+    assert s.step.get("decision") == "deploy" and len(smolensk.legal_actions(s)) > 1
+    assert SearchBot(1, "4").choose(smolensk, s) == GreedyBot(1).choose(smolensk, s)
+    assert searched == []
+    SearchBot(1, "2", moves=True).choose(smolensk, s)
+    assert searched and set(searched) == {True}
+    b = barbarossa.new_game(1)
+    assert b.step.get("decision") == "deploy"
+    searched.clear()
+    SearchBot(1, "2").choose(barbarossa, b)
+    assert searched and set(searched) == {None}
+
+
 def test_projected_score_reads_the_end_awards(barbarossa):
     s = barbarossa.new_game(3)
     vp, winner = projected(barbarossa, s)

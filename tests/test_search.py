@@ -48,18 +48,24 @@ def _first_movement_decision(runner, seed):
     raise AssertionError("no movement decision")
 
 
-def test_movement_decisions_are_greedys_where_attacks_are_declared(monkeypatch, barbarossa):
-    """Where attacks are declared (the decoy game), a movement decision is the
-    greedy bot's answer without a search; ``moves=True`` searches it.  Where
-    an attack is a move into an enemy hex (Barbarossa), moves are searched."""
-    searched = []
+@pytest.fixture
+def searched(monkeypatch):
+    """The ``moves`` setting of every search tree grown while the test runs (one per tree)."""
+    trees = []
     real = SearchBot._search
 
     def spy(self, *a, **k):
-        searched.append(self.moves)
+        trees.append(self.moves)
         return real(self, *a, **k)
 
     monkeypatch.setattr(SearchBot, "_search", spy)
+    return trees
+
+
+def test_movement_decisions_are_greedys_where_attacks_are_declared(searched, barbarossa):
+    """Where attacks are declared (the decoy game), a movement decision is the
+    greedy bot's answer without a search; ``moves=True`` searches it.  Where
+    an attack is a move into an enemy hex (Barbarossa), moves are searched."""
     decoy = Runner(compile_game(DECOY))
     s = _first_movement_decision(decoy, 1)
     assert SearchBot(1, "8").choose(decoy, s) == GreedyBot(1).choose(decoy, s)
@@ -70,19 +76,11 @@ def test_movement_decisions_are_greedys_where_attacks_are_declared(monkeypatch, 
     assert searched[1:] and set(searched[1:]) == {None}
 
 
-def test_set_up_placements_are_greedys_where_attacks_are_declared(monkeypatch, barbarossa):
+def test_set_up_placements_are_greedys_where_attacks_are_declared(searched, barbarossa):
     """Smolensk's Axis set-up (attacks declared after movement): a placement is
     the greedy bot's answer without a search, its playouts ending before any
     unit moves or fights; ``moves=True`` searches it.  Barbarossa's set-up
     (attacks made by moving in) is searched."""
-    searched = []
-    real = SearchBot._search
-
-    def spy(self, *a, **k):
-        searched.append(self.moves)
-        return real(self, *a, **k)
-
-    monkeypatch.setattr(SearchBot, "_search", spy)
     smolensk = Runner(compile_game(GAMES / "smolensk"), "short")
     s = smolensk.new_game(1)
     assert s.step.get("decision") == "deploy" and len(smolensk.legal_actions(s)) > 1

@@ -95,6 +95,26 @@ def test_set_up_placements_are_greedys_where_attacks_are_declared(searched, barb
     assert searched and set(searched) == {None}
 
 
+def test_enemy_units_cut_off_count_for_the_side(monkeypatch, barbarossa):
+    """The evaluation's supply term is the side's share of units in supply
+    less the enemy's: with every Soviet unit cut off, the Axis's prospects
+    rise by what the Soviets' fall, the Soviets' share before times the
+    term's weight."""
+    import runtime.search as SR
+
+    s = _first_movement_decision(barbarossa, 1)
+    values = game_values(barbarossa)
+    before = SR.evaluate(barbarossa, values, s)
+    real = SR.supply_map
+    monkeypatch.setattr(SR, "supply_map", lambda g, b, st, side: {} if side == "soviet" else real(g, b, st, side))
+    after = SR.evaluate(barbarossa, values, s)
+    soviets = [u for u in s.units.values() if u.side == "soviet" and u.hex is not None]
+    share = sum(1 for u in soviets if u.hex in real(barbarossa.game, barbarossa.board, s, "soviet")) / len(soviets)
+    assert share > 0.5
+    assert after["axis"] - before["axis"] == pytest.approx(0.05 * share)
+    assert before["soviet"] - after["soviet"] == pytest.approx(0.05 * share)
+
+
 def test_projected_score_reads_the_end_awards(barbarossa):
     s = barbarossa.new_game(3)
     vp, winner = projected(barbarossa, s)

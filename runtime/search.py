@@ -365,7 +365,8 @@ class SearchBot:
         set-up, before any unit moves or fights, where the evaluation reads
         only where units stand: in two Smolensk games (search:10 as the Axis,
         seeds 0 and 1) the search gave greedy's answer in all 92 of them, and
-        they took about a fifth of its thinking.  The budget goes to the
+        searching them cost 7% of such a game (seed 1: 29.8 s of CPU, 27.7 s
+        without).  The budget goes to the
         attacks, advances, retreats and picks, where the answers differ in
         outcome.  Where attacks are made by moving in (Barbarossa), a move
         can be an attack and is searched, and so is the set-up before it."""

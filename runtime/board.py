@@ -106,6 +106,13 @@ class Board:
             self._ids[h] = hid
         return hid
 
+    def hex_ids(self, hexes) -> list[str]:
+        """The printed ids of ``hexes``, in order: ``hex_id`` of each, read
+        from the ids formatted so far without a call each (a list of
+        placements names hundreds of entry hexes)."""
+        ids, hex_id = self._ids, self.hex_id
+        return [ids.get(h) or hex_id(h) for h in hexes]
+
     def parse(self, text: str) -> Hex:
         h = self._parsed.get(text)
         if h is None:

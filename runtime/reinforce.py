@@ -662,20 +662,8 @@ class Reinforcements:
         if hit is None or hit[0] is not hexes:
             if len(kept) >= 16:
                 kept.pop(next(iter(kept)))  # the oldest first
-            ids, hex_id = self._map_ids(), self.board.hex_id
-            hit = kept[id(hexes)] = (hexes, [ids.get(h) or hex_id(h) for h in hexes],
-                                     {h: i for i, h in enumerate(hexes)})
+            hit = kept[id(hexes)] = (hexes, self.board.hex_ids(hexes), {h: i for i, h in enumerate(hexes)})
         return hit[1], hit[2]
-
-    def _map_ids(self) -> dict[Hex, str]:
-        """Each map hex -> its printed id, formatted once per board: a list
-        of placements names hundreds of entry hexes, looked up here without
-        a call each."""
-        kept = self.board.__dict__.get("_map_ids")
-        if kept is None:
-            hex_id = self.board.hex_id
-            kept = self.board.__dict__["_map_ids"] = {h: hex_id(h) for h in self.game.map.hexes}
-        return kept
 
     def _fits(self, s: GameState, h: Hex) -> bool:
         limit = self.game.stacking.get("units")

@@ -7,7 +7,8 @@ at least even to hurt the defender, on goal hexes first and with no more
 units than the column needs (without HQs; where attacks are moves
 into enemy hexes, those whose firepower beats the defence), moves toward
 contested objectives (VP hexes and cities the enemy holds, or its own within
-reach of the enemy) staying in supply, HQs following their units, chits
+reach of the enemy: those it has held since the start only once the enemy is
+close, ``GreedyBot.HOLD``) staying in supply, HQs following their units, chits
 (and, for a chit of ``hq any``, the HQ) that activate the most units, reinforcements nearest the objectives,
 retreats toward its own supply, advances that gain ground, the weakest of
 the reinforcements that cannot enter sent back (the strongest stays), no transfers
@@ -162,11 +163,17 @@ class GreedyBot:
 
     name = "greedy"
 
-    def __init__(self, seed: int = 0, observe: bool = True):
+    # ``goals``: a place the enemy plays for that has not changed hands since the game began is held
+    # once an enemy unit is this share of the reach away (at least 1 hex), one taken in the game once
+    # an enemy unit is within the whole reach (docs/balance.md: the greedy bots, measured)
+    HOLD = 0.25
+
+    def __init__(self, seed: int = 0, observe: bool = True, hold: float = HOLD):
         self.rng = random.Random(seed)
         # False: decide from the state given, all of it (a search's playout in one sample of what its
         # side cannot see: everything in the sample is the sample's, nothing in it is another's secret)
         self.observe = observe
+        self.hold = hold
         self._aims: tuple[Runner, Objectives] | None = None
         self._entries: tuple[Runner, dict] | None = None
         self._enemy_near: _Nearest | None = None  # see _near_enemy
@@ -189,15 +196,22 @@ class GreedyBot:
         """The objectives that matter now: the side's own that it does not
         hold (to take), and the places the enemy plays for that the enemy
         does not hold (the side's, or nobody's yet: A Victory Denied's
-        Moscow) within ``reach`` of an enemy unit (to hold), and, however
-        far the enemy is, those whose taking would win it the game at once
-        where no unit of the side stands; all of the side's own when none
-        is."""
+        Moscow) with an enemy unit near (to hold), and, however far the
+        enemy is, those whose taking would win it the game at once where no
+        unit of the side stands; all of the side's own when none is.  Near
+        is within ``reach`` for a place that changed hands in the game (one
+        the side took), and within ``hold`` of it (at least 1 hex) for one
+        that has not since the game began: a defender that sent its units
+        to every place of its own the enemy could reach left each too weak
+        and fell back nowhere (``HOLD``)."""
         enemy = self._enemy_hexes(state, side)
         aims = self._objectives(runner)
         out = [t for t in aims.places.get(side, ()) if state.control.get(t) != side]
+        near = max(1, int(reach * self.hold))
+        taken = state.control_since
         for t in aims.enemy(side):
-            if state.control.get(t) in (side, None) and t not in out and any(t.distance(e) <= reach for e in enemy):
+            if state.control.get(t) in (side, None) and t not in out and \
+                    any(t.distance(e) <= (reach if t in taken else near) for e in enemy):
                 out.append(t)
         for t in aims.enemy_sudden(side):
             if t not in out and enemy and not any(state.units[x].side == side for x in state.occupants.get(t, ())):

@@ -118,6 +118,7 @@ def test_a_lone_unit_on_a_star_hex_near_the_enemy_is_joined_by_a_unit_whose_loss
     P = game.map.grid.parse_id
     s.place("31ID", P("2806"))                                   # Krupki, a star hex, held by the 31st
     s.control[P("2806")] = "german"
+    s.control_since[P("2806")] = 1                               # taken in the game: held within the whole reach
     s.place("28RD", P("2804"))                                   # a Soviet unit two hexes away
     for uid, at in (("250ID", "2908"), ("4Pz", "2908"), ("2PzG", "2701"), ("3PzG", "2801"), ("9A", "2901")):
         s.place(uid, P(at))                                      # (the Minsk Pocket edge held)

@@ -248,3 +248,26 @@ def test_a_unit_cut_off_from_supply_moves_back_into_it(tmp_path):
     assert h in lines and h.distance(goal) == min(r.board.parse(m.to).distance(goal) for m in by_unit["P"]
                                                   if r.board.parse(m.to) in lines)
     assert bot._resupply(r, s, {"I": by_unit["I"]}, "axis", lines, lambda h: h.distance(goal)) is None
+
+
+def test_a_place_held_since_the_start_is_held_only_once_the_enemy_is_near(smolensk):
+    """``goals``: a Soviet city the Axis plays for, Soviet since the game
+    began, is a place to hold once an Axis unit is within a quarter of the
+    reach (``GreedyBot.HOLD``); the same city taken back in the game is
+    held within the whole reach, as it is by a bot with ``hold=1.0``."""
+    r = Runner(smolensk, "short")
+    _, s = deployed(r)
+    bot, wide = GreedyBot(0), GreedyBot(0, hold=1.0)
+    axis = [h for h, ids in s.occupants.items() if ids and s.units[ids[0]].side == "axis"]
+    vitebsk = r.board.parse("3510")
+    assert vitebsk in bot._objectives(r).enemy("soviet") and s.control.get(vitebsk) == "soviet"
+    d = min(vitebsk.distance(e) for e in axis)  # (27 hexes after the greedy set-up)
+    assert vitebsk not in s.control_since
+    # nothing near enough: the goals are all of the side's own (its six cities), Vitebsk not first
+    own = bot.objectives(r, "soviet")
+    assert bot.goals(r, s, "soviet", d) == own and len(own) == 6
+    assert bot.goals(r, s, "soviet", 4 * d - 4) == own
+    assert wide.goals(r, s, "soviet", d) == [vitebsk]  # the nearest city, the only one within 27
+    assert bot.goals(r, s, "soviet", 4 * d) == [vitebsk]
+    s.control_since[vitebsk] = 1  # taken back in the game
+    assert bot.goals(r, s, "soviet", d) == [vitebsk]

@@ -164,7 +164,7 @@ class GreedyBot:
     name = "greedy"
 
     # ``goals``: a place the enemy plays for that has not changed hands since the game began is held
-    # once an enemy unit is this share of the reach away (at least 1 hex), one taken in the game once
+    # once an enemy unit is within this share of the reach (at least 1 hex), one taken in the game once
     # an enemy unit is within the whole reach (docs/balance.md: the greedy bots, measured)
     HOLD = 0.25
 
@@ -202,8 +202,8 @@ class GreedyBot:
         is within ``reach`` for a place that changed hands in the game (one
         the side took), and within ``hold`` of it (at least 1 hex) for one
         that has not since the game began: a defender that sent its units
-        to every place of its own the enemy could reach left each too weak
-        and fell back nowhere (``HOLD``)."""
+        to every place of its own the enemy could reach held none of them
+        in strength (``HOLD``)."""
         enemy = self._enemy_hexes(state, side)
         aims = self._objectives(runner)
         out = [t for t in aims.places.get(side, ()) if state.control.get(t) != side]

@@ -240,3 +240,25 @@ def test_greedys_economised_attack_is_among_the_answers_searched():
     edges = bot._rank(runner, game_values(runner), observe(runner, s, side), side, acts, pick)
     assert pick in [e.action for e in edges]
     assert runner.apply(s, pick).result is None  # and it is a legal answer
+
+
+def test_another_answer_than_greedys_must_beat_it_by_more_than_the_noise():
+    """``_final``: greedy's answer stands against one whose mean value is
+    higher by less than ``SPREAD`` standard errors of the difference of
+    their means; a gain as large but steady is taken."""
+    from runtime.actions import Done, Move
+    from runtime.search import SPREAD, Edge, Node
+
+    def edge(action, values):
+        return Edge(action, 0.5, n=len(values), w={"a": sum(values)}, w2={"a": sum(v * v for v in values)})
+
+    greedy, other = Move("u", "0101"), Done()
+    root = Node(None, "a", {})
+    root.pick = greedy
+    steady = [0.50, 0.52, 0.48, 0.50]
+    root.edges = [edge(greedy, steady), edge(other, [0.9, 0.1] * 5)]  # mean 0.5 + 0: nothing gained
+    assert SearchBot(1, "8")._final(root, "a") is root.edges[0]
+    root.edges = [edge(greedy, steady), edge(other, [0.95, 0.15] * 5)]  # 0.05 more, the noise 0.4 a playout
+    assert SPREAD > 0 and SearchBot(1, "8")._final(root, "a") is root.edges[0]
+    root.edges = [edge(greedy, steady), edge(other, [0.56, 0.54] * 5)]  # 0.05 more, steadily
+    assert SearchBot(1, "8")._final(root, "a") is root.edges[1]

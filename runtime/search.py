@@ -239,7 +239,7 @@ class Edge:
     prior: float
     n: int = 0
     w: dict[str, float] = field(default_factory=dict)
-    w2: dict[str, float] = field(default_factory=dict)  # the values' squares, summed (``_final``)
+    w2: dict[str, float] = field(default_factory=dict)  # at the root: the values' squares, summed (``_final``)
     chance: bool | None = None  # None: not tried yet
     kids: dict = field(default_factory=dict)  # outcome key (None: deterministic) -> Node
     dead: bool = False  # applying it failed
@@ -375,10 +375,10 @@ class SearchBot:
         only where units stand: in two Smolensk games (search:10 as the Axis,
         seeds 0 and 1) the search gave greedy's answer in all 92 of them, and
         searching them cost 7% of such a game (seed 1: 29.8 s of CPU, 27.7 s
-        without).  The budget goes to the
-        attacks, advances, retreats and picks, where the answers differ in
-        outcome.  Where attacks are made by moving in (Barbarossa), a move
-        can be an attack and is searched, and so is the set-up before it."""
+        without).  The budget goes to the attacks, advances, retreats and
+        picks, where the answers differ in outcome.  Where attacks are made
+        by moving in (Barbarossa), a move can be an attack and is searched,
+        and so is the set-up before it."""
         if self._searches_moves(runner):
             return False
         if state.step.get("decision") == "deploy":
@@ -503,6 +503,9 @@ class SearchBot:
             e.n += 1
             for side, v in value.items():
                 e.w[side] = e.w.get(side, 0.0) + v
+        if path:  # the spread of the root's answers' values, which ``_final`` weighs
+            e = path[0][1]
+            for side, v in value.items():
                 e.w2[side] = e.w2.get(side, 0.0) + v * v
         if not path:
             root.n += 1

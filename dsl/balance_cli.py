@@ -12,7 +12,8 @@ def add_balance_command(sub) -> None:
     b.add_argument("game", help="a game folder")
     b.add_argument("--games", type=int, default=100, help="games per sweep value (default 100)")
     b.add_argument("--agents", default="greedy,greedy",
-                   help="one bot per side, in side order (greedy,random; search:N: N search iterations a decision)")
+                   help="one bot per side, in side order (greedy,random; search:N: N search iterations a decision; "
+                   "greedy:hold=1: holds every place of its own the enemy could reach)")
     b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")
     b.add_argument("--param", action="append", default=[], help="a number the rules ask for: NAME=N (repeatable)")
@@ -88,7 +89,7 @@ def cmd_balance(args: argparse.Namespace) -> int:
         names = names * len(sides)
     if len(names) != len(sides):
         return fail(f"--agents takes one bot per side ({', '.join(sides)}), e.g. greedy,random")
-    for n in names:  # as play reads them: random, greedy, search or search:ITERATIONS
+    for n in names:  # as play reads them: random, greedy, search, search:ITERATIONS, greedy:hold=X (make_bot)
         try:
             make_bot(n, 0)
         except ValueError as e:

@@ -819,7 +819,8 @@ def add_commands(sub) -> None:
     p.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable; default: none)")
     p.add_argument("--agents", default="random,random",
                    help="one bot per side, in side order: random, greedy or search (search:ITERATIONS sets its "
-                        "budget per decision, 100 by default); one name plays every side (default: random,random)")
+                        "budget per decision, 100 by default; greedy:hold=1 holds every place of its own the enemy "
+                        "could reach); one name plays every side (default: random,random)")
     p.add_argument("--think", type=float, default=None, metavar="SECONDS",
                    help="the search bot's budget per decision in seconds instead of iterations (not reproducible)")
     p.add_argument("--seed", type=int, default=0, help="the seed: the same seed gives the same game (default: 0)")

@@ -125,8 +125,9 @@ class BalanceDialog(QDialog):
         for sid, sd in game.sides.items():
             cb = QComboBox()
             cb.addItems(list(BOTS))
-            cb.setEditable(True)  # a budget is typed after the name, as play and balance read it (search:50)
-            cb.setToolTip("The bot: " + ", ".join(BOTS) + "; search:N searches N iterations a decision")
+            cb.setEditable(True)  # a budget or option is typed after the name, as play and balance read it (search:50)
+            cb.setToolTip("The bot: " + ", ".join(BOTS) + "; search:N searches N iterations a decision; "
+                          "greedy:hold=1 holds every place of its own the enemy could reach")
             cb.setCurrentText("greedy" if "greedy" in BOTS else next(iter(BOTS)))
             self.agents[sid] = cb
             form.addRow(f"{sd.title or sid} bot", cb)

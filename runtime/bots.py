@@ -29,6 +29,7 @@ the view alone (``seen``), so that no decision depends on a hidden value.
 from __future__ import annotations
 
 import copy
+import math
 import random
 from collections import Counter
 from typing import Callable
@@ -162,6 +163,7 @@ class GreedyBot:
     bot does not know is an error, never an arbitrary first action."""
 
     name = "greedy"
+    options = ("hold",)  # what an agent name may set (``make_bot``: greedy:hold=1)
 
     # ``goals``: a place the enemy plays for that has not changed hands since the game began is held
     # once an enemy unit is within this share of the reach (at least 1 hex), one taken in the game once
@@ -1356,17 +1358,48 @@ from .search import SearchBot  # noqa: E402  (it builds on GreedyBot)
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
 
 
+# What an agent name may set after its kind (``greedy:hold=1``), for a bot whose ``options`` name it:
+# option -> (lowest, highest, what it is)
+OPTIONS = {"hold": (0.0, 1.0, "how near an enemy unit must come, as a share of the side's farthest move, "
+                              "before it holds a place it has held since the start (1: as soon as the enemy "
+                              f"could reach it; default {GreedyBot.HOLD})")}
+
+
 def make_bot(name: str, seed: int, think: float | None = None):
-    """A bot by its agent name: ``random``, ``greedy``, ``search``, or
-    ``search:ITERATIONS``; ``think``: seconds per decision (search only)."""
-    kind, _, budget = name.partition(":")
+    """A bot by its agent name: ``KIND[:OPTION]...``, where KIND is
+    ``random``, ``greedy`` or ``search`` and an option is the search's
+    iterations per decision (``search:200``) or ``KEY=VALUE`` (``OPTIONS``:
+    ``greedy:hold=1``, ``search:50:hold=0.5``); ``think``: seconds per
+    decision (search only).  A name that asks for what the bot does not
+    take is a ValueError that says why."""
+    kind, *opts = name.split(":")
     if kind not in BOTS:
         raise ValueError(f"no bot named '{kind}': choose {', '.join(BOTS)}")
-    if not getattr(BOTS[kind], "budgeted", False):  # think is for the bots that search
-        if budget:
-            raise ValueError(f"the {kind} bot takes no budget: only search does (search:200)")
-        return BOTS[kind](seed)
-    return BOTS[kind](seed, budget, think)
+    cls = BOTS[kind]
+    budget, kwargs = "", {}
+    for opt in opts:
+        key, eq, val = opt.partition("=")
+        if not eq:
+            if not getattr(cls, "budgeted", False):
+                raise ValueError(f"the {kind} bot takes no budget: only search does (search:200)")
+            if budget:
+                raise ValueError(f"{name}: one budget only (search:200)")
+            budget = opt
+            continue
+        takes = getattr(cls, "options", ())
+        if key not in takes:
+            raise ValueError(f"{name}: the {kind} bot has no option '{key}' (options: {', '.join(takes) or 'none'})")
+        lo, hi, what = OPTIONS[key]
+        try:
+            number = float(val)
+        except ValueError:
+            number = math.nan
+        if not lo <= number <= hi:
+            raise ValueError(f"{name}: {key} takes a number from {lo:g} to {hi:g}: {what}")
+        kwargs[key] = number
+    if not getattr(cls, "budgeted", False):
+        return cls(seed, **kwargs)
+    return cls(seed, budget, think, **kwargs)
 
 
 def play(runner: Runner, state: GameState, agents: dict[str, object], max_actions: int = 200_000,

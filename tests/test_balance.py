@@ -79,10 +79,28 @@ def test_a_search_budget_is_read_as_play_reads_it(tmp_path, capsys):
     played = json.loads(capsys.readouterr().out)
     assert (played["winner"], played["actions"]) == (row["winner"], int(row["decisions"]))
     for agents, says in (("search:x,greedy", "search:x: the budget is a number of iterations"),
-                         ("greedy:5,greedy", "the greedy bot takes no budget")):
+                         ("greedy:5,greedy", "the greedy bot takes no budget"),
+                         ("greedy,greedy:hold=9", "greedy:hold=9: hold takes a number from 0 to 1")):
         assert main(["balance", str(BARBAROSSA), "--agents", agents, "--out", str(tmp_path / "no")]) == 1
         assert says in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+
+
+def test_a_greedy_bots_hold_reach_is_read_as_play_reads_it(tmp_path, capsys):
+    """--agents greedy,greedy:hold=1: the Soviets hold every city the Axis could
+    reach (the greedy bot before it held only where the enemy was near): the
+    batch records the name, plays the games play gives, and other games than
+    the default greedy bot's."""
+    held = balance_json(capsys, BARBAROSSA, "--games", 3, "--agents", "greedy,greedy:hold=1", "--out",
+                        tmp_path / "held")
+    assert held["agents"] == {"axis": "greedy", "soviet": "greedy:hold=1"} and held["played"] == 3
+    rows = rows_of(tmp_path / "held")
+    for row in rows:
+        assert main(["play", str(BARBAROSSA), "--agents", "greedy,greedy:hold=1", "--seed", row["seed"], "--json"]) == 0
+        played = json.loads(capsys.readouterr().out)
+        assert (played["winner"], played["actions"]) == (row["winner"], int(row["decisions"]))
+    balance_json(capsys, BARBAROSSA, "--games", 3, "--agents", "greedy,greedy", "--out", tmp_path / "near")
+    assert [r["decisions"] for r in rows_of(tmp_path / "near")] != [r["decisions"] for r in rows]
 
 
 def test_one_process_two_processes_and_a_dask_cluster_play_the_same_games(tmp_path, capsys):

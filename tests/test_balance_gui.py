@@ -84,7 +84,7 @@ def test_balance_refuses_bad_numbers_with_a_message(qtbot, win, monkeypatch):
     assert seen == ["Sweep: write NAME=N1,N2,…, not 'bid=1,x'"] and not dlg.running()
 
 
-def test_a_bot_takes_a_typed_search_budget_and_a_bad_one_is_refused(qtbot, win, monkeypatch):
+def test_a_bot_takes_a_typed_search_budget_or_option_and_a_bad_one_is_refused(qtbot, win, monkeypatch):
     from editor import balance as bal
     seen = []
     monkeypatch.setattr(bal.QMessageBox, "warning", lambda parent, title, text: seen.append(text))
@@ -97,6 +97,12 @@ def test_a_bot_takes_a_typed_search_budget_and_a_bad_one_is_refused(qtbot, win, 
     axis.setCurrentText("search:x")
     dlg.run_button.click()
     assert seen == ["Bot: search:x: the budget is a number of iterations, e.g. search:200"] and not dlg.running()
+    dlg.agents["soviet"].setCurrentText("greedy:hold=1")  # an option, as play and balance read it
+    axis.setCurrentText("greedy")
+    assert dlg.spec().agents == ("greedy", "greedy:hold=1") and "greedy:hold=1" in axis.toolTip()
+    dlg.agents["soviet"].setCurrentText("greedy:hold=3")
+    dlg.run_button.click()
+    assert seen[-1].startswith("Bot: greedy:hold=3: hold takes a number from 0 to 1") and not dlg.running()
 
 
 def test_closing_the_dialog_mid_batch_stops_it_and_keeps_the_finished_games(qtbot, win, tmp_path):

@@ -1,6 +1,7 @@
 """The search bot (runtime/search.py): legal, deterministic, and it looks ahead."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -161,6 +162,25 @@ def test_agent_names_take_a_budget_only_for_search():
         make_bot("greedy:5", 1)
     with pytest.raises(ValueError, match="number of iterations"):
         make_bot("search:lots", 1)
+
+
+def test_agent_names_set_the_greedy_bots_hold_reach():
+    """``greedy:hold=1`` is the greedy bot that holds every place of its own the
+    enemy could reach; ``search:N:hold=X`` improves on, and plays its playouts
+    with, that greedy bot; a wrong option says what the bot takes."""
+    from runtime.bots import GreedyBot
+
+    assert make_bot("greedy", 1).hold == GreedyBot.HOLD
+    assert make_bot("greedy:hold=1", 1).hold == 1.0
+    bot = make_bot("search:30:hold=0.5", 1)
+    assert (bot.iterations, bot.greedy.hold, bot.rollout_bot.hold) == (30, 0.5, 0.5)
+    for name, says in (("greedy:hold=2", "hold takes a number from 0 to 1"),
+                       ("greedy:hold=lots", "hold takes a number from 0 to 1"),
+                       ("greedy:reach=3", "the greedy bot has no option 'reach' (options: hold)"),
+                       ("random:hold=1", "the random bot has no option 'hold'"),
+                       ("search:5:6", "one budget only")):
+        with pytest.raises(ValueError, match=re.escape(says)):
+            make_bot(name, 1)
 
 
 def test_play_command_takes_search_with_a_budget():

@@ -601,15 +601,15 @@ def test_check_refuses_a_face_down_it_does_not_know(tmp_path):
 
 # ------------------------------------------------------------------ optional rules (19.0)
 
-def test_the_optional_rules_are_variants_that_play_to_the_end():
-    for variant in ("extended", "xxiv-corps", "more-5ga", "breakdown", "blind-equipment"):
-        g = compile_game(GAMES / "prokhorovka", variants=[variant])
-        r = Runner(g)
-        bot = GreedyBot(2)
-        s = r.new_game(2)
-        while s.result is None:
-            s = r.apply(s, bot.choose(r, s))
-        assert s.turn == (10 if variant == "extended" else 9), variant
+@pytest.mark.parametrize("variant", ["extended", "xxiv-corps", "more-5ga", "breakdown", "blind-equipment"])
+def test_the_optional_rules_are_variants_that_play_to_the_end(variant):
+    g = compile_game(GAMES / "prokhorovka", variants=[variant])
+    r = Runner(g)
+    bot = GreedyBot(2)
+    s = r.new_game(2)
+    while s.result is None:
+        s = r.apply(s, bot.choose(r, s))
+    assert s.turn == (10 if variant == "extended" else 9), variant
 
 
 def test_19_2_a_roll_of_1_or_2_brings_a_xxiv_corps_unit_in():

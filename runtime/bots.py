@@ -163,19 +163,23 @@ class GreedyBot:
     bot does not know is an error, never an arbitrary first action."""
 
     name = "greedy"
-    options = ("hold",)  # what an agent name may set (``make_bot``: greedy:hold=1)
+    options = ("hold", "attack")  # what an agent name may set (``make_bot``: greedy:hold=1)
 
     # ``goals``: a place the enemy plays for that has not changed hands since the game began is held
     # once an enemy unit is within this share of the reach (at least 1 hex), one taken in the game once
     # an enemy unit is within the whole reach (docs/balance.md: the greedy bots, measured)
     HOLD = 0.25
+    # the least chance of success for which the bot attacks: of a defender loss or retreat (odds CRTs),
+    # of a win (dice pools); and for which it moves a unit to make an attack (``_attack_setup``)
+    ATTACK = 0.5
 
-    def __init__(self, seed: int = 0, observe: bool = True, hold: float = HOLD):
+    def __init__(self, seed: int = 0, observe: bool = True, hold: float = HOLD, attack: float = ATTACK):
         self.rng = random.Random(seed)
         # False: decide from the state given, all of it (a search's playout in one sample of what its
         # side cannot see: everything in the sample is the sample's, nothing in it is another's secret)
         self.observe = observe
         self.hold = hold
+        self.attack = attack
         self._aims: tuple[Runner, Objectives] | None = None
         self._entries: tuple[Runner, dict] | None = None
         self._enemy_near: _Nearest | None = None  # see _near_enemy
@@ -557,7 +561,7 @@ class GreedyBot:
             chances = [(runner.engine.dicepool.win_chance(state, list(a.attackers), runner.board.parse(a.target)),
                         len(a.attackers), a) for a in acts if isinstance(a, Attack)]
             best = max(chances, key=lambda x: (x[0], x[1]), default=None)
-            return best[2] if best and best[0] >= 0.5 else next(a for a in acts if isinstance(a, Done))
+            return best[2] if best and best[0] >= self.attack else next(a for a in acts if isinstance(a, Done))
         return self._attack(runner, state, acts)
 
     def _movement(self, runner, state, acts, side):
@@ -733,10 +737,10 @@ class GreedyBot:
             odds = self._attack_odds(runner, state, list(a.attackers), target)
             if odds is None:
                 continue
-            key = (odds[1] >= 0.5 and target in goals, *odds, len(a.attackers))
+            key = (odds[1] >= self.attack and target in goals, *odds, len(a.attackers))
             if best_key is None or key > best_key:
                 best, best_key = a, key
-        if best is not None and best_key[2] >= 0.5:
+        if best is not None and best_key[2] >= self.attack:
             return self._economise(runner, state, best, best_key[1:3])
         return next(a for a in acts if isinstance(a, Done))
 
@@ -1056,7 +1060,7 @@ class GreedyBot:
             if t not in base:
                 units = self._ready(runner, state, side, t)
                 base[t] = (self._attack_odds(runner, state, units, t) if units else None, units)
-                if base[t][0] is not None and base[t][0][1] >= 0.5:
+                if base[t][0] is not None and base[t][0][1] >= self.attack:
                     ready.update(units)
             return base[t][0]
 
@@ -1093,9 +1097,9 @@ class GreedyBot:
                             after.moved.add(uid)
                         tried[k] = self._attack_odds(runner, after, self._ready(runner, after, side, t), t)
                     new = tried[k]
-                    if new is None or new[1] < 0.5:
+                    if new is None or new[1] < self.attack:
                         continue
-                    made = before is None or before[1] < 0.5
+                    made = before is None or before[1] < self.attack
                     if not made and new[0] <= before[0]:
                         continue
                     key = (made, new[0], new[1], t in aims, uid, m.to)
@@ -1362,7 +1366,9 @@ BOTS = {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
 # option -> (lowest, highest, what it is)
 OPTIONS = {"hold": (0.0, 1.0, "how near an enemy unit must come, as a share of the side's farthest move, "
                               "before it holds a place it has held since the start (1: as soon as the enemy "
-                              f"could reach it; default {GreedyBot.HOLD})")}
+                              f"could reach it; default {GreedyBot.HOLD})"),
+           "attack": (0.0, 1.0, "the least chance that the defender loses or retreats (of a win, in a dice-pool "
+                                f"game) for which it attacks (default {GreedyBot.ATTACK})")}
 
 
 def make_bot(name: str, seed: int, think: float | None = None):

@@ -174,9 +174,13 @@ def test_agent_names_set_the_greedy_bots_hold_reach():
     assert make_bot("greedy:hold=1", 1).hold == 1.0
     bot = make_bot("search:30:hold=0.5", 1)
     assert (bot.iterations, bot.greedy.hold, bot.rollout_bot.hold) == (30, 0.5, 0.5)
+    assert make_bot("greedy", 1).attack == GreedyBot.ATTACK
+    bot = make_bot("search:30:attack=0.34", 1)
+    assert (bot.greedy.attack, bot.rollout_bot.attack, bot.greedy.hold) == (0.34, 0.34, GreedyBot.HOLD)
     for name, says in (("greedy:hold=2", "hold takes a number from 0 to 1"),
                        ("greedy:hold=lots", "hold takes a number from 0 to 1"),
-                       ("greedy:reach=3", "the greedy bot has no option 'reach' (options: hold)"),
+                       ("greedy:reach=3", "the greedy bot has no option 'reach' (options: hold, attack)"),
+                       ("greedy:attack=-1", "attack takes a number from 0 to 1"),
                        ("random:hold=1", "the random bot has no option 'hold'"),
                        ("search:5:6", "one budget only")):
         with pytest.raises(ValueError, match=re.escape(says)):

@@ -198,6 +198,23 @@ def test_a_set_up_move_raises_the_column_of_an_attack_already_likely_to_succeed(
     assert ready == {"P1"}
 
 
+def test_the_attack_option_sets_the_chance_the_greedy_bot_attacks_at(tmp_path):
+    """``greedy:attack=X``: P1 alone attacks D at 4-1, a defender loss or
+    retreat on 5 rolls in 6: an attack the default bot counts as set (at
+    least even), one that asks 9 in 10 does not, and for both the move of P2
+    that makes it 9-1 (every roll) is the set-up to make."""
+    from runtime.bots import make_bot
+    from runtime.supply import supply_map
+    game, r, s, _ = _axis_moving(tmp_path, ["P1 german panzer 9-4-10 4-2-10", "P2 german panzer 9-4-10 4-2-10",
+                                            "D red-army infantry 2-5 1-5"], ["P1 0405", "P2 0205", "D 0505"])
+    lines = supply_map(game, r.board, s, "axis")
+    for name, ready in (("greedy", {"P1"}), ("greedy:attack=0.9", set())):
+        bot = make_bot(name, 0)
+        move, got = bot._attack_setup(r, s, _moves_by_unit(r, s), "axis", lines, set())
+        assert got == ready, name
+        assert move is not None and move.unit == "P2", name
+
+
 def test_a_fast_unit_does_not_turn_back_for_an_attack(tmp_path):
     """The panzer P (10 MP, faster than the side's infantry) stands east of
     the enemy D with its goal further east: the move that would set up a

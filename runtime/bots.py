@@ -138,13 +138,24 @@ class _Dest:
         return Move(self.unit, self.to, self.mode)
 
 
-def listed_moves(board, acts) -> tuple[dict[str, list[_Dest]], list[Move]]:
+def listed_moves(board, acts, kept: dict | None = None) -> tuple[dict[str, list[_Dest]], list[Move]]:
     """The moves on the map among ``acts``, per unit in the list's order, and
-    the moves into boxes off the map (AVD: the Minsk Pocket)."""
+    the moves into boxes off the map (AVD: the Minsk Pocket).  ``kept``: the
+    caller's store of the listed moves built before on this board, (unit,
+    mode) -> hex -> move, reused (a unit's destinations change little from
+    one decision to the next; a Smolensk game lists 400,000 of them)."""
     by_unit: dict[str, list[_Dest]] = {}
     if isinstance(acts, Moves):  # (its boxes, if any, are in its tail, not its groups)
         for uid, mode, hexes in acts.groups:
-            by_unit.setdefault(uid, []).extend([_Dest(uid, h, mode, board) for h in hexes])
+            if kept is None:
+                dests = [_Dest(uid, h, mode, board) for h in hexes]
+            else:
+                known = kept.get((uid, mode))
+                if known is None:
+                    known = kept[(uid, mode)] = {}
+                get = known.get
+                dests = [get(h) or known.setdefault(h, _Dest(uid, h, mode, board)) for h in hexes]
+            by_unit.setdefault(uid, []).extend(dests)
         return by_unit, [a for a in acts.tail if isinstance(a, Move)]
     boxes = []
     pools = board.game.pools
@@ -186,6 +197,7 @@ class GreedyBot:
         self._fast_units: tuple[tuple, frozenset[str]] | None = None  # see _fast
         self._rails: tuple[tuple, frozenset] | None = None  # see _rail_net
         self._known: dict[tuple, dict] = {}  # places -> hex -> hexes to the nearest of them (``_nearest_to``)
+        self._dests: tuple[object, dict] = (None, {})  # the board, and its listed moves built (``listed_moves``)
 
     # ---------------------------------------------------------- what matters
     def _objectives(self, runner: Runner) -> Objectives:
@@ -215,10 +227,16 @@ class GreedyBot:
         out = [t for t in aims.places.get(side, ()) if state.control.get(t) != side]
         near = max(1, int(reach * self.hold))
         taken = state.control_since
+        held = None  # the enemy's hexes as a set, for places within a short distance (``near``)
         for t in aims.enemy(side):
-            if state.control.get(t) in (side, None) and t not in out and \
-                    any(t.distance(e) <= (reach if t in taken else near) for e in enemy):
-                out.append(t)
+            if state.control.get(t) in (side, None) and t not in out:
+                limit = reach if t in taken else near
+                if 3 * limit * (limit + 1) + 1 < len(enemy):  # fewer hexes within the limit than enemy hexes
+                    held = set(enemy) if held is None else held
+                    if any(x in held for x in t.within(limit)):
+                        out.append(t)
+                elif any(t.distance(e) <= limit for e in enemy):
+                    out.append(t)
         for t in aims.enemy_sudden(side):
             if t not in out and enemy and not any(state.units[x].side == side for x in state.occupants.get(t, ())):
                 out.append(t)
@@ -781,7 +799,9 @@ class GreedyBot:
     def _weigh_moves(self, runner: Runner, state: GameState, acts: list, side: str):
         """``_move``'s choice: an action, or a listed move (``_Dest``)."""
         board = runner.board
-        by_unit, boxes = listed_moves(board, acts)
+        if self._dests[0] is not board:
+            self._dests = (board, {})
+        by_unit, boxes = listed_moves(board, acts, self._dests[1])
         if runner.game.movement.exits:  # a move off the map into a box (AVD: the Minsk Pocket): taken if it wins
             for m in boxes:
                 after = runner.engine.apply(state, m)
@@ -867,7 +887,14 @@ class GreedyBot:
     def _farthest(state: GameState, acts, by_unit: dict) -> int:
         """The farthest any move on the map goes, in hexes."""
         if isinstance(acts, Moves):  # (its boxes, if any, are in its tail, not its groups)
-            return max((state.units[u].hex.distance(h) for u, _, hexes in acts.groups for h in hexes), default=0)
+            far = 0
+            for u, _, hexes in acts.groups:  # (hex_distance written out: a Smolensk game asks 400,000 of them)
+                q0, r0 = state.units[u].hex
+                for q, r in hexes:
+                    d = abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0)
+                    if d > far:
+                        far = d
+            return far // 2
         return max(state.units[m.unit].hex.distance(m.hex) for ms in by_unit.values() for m in ms)
 
     def _detach(self, runner: Runner, state: GameState, acts: list, side: str, lines, targets):
@@ -1217,8 +1244,8 @@ class GreedyBot:
         to the longest retreat the CRT orders: every retreat the rules allow
         from there destroys it or costs it its last step (runtime.retreat:
         rivers, enemy ZOC, stacking)?"""
-        if not any(ids and t.distance(h) <= 2 and state.units[ids[0]].side != side
-                   for t, ids in state.occupants.items()):
+        occupants = state.occupants
+        if not any((ids := occupants.get(t)) and state.units[ids[0]].side != side for t in h.within(2)):
             return False
         g = runner.game
         crt = g.crts.get(g.combat.crt) or next(iter(g.crts.values()), None)

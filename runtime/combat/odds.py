@@ -418,7 +418,7 @@ def _added(game: GameDefinition, state: GameState, unit_id: str, names: tuple[st
 
 
 def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_id: str,
-                    target: Hex) -> tuple[Fraction, str]:
+                    target: Hex) -> tuple[Fraction | int, str]:
     """The unit's attack factor at its current step ("attack", else
     "strength"), halved (exactly) when it attacks across a hexside or into
     terrain whose chart row says ``attack half``, bridged or not.  Several
@@ -428,7 +428,7 @@ def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_i
     if f is None:
         return Fraction(0), f"{unit_id}: no attack factor"
     added = _added(game, state, unit_id, ("attack", "strength"))
-    value = Fraction(f + added)
+    value: Fraction | int = f + added  # (a Fraction once halved: a bot weighs thousands of attacks a game)
     shown = f"{f}+{added}" if added else str(f)
     chart = game.chart.effects
     halves = []
@@ -445,16 +445,17 @@ def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_i
                 halves.append(f"into {_name(game, tid)}")
     marked = game.supply.halves(u.markers, "attack")
     if marked:  # out of supply / isolated: a separate halving (AVD halves each)
-        value /= 2
+        value = Fraction(value, 2)
     if halves:
-        value /= 2
+        value = Fraction(value, 2)
     why = [*halves, *(f"{m}" for m in marked)]
     if why:
         return value, f"{unit_id} {shown}, halved {' and '.join(why)}: {fmt_num(value)}"
     return value, f"{unit_id} {shown}"
 
 
-def defence_strength(game: GameDefinition, board: Board, state: GameState, unit_id: str) -> tuple[Fraction, str]:
+def defence_strength(game: GameDefinition, board: Board, state: GameState, unit_id: str
+                     ) -> tuple[Fraction | int, str]:
     """The unit's defence factor at its current step ("defence", else
     "strength"; fortress markers are units and count), times any defence
     multiplier of its hex's chart rows."""
@@ -463,16 +464,16 @@ def defence_strength(game: GameDefinition, board: Board, state: GameState, unit_
     if f is None:
         return Fraction(0), f"{unit_id}: no defence factor"
     added = _added(game, state, unit_id, ("defence", "strength"))
-    value = Fraction(f + added)
+    value: Fraction | int = f + added  # (a Fraction once halved or multiplied)
     shown = f"{f}+{added}" if added else str(f)
     mults = []
     for m in game.supply.halves(u.markers, "defence"):
-        value /= 2
+        value = Fraction(value, 2)
         mults.append(f"halved ({m})")
     if u.hex is not None and u.hex in board:
         for eff in board.effects(u.hex):
             if eff.defence is not None:
-                value *= eff.defence
+                value = Fraction(value) * eff.defence
                 mults.append(f"x{fmt_num(eff.defence)} in {_name(game, eff.terrain)}")
     if mults:
         return value, f"{unit_id} {shown}, {', '.join(mults)}: {fmt_num(value)}"
@@ -619,8 +620,8 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
     if not game.retreat.retreated_defend:  # 10.3(1)2: units that retreated here this segment add nothing
         def_parts = [(uid, Fraction(0), f"{uid} retreated here in this combat segment: no defence")
                      if f"retreated:{uid}" in state.attacked else (uid, v, why) for uid, v, why in def_parts]
-    a_exact = sum((v for _, v, _ in att_parts), Fraction(0))
-    d_exact = sum((v for _, v, _ in def_parts), Fraction(0))
+    a_exact = Fraction(sum(v for _, v, _ in att_parts))  # (units' factors are mostly whole: summed as ints)
+    d_exact = Fraction(sum(v for _, v, _ in def_parts))
     rounding = game.info.rounding
     a_total, d_total = round_value(a_exact, rounding), round_value(d_exact, rounding)
     # shifts

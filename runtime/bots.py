@@ -198,6 +198,7 @@ class GreedyBot:
         self._rails: tuple[tuple, frozenset] | None = None  # see _rail_net
         self._known: dict[tuple, dict] = {}  # places -> hex -> hexes to the nearest of them (``_nearest_to``)
         self._dests: tuple[object, dict] = (None, {})  # the board, and its listed moves built (``listed_moves``)
+        self._odds: tuple[object, dict | None] = (None, None)  # the runner, and the attacks weighed (``_attack_odds``)
 
     # ---------------------------------------------------------- what matters
     def _objectives(self, runner: Runner) -> Objectives:
@@ -1042,14 +1043,37 @@ class GreedyBot:
         return self._fast_units[1]
 
     def _attack_odds(self, runner: Runner, state: GameState, attackers: list[str], target) -> tuple | None:
-        """(column, chance that the defender loses a step or retreats) of an attack, None if illegal."""
+        """(column, chance that the defender loses a step or retreats) of an attack, None if illegal.
+        Kept across decisions (``_odds``) by what ``combat_odds`` reads of the state where the game has
+        no combat modifiers: two thirds of a Smolensk game's attacks weighed were weighed before."""
         g = runner.game
+        if self._odds[0] is not runner:
+            crt = g.combat.crt or next(iter(g.crts), "")
+            plain = not any(k in g.modifiers for k in (crt, f"{crt}.shift", "strength.attacker", "strength.defender"))
+            self._odds = (runner, {} if plain else None)
+        kept = self._odds[1]
+        key = None
+        if kept is not None:
+            units, attacked, activated, attached = state.units, state.attacked, state.activated, state.attached
+            key = (target, tuple(state.step.get("ignore") or ()), target in state.attacked_hexes,
+                   tuple((a, u.hex, u.step, u.markers, attached.get(a), a in attacked,
+                          not activated or a in activated) for a in attackers if (u := units.get(a)) is not None),
+                   len(attackers),
+                   tuple((d, u.step, u.markers, attached.get(d), f"retreated:{d}" in attacked)
+                         for d in state.occupants.get(target, ()) if (u := units[d]) is not None))
+            if key in kept:
+                return kept[key]
         rep = combat_odds(g, runner.board, state, attackers, target, env=runner.env)
-        if not rep.legal:
-            return None
-        good = sum(p for code, p in rep.probabilities.items()
-                   if (r := g.results[rep.crt.results].get(code)) and (r.defender_loss or r.defender_retreat))
-        return rep.column.index, good
+        out = None
+        if rep.legal:
+            out = rep.column.index, sum(p for code, p in rep.probabilities.items()
+                                        if (r := g.results[rep.crt.results].get(code)) and
+                                        (r.defender_loss or r.defender_retreat))
+        if key is not None:
+            if len(kept) >= 50_000:
+                kept.clear()
+            kept[key] = out
+        return out
 
     def _ready(self, runner: Runner, state: GameState, side: str, target) -> list[str]:
         """The side's units next to ``target`` that could attack it in the combat to come."""

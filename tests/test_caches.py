@@ -915,3 +915,36 @@ def test_property_actors_are_listed_in_the_order_of_the_units(seed, game, steps)
             assert r.engine.actors(s) == read
         else:
             assert r.engine.actors(s) == [x for x in read if not r.engine.phase_bars(s, x)]
+
+
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), upto=st.integers(150, 450))
+def test_property_attacks_the_greedy_bot_kept_equal_fresh_ones(seed, upto):
+    """The greedy bot keeps the odds of the attacks it weighed from one
+    decision to the next (GreedyBot._attack_odds, by what combat_odds reads
+    of the state): every answer it gives, kept or worked out, is what
+    combat_odds gives on the state it was asked about, over the set-up and
+    the first turns of greedy Smolensk play (moves that set up attacks,
+    attacks after others, retreats, advances, out-of-supply halving)."""
+    from runtime.combat.odds import combat_odds
+    r = runner("smolensk", "short")
+    g = r.game
+    bots = {side: make_bot("greedy", seed + i) for i, side in enumerate(g.sides)}
+    asked = []
+    for bot in bots.values():
+        def checked(runner_, state, attackers, target, kept=bot._attack_odds):
+            got = kept(runner_, state, attackers, target)
+            rep = combat_odds(g, runner_.board, state, attackers, target)
+            fresh = (rep.column.index, sum(p for code, p in rep.probabilities.items()
+                                           if (x := g.results[rep.crt.results].get(code)) and
+                                           (x.defender_loss or x.defender_retreat))) if rep.legal else None
+            assert got == fresh, (attackers, target)
+            asked.append(got)
+            return got
+        bot._attack_odds = checked
+    s = r.new_game(seed)
+    for _ in range(upto):
+        if s.result is not None:
+            break
+        s = r.apply(s, bots[r.to_move(s)].choose(r, s))
+    assert asked and bots["axis"]._odds[1], "no attack weighed, none kept"

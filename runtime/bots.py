@@ -673,11 +673,13 @@ class GreedyBot:
         rng = c.steps[min(state.units[uid].step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
         units = [u.hex for u in state.on_map(side) if u.id != uid and not self._is_hq(runner, u.id)]
         known: dict = {}
+        twice = 2 * rng  # (hex_distance written out, doubled: an A Victory Denied game asks 3 million)
 
         def at(h) -> int:
             n = known.get(h)
             if n is None:
-                n = known[h] = sum(1 for x in units if x.distance(h) <= rng)
+                q0, r0 = h
+                n = known[h] = sum(1 for q, r in units if abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0) <= twice)
             return n
         return at
 

@@ -821,7 +821,8 @@ def add_commands(sub) -> None:
                    help="one bot per side, in side order: random, greedy or search (search:ITERATIONS sets its "
                         "budget per decision, 100 by default; greedy:hold=1 holds every place of its own the enemy "
                         "could reach, greedy:attack=0.3 attacks where it succeeds 3 times in 10 or more (default "
-                        "0.5)); one name plays every side (default: random,random)")
+                        "0.5), search:4:moves=1 searches movement as well); one name plays every side (default: "
+                        "random,random)")
     p.add_argument("--think", type=float, default=None, metavar="SECONDS",
                    help="the search bot's budget per decision in seconds instead of iterations (not reproducible)")
     p.add_argument("--seed", type=int, default=0, help="the seed: the same seed gives the same game (default: 0)")

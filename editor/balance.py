@@ -128,7 +128,8 @@ class BalanceDialog(QDialog):
             cb.setEditable(True)  # a budget or option is typed after the name, as play and balance read it (search:50)
             cb.setToolTip("The bot: " + ", ".join(BOTS) + "; search:N searches N iterations a decision; "
                           "greedy:hold=1 holds every place of its own the enemy could reach; "
-                          "greedy:attack=0.3 attacks where it succeeds 3 times in 10 or more (default 0.5)")
+                          "greedy:attack=0.3 attacks where it succeeds 3 times in 10 or more (default 0.5); "
+                          "search:4:moves=1 searches movement as well")
             cb.setCurrentText("greedy" if "greedy" in BOTS else next(iter(BOTS)))
             self.agents[sid] = cb
             form.addRow(f"{sd.title or sid} bot", cb)

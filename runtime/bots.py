@@ -1421,14 +1421,18 @@ OPTIONS = {"hold": (0.0, 1.0, "how near an enemy unit must come, as a share of t
                               "before it holds a place it has held since the start (1: as soon as the enemy "
                               f"could reach it; default {GreedyBot.HOLD})"),
            "attack": (0.0, 1.0, "the least chance that the defender loses or retreats (of a win, in a dice-pool "
-                                f"game) for which it attacks (default {GreedyBot.ATTACK})")}
+                                f"game) for which it attacks (default {GreedyBot.ATTACK})"),
+           "moves": (0, 1, "1: the search weighs movement and set-up decisions as well, where attacks are declared "
+                           "after movement (Smolensk); 0: it never does, where moving in attacks (Barbarossa) "
+                           "either; by default only there")}
+SWITCHES = {"moves"}  # options that are 0 or 1
 
 
 def make_bot(name: str, seed: int, think: float | None = None):
     """A bot by its agent name: ``KIND[:OPTION]...``, where KIND is
     ``random``, ``greedy`` or ``search`` and an option is the search's
     iterations per decision (``search:200``) or ``KEY=VALUE`` (``OPTIONS``:
-    ``greedy:hold=1``, ``search:50:hold=0.5``); ``think``: seconds per
+    ``greedy:hold=1``, ``search:50:hold=0.5``, ``search:4:moves=1``); ``think``: seconds per
     decision (search only).  A name that asks for what the bot does not
     take is a ValueError that says why."""
     kind, *opts = name.split(":")
@@ -1453,6 +1457,11 @@ def make_bot(name: str, seed: int, think: float | None = None):
             number = float(val)
         except ValueError:
             number = math.nan
+        if key in SWITCHES:
+            if number not in (0.0, 1.0):
+                raise ValueError(f"{name}: {key} takes 0 or 1: {what}")
+            kwargs[key] = bool(number)
+            continue
         if not lo <= number <= hi:
             raise ValueError(f"{name}: {key} takes a number from {lo:g} to {hi:g}: {what}")
         kwargs[key] = number

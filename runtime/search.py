@@ -294,7 +294,8 @@ class SearchBot:
 
     name = "search"
     budgeted = True  # takes search:ITERATIONS and --think SECONDS
-    options = ("hold", "attack")  # the greedy bot's, for its answer and its playouts (``make_bot``: search:50:hold=1)
+    # the greedy bot's, for its answer and its playouts (``make_bot``: search:50:hold=1); and ``moves``
+    options = ("hold", "attack", "moves")
 
     def __init__(self, seed: int = 0, budget: str = "", think: float | None = None, *,
                  width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 0.1, samples: int = 4,

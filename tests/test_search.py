@@ -65,16 +65,22 @@ def searched(monkeypatch):
 
 def test_movement_decisions_are_greedys_where_attacks_are_declared(searched, barbarossa):
     """Where attacks are declared (the decoy game), a movement decision is the
-    greedy bot's answer without a search; ``moves=True`` searches it.  Where
-    an attack is a move into an enemy hex (Barbarossa), moves are searched."""
+    greedy bot's answer without a search; ``moves=True`` (``search:N:moves=1``)
+    searches it.  Where an attack is a move into an enemy hex (Barbarossa),
+    moves are searched, unless ``moves=0``."""
     decoy = Runner(compile_game(DECOY))
     s = _first_movement_decision(decoy, 1)
     assert SearchBot(1, "8").choose(decoy, s) == GreedyBot(1).choose(decoy, s)
     assert searched == []
     SearchBot(1, "8", moves=True).choose(decoy, s)
     assert searched == [True]
-    SearchBot(1, "4").choose(barbarossa, _first_movement_decision(barbarossa, 1))
-    assert searched[1:] and set(searched[1:]) == {None}
+    make_bot("search:8:moves=1", 1).choose(decoy, s)  # (the agent name's switch)
+    assert searched == [True, True]
+    b = _first_movement_decision(barbarossa, 1)
+    assert make_bot("search:4:moves=0", 1).choose(barbarossa, b) == GreedyBot(1).choose(barbarossa, b)
+    assert searched == [True, True]
+    SearchBot(1, "4").choose(barbarossa, b)
+    assert searched[2:] and set(searched[2:]) == {None}
 
 
 def test_set_up_placements_are_greedys_where_attacks_are_declared(searched, barbarossa):
@@ -177,10 +183,14 @@ def test_agent_names_set_the_greedy_bots_hold_reach():
     assert make_bot("greedy", 1).attack == GreedyBot.ATTACK
     bot = make_bot("search:30:attack=0.34", 1)
     assert (bot.greedy.attack, bot.rollout_bot.attack, bot.greedy.hold) == (0.34, 0.34, GreedyBot.HOLD)
+    assert (make_bot("search:4:moves=1", 1).moves, make_bot("search:4:moves=0", 1).moves,
+            make_bot("search:4", 1).moves) == (True, False, None)
     for name, says in (("greedy:hold=2", "hold takes a number from 0 to 1"),
                        ("greedy:hold=lots", "hold takes a number from 0 to 1"),
                        ("greedy:reach=3", "the greedy bot has no option 'reach' (options: hold, attack)"),
                        ("greedy:attack=-1", "attack takes a number from 0 to 1"),
+                       ("search:4:moves=0.5", "moves takes 0 or 1"),
+                       ("greedy:moves=1", "the greedy bot has no option 'moves'"),
                        ("random:hold=1", "the random bot has no option 'hold'"),
                        ("search:5:6", "one budget only")):
         with pytest.raises(ValueError, match=re.escape(says)):

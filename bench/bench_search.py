@@ -11,6 +11,7 @@ than greedy in the same seat against the same greedy opponent: the bots'
 strength where the scenario favours one side.
 
     python bench/bench_search.py --games 10 --budget 50 --smolensk-budget 10 [--jobs 2] [--json]
+    python bench/bench_search.py --only smolensk --smolensk-agent search:4:moves=1 --games 10 --jobs 2
 
 ``python bench/run.py --search-games N`` prints the same figures.  Game k
 uses seed k, whatever --jobs runs it.  Times (seconds a game, ms a decision)
@@ -158,18 +159,24 @@ def search_both_sides(folder: str, scenario: str | None, spec: str, games: int, 
 SMOLENSK_EVEN = {"variants": ("vp-bidding",), "params": (("bid", 5),)}
 
 
-def bench_search(games: int, budget: int, smolensk_budget: int, jobs: int = 1) -> dict:
+def bench_search(games: int, budget: int, smolensk_budget: int, jobs: int = 1, smolensk_agent: str = "") -> dict:
+    """``smolensk_agent``: the search bot played in Smolensk, as an agent name
+    (``search:4:moves=1``); by default ``search:SMOLENSK_BUDGET``."""
     figures = {"search_budget": f"search:{budget}", "search_games_per_side": games}
     figures["barbarossa_search_vs_greedy"] = versus_greedy("barbarossa-postcard", None, f"search:{budget}",
                                                            games, jobs)
-    figures["smolensk_short_budget"] = f"search:{smolensk_budget}"
-    figures["smolensk_short_search_vs_greedy"] = versus_greedy("smolensk", "short", f"search:{smolensk_budget}",
-                                                               games, jobs)
-    figures["smolensk_short_even_search_vs_greedy"] = versus_greedy("smolensk", "short", f"search:{smolensk_budget}",
-                                                                     games, jobs, **SMOLENSK_EVEN)
-    figures["smolensk_short_search_vs_search"] = search_both_sides("smolensk", "short",
-                                                                   f"search:{smolensk_budget}", games, jobs)
+    figures.update(bench_smolensk(games, smolensk_agent or f"search:{smolensk_budget}", jobs))
     return figures
+
+
+def bench_smolensk(games: int, spec: str, jobs: int = 1) -> dict:
+    """The Smolensk figures: ``spec`` against greedy in the short game and the
+    short game made even (``SMOLENSK_EVEN``), and on both sides."""
+    return {"smolensk_short_budget": spec,
+            "smolensk_short_search_vs_greedy": versus_greedy("smolensk", "short", spec, games, jobs),
+            "smolensk_short_even_search_vs_greedy": versus_greedy("smolensk", "short", spec, games, jobs,
+                                                                   **SMOLENSK_EVEN),
+            "smolensk_short_search_vs_search": search_both_sides("smolensk", "short", spec, games, jobs)}
 
 
 def main() -> int:
@@ -177,6 +184,9 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=10, help="games per side and pairing")
     ap.add_argument("--budget", type=int, default=50, help="search iterations per decision (Barbarossa)")
     ap.add_argument("--smolensk-budget", type=int, default=10, help="search iterations per decision (Smolensk)")
+    ap.add_argument("--smolensk-agent", default="",
+                    help="the search bot in Smolensk as an agent name, e.g. search:4:moves=1 (movement searched "
+                         "too: slow); default search:SMOLENSK_BUDGET")
     ap.add_argument("--only", choices=("barbarossa", "smolensk"), default=None)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--json", action="store_true")
@@ -185,14 +195,9 @@ def main() -> int:
         figures = {"barbarossa_search_vs_greedy": versus_greedy("barbarossa-postcard", None, f"search:{args.budget}",
                                                                 args.games, args.jobs)}
     elif args.only == "smolensk":
-        spec = f"search:{args.smolensk_budget}"
-        figures = {"smolensk_short_search_vs_greedy": versus_greedy("smolensk", "short", spec, args.games, args.jobs),
-                   "smolensk_short_even_search_vs_greedy": versus_greedy("smolensk", "short", spec, args.games,
-                                                                          args.jobs, **SMOLENSK_EVEN),
-                   "smolensk_short_search_vs_search": search_both_sides("smolensk", "short", spec, args.games,
-                                                                        args.jobs)}
+        figures = bench_smolensk(args.games, args.smolensk_agent or f"search:{args.smolensk_budget}", args.jobs)
     else:
-        figures = bench_search(args.games, args.budget, args.smolensk_budget, args.jobs)
+        figures = bench_search(args.games, args.budget, args.smolensk_budget, args.jobs, args.smolensk_agent)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

@@ -126,9 +126,10 @@ class BalanceDialog(QDialog):
             cb = QComboBox()
             cb.addItems(list(BOTS))
             cb.setEditable(True)  # a budget or option is typed after the name, as play and balance read it (search:50)
-            cb.setToolTip("The bot: " + ", ".join(BOTS) + "; search:N searches N iterations a decision; "
-                          "greedy:hold=1 holds every place of its own the enemy could reach; "
-                          "greedy:attack=0.3 attacks where it succeeds 3 times in 10 or more (default 0.5); "
+            cb.setToolTip("The bot: " + ", ".join(BOTS) + ", with options after it:\n"  # (one per line)
+                          "search:N searches N iterations a decision\n"
+                          "greedy:hold=1 holds every place of its own the enemy could reach\n"
+                          "greedy:attack=0.3 attacks where it succeeds 3 times in 10 or more (default 0.5)\n"
                           "search:4:moves=1 searches movement as well")
             cb.setCurrentText("greedy" if "greedy" in BOTS else next(iter(BOTS)))
             self.agents[sid] = cb

@@ -35,8 +35,9 @@ from collections import Counter
 from typing import Callable
 
 from .actions import Advance, Attack, Displace, Done, Fire, Hold, IllegalActionError, LoseStep, Move, Moves, Use
-from .combat.odds import combat_odds
+from .combat.odds import combat_odds, modified_by
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, UnitPlacements, Withdraw
+from .hexes import count_within, farthest
 from .observe import determinise, hides_anything, observe
 from .objectives import Objectives, entry_places, victory_objectives
 from .retreat import retreat_paths
@@ -673,13 +674,11 @@ class GreedyBot:
         rng = c.steps[min(state.units[uid].step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
         units = [u.hex for u in state.on_map(side) if u.id != uid and not self._is_hq(runner, u.id)]
         known: dict = {}
-        twice = 2 * rng  # (hex_distance written out, doubled: an A Victory Denied game asks 3 million)
 
         def at(h) -> int:
             n = known.get(h)
             if n is None:
-                q0, r0 = h
-                n = known[h] = sum(1 for q, r in units if abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0) <= twice)
+                n = known[h] = count_within(h, units, rng)  # (an A Victory Denied game asks 3 million distances)
             return n
         return at
 
@@ -890,14 +889,7 @@ class GreedyBot:
     def _farthest(state: GameState, acts, by_unit: dict) -> int:
         """The farthest any move on the map goes, in hexes."""
         if isinstance(acts, Moves):  # (its boxes, if any, are in its tail, not its groups)
-            far = 0
-            for u, _, hexes in acts.groups:  # (hex_distance written out: a Smolensk game asks 400,000 of them)
-                q0, r0 = state.units[u].hex
-                for q, r in hexes:
-                    d = abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0)
-                    if d > far:
-                        far = d
-            return far // 2
+            return max((farthest(state.units[u].hex, hexes) for u, _, hexes in acts.groups), default=0)
         return max(state.units[m.unit].hex.distance(m.hex) for ms in by_unit.values() for m in ms)
 
     def _detach(self, runner: Runner, state: GameState, acts: list, side: str, lines, targets):
@@ -1050,9 +1042,7 @@ class GreedyBot:
         no combat modifiers: two thirds of a Smolensk game's attacks weighed were weighed before."""
         g = runner.game
         if self._odds[0] is not runner:
-            crt = g.combat.crt or next(iter(g.crts), "")
-            plain = not any(k in g.modifiers for k in (crt, f"{crt}.shift", "strength.attacker", "strength.defender"))
-            self._odds = (runner, {} if plain else None)
+            self._odds = (runner, None if modified_by(g, g.combat.crt or next(iter(g.crts), "")) else {})
         kept = self._odds[1]
         key = None
         if kept is not None:
@@ -1061,8 +1051,8 @@ class GreedyBot:
                    tuple((a, u.hex, u.step, u.markers, attached.get(a), a in attacked,
                           not activated or a in activated) for a in attackers if (u := units.get(a)) is not None),
                    len(attackers),
-                   tuple((d, u.step, u.markers, attached.get(d), f"retreated:{d}" in attacked)
-                         for d in state.occupants.get(target, ()) if (u := units[d]) is not None))
+                   tuple((d, (u := units[d]).step, u.markers, attached.get(d), f"retreated:{d}" in attacked)
+                         for d in state.occupants.get(target, ())))
             if key in kept:
                 return kept[key]
         rep = combat_odds(g, runner.board, state, attackers, target, env=runner.env)

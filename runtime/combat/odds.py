@@ -543,6 +543,13 @@ def not_attacked(game: GameDefinition, tid: str, defenders: list) -> str:
     return f"{tid} holds only {names}, which cannot be attacked"
 
 
+def modified_by(game: GameDefinition, crt_id: str) -> bool:
+    """Whether the game's modifiers touch an attack on CRT ``crt_id``: its die
+    roll, its column or the units' strengths (what ``combat_odds`` then reads
+    through the game's expressions, which may read anything in the state)."""
+    return any(k in game.modifiers for k in (crt_id, f"{crt_id}.shift", "strength.attacker", "strength.defender"))
+
+
 def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
                 extra_shift: int = 0, crt: str | None = None,
                 env: Callable[[GameState], Env] | None = None,
@@ -608,8 +615,7 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
         v, why = attack_strength(game, board, state, u.id, target)
         att_parts.append((u.id, v, why))
     def_parts = [(u.id, *defence_strength(game, board, state, u.id)) for u in defenders]
-    modified = target in board and bool(att_units) and any(
-        k in game.modifiers for k in (table.id, f"{table.id}.shift", "strength.attacker", "strength.defender"))
+    modified = target in board and bool(att_units) and modified_by(game, table.id)
     names = combat_names(game, board, state, [u.id for u in att_units if u.hex is not None], target,
                          env(state) if env else plain_env(game, state)) if modified else ({}, {})
     if modified:

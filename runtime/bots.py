@@ -223,15 +223,18 @@ class GreedyBot:
         the side took), and within ``hold`` of it (at least 1 hex) for one
         that has not since the game began: a defender that sent its units
         to every place of its own the enemy could reach held none of them
-        in strength (``HOLD``)."""
+        in strength (``HOLD``).  A place that matters only as the edge of a
+        box that may not be entered now (A Victory Denied's Minsk Pocket,
+        once cleared) is no goal of either side."""
         enemy = self._enemy_hexes(state, side)
         aims = self._objectives(runner)
-        out = [t for t in aims.places.get(side, ()) if state.control.get(t) != side]
+        closed = self._closed(runner, state)
+        out = [t for t in aims.places.get(side, ()) if state.control.get(t) != side and t not in closed]
         near = max(1, int(reach * self.hold))
         taken = state.control_since
         held = None  # the enemy's hexes as a set, for places within a short distance (``near``)
         for t in aims.enemy(side):
-            if state.control.get(t) in (side, None) and t not in out:
+            if state.control.get(t) in (side, None) and t not in out and t not in closed:
                 limit = reach if t in taken else near
                 if 3 * limit * (limit + 1) + 1 < len(enemy):  # fewer hexes within the limit than enemy hexes
                     held = set(enemy) if held is None else held
@@ -240,9 +243,15 @@ class GreedyBot:
                 elif any(t.distance(e) <= limit for e in enemy):
                     out.append(t)
         for t in aims.enemy_sudden(side):
-            if t not in out and enemy and not any(state.units[x].side == side for x in state.occupants.get(t, ())):
+            if t not in out and t not in closed and enemy and \
+                    not any(state.units[x].side == side for x in state.occupants.get(t, ())):
                 out.append(t)
-        return out or self.objectives(runner, side)
+        return out or [t for t in self.objectives(runner, side) if t not in closed] or self.objectives(runner, side)
+
+    def _closed(self, runner: Runner, state: GameState) -> frozenset:
+        """The places that are objectives only as the edge of a box that may
+        not be entered now (runtime.objectives: ``Objectives.closed``)."""
+        return self._objectives(runner).closed(lambda pool: runner.engine.exit_open(state, pool))
 
     @staticmethod
     def _enemy_hexes(state: GameState, side: str) -> list:
@@ -1161,7 +1170,10 @@ class GreedyBot:
         out = set()
         aims = self._objectives(runner)
         sudden = set(aims.enemy_sudden(side))
+        closed = self._closed(runner, state)
         for t in aims.enemy(side):
+            if t in closed:
+                continue
             ids = state.occupants.get(t, ())
             if len(ids) == 1 and state.units[ids[0]].side == side and \
                     (t in sudden or any(t.distance(e) <= reach + 1 for e in enemy)):

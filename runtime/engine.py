@@ -361,7 +361,7 @@ class Engine:
                 if normal:
                     groups.append((uid, "", ordered_destinations(r)))
                 for pool in self.game.movement.exits and self._exits(uid, r):
-                    if self._exit_open(state, pool):
+                    if self.exit_open(state, pool):
                         exits.append(Move(uid, pool))
             for m in modes if uid == last else later:
                 if self.mode_bars(state, uid, m.id):
@@ -402,13 +402,13 @@ class Engine:
                 out[pool] = min(edge, key=lambda h: (r.cost[h], self.board.hex_id(h)))
         return out
 
-    def _exit_open(self, s: GameState, pool: str) -> bool:
+    def exit_open(self, s: GameState, pool: str) -> bool:
         """Whether the box may be entered now (``exit ... when CONDITION``)."""
         return all(self._true(s, cond) for p, cond in self.game.movement.exit_when if p == pool)
 
     def _exit(self, s: GameState, a: Move) -> None:
         """A move off the map into a box (``_exits``)."""
-        if not self._exit_open(s, a.to):
+        if not self.exit_open(s, a.to):
             raise IllegalActionError(f"{a.unit} cannot move into {a.to}: it is closed now")
         r = move_range(self.game, self.board, s, a.unit)
         edge = self._exits(a.unit, r).get(a.to)

@@ -30,7 +30,11 @@ its ``win`` rules name that are tried before the game's end (A Victory
 Denied's Moscow, Barbarossa's Warsaw), and the map hexes from which a move
 off the map enters a box whose entering ends the game for it (``exit_wins``:
 A Victory Denied's Minsk Pocket edge): the other side guards them whatever
-the distance, since one enemy move there ends the game.
+the distance, since one enemy move there ends the game.  Such an edge
+hex matters only while its box may be entered (``exit ... when
+CONDITION``: A Victory Denied's pocket, until it is cleared on turn 4):
+``exits`` names the boxes of the places that are objectives only as such
+edges, and ``closed`` those of them a state has shut.
 
 ``costly`` are the units whose loss costs their side VP: an award of
 another side whose amount counts ``eliminated(SIDE, CLASS-OR-FLAG)`` (A
@@ -43,6 +47,7 @@ keeps such units out of harm's way.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from . import expr as E
 from .hexes import Hex
@@ -62,6 +67,8 @@ class Objectives:
     # side -> place -> how many places share the award its worth comes from (Smolensk 15.5(3)4: one
     # award of 30 VP for any of 14 east-edge sources); 1 where the place is not listed
     shared: dict[str, dict[Hex, int]] = None
+    # place -> the boxes it is the edge of, for the places that are objectives only as such edges
+    exits: dict[Hex, tuple[str, ...]] = None
 
     def worth_now(self, side: str, h: Hex, turn: int) -> float:
         """What holding ``h`` is worth to ``side`` from ``turn`` on: ``worth``
@@ -89,6 +96,19 @@ class Objectives:
     def enemy_sudden(self, side: str) -> tuple[Hex, ...]:
         """The places whose taking by another side ends the game at once."""
         return tuple(sorted({h for s, hexes in (self.sudden or {}).items() if s != side for h in hexes}))
+
+    def closed(self, is_open: Callable[[str], bool]) -> frozenset[Hex]:
+        """The places that are objectives only as the edge of boxes none of
+        which may be entered now (``is_open``: whether a box may be, in the
+        state at hand: ``Engine.exit_open``); empty in most games."""
+        if not self.exits:
+            return frozenset()
+        shut: dict[str, bool] = {}
+        for pools in self.exits.values():
+            for p in pools:
+                if p not in shut:
+                    shut[p] = not is_open(p)
+        return frozenset(h for h, pools in self.exits.items() if all(shut[p] for p in pools))
 
 
 def places_named(runner, e) -> list[Hex]:
@@ -146,13 +166,17 @@ def victory_objectives(runner) -> Objectives:
     for side, hexes in entry_places(runner).items():
         for h in hexes:
             worth[side].setdefault(h, 1.0)
-    for side, hexes in exit_wins(runner).items():
-        for h in hexes:
+    exits: dict[Hex, set[str]] = {}
+    for side, edges in exit_wins(runner).items():
+        for h, pools in edges.items():
+            if h not in worth[side]:  # (an objective only as the box's edge)
+                exits.setdefault(h, set()).update(pools)
             worth[side].setdefault(h, 1.0)
             sudden[side].add(h)
     return Objectives({s: tuple(sorted(v)) for s, v in worth.items()}, worth,
                       {s: tuple(sorted(v)) for s, v in sudden.items()}, costly_units(runner),
-                      {s: {h: tuple(v) for h, v in places.items()} for s, places in bonuses.items()}, shared)
+                      {s: {h: tuple(v) for h, v in places.items()} for s, places in bonuses.items()}, shared,
+                      {h: tuple(sorted(v)) for h, v in exits.items()})
 
 
 def last_turn(condition) -> int | None:
@@ -214,15 +238,15 @@ def costly_units(runner) -> dict[str, dict[str, float]]:
 
 
 
-def exit_wins(runner) -> dict[str, set[Hex]]:
+def exit_wins(runner) -> dict[str, dict[Hex, set[str]]]:
     """Side -> the map hexes from which a unit moves off the map into a box
     whose entering ends the game in the side's favour: the areas of the
     movement's ``exit AREA to POOL`` whose POOL an ``enter``/``enter-each``
     trigger's condition names (``hex == POOL``) and whose effects include
     ``end-game SIDE`` (A Victory Denied 移动 1 d: a Soviet unit entering the
-    Minsk Pocket from 2701, 2801 or 2901 wins)."""
+    Minsk Pocket from 2701, 2801 or 2901 wins), each with those boxes."""
     g = runner.game
-    out: dict[str, set[Hex]] = {s: set() for s in g.sides}
+    out: dict[str, dict[Hex, set[str]]] = {s: {} for s in g.sides}
     exits = getattr(g.movement, "exits", ())
     if not exits:
         return out
@@ -239,7 +263,8 @@ def exit_wins(runner) -> dict[str, set[Hex]]:
         for area, pool, _ in exits:
             if pool in named:
                 for side in winners & set(out):
-                    out[side].update(g.map.areas.get(area, ()))
+                    for h in g.map.areas.get(area, ()):
+                        out[side].setdefault(h, set()).add(pool)
     return out
 
 

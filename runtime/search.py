@@ -183,6 +183,8 @@ def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
         count[u.side] += 1
         if s.result is None and u.hex in lines[u.side]:
             supplied[u.side] += 1
+    # (a place that matters only as the edge of a box that may not be entered now is no objective)
+    closed = values.aims.closed(lambda pool: runner.engine.exit_open(s, pool)) if s.result is None else frozenset()
     out = {}
     for side in sides:
         others = [x for x in sides if x != side]
@@ -206,16 +208,16 @@ def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
         if others:
             in_supply -= max(supplied[x] / count[x] if count[x] else 0.0 for x in others)
         out[side] = (0.3 * won + 0.3 * math.tanh(lead / values.vp_scale) + 0.25 * share
-                     + 0.05 * in_supply + 0.10 * _closeness(values, s, side))
+                     + 0.05 * in_supply + 0.10 * _closeness(values, s, side, closed))
     return out
 
 
-def _closeness(values: Values, s: GameState, side: str) -> float:
+def _closeness(values: Values, s: GameState, side: str, closed: frozenset = frozenset()) -> float:
     """0..1: how near the side's units stand to the objectives it does not
     hold, each weighed by its share of what holding it is still worth to
     the side (runtime.objectives: share_now): Smolensk's 14 east-edge sources
     are one award of 30 VP between them, not 14 objectives to Smolensk's one."""
-    wanted = [h for h in values.objectives.get(side, ()) if s.control.get(h) != side]
+    wanted = [h for h in values.objectives.get(side, ()) if s.control.get(h) != side and h not in closed]
     if not wanted:
         return 1.0
     mine = {u.hex for u in s.units.values() if u.side == side and u.hex is not None}

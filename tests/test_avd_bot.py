@@ -110,6 +110,30 @@ def test_the_minsk_pocket_edge_is_a_place_the_soviets_win_by_reaching(runner):
     assert [runner.board.hex_id(h) for h in aims.enemy_sudden("german")] == ["2701", "2801", "2901"]
 
 
+def test_the_minsk_pocket_edge_is_no_goal_once_the_pocket_is_cleared(runner, game):
+    # 移动 1 d: the box may be entered only while the pocket exists (exit ... when minsk-cleared == 0); once
+    # turn 4's Reinforcements chit clears it, its map edge is worth nothing to either side
+    bot = GreedyBot(1)
+    s = empty_board(runner, game)
+    P = game.map.grid.parse_id
+    edge = {P("2701"), P("2801"), P("2901")}
+    s.place("4Pz", P("2801"))                                    # the last German unit on the edge
+    s.place("28RD", P("2810"))                                   # a Soviet unit far to the east
+    s.place("31ID", P("2806"))
+    aims = victory_objectives(runner)
+    assert aims.closed(lambda pool: runner.engine.exit_open(s, pool)) == frozenset()
+    assert edge - {P("2801")} <= set(bot.goals(runner, s, "german", 2))   # guarded whatever the distance
+    assert "4Pz" in bot._guards(runner, s, "german", 2)                  # and the unit on it stays
+    assert edge <= set(bot.goals(runner, s, "soviet", 2))                # the Soviets make for it
+    s.variables["minsk-cleared"] = 1
+    assert aims.closed(lambda pool: runner.engine.exit_open(s, pool)) == frozenset(edge)
+    assert not edge & set(bot.goals(runner, s, "german", 2))
+    assert "4Pz" not in bot._guards(runner, s, "german", 2)
+    assert not edge & set(bot.goals(runner, s, "soviet", 2))
+    stars = set(aims.places["soviet"]) - edge                            # the star hexes stay the Soviets' aims
+    assert stars and stars <= set(bot.goals(runner, s, "soviet", 2)) | {h for h in stars if s.control.get(h) == "soviet"}
+
+
 def test_a_lone_unit_on_a_star_hex_near_the_enemy_is_joined_by_a_unit_whose_loss_costs_no_vp(runner, game):
     # 移动 1 g: a Soviet unit entering an emptied star hex draws a victory chit
     from runtime.actions import Move

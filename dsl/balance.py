@@ -214,8 +214,8 @@ def play_game(spec: BatchSpec, sweep: str, k: int) -> dict:
     seen = [state.turn]
 
     def on_action(st, side, action):
-        if st.turn != seen[0]:
-            by_turn.append((seen[0], dict(st.vp)))
+        if st.turn != seen[0]:  # the standing as the turn ends: the VP each side would have if the game ended
+            by_turn.append((seen[0], runner.standing(st)[0]))  # (most awards are counted at the end only)
             seen[0] = st.turn
 
     state, n = play(runner, state, agents, on_action=on_action)
@@ -585,8 +585,9 @@ def _count(items: Iterable[str]) -> dict[str, int]:
 
 
 def vp_by_turn(spec: BatchSpec, rows: list[dict]) -> dict[str, dict[str, dict[int, float]]]:
-    """Mean VP at the end of each turn, per sweep value and side, over the
-    games that played that turn."""
+    """Mean VP standing at the end of each turn (what each side would score
+    if the game ended then; its final VP on its last turn), per sweep value
+    and side, over the games that played that turn."""
     out: dict[str, dict[str, dict[int, float]]] = {}
     for s in spec.sides:
         sums: dict[tuple[str, int], list[int]] = {}

@@ -3,7 +3,8 @@
     winrate.png     win rate of each side with its Wilson 95% interval,
                     per sweep value (a designer reads off the fair bid)
     vp.png          the distribution of each side's final VP
-    vp_by_turn.png  mean VP at the end of each turn
+    vp_by_turn.png  mean VP standing at the end of each turn: what each
+                    side would score if the game ended then
     awards.png      each side's mean VP a game from each award of the
                     victory rules, with the share of games it paid in (a
                     bonus no game earns stands out as an empty row)
@@ -182,5 +183,5 @@ def _vp_by_turn(ax, spec: BatchSpec, summary: dict, rows: list[dict]) -> None:
                     color=COLOURS[i % len(COLOURS)], label=label)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("turn")
-    ax.set_ylabel("mean VP at the end of the turn\n(games still going)")
-    ax.legend(fontsize=8, loc="upper left", ncol=2 if len(values) > 3 else 1)
+    ax.set_ylabel("mean VP if the game ended\nafter the turn (games still going)")
+    ax.legend(fontsize=8, loc="best", ncol=2 if len(values) > 3 else 1, framealpha=0.9)

@@ -370,11 +370,10 @@ class GreedyBot:
 
     def _expected_lead(self, runner, state, side, action, depth: int) -> float:
         """The side's VP lead at the game's end as things stand (the ``at
-        end`` awards: runtime.search.projected) once ``action`` and the rest
+        end`` awards: ``Runner.standing``) once ``action`` and the rest
         of what the effects ask of the side are answered (by ``_effect`` at
         ``depth``), on average over ``LOOKS`` samples of the dice of the last
         answer (where an effect list ends with its roll: AVD 5 h)."""
-        from .search import projected
         before, last = state, action
         after = runner.apply(state, action)
         for _ in range(64):
@@ -390,7 +389,7 @@ class GreedyBot:
             s = before.copy()
             s.rng_state = random.Random(k).getstate()
             end = runner.apply(s, last)
-            vp = end.result["vp"] if end.result is not None else projected(runner, end)[0]
+            vp = end.result["vp"] if end.result is not None else runner.standing(end)[0]
             total += vp.get(side, 0) - max((v for o, v in vp.items() if o != side), default=0)
         return total / self.LOOKS
 

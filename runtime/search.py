@@ -144,25 +144,6 @@ def game_values(runner: Runner) -> Values:
     return Values(sides, dict(objectives), scale, max(1, max(qs) - min(qs) + max(rs) - min(rs)), distance, aims)
 
 
-def projected(runner: Runner, s: GameState) -> tuple[dict[str, int], str | None]:
-    """The VP each side would have if the game ended now (the ``at end``
-    awards added), and the winner the ``win ... at end`` rules would name."""
-    names, fns = runner.env(s)
-    vp = dict(s.vp)
-    for r in runner.victory:
-        if r.kind == "award" and r.at in ("end", ""):
-            if r.condition is None or E.evaluate(r.condition, names, fns) is True:
-                amount = E.evaluate(r.amount, names, fns)
-                if amount:
-                    vp[r.side] = vp.get(r.side, 0) + int(amount)
-    fns = dict(fns, vp=lambda side: vp.get(side, 0))
-    for r in runner.victory:
-        if r.kind == "win" and r.at in ("end", "") and \
-                (r.condition is None or E.evaluate(r.condition, names, fns) is True):
-            return vp, r.side
-    return vp, None
-
-
 def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
     """Each side's prospects in ``s``, in [-1, 1]."""
     g = runner.game
@@ -170,7 +151,7 @@ def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
     if s.result is not None:
         vp, winner = s.result.get("vp", {}), s.result.get("winner")
     else:
-        vp, winner = projected(runner, s)
+        vp, winner = runner.standing(s)
     material = {side: 0.0 for side in sides}
     supplied = {side: 0 for side in sides}
     count = {side: 0 for side in sides}

@@ -268,6 +268,25 @@ class VictoryRules:
         title = rule.title or f"{rule.side} wins"
         return title + (f"; {', '.join(parts)}" if parts else "")
 
+    def standing(self, s: GameState) -> tuple[dict[str, int], str | None]:
+        """The VP each side would have if the game ended in ``s`` (the ``at
+        end`` awards added to those given so far; ``s`` is left as it is), and
+        the winner the ``win ... at end`` rules would name (None if none)."""
+        names, fns = self.env(s)
+        vp = dict(s.vp)
+        for r in self.victory:
+            if r.kind == "award" and r.at in ("end", ""):
+                if r.condition is None or E.evaluate(r.condition, names, fns) is True:
+                    amount = E.evaluate(r.amount, names, fns)
+                    if amount:
+                        vp[r.side] = vp.get(r.side, 0) + int(amount)
+        fns = dict(fns, vp=lambda side: vp.get(side, 0))
+        for r in self.victory:
+            if r.kind == "win" and r.at in ("end", "") and \
+                    (r.condition is None or E.evaluate(r.condition, names, fns) is True):
+                return vp, r.side
+        return vp, None
+
     def checkpoint_end_awards(self, s: GameState) -> None:
         names, fns = self.env(s)
         for r in self.victory:

@@ -70,6 +70,27 @@ def test_a_batch_game_is_the_game_hexforge_play_plays_with_its_seed(tmp_path, ca
     assert row["vp_by_turn_axis"].split()[-1] == f"{row['turns']}:{row['vp_axis']}"
 
 
+def test_the_vp_by_turn_are_the_standing_as_each_turn_ends(tmp_path, capsys):
+    """Barbarossa gives its city VP at the end only: a game's VP by turn are
+    what each side would score if the game ended after that turn (the
+    standing), read again here by replaying the game, not the VP given so
+    far (0 until the last turn)."""
+    from dsl.compiler import compile_game
+    from runtime.bots import make_bot, play
+    from runtime.runner import Runner
+    balance_json(capsys, BARBAROSSA, "--games", 1, "--agents", "greedy,greedy", "--out", tmp_path)
+    row = rows_of(tmp_path)[0]
+    runner, seed = Runner(compile_game(BARBAROSSA)), int(row["seed"])
+    agents = {side: make_bot("greedy", seed * 1000 + i + 1) for i, side in enumerate(runner.game.sides)}
+    standing: dict[int, dict] = {}
+    play(runner, runner.new_game(seed), agents,
+         on_action=lambda st, side, a: standing.setdefault(st.turn - 1, runner.standing(st)[0]))
+    recorded = dict(item.split(":") for item in row["vp_by_turn_axis"].split())
+    earlier = [t for t in standing if 1 <= t < int(row["turns"])]
+    assert earlier and all(int(recorded[str(t)]) == standing[t].get("axis", 0) for t in earlier)
+    assert any(standing[t].get("axis", 0) > 0 for t in earlier)       # cities held before the end count
+
+
 def test_a_search_budget_is_read_as_play_reads_it(tmp_path, capsys):
     """--agents search:N plays the search bot with N iterations a decision, the game play gives."""
     summary = balance_json(capsys, BARBAROSSA, "--games", 1, "--agents", "search:2,greedy", "--out", tmp_path)

@@ -12,7 +12,7 @@ from dsl.compiler import compile_game
 from helpers import GAMES, ROOT
 from runtime.bots import GreedyBot, make_bot, play
 from runtime.runner import Runner
-from runtime.search import SearchBot, game_values, projected
+from runtime.search import SearchBot, game_values
 
 DECOY = ROOT / "tests" / "games" / "decoy"
 SHOTS = Path("/tmp/hexforge-play-shots")
@@ -122,9 +122,9 @@ def test_enemy_units_cut_off_count_for_the_side(monkeypatch, barbarossa):
     assert before["soviet"] - after["soviet"] == pytest.approx(0.05 * share)
 
 
-def test_projected_score_reads_the_end_awards(barbarossa):
+def test_the_standing_reads_the_end_awards(barbarossa):
     s = barbarossa.new_game(3)
-    vp, winner = projected(barbarossa, s)
+    vp, winner = barbarossa.standing(s)
     assert winner == "soviet" and vp["axis"] < 6  # no city held yet: the Soviet would win now
 
 

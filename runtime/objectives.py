@@ -167,9 +167,11 @@ def victory_objectives(runner) -> Objectives:
         for h in hexes:
             worth[side].setdefault(h, 1.0)
     exits: dict[Hex, set[str]] = {}
-    for side, edges in exit_wins(runner).items():
-        for h, pools in edges.items():
-            if h not in worth[side]:  # (an objective only as the box's edge)
+    edges = exit_wins(runner)
+    named = {h for places in worth.values() for h in places}  # (objectives of any side for another reason)
+    for side, found in edges.items():
+        for h, pools in found.items():
+            if h not in named:  # an objective only as the box's edge
                 exits.setdefault(h, set()).update(pools)
             worth[side].setdefault(h, 1.0)
             sudden[side].add(h)

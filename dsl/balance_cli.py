@@ -19,7 +19,7 @@ def add_balance_command(sub) -> None:
     b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")
     b.add_argument("--param", action="append", default=[], help="a number the rules ask for: NAME=N (repeatable)")
-    b.add_argument("--sweep", default="", help="play the batch once per value of a number: NAME=V1,V2,... "
+    b.add_argument("--sweep", default=None, help="play the batch once per value of a number: NAME=V1,V2,... "
                    "(one row each, e.g. bid=30,40,50)")
     b.add_argument("--seed", type=int, default=0, help="the batch's seed: game k is seeded from (seed, k)")
     where = b.add_mutually_exclusive_group()
@@ -66,7 +66,7 @@ def cmd_balance(args: argparse.Namespace) -> int:
             return fail(got if isinstance(got, str) else f"--param takes NAME=N, not '{item}'")
         params[got[0]] = got[1][0]
     sweep_key, sweep_values = "", []
-    if args.sweep:
+    if args.sweep is not None:  # (an empty one, say from an unset shell variable, is refused as well)
         got = _number_pair(args.sweep, "--sweep")
         if isinstance(got, str):
             return fail(got)

@@ -219,6 +219,8 @@ def test_user_errors_are_messages(tmp_path, capsys):
     assert "no bot named 'nobody'" in capsys.readouterr().err
     assert main(["balance", str(BARBAROSSA), "--sweep", "bid=1,x", "--out", str(tmp_path / "a")]) == 1
     assert "--sweep takes NAME=N1,N2,..." in capsys.readouterr().err
+    assert main(["balance", str(BARBAROSSA), "--sweep", "", "--out", str(tmp_path / "a")]) == 1  # not no sweep
+    assert "--sweep takes NAME=N1,N2,..., not ''" in capsys.readouterr().err
     # a folder holding another batch is not mixed with this one
     assert main(["balance", str(BARBAROSSA), "--games", "1", "--out", str(tmp_path / "b"), "--json"]) == 0
     capsys.readouterr()

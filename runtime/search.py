@@ -193,10 +193,11 @@ def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
     return out
 
 
-def _closeness(values: Values, s: GameState, side: str, closed: frozenset = frozenset()) -> float:
+def _closeness(values: Values, s: GameState, side: str, closed: frozenset) -> float:
     """0..1: how near the side's units stand to the objectives it does not
-    hold, each weighed by its share of what holding it is still worth to
-    the side (runtime.objectives: share_now): Smolensk's 14 east-edge sources
+    hold (less ``closed``: the edges of boxes shut now), each weighed by its
+    share of what holding it is still worth to the side
+    (runtime.objectives: share_now): Smolensk's 14 east-edge sources
     are one award of 30 VP between them, not 14 objectives to Smolensk's one."""
     wanted = [h for h in values.objectives.get(side, ()) if s.control.get(h) != side and h not in closed]
     if not wanted:

@@ -274,12 +274,8 @@ class VictoryRules:
         the winner the ``win ... at end`` rules would name (None if none)."""
         names, fns = self.env(s)
         vp = dict(s.vp)
-        for r in self.victory:
-            if r.kind == "award" and r.at in ("end", ""):
-                if r.condition is None or E.evaluate(r.condition, names, fns) is True:
-                    amount = E.evaluate(r.amount, names, fns)
-                    if amount:
-                        vp[r.side] = vp.get(r.side, 0) + int(amount)
+        for r, amount in self._end_awards(names, fns):
+            vp[r.side] = vp.get(r.side, 0) + amount
         fns = dict(fns, vp=lambda side: vp.get(side, 0))
         for r in self.victory:
             if r.kind == "win" and r.at in ("end", "") and \
@@ -287,12 +283,18 @@ class VictoryRules:
                 return vp, r.side
         return vp, None
 
-    def checkpoint_end_awards(self, s: GameState) -> None:
-        names, fns = self.env(s)
+    def _end_awards(self, names: dict, fns):
+        """The ``at end`` awards that pay now, each with its VP (not 0), one
+        after another: each is read when the one before has been counted."""
         for r in self.victory:
             if r.kind == "award" and r.at in ("end", ""):
                 if r.condition is None or E.evaluate(r.condition, names, fns) is True:
                     amount = E.evaluate(r.amount, names, fns)
                     if amount:
-                        s.vp[r.side] = s.vp.get(r.side, 0) + int(amount)
-                        s.log.append({"turn": s.turn, "vp": r.side, "amount": int(amount), "for": r.title})
+                        yield r, int(amount)
+
+    def checkpoint_end_awards(self, s: GameState) -> None:
+        names, fns = self.env(s)
+        for r, amount in self._end_awards(names, fns):
+            s.vp[r.side] = s.vp.get(r.side, 0) + amount
+            s.log.append({"turn": s.turn, "vp": r.side, "amount": amount, "for": r.title})

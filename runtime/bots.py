@@ -866,7 +866,7 @@ class GreedyBot:
             if uid in hqs or uid in guards:
                 continue  # HQs follow their units (below); guards stay
             here = state.units[uid].hex
-            kept = self._kept_in_reach(runner, posts, uid, here)
+            kept = self._kept(runner, state, posts, uid, here)
             dist = clear if uid not in fast and clear is not None else near[bool(thin) and not self._costly(runner, uid)]
             d0 = dist(here)
             for m in ms:
@@ -883,7 +883,7 @@ class GreedyBot:
                 elif self._exposed(board, state, h, side, uid):
                     continue  # more enemy than friendly neighbours: a unit there is cut off and lost
                 elif not kept(h):
-                    continue  # out of every HQ's reach: never activated again
+                    continue  # out of every HQ's reach, or of its command chain: never activated again
                 if self._costly(runner, uid) and self._trapped(runner, state, h, side, uid):
                     continue  # no retreat from there: a unit whose loss gives the enemy VP stays out
                 best, best_gain = m, gain
@@ -947,14 +947,77 @@ class GreedyBot:
         nat = runner.game.counters[uid].nationality
         return any(h.distance(at) <= r and n in (None, nat) for at, r, n in posts)
 
-    @staticmethod
-    def _kept_in_reach(runner: Runner, posts: list | None, uid: str, here) -> Callable[[object], bool]:
-        """Where HQs command by range (``posts``): a unit within an HQ's
-        reach stays within one, else no HQ activates it again; the test of
-        the hexes ``uid``, standing in ``here``, may end its move in."""
-        if posts is None or not GreedyBot._covered(runner, posts, uid, here):
-            return lambda h: True
-        return lambda h: GreedyBot._covered(runner, posts, uid, h)
+    def _kept(self, runner: Runner, state: GameState, posts: list | None, uid: str, here) -> Callable[[object], bool]:
+        """The test of the hexes ``uid``, standing in ``here``, may end its
+        move in, so that it can be activated again: where HQs command by
+        range (``posts``), a unit within an HQ's reach stays within one;
+        where a command chain links the units (``_chained``), the unit does
+        not leave the chain it is in, nor break it."""
+        in_reach = None if posts is None or not self._covered(runner, posts, uid, here) else \
+            (lambda h: self._covered(runner, posts, uid, h))
+        chained = self._chained(runner, state, uid, here)
+        if in_reach is None or chained is None:
+            return in_reach or chained or (lambda h: True)
+        return lambda h: in_reach(h) and chained(h)
+
+    def _chained(self, runner: Runner, state: GameState, uid: str, here) -> Callable[[object], bool] | None:
+        """Where a command chain activates the units (AVD 抽取 3 d: a panzer
+        group's motorized units of a corps colour, linked by gaps of at most
+        3 hexes, from a commander; ``command-chain N SELECTORS [per TAGS]``),
+        a chain member that moves out of reach of the others is never
+        activated by its chit again, and one that moves away from two it
+        linked splits its chain: the test of the hexes ``uid`` may end its
+        move in, where it is linked to at least as many of its chain's
+        units as in ``here`` (counting the HQ, for a chain from the HQ).
+        None where no chain links ``uid``."""
+        g = runner.game
+        act = g.activation
+        if not act.chain or not g.matches(uid, act.chain_units):
+            return None
+        c = g.counters[uid]
+        tag = next((t for t in act.chain_groups if t in c.tags), None)
+        if act.chain_groups and tag is None:
+            return None
+        side = state.units[uid].side
+        others = [u.hex for u in state.on_map(side) if u.id != uid and not self._is_hq(runner, u.id)
+                  and g.counters[u.id].formation == c.formation and g.matches(u.id, act.chain_units)
+                  and (tag is None or tag in g.counters[u.id].tags)]
+        anchor = None
+        if tag is None:  # one chain from the formation's HQ
+            hq = next((u for u in state.on_map(side) if self._is_hq(runner, u.id)
+                       and g.counters[u.id].formation == c.formation), None)
+            if hq is None:
+                return None
+            anchor = len(others)
+            others.append(hq.hex)
+        if not others:
+            return None
+        link = act.chain
+        # the others' links without uid: a component label per unit (few units: a plain flood)
+        label = [-1] * len(others)
+        for i in range(len(others)):
+            if label[i] < 0:
+                label[i], todo = i, [i]
+                while todo:
+                    k = todo.pop()
+                    for j in range(len(others)):
+                        if label[j] < 0 and others[k].distance(others[j]) <= link:
+                            label[j] = i
+                            todo.append(j)
+        size: dict[int, int] = {}
+        for i, lab in enumerate(label):
+            size[lab] = size.get(lab, 0) + (i != anchor)
+
+        def linked(h) -> int:
+            """How many units a chain through uid in h links (0 off the HQ's chain, for a chain from the HQ)."""
+            touched = {label[i] for i, x in enumerate(others) if h.distance(x) <= link}
+            if anchor is not None and label[anchor] not in touched:
+                return 0
+            return 1 + sum(size[lab] for lab in touched)
+        now = linked(here)
+        if now <= 1:
+            return None  # out of its chain already: no chit activates it to move (or it is alone)
+        return lambda h: linked(h) >= now
 
     def _thin(self, runner: Runner, state: GameState, side: str, reach: int) -> list:
         """The places whose entering scores for the enemy (an ``enter``
@@ -1096,7 +1159,8 @@ class GreedyBot:
         columns take steps as well as ground); the best such: an attack made
         good first, then the column, the chance, an objective's hex.  Also
         the units already set for a good attack (they stay).  A unit within
-        an HQ's reach (``posts``) stays within one.  A fast unit (``_fast``)
+        an HQ's reach (``posts``) stays within one, and a unit in a command
+        chain in it (``_kept``).  A fast unit (``_fast``)
         does not turn back for an attack (``dist``: hexes to the nearest
         goal): the enemy it would end farther from the goals to attack is
         left to the slower units that follow (the spearheads drive on; the
@@ -1125,7 +1189,7 @@ class GreedyBot:
             if uid in guards or self._is_hq(runner, uid):
                 continue
             here = state.units[uid].hex
-            kept = self._kept_in_reach(runner, posts, uid, here)
+            kept = self._kept(runner, state, posts, uid, here)
             on = dist is not None and uid in fast
             d0 = dist(here) if on else 0
             for m in ms:
@@ -1291,14 +1355,15 @@ class GreedyBot:
         stands where a retreat would destroy it (``_trapped``) moves to a hex
         in supply where it would not, nearest the goals (the first such unit
         by name); where HQs command by range (``posts``), a unit within an
-        HQ's reach stays within one (else no HQ activates it again)."""
+        HQ's reach stays within one (else no HQ activates it again), and a
+        unit in a command chain in it (``_kept``)."""
         for uid, ms in sorted(by_unit.items()):
             if self._is_hq(runner, uid) or not self._costly(runner, uid):
                 continue
             here = state.units[uid].hex
             if not self._trapped(runner, state, here, side, uid):
                 continue
-            kept = self._kept_in_reach(runner, posts, uid, here)
+            kept = self._kept(runner, state, posts, uid, here)
             safe = [m for m in ms if (h := m.hex) in lines and h != here
                     and all(u.side == side for u in state.units_at(h)) and kept(h)
                     and not self._trapped(runner, state, h, side, uid)]
@@ -1313,13 +1378,14 @@ class GreedyBot:
         to the one nearest the goals (``dist``); the first such unit by name.
         Where it stays it loses steps at every supply check; the moves that
         gain ground only ever end in supply, so without this it would never
-        move again.  A unit within an HQ's reach (``posts``) stays within one."""
+        move again.  A unit within an HQ's reach (``posts``) stays within one,
+        and a unit in a command chain in it (``_kept``)."""
         board = runner.board
         for uid, ms in sorted(by_unit.items()):
             here = state.units[uid].hex
             if here in lines:
                 continue
-            kept = self._kept_in_reach(runner, posts, uid, here)
+            kept = self._kept(runner, state, posts, uid, here)
             back = [m for m in ms if (h := m.hex) in lines and kept(h) and self._fits(runner, state, h, uid)
                     and all(u.side == side for u in state.units_at(h))
                     and not self._exposed(board, state, h, side, uid)]

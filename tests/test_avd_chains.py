@@ -206,3 +206,58 @@ def test_check_refuses_a_chain_per_tag_it_cannot_run(tmp_path, new, message):
     line = next(i for i, x in enumerate((RULES / "game.hxr").read_text(encoding="utf-8").splitlines(), 1) if old in x)
     found = diagnostics(tmp_path, old, new)
     assert any(message in m and m.startswith(f"{line}:") for m in found), found
+
+
+def test_the_greedy_bot_keeps_a_chain_member_linked_to_its_chain(runner):
+    """A motorized unit that leaves its colour's chain (or breaks it) is never activated by its
+    panzer group's chit again: the greedy bot's moves keep it linked to as many of its chain as now."""
+    bot, hex_ = GreedyBot(0), runner.board.parse
+    s = runner.new_game(seed=1)                                        # 3Pz 4Pz at 2408, 10Mot at 2308
+    kept = bot._chained(runner, s, "3Pz", hex_("2408"))
+    assert kept(hex_("2411")) and kept(hex_("2305"))                   # within 3 of 4Pz / of 10Mot
+    assert not kept(hex_("2412")) and not kept(hex_("2804"))           # 4 hexes from both
+    at(runner, s, "10Mot", "2411")                                     # 10Mot links 4Pz at 2413 to 3Pz
+    at(runner, s, "4Pz", "2413")
+    kept = bot._chained(runner, s, "10Mot", hex_("2411"))
+    assert kept(hex_("2411")) and kept(hex_("2410"))                   # within 3 of both
+    assert not kept(hex_("2408"))                                      # 5 from 4Pz: the chain splits
+    at(runner, s, "10Mot", "2420")
+    assert bot._chained(runner, s, "10Mot", hex_("2420")) is None      # out of its chain already
+    assert bot._chained(runner, s, "1Cav", s.units["1Cav"].hex) is None  # not motorized: no chain
+    sov = next(u for u in s.on_map("soviet"))
+    assert bot._chained(runner, s, sov.id, sov.hex) is None
+
+
+def test_greedy_panzer_moves_never_shrink_their_chain(game):
+    """Over the first three turns of a seeded greedy game, no German movement decision takes a
+    chain member to where fewer of its colour's units are linked to it than before the move."""
+    r = Runner(game)
+    s = r.new_game(seed=3)
+    bots = {"german": GreedyBot(1), "soviet": GreedyBot(2)}
+    chain, checked = game.activation.chain, 0
+
+    def linked(state, uid) -> int:
+        c = game.counters[uid]
+        tag = next(t for t in game.activation.chain_groups if t in c.tags)
+        members = {u.id: u.hex for u in state.on_map("german") if game.counters[u.id].formation == c.formation
+                   and tag in game.counters[u.id].tags and game.matches(u.id, game.activation.chain_units)}
+        out, todo = {uid}, [uid]
+        while todo:
+            h = members[todo.pop()]
+            for x, y in members.items():
+                if x not in out and h.distance(y) <= chain:
+                    out.add(x)
+                    todo.append(x)
+        return len(out)
+    while s.result is None and s.turn <= 3:
+        side = r.to_move(s)
+        a = bots[side].choose(r, s)
+        after = r.apply(s, a)
+        if side == "german" and s.step.get("decision") == "movement" and type(a).__name__ == "Move" \
+                and a.unit in s.activated and game.counters[a.unit].tags & set(game.activation.chain_groups):
+            before = linked(s, a.unit)
+            if before > 1:
+                assert linked(after, a.unit) >= before, f"{a} left its chain"
+                checked += 1
+        s = after
+    assert checked >= 10

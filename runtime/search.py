@@ -628,7 +628,8 @@ class SearchBot:
         if runner.game.combat.procedure != "odds":
             return
         for i, a in attacks:
-            rep = combat_odds(runner.game, runner.board, s, list(a.attackers), runner.board.parse(a.target))
+            rep = combat_odds(runner.game, runner.board, s, list(a.attackers), runner.board.parse(a.target),
+                              env=runner.env)
             if not rep.legal:
                 scores[i] = -2.0
                 continue

@@ -296,3 +296,21 @@ def test_another_answer_than_greedys_must_beat_it_by_more_than_the_noise():
     assert SPREAD > 0 and SearchBot(1, "8")._final(root, "a") is root.edges[0]
     root.edges = [edge(greedy, steady), edge(other, [0.56, 0.54] * 5)]  # 0.05 more, steadily
     assert SearchBot(1, "8")._final(root, "a") is root.edges[1]
+
+
+def test_the_search_weighs_attacks_whose_modifiers_read_the_game_s_functions():
+    """A Victory Denied's Minsk escapee modifier reads ``marker-at``, one of the runner's functions:
+    the search's attack prior works the odds out with them (it once raised "unknown function")."""
+    from runtime.actions import Attack
+    game = compile_game(GAMES / "a-victory-denied")
+    r = Runner(game)
+    s = r.new_game(seed=1)
+    sov, target = next((u, n) for u in s.on_map("soviet") if not game.counters[u.id].steps[0].get("command")
+                       for n, _ in r.board.adj[u.hex] if s.side_at(n) == "german")
+    from runtime.combat.odds import combat_odds
+    rep = combat_odds(game, r.board, s, [sov.id], target, env=r.env)
+    hurt = sum(p for code, p in rep.probabilities.items()
+               if (res := game.results[rep.crt.results].get(code)) and (res.defender_loss or res.defender_retreat))
+    scores = [0.0]
+    SearchBot(3, "4")._score_attacks(r, s, [(0, Attack(r.board.hex_id(target), (sov.id,)))], scores)
+    assert scores[0] == (2.0 * hurt - 1.0 if rep.legal else -2.0)

@@ -21,6 +21,7 @@ enemy is filled up to the stacking limit by units whose loss costs no VP;
 an effect's choices (AVD's Minsk release) by the VP lead they leave at the
 game's end as things stand, on average over the dice.  A decision it
 has no rule for is an error.
+The greedy bot's movement is in runtime/greedy_moves.py (``GreedyMoves``).
 Both are deterministic for a given seed.  Both decide from what their side
 sees (runtime/observe.py): ``random`` reads only the side's legal actions,
 ``greedy`` the side's view with its secrets filled by one sample drawn from
@@ -31,21 +32,17 @@ from __future__ import annotations
 import copy
 import math
 import random
-from collections import Counter
 from typing import Callable
 
-from .actions import Advance, Attack, Displace, Done, Fire, Hold, IllegalActionError, LoseStep, Move, Moves, Use
+from .actions import Advance, Attack, Displace, Done, Fire, Hold, LoseStep, Use
 from .combat.odds import combat_odds, modified_by
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, UnitPlacements, Withdraw
-from .hexes import count_within, farthest
+from .greedy_moves import GreedyMoves, Nearest
+from .hexes import count_within
 from .observe import determinise, hides_anything, observe
-from .objectives import Objectives, entry_places, victory_objectives
-from .retreat import retreat_paths
-from .stacking import overstacked
+from .objectives import Objectives, victory_objectives
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
-from .supply import RAIL, linked, reached, supply_map
-
 
 def seen(runner: Runner, state: GameState, side: str | None) -> GameState:
     """The state a bot decides from: ``side``'s view (runtime/observe.py),
@@ -85,91 +82,7 @@ def _first_places(acts: list) -> dict:
     return out
 
 
-class _Nearest:
-    """Hexes between a hex and the nearest of ``places`` (0 when there are
-    none), remembered per hex: the greedy bot asks it of every move.  With
-    ``ahead`` (one number per place), a place counts as that many hexes
-    nearer than it stands: a unit makes for the place with the fewest hexes
-    to go less its head start, and a move's gain is still counted in hexes."""
-
-    __slots__ = ("places", "known", "ahead")
-
-    def __init__(self, places, known: dict | None = None, ahead: tuple | None = None):
-        self.places = tuple(places)
-        self.known: dict = {} if known is None else known
-        self.ahead = ahead
-
-    def __call__(self, h) -> float:
-        d = self.known.get(h)
-        if d is None:
-            if self.ahead is None:
-                d = min((h.distance(t) for t in self.places), default=0)
-            else:
-                d = min((h.distance(t) - a for t, a in zip(self.places, self.ahead)), default=0)
-            self.known[h] = d
-        return d
-
-
-class _Everywhere:
-    """Stands for a supply map where every hex is in supply."""
-
-    def __contains__(self, h) -> bool:
-        return True
-
-
-_EVERYWHERE = _Everywhere()
-
-
-class _Dest:
-    """A listed move as the greedy bot weighs it: the unit, the hex it ends
-    in and the mode, read from the move list's groups (no hex id written and
-    parsed back: a Smolensk movement decision lists thousands); the Move is
-    built for the answer given (``move``)."""
-
-    __slots__ = ("unit", "hex", "mode", "_board")
-
-    def __init__(self, unit: str, h, mode: str, board) -> None:
-        self.unit, self.hex, self.mode, self._board = unit, h, mode, board
-
-    @property
-    def to(self) -> str:
-        return self._board.hex_id(self.hex)
-
-    def move(self) -> Move:
-        return Move(self.unit, self.to, self.mode)
-
-
-def listed_moves(board, acts, kept: dict | None = None) -> tuple[dict[str, list[_Dest]], list[Move]]:
-    """The moves on the map among ``acts``, per unit in the list's order, and
-    the moves into boxes off the map (AVD: the Minsk Pocket).  ``kept``: the
-    caller's store of the listed moves built before on this board, (unit,
-    mode) -> hex -> move, reused (a unit's destinations change little from
-    one decision to the next; a Smolensk game lists 400,000 of them)."""
-    by_unit: dict[str, list[_Dest]] = {}
-    if isinstance(acts, Moves):  # (its boxes, if any, are in its tail, not its groups)
-        for uid, mode, hexes in acts.groups:
-            if kept is None:
-                dests = [_Dest(uid, h, mode, board) for h in hexes]
-            else:
-                known = kept.get((uid, mode))
-                if known is None:
-                    known = kept[(uid, mode)] = {}
-                get = known.get
-                dests = [get(h) or known.setdefault(h, _Dest(uid, h, mode, board)) for h in hexes]
-            by_unit.setdefault(uid, []).extend(dests)
-        return by_unit, [a for a in acts.tail if isinstance(a, Move)]
-    boxes = []
-    pools = board.game.pools
-    for a in acts:
-        if isinstance(a, Move):
-            if a.to in pools:
-                boxes.append(a)
-            else:
-                by_unit.setdefault(a.unit, []).append(_Dest(a.unit, board.parse(a.to), a.mode, board))
-    return by_unit, boxes
-
-
-class GreedyBot:
+class GreedyBot(GreedyMoves):
     """Every decision the runner asks for has a rule here (``DECISIONS``), and
     so has every decision owed after a combat (``_pending``); a decision the
     bot does not know is an error, never an arbitrary first action."""
@@ -194,7 +107,7 @@ class GreedyBot:
         self.attack = attack
         self._aims: tuple[Runner, Objectives] | None = None
         self._entries: tuple[Runner, dict] | None = None
-        self._enemy_near: _Nearest | None = None  # see _near_enemy
+        self._enemy_near: Nearest | None = None  # see _near_enemy
         self._fast_units: tuple[tuple, frozenset[str]] | None = None  # see _fast
         self._rails: tuple[tuple, frozenset] | None = None  # see _rail_net
         self._known: dict[tuple, dict] = {}  # places -> hex -> hexes to the nearest of them (``_nearest_to``)
@@ -498,7 +411,7 @@ class GreedyBot:
         best = min(mine, key=lambda h: (h.distance(hq_hex) > rng, enemy(h), goals(h), order[h]))
         return Place(unit, board.hex_id(best))
 
-    def _nearest_to(self, places, ahead: tuple | None = None) -> _Nearest:
+    def _nearest_to(self, places, ahead: tuple | None = None) -> Nearest:
         """Hexes to the nearest of ``places`` (each ``ahead`` so many hexes
         nearer: ``_head_starts``), remembered across decisions: the goals
         change only when a place changes hands."""
@@ -508,7 +421,7 @@ class GreedyBot:
             if len(self._known) > 64:
                 self._known.clear()
             known = self._known[(key, ahead)] = {}
-        return _Nearest(key, known, ahead)
+        return Nearest(key, known, ahead)
 
     HEXES_PER_VP = 0.5  # how much nearer a place counts for every VP it is worth (``_head_starts``)
 
@@ -526,14 +439,14 @@ class GreedyBot:
             return None
         return tuple(self.HEXES_PER_VP * (w - low) for w in worth)
 
-    def _near_enemy(self, state: GameState, side: str) -> "_Nearest":
+    def _near_enemy(self, state: GameState, side: str) -> "Nearest":
         """Hexes to the nearest enemy unit, kept while the enemy stands where
         it stood (a set-up places one side's units at a time: the other's
         stay put for many decisions)."""
         enemy = tuple(sorted(self._enemy_hexes(state, side)))
         kept = self._enemy_near
         if kept is None or kept.places != enemy:
-            kept = self._enemy_near = _Nearest(enemy)
+            kept = self._enemy_near = Nearest(enemy)
         return kept
 
     def _decide(self, runner, state, acts, side):
@@ -772,341 +685,6 @@ class GreedyBot:
             return self._economise(runner, state, best, best_key[1:3])
         return next(a for a in acts if isinstance(a, Done))
 
-    def _economise(self, runner: Runner, state: GameState, attack: Attack, odds: tuple) -> Attack:
-        """The attack with fewer attackers where the column and the chance stay
-        the same: units that can attack another hex (then the strongest) are
-        left out first, for the attacks still to come."""
-        if len(attack.attackers) < 2:
-            return attack
-        board = runner.board
-        target = board.parse(attack.target)
-
-        def elsewhere(uid: str) -> int:
-            return sum(1 for n, _ in board.adj[state.units[uid].hex] if n != target and n not in state.attacked_hexes
-                       and state.side_at(n) not in (None, state.units[uid].side))
-        kept = list(attack.attackers)
-        for uid in sorted(kept, key=lambda u: (-elsewhere(u), -self._strength(runner, state, u), u)):
-            rest = [u for u in kept if u != uid]
-            if rest and self._attack_odds(runner, state, rest, target) == odds:
-                kept = rest
-        return Attack(attack.target, tuple(kept))
-
-    def _move(self, runner: Runner, state: GameState, acts: list, side: str) -> RunnerAction:
-        """Where attacks are moves into enemy hexes, attacks first
-        (``_move_in``); in CRT games the moves that set up a good attack;
-        then a unit whose loss gives the enemy VP out of a hex where a
-        retreat would destroy it (``_pull_back``); then a unit cut off from
-        supply back into it (``_resupply``); then the unit whose best move
-        gains the most toward a goal, staying in supply (unless the side
-        skips the supply check now) and out of pockets (and, for such a
-        unit, out of such hexes), the slower units counting the enemy cut
-        off on the side's rail lines among their goals (``_on_our_lines``);
-        a unit that is the last on a threatened place the enemy plays for
-        stays there; HQs follow their units."""
-        a = self._weigh_moves(runner, state, acts, side)
-        return a.move() if isinstance(a, _Dest) else a
-
-    def _weigh_moves(self, runner: Runner, state: GameState, acts: list, side: str):
-        """``_move``'s choice: an action, or a listed move (``_Dest``)."""
-        board = runner.board
-        if self._dests[0] is not board:
-            self._dests = (board, {})
-        by_unit, boxes = listed_moves(board, acts, self._dests[1])
-        if runner.game.movement.exits:  # a move off the map into a box (AVD: the Minsk Pocket): taken if it wins
-            for m in boxes:
-                after = runner.engine.apply(state, m)
-                if after.result is not None and after.result.get("winner") == side:
-                    return m
-        if not by_unit:
-            return acts[-1]
-        move_in = runner.game.combat.attack == "move-in"
-        if move_in and runner.game.combat.procedure == "firepower":
-            attack = self._move_in(runner, state, by_unit, side)
-            if attack is not None:
-                return attack
-        # how far units go this phase: the goals to hold are those the enemy could reach as far
-        reach = max(2, self._farthest(state, acts, by_unit))
-        # a place to hold that a unit of the side stands on needs no one else
-        targets = [t for t in self.goals(runner, state, side, reach) if state.control.get(t) != side or
-                   not any(state.units[x].side == side for x in state.occupants.get(t, ()))] or \
-            self.goals(runner, state, side, reach)
-        thin = self._thin(runner, state, side, reach)
-        guards = self._guards(runner, state, side, reach)
-        # the hexes a unit may end in: where it traces a line of communication, or anywhere while the
-        # side skips the supply check (Smolensk 15.1(4): the Axis on turns 1 to 3, when the panzers ran ahead)
-        lines = _EVERYWHERE if runner.supply_skipped(state, side) else \
-            supply_map(runner.game, runner.board, state, side)
-        hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
-        posts = self._posts(runner, state, side, hqs)
-        near = {False: self._nearest_to(targets, self._head_starts(runner, state, side, targets)),
-                True: self._nearest_to(targets + thin, self._head_starts(runner, state, side, targets + thin))}
-        if runner.game.combat.procedure == "odds" and not move_in:  # attacks follow movement
-            setup, ready = self._attack_setup(runner, state, by_unit, side, lines, guards, posts, near[False])
-            if setup is not None:
-                return setup
-            guards = guards | ready  # units set for a good attack wait for the combat phase
-        pull = self._pull_back(runner, state, by_unit, side, lines, targets, posts)
-        if pull is not None:
-            return pull
-        if lines is not _EVERYWHERE:
-            back = self._resupply(runner, state, by_unit, side, lines, near[False], posts)
-            if back is not None:
-                return back
-        detach = self._detach(runner, state, acts, side, lines, targets)
-        if detach is not None:
-            return detach
-        # the unit whose best move gains the most toward an objective, staying in supply
-        best, best_gain = None, 0
-        follows_control = runner.game.supply.blocked_by_enemy_control
-        # the slower units also clear the enemy cut off on the side's rail lines, which its lines run along
-        fast = self._fast(runner, side)
-        cut = self._on_our_lines(runner, state, side) if fast else []
-        clear = self._nearest_to(targets + cut) if cut else None
-        for uid, ms in sorted(by_unit.items()):
-            if uid in hqs or uid in guards:
-                continue  # HQs follow their units (below); guards stay
-            here = state.units[uid].hex
-            kept = self._kept(runner, state, posts, uid, here)
-            dist = clear if uid not in fast and clear is not None else near[bool(thin) and not self._costly(runner, uid)]
-            d0 = dist(here)
-            for m in ms:
-                h = m.hex
-                gain = d0 - dist(h)
-                if gain <= best_gain:
-                    continue  # the checks below only rule moves out: this one could not be the best
-                if h in thin and not self._fits(runner, state, h, uid):
-                    continue
-                if move_in and any(u.side != side for u in state.units_at(h)):
-                    continue  # attacks were weighed above
-                elif h not in lines and not (follows_control and any(n in lines for n, _ in board.adj[h])):
-                    continue  # (where lines follow control, a move next to a line takes the hex into it)
-                elif self._exposed(board, state, h, side, uid):
-                    continue  # more enemy than friendly neighbours: a unit there is cut off and lost
-                elif not kept(h):
-                    continue  # out of every HQ's reach, or of its command chain: never activated again
-                if self._costly(runner, uid) and self._trapped(runner, state, h, side, uid):
-                    continue  # no retreat from there: a unit whose loss gives the enemy VP stays out
-                best, best_gain = m, gain
-        if best is None and hqs:
-            best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets,
-                                 weigh=posts is not None)
-        return best or next((a for a in acts if isinstance(a, Done)), None) or \
-            self._unstack(runner, state, by_unit, side, lines, targets)
-
-    @staticmethod
-    def _farthest(state: GameState, acts, by_unit: dict) -> int:
-        """The farthest any move on the map goes, in hexes."""
-        if isinstance(acts, Moves):  # (its boxes, if any, are in its tail, not its groups)
-            return max((farthest(state.units[u].hex, hexes) for u, _, hexes in acts.groups), default=0)
-        return max(state.units[m.unit].hex.distance(m.hex) for ms in by_unit.values() for m in ms)
-
-    def _detach(self, runner: Runner, state: GameState, acts: list, side: str, lines, targets):
-        """A counter that may leave its unit as a unit of its own (``detach``,
-        GJ63 签一览 分遣队) goes where it ends on a goal no unit of the side
-        stands on, in supply and not cut off (``_exposed``): to take or hold
-        it while its host goes on; the goal nearest the enemy first, then by
-        name."""
-        from .actions import Detach  # (kept here: this file is shared with the other games' bot work)
-        board, enemy = runner.board, self._enemy_hexes(state, side)
-        aims = set(targets)
-        listed = acts.tail if isinstance(acts, Moves) else acts  # (a move list keeps its detachments in its tail)
-        best = [a for a in listed if isinstance(a, Detach) and (h := board.parse(a.to)) in aims and h in lines and
-                not any(state.units[x].side == side for x in state.occupants.get(h, ())) and
-                not self._exposed(board, state, h, side, a.unit)]
-        return min(best, key=lambda a: (self._nearest(board.parse(a.to), enemy), a.to, a.unit), default=None)
-
-    def _posts(self, runner: Runner, state: GameState, side: str, moving: set[str]) -> list | None:
-        """Where HQs activate the units within their command range and
-        nothing else (chit-pull games whose every HQ chit commands by range:
-        Smolensk 8.2): each of the side's HQs on the map as (hex, the hexes
-        its command reaches, its nationality where activation keeps to it),
-        the reach grown by its MP where the HQ moves later in this
-        activation (``moving``: it follows its units); None elsewhere."""
-        g = runner.game
-        if not g.chits or any(c.kind in ("hq", "interrupt") and c.command != ("range",) for c in g.chits.values()):
-            return None
-        rf = g.activation.range_factor
-        same = side in g.activation.same_nationality
-        out = []
-        for u in state.on_map(side):
-            if not self._is_hq(runner, u.id):
-                continue
-            c = g.counters[u.id]
-            r = c.steps[min(u.step, len(c.steps) - 1)].get(rf, 0)
-            if not r:
-                continue
-            if u.id in moving:
-                from .movement import SCALE, unit_mp
-                r += unit_mp(g, state, u.id) // SCALE
-            out.append((u.hex, r, c.nationality if same else None))
-        return out or None
-
-    @staticmethod
-    def _covered(runner: Runner, posts: list, uid: str, h) -> bool:
-        """``uid`` in ``h`` is within the reach of one of ``posts`` that may activate it."""
-        nat = runner.game.counters[uid].nationality
-        return any(h.distance(at) <= r and n in (None, nat) for at, r, n in posts)
-
-    def _kept(self, runner: Runner, state: GameState, posts: list | None, uid: str, here) -> Callable[[object], bool]:
-        """The test of the hexes ``uid``, standing in ``here``, may end its
-        move in, so that it can be activated again: where HQs command by
-        range (``posts``), a unit within an HQ's reach stays within one;
-        where a command chain links the units (``_chained``), the unit does
-        not leave the chain it is in, nor break it."""
-        in_reach = None if posts is None or not self._covered(runner, posts, uid, here) else \
-            (lambda h: self._covered(runner, posts, uid, h))
-        chained = self._chained(runner, state, uid, here)
-        if in_reach is None or chained is None:
-            return in_reach or chained or (lambda h: True)
-        return lambda h: in_reach(h) and chained(h)
-
-    def _chained(self, runner: Runner, state: GameState, uid: str, here) -> Callable[[object], bool] | None:
-        """Where a command chain activates the units (AVD 抽取 3 d: a panzer
-        group's motorized units of a corps colour, linked by gaps of at most
-        3 hexes, from a commander; ``command-chain N SELECTORS [per TAGS]``),
-        a chain member that moves out of reach of the others is never
-        activated by its chit again, and one that moves away from two it
-        linked splits its chain: the test of the hexes ``uid`` may end its
-        move in, where it is linked to at least as many of its chain's
-        units as in ``here`` (counting the HQ, for a chain from the HQ).
-        None where no chain links ``uid``."""
-        g = runner.game
-        act = g.activation
-        if not act.chain or not g.matches(uid, act.chain_units):
-            return None
-        c = g.counters[uid]
-        tag = next((t for t in act.chain_groups if t in c.tags), None)
-        if act.chain_groups and tag is None:
-            return None
-        side = state.units[uid].side
-        others = [u.hex for u in state.on_map(side) if u.id != uid and not self._is_hq(runner, u.id)
-                  and g.counters[u.id].formation == c.formation and g.matches(u.id, act.chain_units)
-                  and (tag is None or tag in g.counters[u.id].tags)]
-        anchor = None
-        if tag is None:  # one chain from the formation's HQ
-            hq = next((u for u in state.on_map(side) if self._is_hq(runner, u.id)
-                       and g.counters[u.id].formation == c.formation), None)
-            if hq is None:
-                return None
-            anchor = len(others)
-            others.append(hq.hex)
-        if not others:
-            return None
-        link = act.chain
-        # the others' links without uid: a component label per unit (few units: a plain flood)
-        label = [-1] * len(others)
-        for i in range(len(others)):
-            if label[i] < 0:
-                label[i], todo = i, [i]
-                while todo:
-                    k = todo.pop()
-                    for j in range(len(others)):
-                        if label[j] < 0 and others[k].distance(others[j]) <= link:
-                            label[j] = i
-                            todo.append(j)
-        size: dict[int, int] = {}
-        for i, lab in enumerate(label):
-            size[lab] = size.get(lab, 0) + (i != anchor)
-
-        def linked(h) -> int:
-            """How many units a chain through uid in h links (0 off the HQ's chain, for a chain from the HQ)."""
-            touched = {label[i] for i, x in enumerate(others) if h.distance(x) <= link}
-            if anchor is not None and label[anchor] not in touched:
-                return 0
-            return 1 + sum(size[lab] for lab in touched)
-        now = linked(here)
-        if now <= 1:
-            return None  # out of its chain already: no chit activates it to move (or it is alone)
-        return lambda h: linked(h) >= now
-
-    def _thin(self, runner: Runner, state: GameState, side: str, reach: int) -> list:
-        """The places whose entering scores for the enemy (an ``enter``
-        trigger: runtime.objectives.entry_places; A Victory Denied's star
-        hexes, where a Soviet unit entering an emptied one draws a victory
-        chit) that the side holds with fewer units than may stack there,
-        within ``reach`` + 1 of an enemy unit: a lone unit there is
-        attacked at long odds and the place retaken, so units whose loss
-        gives the enemy no VP move in to hold it (costly units do not)."""
-        g = runner.game
-        limit = g.stacking.get("units") if g.stacking else None
-        if not limit or limit < 2:
-            return []
-        if self._entries is None or self._entries[0] is not runner:
-            self._entries = (runner, entry_places(runner))
-        entered = set().union(*(v for s, v in self._entries[1].items() if s != side))
-        enemy = self._enemy_hexes(state, side)
-        out = []
-        for t in self.goals(runner, state, side, reach):
-            if t not in entered:
-                continue
-            ids = [x for x in state.occupants.get(t, ()) if state.units[x].side == side and not self._is_hq(runner, x)]
-            if ids and len(ids) < limit and any(t.distance(e) <= reach + 1 for e in enemy):
-                out.append(t)
-        return out
-
-    @staticmethod
-    def _fits(runner: Runner, state: GameState, h, uid: str) -> bool:
-        """``uid`` may end its move in ``h`` under the stacking limits."""
-        from .movement import stack_count, stack_weight
-        from .stacking import extra_bars
-        g = runner.game
-        limit = g.stacking.get("units") if g.stacking else None
-        return (limit is None or stack_count(g, state, h, uid) + stack_weight(g, uid) <= limit) and \
-            not extra_bars(g, state, h, uid)
-
-    def _unstack(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets) -> _Dest:
-        """The movement may not end while a hex of the side is over the
-        stacking limit (``stacking { judged end }``: reinforcements placed on
-        one entry hex): a unit there moves out, the one whose move ends
-        nearest a goal (in supply if it can), the first by name on a tie."""
-        over = overstacked(runner.game, state, side)
-        ms = [m for uid, ms in sorted(by_unit.items()) if state.units[uid].hex in over for m in ms]
-        return min(ms or [m for _, ms in sorted(by_unit.items()) for m in ms],
-                   key=lambda m: (m.hex not in lines, self._nearest(m.hex, targets), m.unit, m.to))
-
-    def _on_our_lines(self, runner: Runner, state: GameState, side: str) -> list:
-        """Where lines of communication run along rail (Smolensk 3.3(3): the
-        Axis traces rail from its sources, then at most 6 hexes): the enemy
-        units cut off from their own supply that stand on the side's rail
-        net or next to it.  Their hex or their zone of control cuts the side's
-        lines behind its front (the pockets the spearheads left), so the
-        units that follow clear them; those elsewhere die of supply anyway."""
-        g, board = runner.game, runner.board
-        if side not in g.supply.rail:
-            return []
-        net = self._rail_net(runner, side)
-        out = []
-        for h, ids in state.occupants.items():
-            if not ids or (u := state.units[ids[0]]).side == side:
-                continue
-            if (h in net or any(n in net for n, _ in board.adj[h])) and h not in reached(g, board, state, u.side):
-                out.append(h)
-        return sorted(out)
-
-    def _rail_net(self, runner: Runner, side: str) -> frozenset:
-        """The hexes joined by rail to the side's printed supply sources, on an empty map."""
-        key = (runner, side)
-        if self._rails is None or self._rails[0] != key:
-            self._rails = (key, linked(runner.board, runner.board.supply_sources(side), RAIL))
-        return self._rails[1]
-
-    def _fast(self, runner: Runner, side: str) -> frozenset[str]:
-        """The side's units that move farther than most of its units (their
-        printed MP at full strength above the most common; HQs apart):
-        Smolensk's mechanized divisions against its infantry.  None where
-        every unit has the same MP."""
-        key = (runner, side)
-        if self._fast_units is None or self._fast_units[0] != key:
-            g = runner.game
-            pts = g.movement.points
-            mp = {} if pts.isdigit() else \
-                {cid: c.steps[0].get(pts, 0) for cid, c in g.counters.items()
-                 if c.side == side and not self._is_hq(runner, cid)}
-            common = Counter(mp.values()).most_common(1)
-            usual = common[0][0] if common else 0
-            self._fast_units = (key, frozenset(cid for cid, v in mp.items() if isinstance(v, int) and v > usual))
-        return self._fast_units[1]
-
     def _attack_odds(self, runner: Runner, state: GameState, attackers: list[str], target) -> tuple | None:
         """(column, chance that the defender loses a step or retreats) of an attack, None if illegal.
         Kept across decisions (``_odds``) by what ``combat_odds`` reads of the state where the game has
@@ -1138,313 +716,24 @@ class GreedyBot:
             kept[key] = out
         return out
 
-    def _ready(self, runner: Runner, state: GameState, side: str, target) -> list[str]:
-        """The side's units next to ``target`` that could attack it in the combat to come."""
-        engine, out = runner.engine, []
-        for n, _ in runner.board.adj[target]:
-            for x in state.occupants.get(n, ()):
-                if state.units[x].side == side and x not in state.attacked and not self._is_hq(runner, x) \
-                        and engine.can_act(state, x) and not engine.no_attack_after_move(state, x):
-                    out.append(x)
-        return sorted(out)
-
-    def _attack_setup(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
-                      guards: set[str], posts: list | None = None,
-                      dist: Callable[[object], int] | None = None) -> tuple[_Dest | None, set[str]]:
-        """CRT games whose attacks follow movement: the move that makes an
-        attack worth declaring, a unit next to an enemy stack so that the
-        side's units around it would attack at odds where the defender loses
-        or retreats at least as often as not, where they would not without it,
-        or a column better (however good the attack is already: the better
-        columns take steps as well as ground); the best such: an attack made
-        good first, then the column, the chance, an objective's hex.  Also
-        the units already set for a good attack (they stay).  A unit within
-        an HQ's reach (``posts``) stays within one, and a unit in a command
-        chain in it (``_kept``).  A fast unit (``_fast``)
-        does not turn back for an attack (``dist``: hexes to the nearest
-        goal): the enemy it would end farther from the goals to attack is
-        left to the slower units that follow (the spearheads drive on; the
-        infantry clears the pockets they cut off)."""
+    def _economise(self, runner: Runner, state: GameState, attack: Attack, odds: tuple) -> Attack:
+        """The attack with fewer attackers where the column and the chance stay
+        the same: units that can attack another hex (then the strongest) are
+        left out first, for the attacks still to come."""
+        if len(attack.attackers) < 2:
+            return attack
         board = runner.board
-        enemy = set(self._enemy_hexes(state, side))
-        aims = set(self.objectives(runner, side))
-        base: dict = {}
-        ready: set[str] = set()
+        target = board.parse(attack.target)
 
-        def now(t):
-            if t not in base:
-                units = self._ready(runner, state, side, t)
-                base[t] = (self._attack_odds(runner, state, units, t) if units else None, units)
-                if base[t][0] is not None and base[t][0][1] >= self.attack:
-                    ready.update(units)
-            return base[t][0]
-
-        best, best_key = None, None
-        fast = self._fast(runner, side)
-        tried: dict = {}  # (target, unit, the hexside it would attack across) -> odds
-        # the hexes next to an enemy stack not attacked yet: a move that ends elsewhere sets up nothing
-        attacked = state.attacked_hexes
-        fronts = {n for t in enemy if t not in attacked for n, _ in board.adj[t]}
-        for uid, ms in sorted(by_unit.items()):
-            if uid in guards or self._is_hq(runner, uid):
-                continue
-            here = state.units[uid].hex
-            kept = self._kept(runner, state, posts, uid, here)
-            on = dist is not None and uid in fast
-            d0 = dist(here) if on else 0
-            for m in ms:
-                h = m.hex
-                if h not in fronts or h not in lines or not kept(h) or (on and dist(h) > d0):
-                    continue
-                targets = [t for t, _ in board.adj[h] if t in enemy and t not in attacked
-                           and t.distance(here) > 1]  # next to it already: moving adds nothing there
-                if not targets:
-                    continue
-                after = None
-                for t in targets:
-                    before = now(t)
-                    e = board.edge(h, t)
-                    k = (t, uid, tuple(sorted(e.hexside)), e.bridged)
-                    if k not in tried:
-                        if after is None:
-                            after = state.copy()
-                            after.place(uid, h)
-                            after.moved.add(uid)
-                        tried[k] = self._attack_odds(runner, after, self._ready(runner, after, side, t), t)
-                    new = tried[k]
-                    if new is None or new[1] < self.attack:
-                        continue
-                    made = before is None or before[1] < self.attack
-                    if not made and new[0] <= before[0]:
-                        continue
-                    key = (made, new[0], new[1], t in aims, uid, m.to)
-                    if best_key is None or key > best_key:
-                        best, best_key = m, key
-        movers = {state.units[u].hex for u in by_unit}
-        for t in sorted(enemy):  # the movers next to a good attack stay, whether or not a move was found
-            if any(n in movers for n, _ in board.adj[t]):
-                now(t)
-        return best, ready
-
-    def _guards(self, runner: Runner, state: GameState, side: str, reach: int) -> set[str]:
-        """The last unit of the side on each place the enemy plays for that
-        an enemy unit could reach: it stays to hold it."""
-        enemy = self._enemy_hexes(state, side)
-        out = set()
-        aims = self._objectives(runner)
-        sudden = set(aims.enemy_sudden(side))
-        closed = self._closed(runner, state)
-        for t in aims.enemy(side):
-            if t in closed:
-                continue
-            ids = state.occupants.get(t, ())
-            if len(ids) == 1 and state.units[ids[0]].side == side and \
-                    (t in sudden or any(t.distance(e) <= reach + 1 for e in enemy)):
-                out.add(ids[0])
-        return out
-
-    def _move_in(self, runner: Runner, state: GameState, by_unit: dict, side: str) -> _Dest | None:
-        """Attacks by moving into enemy hexes (firepower combat): first a
-        battle already begun whose attackers' firepower does not yet beat
-        what the defenders absorb before all are disrupted (the strongest
-        unit that can join moves in); then a new battle that the units able
-        to join would win, the one worth the most (an objective, then the
-        enemy's strength there, then the least fire back); the strongest
-        joins first."""
-        board = runner.board
-        into: dict = {}
-        for uid, ms in by_unit.items():
-            if self._is_hq(runner, uid):
-                continue
-            for m in ms:
-                h = m.hex
-                if any(u.side != side for u in state.units_at(h)):
-                    into.setdefault(h, []).append(m)
-        if not into:
-            return None
-        guards = self._guards(runner, state, side, 2)
-        order = lambda m: (-self._strength(runner, state, m.unit), m.unit)  # noqa: E731
-        best, best_key = None, None
-        for h, ms in sorted(into.items()):
-            ms = sorted((m for m in ms if m.unit not in guards), key=order)
-            if not ms:
-                continue
-            if any(u.side == side for u in state.units_at(h)):  # begun
-                if not self._enough(runner, state, h, side):
-                    return ms[0]
-                continue
-            # all that can join, one after another while the rules let them
-            after, joined = state, 0
-            for m in ms:
-                try:
-                    after = runner.engine.apply(after, m.move())
-                    joined += 1
-                except IllegalActionError:
-                    continue
-            margin, back, spare = self._battle_margin(runner, after, h, side)
-            if margin < 0 or spare < 0:
-                continue
-            strength = sum(self._strength(runner, state, u.id) for u in state.units_at(h) if u.side != side)
-            key = (h in set(self.goals(runner, state, side)), strength, -back, board.hex_id(h))
-            if best_key is None or key > best_key:
-                best, best_key = ms[0], key
-        return best
-
-    def _battle_margin(self, runner: Runner, state: GameState, h, side: str) -> tuple[int, int, int]:
-        """In the battle in ``h`` as it stands: the attackers' firepower
-        less what the undisrupted defenders absorb before all are disrupted;
-        the defenders' firepower; and what the attackers absorb before the
-        last of them is disrupted, less the defenders' firepower (below 0:
-        none is left to take the hex)."""
-        return self._margins(runner, state, runner.engine.battle_report(state, target=h))
-
-    @staticmethod
-    def _margins(runner: Runner, state: GameState, rep) -> tuple[int, int, int]:
-        from .combat.firepower import threshold
-        side = rep.attacker
-        env = runner.engine.env(state)
-        need = sum(threshold(runner.game, state, uid, "disrupt-at", env) for uid in rep.defenders
-                   if "disrupted" not in state.units[uid].markers)
-        absorb = sum(threshold(runner.game, state, uid, "disrupt-at", env) for uid in rep.attackers)
-        back = rep.fire[rep.defender].total
-        return rep.fire[side].total - need, back, absorb - back - 1
-
-    def _enough(self, runner: Runner, state: GameState, h, side: str) -> bool:
-        """A battle is safe to leave as it stands when the attackers'
-        firepower beats what the defenders absorb by one (a die roll may
-        take one away) and one attacker would be left standing after an
-        extra point of fire back."""
-        margin, _, spare = self._battle_margin(runner, state, h, side)
-        return margin >= 1 and spare >= 1
-
-    @staticmethod
-    def _exposed(board, state: GameState, h, side: str, uid: str) -> bool:
-        """A hex with at least two more enemy-held than friendly-held neighbours."""
-        enemy = friends = 0
-        for n, _ in board.adj[h]:
-            ids = [x for x in state.occupants.get(n, ()) if x != uid]
-            if ids:
-                if state.units[ids[0]].side == side:
-                    friends += 1
-                else:
-                    enemy += 1
-        return enemy - friends >= 2
-
-    def _trapped(self, runner: Runner, state: GameState, h, side: str, uid: str) -> bool:
-        """Would ``uid`` in ``h``, with enemy units within two hexes, be lost
-        to the longest retreat the CRT orders: every retreat the rules allow
-        from there destroys it or costs it its last step (runtime.retreat:
-        rivers, enemy ZOC, stacking)?"""
-        occupants = state.occupants
-        if not any((ids := occupants.get(t)) and state.units[ids[0]].side != side for t in h.within(2)):
-            return False
-        g = runner.game
-        crt = g.crts.get(g.combat.crt) or next(iter(g.crts.values()), None)
-        hexes = max((r.defender_retreat for r in g.results.get(crt.results, {}).values()), default=0) if crt else 0
-        if not hexes:
-            return False
-        enemy = next((x for x in g.sides if x != side), None)
-        after = state.copy()
-        after.place(uid, h)
-        left = len(g.counters[uid].steps) - state.units[uid].step
-        return all(p.destroyed or p.losses >= left for p in retreat_paths(g, runner.board, after, uid, hexes, enemy))
-
-    def _pull_back(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets,
-                   posts: list | None = None) -> _Dest | None:
-        """A unit whose loss costs VP (runtime.objectives: costly) that
-        stands where a retreat would destroy it (``_trapped``) moves to a hex
-        in supply where it would not, nearest the goals (the first such unit
-        by name); where HQs command by range (``posts``), a unit within an
-        HQ's reach stays within one (else no HQ activates it again), and a
-        unit in a command chain in it (``_kept``)."""
-        for uid, ms in sorted(by_unit.items()):
-            if self._is_hq(runner, uid) or not self._costly(runner, uid):
-                continue
-            here = state.units[uid].hex
-            if not self._trapped(runner, state, here, side, uid):
-                continue
-            kept = self._kept(runner, state, posts, uid, here)
-            safe = [m for m in ms if (h := m.hex) in lines and h != here
-                    and all(u.side == side for u in state.units_at(h)) and kept(h)
-                    and not self._trapped(runner, state, h, side, uid)]
-            if safe:
-                return min(safe, key=lambda m: (self._nearest(m.hex, targets), here.distance(m.hex), m.to))
-        return None
-
-    def _resupply(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
-                  dist: Callable[[object], int], posts: list | None = None) -> _Dest | None:
-        """A unit cut off from supply (it stands outside ``lines``) that can
-        move back to a hex in supply, not cut off there (``_exposed``), does,
-        to the one nearest the goals (``dist``); the first such unit by name.
-        Where it stays it loses steps at every supply check; the moves that
-        gain ground only ever end in supply, so without this it would never
-        move again.  A unit within an HQ's reach (``posts``) stays within one,
-        and a unit in a command chain in it (``_kept``)."""
-        board = runner.board
-        for uid, ms in sorted(by_unit.items()):
-            here = state.units[uid].hex
-            if here in lines:
-                continue
-            kept = self._kept(runner, state, posts, uid, here)
-            back = [m for m in ms if (h := m.hex) in lines and kept(h) and self._fits(runner, state, h, uid)
-                    and all(u.side == side for u in state.units_at(h))
-                    and not self._exposed(board, state, h, side, uid)]
-            if back:
-                return min(back, key=lambda m: (dist(m.hex), here.distance(m.hex), m.to))
-        return None
-
-    ALONE = 3  # the weight of a unit only the moving HQ commands (``_hq_move``), against 1
-
-    def _hq_move(self, runner: Runner, state: GameState, by_hq: dict, side: str, lines, targets,
-                 weigh: bool = False) -> _Dest | None:
-        """Once the units have moved, an HQ moves to the hex (in supply, not
-        next to an enemy unit) from which it commands the most of them for
-        the next activation, the nearest an objective on a tie; it stays put
-        unless that commands more.  ``weigh`` (where HQs command by range
-        alone, ``_posts``): the units it may activate, each counted by its
-        printed factors, so that the panzer spearheads draw the HQs rather
-        than the infantry marching behind (Smolensk 8.1(2): every HQ
-        activates whoever stands in its range, so all of them follow the
-        units that make the advance), and a unit that no other HQ commands
-        three times (``ALONE``)."""
-        g, board = runner.game, runner.board
-        enemy = set(self._enemy_hexes(state, side))
-        same = side in g.activation.same_nationality
-        everyone = [(u.hex, self._strength(runner, state, u.id) if weigh else 1, g.counters[u.id].nationality, u.id)
-                    for u in state.on_map(side) if not self._is_hq(runner, u.id)
-                    and not (weigh and "immobile" in g.unit_classes[g.counters[u.id].unit_class].flags)]
-        posts = self._posts(runner, state, side, set()) if weigh else None
-        plain = [(x, w, n) for x, w, n, _ in everyone]
-        for uid, ms in sorted(by_hq.items()):
-            hq = state.units[uid]
-            c = g.counters[uid]
-            rng = c.steps[min(hq.step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
-            nat = c.nationality if weigh and same else None
-            if posts:
-                # a unit that no other HQ commands where it stands counts three
-                # times: only this HQ's chit can activate it (the spearheads
-                # that outran the other HQs), while the units the others
-                # command act when their chits are drawn anyway
-                others = [p for p in posts if p[0] != hq.hex]
-                units = [(x, w if self._covered(runner, others, u, x) else self.ALONE * w, n)
-                         for x, w, n, u in everyone]
-            else:
-                units = plain
-
-            def covered(h):
-                return sum(w for x, w, n in units if x.distance(h) <= rng and nat in (None, n))
-            now = covered(hq.hex)
-            options = []
-            for m in ms:
-                h = m.hex
-                if h not in lines or any(n in enemy for n, _ in board.adj[h]):
-                    continue
-                options.append((covered(h), -self._nearest(h, targets), m.to, m))
-            if options:
-                best = max(options, key=lambda o: o[:3])
-                if best[0] > now:
-                    return best[3]
-        return None
+        def elsewhere(uid: str) -> int:
+            return sum(1 for n, _ in board.adj[state.units[uid].hex] if n != target and n not in state.attacked_hexes
+                       and state.side_at(n) not in (None, state.units[uid].side))
+        kept = list(attack.attackers)
+        for uid in sorted(kept, key=lambda u: (-elsewhere(u), -self._strength(runner, state, u), u)):
+            rest = [u for u in kept if u != uid]
+            if rest and self._attack_odds(runner, state, rest, target) == odds:
+                kept = rest
+        return Attack(attack.target, tuple(kept))
 
     def _reorganize(self, runner, state, acts, side):
         """A reorganize phase (runtime/reorganize.py): the strongest counter waiting

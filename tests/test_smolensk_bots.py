@@ -11,7 +11,8 @@ import pytest
 
 from dsl.compiler import compile_game
 from runtime.actions import Move
-from runtime.bots import GreedyBot, listed_moves
+from runtime.bots import GreedyBot
+from runtime.greedy_moves import listed_moves
 from runtime.runner import Runner
 
 GAMES = Path(__file__).resolve().parent.parent / "games"

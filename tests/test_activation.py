@@ -177,3 +177,23 @@ def test_the_greedy_bot_chooses_the_hq_that_activates_most(avd):
     choice = GreedyBot(0).choose(r, s)
     sizes = {a.unit: len(r.command(s, a.unit)) for a in r.legal_actions(s)}
     assert sizes[choice.unit] == max(sizes.values())
+
+
+def test_the_greedy_bot_keeps_its_units_on_the_hqs_chain(game):
+    """A command chain from the HQ (no ``per``): a motorized unit the chain links moves only where
+    the chain still links it and every unit it linked (the middle link M1 would cut M2 off)."""
+    from runtime.bots import GreedyBot
+    r = Runner(game)
+    s = r.new_game(1)
+    bot, at = GreedyBot(0), {u: s.units[u].hex for u in ("PG", "M1", "M2", "M3")}
+    board = list(r.board.graph)
+    kept = bot._chained(r, s, "M1", at["M1"])
+    near_hq_only = [h for h in board if h.distance(at["PG"]) <= 3 and h.distance(at["M2"]) > 3]
+    both = [h for h in board if h.distance(at["PG"]) <= 3 and h.distance(at["M2"]) <= 3]
+    assert near_hq_only and both
+    assert not any(kept(h) for h in near_hq_only) and all(kept(h) for h in both)
+    kept = bot._chained(r, s, "M2", at["M2"])                 # the chain's end: anywhere within 3 of M1
+    assert all(kept(h) == (h.distance(at["M1"]) <= 3 or h.distance(at["PG"]) <= 3) for h in board
+               if h.distance(at["M3"]) > 3)
+    assert bot._chained(r, s, "M3", at["M3"]) is None          # off the chain: no chit moves it
+    assert bot._chained(r, s, "I1", s.units["I1"].hex) is None  # not motorized

@@ -669,7 +669,12 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     def on_action(st, side, action):
         if st.turn != turn_seen[0] and not args.json:
-            print(f"turn {turn_seen[0]} done: VP " + ", ".join(f"{k} {v}" for k, v in sorted(st.vp.items())), file=out)
+            line = f"turn {turn_seen[0]} done: VP " + ", ".join(f"{k} {v}" for k, v in sorted(st.vp.items()))
+            # most games count their places at the end only: the VP each side would have if it ended now
+            standing = runner.standing(st)[0]
+            if any(standing.get(k, 0) != st.vp.get(k, 0) for k in sides):
+                line += " (if the game ended now: " + ", ".join(f"{k} {standing.get(k, 0)}" for k in sorted(sides)) + ")"
+            print(line, file=out)
         turn_seen[0] = st.turn
 
     from runtime.expr import ExprError

@@ -137,6 +137,29 @@ def test_one_agent_plays_every_side_with_a_note(capsys):
     assert json.loads(out)["agents"] == {"axis": "random", "soviet": "random"}
 
 
+def test_play_prints_each_turns_standing_where_the_vp_wait_for_the_end(capsys):
+    """Barbarossa counts its cities at the end: after each turn, beside the VP given so far, the VP
+    each side would have if the game ended then (runtime.victory ``standing``)."""
+    from dsl.compiler import compile_game
+    from runtime.bots import make_bot
+    from runtime.runner import Runner
+    rc, out, err = headless(capsys, "play", POSTCARD, "--agents", "greedy,greedy", "--seed", "1")
+    assert rc == 0, err
+    lines = out.splitlines()
+    r = Runner(compile_game(ROOT / POSTCARD))
+    s, turn, expected = r.new_game(1), 1, []
+    agents = {side: make_bot("greedy", 1000 + i + 1) for i, side in enumerate(r.game.sides)}
+    while s.result is None:
+        s = r.apply(s, agents[r.to_move(s)].choose(r, s))
+        if s.turn != turn and s.result is None:
+            vp = r.standing(s)[0]
+            expected.append(f"turn {turn} done: VP axis 0, soviet 0 (if the game ended now: "
+                            f"axis {vp.get('axis', 0)}, soviet {vp.get('soviet', 0)})")
+            turn = s.turn
+    assert lines[:len(expected)] == expected and len(expected) == 3
+    assert lines[3].startswith("turn 4 done: VP axis ") and "if the game ended now" not in lines[3]
+
+
 def test_info(capsys):
     rc, out, err = headless(capsys, "info", SMOLENSK)
     assert rc == 0, err

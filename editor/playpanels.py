@@ -8,6 +8,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHBoxLayout, QLabel, QListWidget, QScrollArea,
                                QPushButton, QTextBrowser, QVBoxLayout, QWidget)
 
+from runtime.expr import ExprError
 from runtime.observe import UNKNOWN
 from runtime.state import GameState
 
@@ -80,6 +81,23 @@ class StatusPanel(QWidget):
             lay.addWidget(w)
         lay.addStretch(1)
 
+    @staticmethod
+    def _standing(w: "PlayWindow", s: GameState) -> str:
+        """Where the rules count places at the end (most games): the VP each side would have if the game
+        ended now (runtime.victory ``standing``).  Only where everything is shown: a side's view may hide
+        what the count reads (A Victory Denied's face-down VP chits)."""
+        if w.viewing_side() is not None or s.result is not None:
+            return ""
+        try:
+            standing = w.runner.standing(s)[0]
+        except ExprError:
+            return ""
+        sides = w.runner.game.sides
+        if all(standing.get(k, 0) == s.vp.get(k, 0) for k in sides):
+            return ""
+        return "<br><span style='color:#555'>if the game ended now: " + \
+            " · ".join(f"{sides[k].title} {standing.get(k, 0)}" for k in sorted(sides)) + "</span>"
+
     def show_state(self, w: "PlayWindow", s: GameState) -> None:
         r = w.runner
         g = r.game
@@ -134,7 +152,8 @@ class StatusPanel(QWidget):
                          f"attacked {attacked}")
         self.command.setText("<br>".join(parts))
         self.command.setVisible(bool(parts))
-        self.vp.setText("<b>VP:</b> " + " · ".join(f"{side(k)} <b>{v}</b>" for k, v in sorted(s.vp.items())))
+        self.vp.setText("<b>VP:</b> " + " · ".join(f"{side(k)} <b>{v}</b>" for k, v in sorted(s.vp.items()))
+                        + self._standing(w, s))
         # the turn track: one cell per turn of the scenario
         cells: list[str] = []
         waiting = T.boxes(s)

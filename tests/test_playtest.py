@@ -490,3 +490,44 @@ def test_the_bots_moves_stay_on_the_map_until_a_person_decides(qtbot, smolensk_d
     if w.human_to_move() and Done() in w.legal():
         w.press_done()                                                  # a person decides: the trail goes
         assert w.view.mp.overlay.trail == []
+
+
+def test_the_status_shows_what_each_side_would_score_if_the_game_ended_now(qtbot, lib):
+    """Barbarossa counts its cities at the end: once the Axis has taken some, the VP line says what
+    each side would have if the game ended now, beside the VP given so far (0 until the end)."""
+    from runtime.bots import GreedyBot
+    doc = GameDocument.open(lib / "barbarossa-postcard")
+    try:
+        w = show(qtbot, open_playtest(doc, None, (), 1, {"axis": "human", "soviet": "human"}))
+        assert "if the game ended now" not in w.status_panel.vp.text()   # nothing taken yet
+        bots = {"axis": GreedyBot(1), "soviet": GreedyBot(2)}
+        while w.timeline.latest.turn < 2:
+            s = w.timeline.latest
+            assert w.act(bots[w.runner.to_move(s)].choose(w.runner, s))
+        s = w.timeline.state
+        standing = w.runner.standing(s)[0]
+        assert standing["axis"] > 0 and s.vp.get("axis", 0) == 0
+        assert f"if the game ended now: Axis {standing['axis']} · Soviet {standing.get('soviet', 0)}" \
+            in w.status_panel.vp.text()
+        shot(qtbot, w, "status-standing.png")
+        w.close()
+    finally:
+        doc.close()
+
+
+def test_the_status_keeps_the_standing_to_the_designer_view_where_the_game_hides_its_count(qtbot, lib):
+    """A Victory Denied counts face-down VP chits: a side's view shows no standing; the designer
+    view, which shows every secret, does."""
+    doc = GameDocument.open(lib / "a-victory-denied")
+    try:
+        w = show(qtbot, open_playtest(doc, None, (), 1, {"german": "human", "soviet": "greedy"}, secrets=True))
+        s = w.timeline.state
+        standing = w.runner.standing(s)[0]
+        assert standing != {k: s.vp.get(k, 0) for k in standing}           # the chits count at the end
+        assert w.viewing_side() is not None and "if the game ended now" not in w.status_panel.vp.text()
+        w.designer_action.setChecked(True)
+        w.refresh()
+        assert "if the game ended now" in w.status_panel.vp.text()
+        w.close()
+    finally:
+        doc.close()

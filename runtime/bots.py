@@ -44,6 +44,7 @@ from .objectives import Objectives, victory_objectives
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 
+
 def seen(runner: Runner, state: GameState, side: str | None) -> GameState:
     """The state a bot decides from: ``side``'s view (runtime/observe.py),
     its secrets filled with one sample drawn from the view alone and the dice

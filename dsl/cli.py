@@ -666,12 +666,15 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise CliError(f"the scenario cannot be set up: {e}", where) from None
     turn_seen = [state.turn]
     out = sys.stdout
+    from runtime.observe import hides_anything
+    hidden = hides_anything(game)
 
     def on_action(st, side, action):
         if st.turn != turn_seen[0] and not args.json:
             line = f"turn {turn_seen[0]} done: VP " + ", ".join(f"{k} {v}" for k, v in sorted(st.vp.items()))
             # most games count their places at the end only: the VP each side would have if it ended now
-            standing = runner.standing(st)[0]
+            # (where the count reads nothing a side cannot see: AVD's face-down VP chits stay face down)
+            standing = st.vp if hidden else runner.standing(st)[0]
             if any(standing.get(k, 0) != st.vp.get(k, 0) for k in sides):
                 line += " (if the game ended now: " + ", ".join(f"{k} {standing.get(k, 0)}" for k in sorted(sides)) + ")"
             print(line, file=out)

@@ -160,6 +160,13 @@ def test_play_prints_each_turns_standing_where_the_vp_wait_for_the_end(capsys):
     assert lines[3].startswith("turn 4 done: VP axis ") and "if the game ended now" not in lines[3]
 
 
+def test_play_keeps_a_count_that_reads_hidden_values_to_the_end(capsys):
+    """A Victory Denied counts face-down VP chits: no standing is printed before the game ends."""
+    rc, out, err = headless(capsys, "play", "games/a-victory-denied", "--agents", "greedy,greedy", "--seed", "1")
+    assert rc == 0, err
+    assert out.startswith("turn 1 done: VP german 0, soviet 0\n") and "if the game ended now" not in out
+
+
 def test_info(capsys):
     rc, out, err = headless(capsys, "info", SMOLENSK)
     assert rc == 0, err

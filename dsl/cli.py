@@ -674,9 +674,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             line = f"turn {turn_seen[0]} done: VP " + ", ".join(f"{k} {v}" for k, v in sorted(st.vp.items()))
             # most games count their places at the end only: the VP each side would have if it ended now
             # (where the count reads nothing a side cannot see: AVD's face-down VP chits stay face down)
-            standing = st.vp if hidden else runner.standing(st)[0]
-            if any(standing.get(k, 0) != st.vp.get(k, 0) for k in sides):
-                line += " (if the game ended now: " + ", ".join(f"{k} {standing.get(k, 0)}" for k in sorted(sides)) + ")"
+            apart = None if hidden else runner.standing_apart(st)
+            if apart:
+                line += " (if the game ended now: " + ", ".join(f"{k} {v}" for k, v in sorted(apart.items())) + ")"
             print(line, file=out)
         turn_seen[0] = st.turn
 

@@ -89,14 +89,14 @@ class StatusPanel(QWidget):
         if w.viewing_side() is not None or s.result is not None:
             return ""
         try:
-            standing = w.runner.standing(s)[0]
+            apart = w.runner.standing_apart(s)
         except ExprError:
             return ""
-        sides = w.runner.game.sides
-        if all(standing.get(k, 0) == s.vp.get(k, 0) for k in sides):
+        if apart is None:
             return ""
+        sides = w.runner.game.sides
         return "<br><span style='color:#555'>if the game ended now: " + \
-            " · ".join(f"{sides[k].title} {standing.get(k, 0)}" for k in sorted(sides)) + "</span>"
+            " · ".join(f"{sides[k].title} {v}" for k, v in sorted(apart.items())) + "</span>"
 
     def show_state(self, w: "PlayWindow", s: GameState) -> None:
         r = w.runner

@@ -283,6 +283,15 @@ class VictoryRules:
                 return vp, r.side
         return vp, None
 
+    def standing_apart(self, s: GameState) -> dict[str, int] | None:
+        """The standing's VP (``standing``), every side's, where they differ
+        from the VP given so far (most games count their places at the end
+        only); None where they do not."""
+        vp = self.standing(s)[0]
+        if all(vp.get(k, 0) == s.vp.get(k, 0) for k in self.game.sides):
+            return None
+        return {k: vp.get(k, 0) for k in self.game.sides}
+
     def _end_awards(self, names: dict, fns):
         """The ``at end`` awards that pay now, each with its VP (not 0), one
         after another: each is read when the one before has been counted."""

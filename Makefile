@@ -5,18 +5,23 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test check bench parser clean
+.PHONY: run test fast check bench parser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,fast]'
 	@touch $(STAMP)
 
-run: $(STAMP)
+# the engine's hottest modules compiled by mypyc into build/fast (runtime/compiled.py), rebuilt when a
+# source of the runtime package changed; without a C compiler the engine runs as plain Python
+fast: $(STAMP)
+	$(PY) -m runtime.compile --if-stale
+
+run: fast
 	$(VENV)/bin/hexforge start games/smolensk
 
-test: $(STAMP)
+test: fast
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n auto  # one worker a core (pytest-xdist)
 
 check: $(STAMP)
@@ -28,8 +33,8 @@ check: $(STAMP)
 parser: $(STAMP)
 	$(PY) -m dsl.parser_gen
 
-bench: $(STAMP)
+bench: fast
 	$(PY) bench/run.py --json
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis build

@@ -6,9 +6,20 @@ Dijkstra for every unit listed where a component of hexes would do, every
 legal-action list built in full).
 
     smolensk_actions_per_s              Smolensk full game, random vs random
+    smolensk_plain_actions_per_s        the same games, the engine as plain Python
     smolensk_reference_actions_per_s    the same games, earlier algorithms
     barbarossa_actions_per_s            Barbarossa postcard, random vs random
+    barbarossa_plain_actions_per_s      the same games, the engine as plain Python
     barbarossa_reference_actions_per_s  the same games, earlier algorithms
+
+The engine's hottest modules run compiled by mypyc where they are built
+(``python -m runtime.compile``; ``make`` builds them): the first figure of
+each game is the engine as a user runs it, ``compiled`` says whether that
+was compiled, and the plain figure is the same code as plain Python
+(``HEXFORGE_PURE=1``, in a child process).  The earlier algorithms are put
+back into the plain Python modules (a compiled module calls its own
+functions directly, past a patched module attribute), so the reference
+runs in a plain child process too.
 
 Rates are decisions per second of the process's CPU time (time.process_time):
 on a machine shared with other work, wall-clock time counts the waits for a
@@ -22,6 +33,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from runtime import movement as M  # noqa: E402
 from runtime import supply as S  # noqa: E402
+from runtime.compiled import compiled  # noqa: E402
 
 
 def _networkx_search(game, board, side, no_enter, no_exit, st, lost=frozenset()):
@@ -49,6 +64,8 @@ def _networkx_search(game, board, side, no_enter, no_exit, st, lost=frozenset())
 
 @contextlib.contextmanager
 def earlier_algorithms(runner):
+    if compiled(S) or compiled(M):
+        raise RuntimeError("the earlier algorithms go back into plain Python modules: run with HEXFORGE_PURE=1")
     search, shared, moves, component, legal = (S._search, S._SHARED, M._SEARCHES, M._component_search,
                                                runner.legal_actions)
     S._search = _networkx_search
@@ -73,8 +90,13 @@ class _NoShareStore:
         pass
 
 
-def playout_rate(folder: str, scenario: str | None, seeds=(1, 2, 3), reference: bool = False) -> float:
-    """Decisions per second over whole random games (all seeds together)."""
+def playout_rate(folder: str, scenario: str | None, seeds=(1, 2, 3), reference: bool = False,
+                 plain: bool = False) -> float:
+    """Decisions per second over whole random games (all seeds together):
+    the engine as it runs here, or as plain Python (``plain``), or with its
+    earlier algorithms (``reference``, as plain Python)."""
+    if (plain or reference) and (compiled(S) or compiled(M)):
+        return _in_plain_process(folder, scenario, seeds, reference)
     from dsl.compiler import compile_game
     from runtime.bots import make_bot, play
     from runtime.runner import Runner
@@ -94,16 +116,31 @@ def playout_rate(folder: str, scenario: str | None, seeds=(1, 2, 3), reference: 
     return round(n_all / t_all, 1)
 
 
+def _in_plain_process(folder: str, scenario: str | None, seeds, reference: bool) -> float:
+    """``playout_rate`` measured in a child process that runs the engine as plain Python."""
+    args = [sys.executable, __file__, "--rate", json.dumps([folder, scenario, list(seeds), reference])]
+    run = subprocess.run(args, env=dict(os.environ, HEXFORGE_PURE="1"), capture_output=True, text=True, check=True)
+    return float(run.stdout.split()[-1])
+
+
 def bench_playouts() -> dict:
+    barbarossa = tuple(range(1, 11))
     return {
+        "compiled": compiled(M) and compiled(S),
         "smolensk_actions_per_s": playout_rate("smolensk", "full"),
+        "smolensk_plain_actions_per_s": playout_rate("smolensk", "full", plain=True),
         "smolensk_reference_actions_per_s": playout_rate("smolensk", "full", reference=True),
-        "barbarossa_actions_per_s": playout_rate("barbarossa-postcard", None, seeds=tuple(range(1, 11))),
-        "barbarossa_reference_actions_per_s": playout_rate("barbarossa-postcard", None, seeds=tuple(range(1, 11)),
+        "barbarossa_actions_per_s": playout_rate("barbarossa-postcard", None, seeds=barbarossa),
+        "barbarossa_plain_actions_per_s": playout_rate("barbarossa-postcard", None, seeds=barbarossa, plain=True),
+        "barbarossa_reference_actions_per_s": playout_rate("barbarossa-postcard", None, seeds=barbarossa,
                                                            reference=True),
     }
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--rate"]:  # (the child process of _in_plain_process)
+        folder, scenario, seeds, reference = json.loads(sys.argv[2])
+        print(playout_rate(folder, scenario, tuple(seeds), reference=reference))
+        sys.exit(0)
     for k, v in bench_playouts().items():
         print(f"{k:36} {v}")

@@ -37,6 +37,12 @@ from .state import GameState
 from .supply import closed_to
 from .zoc import enemy_zoc
 
+try:  # (mypyc reads the mark where it compiles this module: runtime/compiled.py)
+    from mypy_extensions import mypyc_attr
+except ImportError:  # (no mypy, so nothing compiled: the mark means nothing)
+    def mypyc_attr(*_attrs, **_marks):  # type: ignore[no-redef,misc]
+        return lambda cls: cls
+
 SCALE = 60
 ALL = -1  # "costs all of the unit's MP"
 NO = None
@@ -76,9 +82,10 @@ class ClassCosts:
     zoc_to_zoc_sides: frozenset[str]  # hexside kinds never crossed from enemy ZOC to enemy ZOC
     # hex -> ((neighbour, static step cost, costs all MP, no ZOC-to-ZOC), ...) for normal
     # movement: terrain, hexside and road costs, which never change during play
-    steps: dict[Hex, tuple[tuple[Hex, int, bool, bool], ...]]
+    steps: "_Steps"
 
 
+@mypyc_attr(native_class=False)  # (a dict subclass with __missing__: an ordinary class, where compiled)
 class _Steps(dict):
     """``ClassCosts.steps``: a hex's row is worked out the first time a
     search reads it (most searches read a small part of the map)."""
@@ -234,8 +241,7 @@ def class_costs(game: GameDefinition, board: Board, unit_class: str, mode: str =
     return result
 
 
-def mode_steps(game: GameDefinition, board: Board, unit_class: str, m: MovementMode
-               ) -> dict[Hex, tuple[tuple[Hex, int, bool, bool], ...]]:
+def mode_steps(game: GameDefinition, board: Board, unit_class: str, m: MovementMode) -> _Steps:
     """Static steps for a movement mode: only along its links, at its cost
     (or the link's), hexsides bridged by the link itself."""
     cache = board.__dict__.setdefault("_mode_steps", {})
@@ -256,6 +262,7 @@ def mode_steps(game: GameDefinition, board: Board, unit_class: str, m: MovementM
         adj[h]  # (a hex off the board has no row)
         out = []
         for n, along in edges.get(h, ()):
+            step: int | None
             if mode_cost is not None:
                 step = mode_cost
             else:
@@ -290,7 +297,7 @@ class MoveRange:
             (other.unit, other.start, other.mp, other.destinations, other.mode) and \
             self.cost == other.cost and self.prev == other.prev and self.stop_prev == other.stop_prev
 
-    __hash__ = None  # (mutable data: as a dataclass with eq)
+    __hash__ = None  # type: ignore[assignment]  # (mutable data: as a dataclass with eq)
 
     @property
     def cost(self) -> dict[Hex, int]:
@@ -383,7 +390,7 @@ def held_by_others(state: GameState, side: str) -> frozenset[Hex]:
     """Hexes holding a unit of another side than ``side`` (kept until the
     other side's units move, where there is one other side)."""
     placed = state.placed
-    other, n = None, 0
+    other, n = "", 0
     for k in placed:  # (the other sides whose units were placed: most games have one)
         if k != side:
             other, n = k, n + 1
@@ -407,7 +414,7 @@ def mode_by_id(game: GameDefinition, mode: str | None) -> MovementMode | None:
 
 
 def move_range(game: GameDefinition, board: Board, state: GameState, unit_id: str, mode: str | None = None,
-               limit: int | None = None, ranges: dict | None = None) -> MoveRange:
+               limit: int | None = None, ranges: "_Ranges | None" = None) -> MoveRange:
     """All hexes the unit can reach.  ``limit`` (scaled MP) overrides the
     unit's MP: ``why_not`` searches further to say how much a hex needs.
     ``ranges``: ``carried_ranges`` for the unit's side, when the caller has
@@ -449,6 +456,9 @@ class _Ranges(dict):
     side reads there (``_move_range``), worked out once."""
 
     __slots__ = ("zoc", "held", "closed")
+    zoc: frozenset[Hex]
+    held: frozenset[Hex]
+    closed: frozenset[Hex]
 
 
 class _Carried:
@@ -462,7 +472,7 @@ class _Carried:
         self.trail, self.version, self.ranges = trail, version, ranges
 
 
-def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: str) -> dict:
+def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: str) -> _Ranges:
     """The move ranges of ``side``'s units worked out in this state or an
     earlier one of the same game and still valid.  Besides the unit itself
     (its key) a range reads the enemy ZOC, the enemy-held hexes and the
@@ -477,7 +487,7 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
     again in those hexes when it is next read (``_Rejudge``).  All are
     dropped when the trail is longer than ``TRAIL_KEPT``."""
     key = ("carried", "ranges", side)
-    found = state.cache.get(key)
+    found: _Carried | None = state.cache.get(key)
     trail = state.trail
     if found is not None and found.trail is trail and found.version == state.version:
         return found.ranges  # (the ZOC, the enemy-held hexes and the closed sources change with the version)
@@ -485,12 +495,12 @@ def carried_ranges(game: GameDefinition, board: Board, state: GameState, side: s
     held = held_by_others(state, side)
     closed = closed_to(game, board, state, side)
     was = found.ranges if found is not None else None
-    same = was is not None and (was.zoc is zoc or was.zoc == zoc) and \
+    same = found is not None and was is not None and (was.zoc is zoc or was.zoc == zoc) and \
         (was.held is held or was.held == held) and (was.closed is closed or was.closed == closed)
-    if same and found.trail is trail:
+    if found is not None and same and found.trail is trail:
         return found.ranges
     ranges: dict = {}
-    if same:
+    if found is not None and same:
         units: set[Hex] = set()
         control: set[Hex] = set()
         t = trail
@@ -532,7 +542,7 @@ class _Rejudge:
 
     @staticmethod
     def of(r: "MoveRange | _Rejudge", changed: set[Hex]) -> "_Rejudge":
-        if type(r) is _Rejudge:
+        if isinstance(r, _Rejudge):
             return _Rejudge(r.range, r.hexes.union(changed.intersection(r.range.search.reached)))
         return _Rejudge(r, frozenset(changed.intersection(r.search.reached)))
 
@@ -573,6 +583,7 @@ def _stacking_limited(game: GameDefinition) -> bool:
     return limit_units is not None or extra
 
 
+@mypyc_attr(native_class=False)  # (its subclass _Reach fills some slots when first read)
 class _Search:
     """One bounded Dijkstra of ``_move_range``: what it reached and how, for
     every state and unit whose search reads the same inputs."""
@@ -590,6 +601,7 @@ class _Search:
         return self.cost, self.prev
 
 
+@mypyc_attr(native_class=False)  # (slots filled when first read: __getattr__)
 class _Reach(_Search):
     """A search whose reach is a whole component (``_component_search``):
     known without the Dijkstra, which runs, with the same inputs, only when
@@ -615,11 +627,16 @@ class _Reach(_Search):
             return self.cost, self.prev  # (the whole Dijkstra ran)
         hit = self._toward.get(h)
         if hit is None:
-            board_ref, *rest = self._inputs
-            board = board_ref()
-            found = _search(board.game, board, *rest, target=h)
+            found = self._search(h)
             hit = self._toward[h] = (found.cost, found.prev)
         return hit
+
+    def _search(self, target: Hex | None = None) -> "_Search":
+        """The component's Dijkstra (``_search``), up to ``target`` when given."""
+        board_ref, cls_id, m, start, mp, bound, zoc, held, overruns, move_in, own, closed = self._inputs
+        board = board_ref()
+        return _search(board.game, board, cls_id, m, start, mp, bound, zoc, held, overruns, move_in, own, closed,
+                       target)
 
     def __getattr__(self, name: str):  # (only for slots not set yet: ordered, cost and prev)
         if name == "ordered":  # the component's hexes sorted once, less the start
@@ -634,9 +651,7 @@ class _Reach(_Search):
             return self.reads
         if name not in ("cost", "prev"):
             raise AttributeError(name)
-        board_ref, *rest = self._inputs
-        board = board_ref()
-        found = _search(board.game, board, *rest)
+        found = self._search()
         if found.reached != self.reached or found.stop_prev:
             raise AssertionError("a component's reach differs from its Dijkstra's")
         self.cost, self.prev = found.cost, found.prev
@@ -644,6 +659,7 @@ class _Reach(_Search):
         return found.cost if name == "cost" else found.prev
 
 
+@mypyc_attr(native_class=False)  # (its slots are filled when first read)
 class _Component:
     """Hexes that reach each other under one set of search inputs
     (``_flood``); they sorted, and those a search of them reads (they and
@@ -652,12 +668,16 @@ class _Component:
     __slots__ = ("hexes", "ordered", "reads", "_board")
 
     def __init__(self, hexes: frozenset[Hex], board: Board):
-        self.hexes, self.ordered, self.reads = hexes, None, None
+        self.hexes = hexes
+        self.ordered: tuple[Hex, ...] | None = None
+        self.reads: frozenset[Hex] | None = None
         self._board = weakref.ref(board)
 
     def read_hexes(self) -> frozenset[Hex]:
         if self.reads is None:
-            adj = self._board().adj
+            board = self._board()
+            assert board is not None  # (the board outlives the searches kept for it)
+            adj = board.adj
             self.reads = self.hexes.union(*([n for n, _ in adj[h]] for h in self.hexes))
         return self.reads
 
@@ -693,6 +713,8 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
     u = state.units[unit_id]
     cls_id, m, only_class, excluded, move_in = _unit_in_mode(game, unit_id, mode)
     start = u.hex
+    if start is None:
+        raise MoveError(f"{unit_id} is not on the map")
     side = u.side
     if m is not None:  # (what bars the mode to the unit itself first: nothing else is worked out for it)
         if not only_class and not m.only & u.markers:  # a class, or a state (reserve)
@@ -718,11 +740,14 @@ def _move_range(game: GameDefinition, board: Board, state: GameState, unit_id: s
     own_control = m is not None and m.own_control
     overruns = overrun_hexes(game, state, unit_id)  # enemy hexes it may overrun (AVD 4 e)
     own = controlled(state, side) if own_control else None
-    found = None
+    found: _Search | None = None
+    searches: dict = {}
+    content: tuple = ()
     if shared:
-        searches = _SEARCHES.get(board)
-        if searches is None:
-            searches = _SEARCHES[board] = {}
+        kept = _SEARCHES.get(board)
+        if kept is None:
+            kept = _SEARCHES[board] = {}
+        searches = kept
         content = (cls_id, m.id if m is not None else "", start, mp, zoc, held, overruns, move_in, own, closed)
         found = searches.get(content)
         if found is None and not (zoc or move_in):  # (_component_search's first test, without the call)
@@ -829,7 +854,8 @@ def _flood(board: Board, ends: dict[Hex, frozenset[Hex]], m: MovementMode | None
     component serves a move from any of them.  None when ``start`` itself
     could not be entered (or no step enters it)."""
     blocked = held - overruns if overruns else held
-    open_ = (own if own is not None else ends.keys()) - blocked  # (_search's tests of a hex entered)
+    # (_search's tests of a hex entered; a dict's keys less a set are a set)
+    open_: set[Hex] | frozenset[Hex] = (own if own is not None else ends.keys()) - blocked
     if closed:
         open_ -= closed
     avoid = m.avoid if m is not None else frozenset()
@@ -902,7 +928,7 @@ def _search(game: GameDefinition, board: Board, cls_id: str, m: MovementMode | N
                 if not move_in:
                     continue  # enemy-occupied
                 stop = True  # an attack: the move ends in the enemy hex
-            if rare and ((own_control and n not in own)  # a mode that keeps to the side's own hexes
+            if rare and ((own is not None and n not in own)  # a mode that keeps to the side's own hexes
                          or (closed and n in closed)  # an enemy source (GJ63 2.2.1 5)
                          or (avoid and (hexes[n].terrain in avoid or avoid & set(hexes[n].features)))):
                 continue  # (a mode that keeps out of such hexes: AVD strategic movement, VP stars)
@@ -1005,8 +1031,8 @@ def _destinations(game: GameDefinition, board: Board, state: GameState, unit_id:
         alone = bool(attacks) and _alone_barred(game, state, unit_id)
         if not attacks or not (alone or state.attack_from):  # (with no attack made yet, an attack is
             # barred only where the limits allow no unit at all: hexside_limit_reason)
-            if alone:  # (a move that must end in an empty hex: judged as an attack with no other unit across)
-                occupants = state.occupants
+            if attacks and alone:  # (a move that must end in an empty hex: judged as an attack with no
+                occupants = state.occupants  # other unit across)
                 return found.reached.difference([h for h in attacks if h not in occupants])
             return found.reached
         barred = _barred(game, board, state, unit_id, found, move_in, overruns, attacks)
@@ -1024,7 +1050,7 @@ def _barred(game: GameDefinition, board: Board, state: GameState, unit_id: str, 
     (``carried_ranges``)."""
     occupants = state.occupants
     attacks = found.stop_prev if move_in else None
-    barred = []
+    barred: list[Hex] = []
     if attacks and _alone_barred(game, state, unit_id):
         # a move that must end in an empty hex is judged as an attack with no other unit across
         # its hexside: barred only where the limits allow no unit at all
@@ -1144,11 +1170,13 @@ def why_not(game: GameDefinition, board: Board, state: GameState, unit_id: str, 
         return f"{unit_id} cannot move to {where}: it is not in play"
     try:
         r = move_range(game, board, state, unit_id, mode)
-    except MoveError as e:
-        return str(e)
+    except MoveError as err:
+        return str(err)
+    start = u.hex
+    assert start is not None  # (move_range raised otherwise)
     if dest in r.destinations:
         return None
-    if dest == u.hex:
+    if dest == start:
         return f"{unit_id} is already in {where}"
     other = state.side_at(dest)
     if other is not None and other != u.side:
@@ -1159,18 +1187,18 @@ def why_not(game: GameDefinition, board: Board, state: GameState, unit_id: str, 
         m = mode_by_id(game, mode)
         if game.combat.attack == "move-in" and m is not None and m.no_attack:
             return f"{unit_id} cannot attack {where} by {m.title}"
-        if game.combat.attack != "move-in" or u.hex.distance(dest) == 1:
+        if game.combat.attack != "move-in" or start.distance(dest) == 1:
             return f"{unit_id} cannot enter {where}: it holds enemy units"
     m = mode_by_id(game, mode)
     costs = class_costs(game, board, game.counters[unit_id].unit_class, m.id if m is not None and not m.along else "")
-    if costs.enter.get(dest) is NO and not any(e.links & costs.links.keys() for _, e in board.adj[dest]):
+    if costs.enter.get(dest) is NO and all(e.links.isdisjoint(costs.links) for _, e in board.adj[dest]):
         return f"{unit_id} cannot enter {where}: {game.terrain[board.terrain(dest)].title.lower()} is prohibited" + \
             (f" for {m.title}" if m is not None else "")
-    e = board.edge(u.hex, dest)
+    e = board.edge(start, dest)
     closed = sorted(f for f in e.hexside if costs.hexside.get(f, 0) is NO) if not e.bridged else []
-    if closed and not any(n == dest for n, *_ in costs.steps[u.hex]):
+    if closed and not any(n == dest for n, *_ in costs.steps[start]):
         return f"{unit_id} cannot cross the {game.terrain[closed[0]].title.lower()} hexside from " \
-               f"{board.hex_id(u.hex)} to {where}" + (f" by {m.title}" if m is not None else "")
+               f"{board.hex_id(start)} to {where}" + (f" by {m.title}" if m is not None else "")
     if dest in r.cost:
         limit = game.stacking.get("units")
         if limit is None or stack_count(game, state, dest, unit_id) + stack_weight(game, unit_id) <= limit:

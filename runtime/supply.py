@@ -78,9 +78,9 @@ class _Static:
                 impassable.add(h)
                 continue
             if unless:
-                req = frozenset(unless[k] for k in kinds if k in unless)
-                if req:
-                    need[h] = req
+                links = frozenset(unless[k] for k in kinds if k in unless)
+                if links:
+                    need[h] = links
         bad: set[tuple[Hex, Hex]] = set()
         for u, nbrs in board.adj.items():
             for v, e in nbrs:
@@ -459,6 +459,7 @@ def supply_status(game: GameDefinition, board: Board, state: GameState, side: st
         room: dict[Hex, int] = {}
         for uid in sorted(x for x, ok in status.items() if not ok):  # (by unit id, as the room is handed out)
             h = state.units[uid].hex
+            assert h is not None  # (status holds the units on the map)
             mh = board.map.hexes.get(h)
             if mh is None or not mh.vp:
                 continue

@@ -4,9 +4,16 @@ did when sources could be lost) would leave the speed figures without
 their yardstick."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from bench.bench_playout import earlier_algorithms, playout_rate
 from dsl.compiler import compile_game
+from runtime import movement as M
+from runtime import supply as S
 from runtime.bots import make_bot, play
+from runtime.compiled import compiled
 from runtime.runner import Runner
 
 from helpers import ROOT
@@ -20,6 +27,13 @@ def _game_log(runner, seed):
 
 
 def test_the_playout_reference_plays_the_same_game_as_the_engine():
+    if compiled(S) or compiled(M):  # (the reference goes back into the plain modules: test it in a plain process)
+        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                              f"{__file__}::test_the_playout_reference_plays_the_same_game_as_the_engine"],
+                             cwd=ROOT / "tests", env=dict(os.environ, HEXFORGE_PURE="1"), capture_output=True,
+                             text=True)
+        assert run.returncode == 0, run.stdout[-3000:]
+        return
     game = compile_game(ROOT / "games" / "barbarossa-postcard")
     runner = Runner(game, None)
     fast = _game_log(runner, 4)
@@ -28,6 +42,7 @@ def test_the_playout_reference_plays_the_same_game_as_the_engine():
     assert fast == slow and fast[0] > 0
 
 
-def test_the_playout_bench_measures_both():
+def test_the_playout_bench_measures_all_three():
     assert playout_rate("barbarossa-postcard", None, seeds=(1,)) > 0
+    assert playout_rate("barbarossa-postcard", None, seeds=(1,), plain=True) > 0
     assert playout_rate("barbarossa-postcard", None, seeds=(1,), reference=True) > 0

@@ -1,0 +1,104 @@
+"""The engine's hottest modules compiled to C with mypyc: the import hook
+that loads them while they are what the sources say.
+
+The searches a bot runs millions of (movement's Dijkstra, the supply
+breadth-first search, the zones of control) are plain, typed Python.  mypyc
+(part of mypy) compiles those modules into C extensions: the same code, run
+without the interpreter's dispatch, about a quarter faster on Smolensk's random
+playouts (``bench/bench_playout.py``).  The sources stay the truth:
+
+- ``python -m runtime.compile`` builds the extensions into ``build/fast`` beside
+  the packages (``make`` does it on set-up and before the tests), and writes
+  a manifest with a hash of every source of the ``runtime`` package.
+- ``install()`` (run by ``runtime/__init__.py``) loads them only while every
+  hash still matches, the Python is the one they were built for, and
+  ``HEXFORGE_PURE`` is not set: a module edited since, anywhere in the
+  package (the compiled code reads the others' types), and the whole engine
+  runs as plain Python until the next build.  A machine without a C compiler
+  or mypy runs plain Python too; nothing else changes.
+
+A compiled module checks its type annotations as it runs: an annotation
+that does not hold (a value that may be None, a dict subclass where a dict
+is declared) is a ``TypeError`` there, not a hint.  ``mypy`` must pass on the
+modules listed here, which the build does first.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+# the modules compiled, as paths under the project's root
+COMPILED = ("runtime/supply.py", "runtime/movement.py", "runtime/zoc.py")
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "fast"
+MANIFEST = "manifest.json"
+
+
+def _sources() -> dict[str, str]:
+    """Every source of the runtime package (path under the root -> sha256)."""
+    pkg = ROOT / "runtime"
+    return {p.relative_to(ROOT).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(pkg.rglob("*.py"))}
+
+
+def _python() -> str:
+    return f"{sys.implementation.cache_tag} {importlib.machinery.EXTENSION_SUFFIXES[0]}"
+
+
+def status() -> tuple[bool, str]:
+    """(whether the compiled modules may be loaded, why or why not)."""
+    if os.environ.get("HEXFORGE_PURE"):
+        return False, "HEXFORGE_PURE is set: plain Python"
+    path = OUT / MANIFEST
+    if not path.is_file():
+        return False, f"not built ({path} is missing): plain Python; python -m runtime.compile builds them"
+    try:
+        manifest = json.loads(path.read_text())
+        files = {name: OUT / rel for name, rel in manifest["files"].items()}
+        built_for, sources = manifest["python"], manifest["sources"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return False, f"{path}: unreadable manifest ({e}): plain Python"
+    if built_for != _python():
+        return False, f"built for another Python ({built_for}): plain Python"
+    if sources != _sources():
+        return False, "a source of the runtime package changed since the build: plain Python until rebuilt"
+    if not all(f.is_file() and f.resolve().is_relative_to(OUT.resolve()) for f in files.values()):
+        return False, "a compiled file is missing: plain Python"
+    return True, f"compiled: {', '.join(sorted(n for n in files if n.startswith('runtime.')))}"
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Finds the compiled modules (and mypyc's shared library) in the build."""
+
+    def __init__(self, files: dict[str, Path]):
+        self.files = files
+
+    def find_spec(self, name, path=None, target=None):
+        f = self.files.get(name)
+        if f is None:
+            return None
+        return importlib.util.spec_from_file_location(name, f, loader=importlib.machinery.ExtensionFileLoader(
+            name, str(f)))
+
+
+def install() -> bool:
+    """Load the compiled modules from now on, where they are fresh (``status``)."""
+    if any(isinstance(f, _Finder) for f in sys.meta_path):
+        return True
+    ok, _ = status()
+    if not ok:
+        return False
+    manifest = json.loads((OUT / MANIFEST).read_text())
+    sys.meta_path.insert(0, _Finder({name: OUT / rel for name, rel in manifest["files"].items()}))
+    return True
+
+
+def compiled(module) -> bool:
+    """Whether ``module`` runs compiled."""
+    return not str(getattr(module, "__file__", "")).endswith(".py")

@@ -858,7 +858,9 @@ def version() -> str:
 
 
 def add_version(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--version", action="version", version=f"hexforge {version()}")
+    from runtime.compiled import status  # (whether the engine's hottest modules run compiled, and why not)
+
+    p.add_argument("--version", action="version", version=f"hexforge {version()}, engine {status()[1]}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -52,25 +52,27 @@ def _python() -> str:
 
 
 def status() -> tuple[bool, str]:
-    """(whether the compiled modules may be loaded, why or why not)."""
+    """(whether the compiled modules may be loaded, "compiled (the modules)"
+    or "plain Python (why)")."""
     if os.environ.get("HEXFORGE_PURE"):
-        return False, "HEXFORGE_PURE is set: plain Python"
+        return False, "plain Python (HEXFORGE_PURE is set)"
     path = OUT / MANIFEST
     if not path.is_file():
-        return False, f"not built ({path} is missing): plain Python; python -m runtime.compile builds them"
+        return False, f"plain Python (not built: {path} is missing; python -m runtime.compile builds it)"
     try:
         manifest = json.loads(path.read_text())
         files = {name: OUT / rel for name, rel in manifest["files"].items()}
         built_for, sources = manifest["python"], manifest["sources"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        return False, f"{path}: unreadable manifest ({e}): plain Python"
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        return False, f"plain Python ({path}: unreadable manifest: {e})"
     if built_for != _python():
-        return False, f"built for another Python ({built_for}): plain Python"
+        return False, f"plain Python (built for another Python, {built_for})"
     if sources != _sources():
-        return False, "a source of the runtime package changed since the build: plain Python until rebuilt"
+        return False, "plain Python (a source of the runtime package changed since the build; " \
+                      "python -m runtime.compile builds it again)"
     if not all(f.is_file() and f.resolve().is_relative_to(OUT.resolve()) for f in files.values()):
-        return False, "a compiled file is missing: plain Python"
-    return True, f"compiled: {', '.join(sorted(n for n in files if n.startswith('runtime.')))}"
+        return False, "plain Python (a compiled file is missing)"
+    return True, f"compiled ({', '.join(sorted(n for n in files if n.startswith('runtime.')))})"
 
 
 class _Finder(importlib.abc.MetaPathFinder):

@@ -120,10 +120,14 @@ def test_one_error_format(capsys):
 
 
 def test_version_and_help_with_defaults(capsys):
+    from dsl.cli import version
     from editor import cli as editor_cli
     with pytest.raises(SystemExit) as e:
         editor_cli.main(["--version"])
-    assert e.value.code == 0 and capsys.readouterr().out.startswith("hexforge ")
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and out.startswith("hexforge ")
+    from runtime.compiled import status  # and whether the engine runs compiled
+    assert " ".join(out.split()) == f"hexforge {version()}, engine {status()[1]}"
     with pytest.raises(SystemExit):
         editor_cli.main(["play", "--help"])
     text = " ".join(capsys.readouterr().out.split())

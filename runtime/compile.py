@@ -54,11 +54,15 @@ def build() -> tuple[bool | None, str]:
             files[name] = rel.as_posix()
         if not all(p[:-3].replace("/", ".") in files for p in COMPILED):
             return False, f"the build made {sorted(files)}, not every module of {COMPILED}: plain Python"
-        if OUT.exists():
-            shutil.rmtree(OUT)
-        OUT.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(lib, OUT)
-    (OUT / MANIFEST).write_text(json.dumps({"python": _python(), "files": files, "sources": sources}, indent=1))
+        try:
+            if OUT.exists():
+                shutil.rmtree(OUT)
+            OUT.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(lib, OUT)
+            (OUT / MANIFEST).write_text(json.dumps({"python": _python(), "files": files, "sources": sources},
+                                                   indent=1))
+        except OSError as e:
+            return False, f"cannot write {OUT}: {e.strerror or e}: plain Python"
     if sources != _sources():
         return False, "a source changed while it was built: run it again"
     return True, f"compiled {', '.join(COMPILED)} into {OUT}"

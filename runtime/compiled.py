@@ -70,6 +70,9 @@ def status() -> tuple[bool, str]:
     if sources != _sources():
         return False, "plain Python (a source of the runtime package changed since the build; " \
                       "python -m runtime.compile builds it again)"
+    allowed = {p[:-3].replace("/", ".") for p in COMPILED}
+    if not all(name in allowed or name.endswith("__mypyc") for name in files):  # (mypyc's shared library)
+        return False, "plain Python (the manifest names modules the build does not make)"
     if not all(f.is_file() and f.resolve().is_relative_to(OUT.resolve()) for f in files.values()):
         return False, "plain Python (a compiled file is missing)"
     return True, f"compiled ({', '.join(sorted(n for n in files if n.startswith('runtime.')))})"

@@ -102,6 +102,11 @@ def test_a_manifest_that_is_missing_unreadable_or_points_out_of_the_build_is_not
                                                   "files": {"runtime.movement": "../elsewhere.so"}}))
     ok, why = C.status()
     assert not ok and "missing" in why
+    (tmp_path / "json.so").write_bytes(b"")
+    (tmp_path / C.MANIFEST).write_text(json.dumps({"python": C._python(), "sources": C._sources(),
+                                                  "files": {"json": "json.so"}}))
+    ok, why = C.status()
+    assert not ok and "names modules the build does not make" in why
     (tmp_path / C.MANIFEST).write_text(json.dumps({"python": "cpython-10 .so", "sources": C._sources(), "files": {}}))
     ok, why = C.status()
     assert not ok and "another Python" in why

@@ -4,8 +4,9 @@ that loads them while they are what the sources say.
 The searches a bot runs millions of (movement's Dijkstra, the supply
 breadth-first search, the zones of control) are plain, typed Python.  mypyc
 (part of mypy) compiles those modules into C extensions: the same code, run
-without the interpreter's dispatch, about a quarter faster on Smolensk's random
-playouts (``bench/bench_playout.py``).  The sources stay the truth:
+without the interpreter's dispatch: Smolensk's random playouts run about a
+fifth faster, Barbarossa's a twentieth (``bench/bench_playout.py`` prints both
+ways).  The sources stay the truth:
 
 - ``python -m runtime.compile`` builds the extensions into ``build/fast`` beside
   the packages (``make`` does it on set-up and before the tests), and writes

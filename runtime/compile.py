@@ -79,7 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if "--if-stale" in args and status()[0]:
         return 0
-    done, msg = build()
+    try:
+        done, msg = build()
+    except OSError as e:  # (a scratch folder that cannot be made, say)
+        done, msg = False, f"{e.strerror or e}{f': {e.filename}' if e.filename else ''}: plain Python"
     print(f"hexforge: {msg}" if done else f"hexforge: not compiled: {msg}", file=sys.stdout if done else sys.stderr)
     return 1 if done is False else 0
 

@@ -122,3 +122,13 @@ def test_the_build_command_reports_its_state():
     run = subprocess.run([sys.executable, "-m", "runtime.compile", "--status"], cwd=ROOT, capture_output=True,
                          text=True, check=True)
     assert run.stdout.strip() == C.status()[1]
+
+
+def test_without_mypyc_the_build_says_so_and_leaves_plain_python(monkeypatch, capsys):
+    from runtime import compile as build
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(build.importlib.util, "find_spec", lambda name, *a: None if name == "mypyc" else real(name, *a))
+    assert build.build() == (None, "mypyc not installed: plain Python")
+    assert build.main([]) == 0  # (nothing to build with: not an error)
+    assert "not compiled: mypyc not installed" in capsys.readouterr().err

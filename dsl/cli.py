@@ -857,10 +857,24 @@ def version() -> str:
         return "unknown (not installed)"
 
 
-def add_version(p: argparse.ArgumentParser) -> None:
-    from runtime.compiled import status  # (whether the engine's hottest modules run compiled, and why not)
+class _Version(argparse.Action):
+    """``--version``: the version, and whether the engine's hottest modules
+    run compiled (and why not), on lines of their own (argparse's version
+    action would wrap them at the terminal's width)."""
 
-    p.add_argument("--version", action="version", version=f"hexforge {version()}, engine {status()[1]}")
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0,
+                         help="show the version and whether the engine runs compiled, and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from runtime.compiled import status
+
+        print(f"hexforge {version()}\nengine: {status()[1]}")
+        parser.exit()
+
+
+def add_version(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--version", action=_Version)
 
 
 def run(args: argparse.Namespace) -> int:

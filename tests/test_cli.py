@@ -127,7 +127,7 @@ def test_version_and_help_with_defaults(capsys):
     out = capsys.readouterr().out
     assert e.value.code == 0 and out.startswith("hexforge ")
     from runtime.compiled import status  # and whether the engine runs compiled
-    assert " ".join(out.split()) == f"hexforge {version()}, engine {status()[1]}"
+    assert out.splitlines() == [f"hexforge {version()}", f"engine: {status()[1]}"]
     with pytest.raises(SystemExit):
         editor_cli.main(["play", "--help"])
     text = " ".join(capsys.readouterr().out.split())

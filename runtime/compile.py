@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .compiled import COMPILED, MANIFEST, OUT, ROOT, _python, _sources, status
+from .compiled import COMPILED, MANIFEST, MODULES, OUT, ROOT, _python, _sources, status
 
 
 # mypy's flags for the build: the packages without type hints (networkx, lark) are read as Any, and only
@@ -47,12 +47,12 @@ def build() -> tuple[bool | None, str]:
         if run.returncode != 0:
             tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-20:])
             return False, f"the build failed: plain Python\n{tail}"
+        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
         files: dict[str, str] = {}
-        for so in lib.rglob("*" + importlib.machinery.EXTENSION_SUFFIXES[0]):
-            rel = so.relative_to(lib)
-            name = rel.as_posix()[:-len(importlib.machinery.EXTENSION_SUFFIXES[0])].replace("/", ".")
-            files[name] = rel.as_posix()
-        if not all(p[:-3].replace("/", ".") in files for p in COMPILED):
+        for so in lib.rglob("*" + suffix):
+            rel = so.relative_to(lib).as_posix()
+            files[rel[:-len(suffix)].replace("/", ".")] = rel
+        if not all(name in files for name in MODULES):
             return False, f"the build made {sorted(files)}, not every module of {COMPILED}: plain Python"
         try:
             if OUT.exists():

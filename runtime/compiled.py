@@ -36,6 +36,7 @@ from pathlib import Path
 
 # the modules compiled, as paths under the project's root
 COMPILED = ("runtime/supply.py", "runtime/movement.py", "runtime/zoc.py")
+MODULES = tuple(p[:-3].replace("/", ".") for p in COMPILED)  # their names as imported
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "fast"
 MANIFEST = "manifest.json"
@@ -55,28 +56,32 @@ def _python() -> str:
 def status() -> tuple[bool, str]:
     """(whether the compiled modules may be loaded, "compiled (the modules)"
     or "plain Python (why)")."""
+    return _status()[:2]
+
+
+def _status() -> tuple[bool, str, dict[str, Path]]:
+    """``status``, and the compiled files by module name where they may be loaded."""
     if os.environ.get("HEXFORGE_PURE"):
-        return False, "plain Python (HEXFORGE_PURE is set)"
+        return False, "plain Python (HEXFORGE_PURE is set)", {}
     path = OUT / MANIFEST
     if not path.is_file():
-        return False, f"plain Python (not built: {path} is missing; python -m runtime.compile builds it)"
+        return False, f"plain Python (not built: {path} is missing; python -m runtime.compile builds it)", {}
     try:
         manifest = json.loads(path.read_text())
         files = {name: OUT / rel for name, rel in manifest["files"].items()}
         built_for, sources = manifest["python"], manifest["sources"]
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        return False, f"plain Python ({path}: unreadable manifest: {e})"
+        return False, f"plain Python ({path}: unreadable manifest: {e})", {}
     if built_for != _python():
-        return False, f"plain Python (built for another Python, {built_for})"
+        return False, f"plain Python (built for another Python, {built_for})", {}
     if sources != _sources():
         return False, "plain Python (a source of the runtime package changed since the build; " \
-                      "python -m runtime.compile builds it again)"
-    allowed = {p[:-3].replace("/", ".") for p in COMPILED}
-    if not all(name in allowed or name.endswith("__mypyc") for name in files):  # (mypyc's shared library)
-        return False, "plain Python (the manifest names modules the build does not make)"
+                      "python -m runtime.compile builds it again)", {}
+    if not all(name in MODULES or name.endswith("__mypyc") for name in files):  # (mypyc's shared library)
+        return False, "plain Python (the manifest names modules the build does not make)", {}
     if not all(f.is_file() and f.resolve().is_relative_to(OUT.resolve()) for f in files.values()):
-        return False, "plain Python (a compiled file is missing)"
-    return True, f"compiled ({', '.join(sorted(n for n in files if n.startswith('runtime.')))})"
+        return False, "plain Python (a compiled file is missing)", {}
+    return True, f"compiled ({', '.join(sorted(n for n in files if n in MODULES))})", files
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -97,12 +102,10 @@ def install() -> bool:
     """Load the compiled modules from now on, where they are fresh (``status``)."""
     if any(isinstance(f, _Finder) for f in sys.meta_path):
         return True
-    ok, _ = status()
-    if not ok:
-        return False
-    manifest = json.loads((OUT / MANIFEST).read_text())
-    sys.meta_path.insert(0, _Finder({name: OUT / rel for name, rel in manifest["files"].items()}))
-    return True
+    ok, _, files = _status()
+    if ok:
+        sys.meta_path.insert(0, _Finder(files))
+    return ok
 
 
 def compiled(module) -> bool:

@@ -310,6 +310,13 @@ class ResultsFile:
             except (OSError, ValueError) as e:
                 raise BalanceError(f"{meta} is not a batch description ({e}): use another --out") from e
             diff = [k for k in ident if old.get(k) != ident[k]]
+            if diff and not self._finished_games():  # (say, of a batch that stopped before its first game)
+                try:
+                    self.path.unlink(missing_ok=True)
+                    self._write_batch(meta, ident)
+                except OSError as e:
+                    raise BalanceError(f"cannot write {out}: {e.strerror or e}") from e
+                diff = []
             if diff:
                 what = ", ".join("the game's files changed since" if k == "rules" else
                                  "the engine or bots changed since" if k == "engine" else
@@ -318,9 +325,22 @@ class ResultsFile:
         elif self.path.exists():
             raise BalanceError(f"{self.path} exists but {meta} does not: use another --out")
         else:
-            tmp = meta.with_suffix(".tmp")
-            tmp.write_text(json.dumps(ident, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            os.replace(tmp, meta)
+            self._write_batch(meta, ident)
+
+    @staticmethod
+    def _write_batch(meta: Path, ident: dict) -> None:
+        tmp = meta.with_suffix(".tmp")
+        tmp.write_text(json.dumps(ident, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, meta)
+
+    def _finished_games(self) -> bool:
+        """Whether games.csv holds a finished game: a whole line after its header."""
+        try:
+            return self.path.read_bytes().count(b"\n") > 1
+        except FileNotFoundError:
+            return False
+        except OSError as e:
+            raise BalanceError(f"cannot read {self.path}: {e.strerror or e}") from e
 
     def _read(self) -> None:
         data = self.path.read_bytes()

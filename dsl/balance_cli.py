@@ -51,8 +51,10 @@ def _number_pair(item: str, flag: str) -> tuple[str, list[int]] | str:
 def cmd_balance(args: argparse.Namespace) -> int:
     from runtime.bots import make_bot
     from runtime.runner import Runner
+    from runtime.victory import UnreadParam
 
     from .balance import BalanceError, BatchSpec, check_out_dir, read_game_texts
+    from .cli import param_hint
     from .diagnostics import did_you_mean
 
     if args.games < 1:
@@ -99,6 +101,8 @@ def cmd_balance(args: argparse.Namespace) -> int:
     try:  # the scenario must set up (and have every number it asks for) before any worker starts
         for v in sweep_values or [None]:
             Runner(game, scenario, params=dict(params, **({sweep_key: v} if sweep_key else {}))).new_game(0)
+    except UnreadParam as e:
+        return fail(f"{'--sweep' if e.name == sweep_key else '--param'} {e.name}: {e}", param_hint(path, game, e.name))
     except (NotImplementedError, ValueError) as e:
         return fail(f"{game.info.id} {scenario}: {e}")
     out = Path(args.out or f"balance-{game.info.id}-{scenario}")

@@ -618,6 +618,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     from runtime.bots import make_bot, play
     from runtime.runner import Runner
+    from runtime.victory import UnreadParam
 
     from .compiler import compile_game
     from .diagnostics import did_you_mean
@@ -657,6 +658,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         params[key] = int(val)
     try:
         runner = Runner(game, scenario, params=params)
+    except UnreadParam as e:
+        raise CliError(f"--param {e.name}: {e}", where, param_hint(path, game, e.name)) from None
     except (NotImplementedError, ValueError) as e:
         raise CliError(str(e), where) from None
     agents = {side: make_bot(n, args.seed * 1000 + i + 1, args.think) for i, (side, n) in enumerate(zip(sides, names))}
@@ -709,31 +712,66 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def param_sources(path: Path, game) -> dict[str, list[str]]:
+    """Each number the game's rules ask for with ``param("NAME")``, with
+    what asks for it: "scenario ID" (its victory rules), "the rules" (any
+    other rule), or "variant ID" where only with that variant on (``game``:
+    compiled from ``path`` without variants)."""
+    from runtime.victory import params_of, params_read
+
+    from .compiler import compile_game
+
+    params: dict[str, list[str]] = {}
+    for sc in game.scenarios.values():
+        for name in params_of(game.victory.get(sc.victory, ())):
+            params.setdefault(name, []).append(f"scenario {sc.id}")
+    for name in sorted(params_read(game, outside_victory=True) or ()):
+        params.setdefault(name, []).append("the rules")
+    for v in game.variants:
+        try:
+            g = compile_game(path, [v])
+        except DslError:
+            continue
+        # (a name read with the variant where nothing without it reads it: scenario by scenario, and elsewhere)
+        news = [(n, f"scenario {sc.id}") for sc in g.scenarios.values() for n in params_of(g.victory.get(sc.victory, ()))]
+        news += [(n, "the rules") for n in sorted(params_read(g, outside_victory=True) or ())]
+        for name, base in news:
+            if base not in params.get(name, []) and f"variant {v}" not in params.setdefault(name, []):
+                params[name].append(f"variant {v}")
+    return params
+
+
+def param_hint(path: Path, game, name: str) -> str:
+    """What to say of a --param NAME no rule in play reads (``game``: as
+    compiled for play): which variants read it, or the names it may be a
+    misspelling of."""
+    from .compiler import compile_game
+    from .diagnostics import did_you_mean
+
+    try:
+        sources = param_sources(path, compile_game(path))
+    except DslError:
+        return ""
+    where = sources.get(name, [])
+    variants = [w.split(" ", 1)[1] for w in where if w.startswith("variant ") and w.split(" ", 1)[1]
+                not in game.active_variants]
+    if variants:
+        return f"{' and '.join(f'variant {v}' for v in variants)} reads it: add " + \
+            " or ".join(f"--variant {v}" for v in variants)
+    if where:
+        return f"{', '.join(where)} reads it"
+    return did_you_mean(name, sources) or ""
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     """What a game holds: sides, scenarios, variants, parameters, counts."""
     import json
-
-    from runtime.victory import params_of
 
     from .compiler import compile_game
 
     where = args.game
     game = compile_game(game_path(where))
-    params: dict[str, list[str]] = {}
-    for sc in game.scenarios.values():
-        for name in params_of(game.victory.get(sc.victory, ())):
-            params.setdefault(name, []).append(f"scenario {sc.id}")
-    for v in game.variants:
-        try:
-            g = compile_game(game_path(where), [v])
-        except DslError:
-            continue
-        for sc in g.scenarios.values():
-            for name in params_of(g.victory.get(sc.victory, ())):
-                if f"scenario {sc.id}" not in params.get(name, []):
-                    params.setdefault(name, [])
-                    if f"variant {v}" not in params[name]:
-                        params[name].append(f"variant {v}")
+    params = param_sources(game_path(where), game)
     counts = {"sides": len(game.sides), "unit classes": len(game.unit_classes), "counters": len(game.counters),
               "hexes": len(game.map.hexes) if game.map else 0, "turns": len(game.turn_track.turns),
               "scenarios": len(game.scenarios), "variants": len(game.variants)}

@@ -44,7 +44,7 @@ from .attachments import attach, face_up, host_of
 from .stacking import extra_bars, extra_limits, judged_at_end
 from .state import GameState, fingerprint, new_state
 from .supply import check_supply, supply_status
-from .victory import VictoryRules, params_of
+from .victory import MissingParams, UnreadParam, VictoryRules, params_of, params_read
 
 
 class SequenceError(RuntimeError):
@@ -176,9 +176,17 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         self._rail_traces: dict = {}  # (side, enemy ZOC, enemy-held hexes) -> rail entry hexes (reinforce.py)
         self._rail_entry_lists: dict = {}  # (rail hexes, area, enemy-held cities) -> entry hexes (reinforce.py)
         self._ids_kept: dict = {}  # id(list of hexes) -> (the list, its hex ids, their places) (reinforce.py)
-        needed = [n for n in params_of(self.victory) if n not in self.params]
+        # a number no rule in play reads is refused (a misspelt name would change nothing, silently)
+        read = params_read(game)
+        if read is not None:  # (None: a rule names its parameter by an expression, known only in play)
+            for n in sorted(self.params):
+                if n not in read:
+                    raise UnreadParam(n, read)
+        # the numbers the rules in play ask for: this scenario's victory rules', and any other rule's
+        elsewhere = params_read(game, outside_victory=True)
+        needed = sorted(n for n in {*params_of(self.victory), *(elsewhere or ())} if n not in self.params)
         if needed:
-            raise ValueError("this scenario needs " + ", ".join(f"--param {n}=N" for n in needed))
+            raise MissingParams(needed)
         # the ``enter`` checkpoint (a unit moved into a hex) is run only for games that use it
         self._enter = any(t.at == "enter" for t in game.triggers) or any(r.at == "enter" for r in self.victory)
         # the ``enter-each`` checkpoint: every hex a unit enters (moves, retreats, advances), run by the engine

@@ -4,6 +4,7 @@ immediate wins are tried, and the end of the game.  A mixin of
 ``runtime.runner.Runner``."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping
 
 from . import expr as E
@@ -19,6 +20,72 @@ def params_of(rules) -> list[str]:
     return sorted({a.value for r in rules for e in (r.condition, r.amount) if e is not None
                    for n in E.walk(e) if isinstance(n, E.Call) and n.func == "param"
                    for a in n.args if isinstance(a, E.Str)})
+
+
+class UnreadParam(ValueError):
+    """A ``--param`` that no rule in play asks for (a misspelt name, or one
+    that only a variant not switched on reads): refused, since it would
+    change nothing, and a sweep over it would show rows that differ by luck
+    alone."""
+
+    def __init__(self, name: str, read: frozenset[str]):
+        self.name = name
+        super().__init__(f"no rule in play reads the number '{name}' (" +
+                         (f"they read {', '.join(repr(n) for n in sorted(read))})" if read else "they read none)"))
+
+
+class MissingParams(ValueError):
+    """Numbers the rules in play ask for with ``param("NAME")`` that were
+    not given: the game cannot start without them."""
+
+    def __init__(self, names: list[str]):
+        self.names = names
+        super().__init__("this scenario needs " + ", ".join(f"--param {n}=N" for n in names))
+
+
+# id(game) -> (game, its params_read: everywhere, outside its victory rules)
+_PARAMS: dict[int, tuple[object, tuple]] = {}
+
+
+def params_read(game, outside_victory: bool = False) -> frozenset[str] | None:
+    """The names the game's compiled rules (with the variants it was
+    compiled with) ask for with ``param("NAME")`` anywhere, or
+    (``outside_victory``) anywhere but in its victory rules, which only the
+    scenario that plays them reads; None where a ``param`` call does not
+    name its parameter in quotes (which it reads is then known only in play).
+    Found by walking the whole definition (but the map, which holds no
+    expression), so that no place an expression may stand is missed."""
+    kept = _PARAMS.get(id(game))
+    if kept is None or kept[0] is not game:
+        if len(_PARAMS) > 16:
+            _PARAMS.clear()
+        outside, inside = _walk_params(game, game, game.victory), _walk_params(game, game.victory, None)
+        kept = _PARAMS[id(game)] = (game, (None if outside is None or inside is None else outside | inside, outside))
+    return kept[1][1 if outside_victory else 0]
+
+
+def _walk_params(game, top, skip) -> frozenset[str] | None:
+    found: set[str] = set()
+    seen: set[int] = set()
+    stack: list = [top]
+    while stack:
+        x = stack.pop()
+        if x is None or isinstance(x, (str, int, float, bool, bytes)) or id(x) in seen or x is skip or \
+                x is game.map:
+            continue
+        seen.add(id(x))
+        if isinstance(x, E.Call) and x.func == "param":
+            if not all(isinstance(a, E.Str) for a in x.args):
+                return None
+            found.update(a.value for a in x.args)
+        if dataclasses.is_dataclass(x) and not isinstance(x, type):
+            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x))
+        elif isinstance(x, Mapping):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, (tuple, list, set, frozenset)):
+            stack.extend(x)
+    return frozenset(found)
 
 
 class Functions(Mapping):

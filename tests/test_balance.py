@@ -20,6 +20,7 @@ from dsl.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 BARBAROSSA = ROOT / "games" / "barbarossa-postcard"
+SMOLENSK = ROOT / "games" / "smolensk"
 
 
 def rows_of(out: Path) -> list[dict]:
@@ -221,6 +222,18 @@ def test_user_errors_are_messages(tmp_path, capsys):
     assert "--sweep takes NAME=N1,N2,..." in capsys.readouterr().err
     assert main(["balance", str(BARBAROSSA), "--sweep", "", "--out", str(tmp_path / "a")]) == 1  # not no sweep
     assert "--sweep takes NAME=N1,N2,..., not ''" in capsys.readouterr().err
+    # a number no rule reads: a sweep over it would give rows that differ by luck alone
+    assert main(["balance", str(BARBAROSSA), "--sweep", "bid=1,2", "--out", str(tmp_path / "a")]) == 1
+    assert "error: --sweep bid: no rule in play reads the number 'bid' (they read none)" in capsys.readouterr().err
+    assert main(["balance", str(SMOLENSK), "--scenario", "short", "--variant", "vp-bidding", "--param", "bud=5",
+                 "--out", str(tmp_path / "a")]) == 1
+    err = capsys.readouterr().err
+    assert "error: --param bud: no rule in play reads the number 'bud' (they read 'bid')" in err
+    assert "hint: did you mean 'bid'?" in err
+    assert main(["balance", str(SMOLENSK), "--scenario", "short", "--param", "bid=5",
+                 "--out", str(tmp_path / "a")]) == 1
+    assert "hint: variant vp-bidding reads it: add --variant vp-bidding" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()  # (refused before any folder is made)
     # a folder holding another batch is not mixed with this one
     assert main(["balance", str(BARBAROSSA), "--games", "1", "--out", str(tmp_path / "b"), "--json"]) == 0
     capsys.readouterr()
@@ -232,6 +245,19 @@ def test_user_errors_are_messages(tmp_path, capsys):
     meta.write_text(meta.read_text().replace(balance.engine_digest(), "0123456789abcdef"))
     assert main(["balance", str(BARBAROSSA), "--games", "1", "--out", str(tmp_path / "b")]) == 1
     assert "(the engine or bots changed since)" in capsys.readouterr().err
+
+
+def test_a_folder_with_no_finished_game_is_taken_over(tmp_path, capsys):
+    """A batch that stopped before its first game (a cluster not reached,
+    Ctrl-C at once) leaves its description and an empty games.csv: another
+    batch may use the folder, as there is nothing to mix with."""
+    stop = threading.Event()
+    stop.set()
+    assert run_batch(barbarossa_spec(), 2, tmp_path, stop=stop).played == 0
+    assert (tmp_path / "batch.json").exists() and rows_of(tmp_path) == []
+    summary = balance_json(capsys, BARBAROSSA, "--games", 2, "--agents", "random,random", "--out", tmp_path)
+    assert summary["played"] == 2 and len(rows_of(tmp_path)) == 2
+    assert json.loads((tmp_path / "batch.json").read_text())["agents"] == {"axis": "random", "soviet": "random"}
 
 
 def test_compile_texts_refuses_paths_outside_the_library(tmp_path):

@@ -82,6 +82,9 @@ def test_balance_refuses_bad_numbers_with_a_message(qtbot, win, monkeypatch):
     dlg.sweep.setText("bid=1,x")
     dlg.run_button.click()
     assert seen == ["Sweep: write NAME=N1,N2,…, not 'bid=1,x'"] and not dlg.running()
+    dlg.sweep.setText("bid=1,2")  # Barbarossa's rules read no number: a sweep would change nothing
+    dlg.run_button.click()
+    assert seen[-1] == "no rule in play reads the number 'bid' (they read none)" and not dlg.running()
 
 
 def test_a_bot_takes_a_typed_search_budget_or_option_and_a_bad_one_is_refused(qtbot, win, monkeypatch):

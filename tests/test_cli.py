@@ -171,6 +171,17 @@ def test_play_keeps_a_count_that_reads_hidden_values_to_the_end(capsys):
     assert out.startswith("turn 1 done: VP german 0, soviet 0\n") and "if the game ended now" not in out
 
 
+def test_play_refuses_a_number_no_rule_reads_and_says_which_variant_does(capsys):
+    rc, out, err = headless(capsys, "play", SMOLENSK, "--scenario", "short", "--param", "bid=5")
+    assert rc == 1 and out == ""
+    assert err == (f"hexforge: {SMOLENSK}: error: --param bid: no rule in play reads the number 'bid' (they read none)\n"
+                   "  hint: variant vp-bidding reads it: add --variant vp-bidding\n")
+    rc, out, err = headless(capsys, "play", SMOLENSK, "--scenario", "short", "--variant", "vp-bidding",
+                            "--param", "bod=5")
+    assert rc == 1 and "--param bod: no rule in play reads the number 'bod' (they read 'bid')" in err
+    assert "hint: did you mean 'bid'?" in err
+
+
 def test_info(capsys):
     rc, out, err = headless(capsys, "info", SMOLENSK)
     assert rc == 0, err

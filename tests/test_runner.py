@@ -320,6 +320,40 @@ def test_vp_bidding_needs_a_bid_and_decides_by_it():
     assert s2.result["winner"] == "soviet"
 
 
+def test_a_number_no_rule_reads_is_refused():
+    """--param NAME=N that no rule in play reads (misspelt, or read only by a
+    variant not switched on) would change nothing, silently: refused."""
+    from runtime.victory import UnreadParam
+    with pytest.raises(UnreadParam, match="no rule in play reads the number 'bid' \\(they read none\\)"):
+        Runner(compile_game(GAMES / "smolensk"), "short", params={"bid": 5})  # the bid is 16.1's variant's
+    bidding = compile_game(GAMES / "smolensk", ["vp-bidding"])
+    with pytest.raises(UnreadParam, match="'bud' \\(they read 'bid'\\)") as e:  # before the bid it lacks
+        Runner(bidding, "short", params={"bud": 5})
+    assert e.value.name == "bud"
+    Runner(bidding, "short", params={"bid": 5})
+
+
+def test_a_number_read_outside_the_victory_rules_is_asked_for(tmp_path):
+    """param("NAME") in any rule, not only a victory rule, is a number the
+    game needs before it starts, and one it reads."""
+    from runtime.victory import UnreadParam, params_read
+    lib = tmp_path / "lib" / "barbarossa-oil"
+    lib.mkdir(parents=True)
+    for f in ("game.hxr", "map.hxm"):
+        text = (GAMES / "barbarossa-postcard" / f).read_text(encoding="utf-8")
+        (lib / f).write_text(text.replace('when side == axis and lost(bucharest)',
+                                          'when side == axis and lost(bucharest) and param("oil") == 1'),
+                             encoding="utf-8")
+    g = compile_game(lib)
+    assert params_read(g) == params_read(g, outside_victory=True) == {"oil"}
+    with pytest.raises(ValueError, match="this scenario needs --param oil=N"):
+        Runner(g, None)
+    with pytest.raises(UnreadParam, match="'target'"):
+        Runner(g, None, params={"oil": 1, "target": 6})
+    r = Runner(g, None, params={"oil": 1})
+    assert play(r, r.new_game(1), {"*": RandomBot(1)})[0].result is not None
+
+
 def test_mechanized_activation_limit_16_6():
     g = compile_game(GAMES / "smolensk", ["mech-activation-limit"])
     r = Runner(g, "short")

@@ -23,6 +23,8 @@ from dsl.balance import BalanceError, BatchSpec, format_summary, run_batch, summ
 from dsl.balance_plots import PLOTS, write_plots
 from runtime.bots import BOTS, make_bot
 
+from .playsetup import number_pair
+
 
 class BatchWorker(QObject):
     """Runs one batch in its thread; signals progress, the summary, or an error."""
@@ -217,12 +219,10 @@ class BalanceDialog(QDialog):
     def spec(self) -> BatchSpec:
         """The batch as set in the dialog; BalanceError for a bad entry."""
         def pair(item: str, what: str, many: bool) -> tuple[str, list[int]]:
-            key, eq, val = item.partition("=")
-            vals = [v.strip() for v in val.split(",")]
-            if not eq or not key.strip() or not all(v.lstrip("-").isdigit() for v in vals) or \
-                    (len(vals) > 1 and not many):
-                raise BalanceError(f"{what}: write NAME={'N1,N2,…' if many else 'N'}, not '{item}'")
-            return key.strip(), [int(v) for v in vals]
+            try:
+                return number_pair(item, what, many)
+            except ValueError as e:
+                raise BalanceError(str(e)) from None
 
         params = dict((k, v[0]) for k, v in (pair(x.strip(), "Numbers", False)
                                                for x in self.params.text().split() if x.strip()))

@@ -89,7 +89,8 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
 
     def __init__(self, game: GameDefinition, scenario: str | None = None, variants=(), seed: int = 0,
                  agents: dict[str, str] | None = None, compile_fn: Callable[[list[str]], GameDefinition] | None = None,
-                 game_ref: str = "", timeline: Timeline | None = None, secrets: bool = False):
+                 game_ref: str = "", timeline: Timeline | None = None, secrets: bool = False,
+                 params: dict[str, int] | None = None):
         super().__init__()
         self.secrets = secrets  # hide each side's chits from the others, with a hand-over in hotseat
         self.game = game
@@ -97,7 +98,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         self.variants = list(variants)
         self.compile_fn = compile_fn
         self.game_ref = game_ref or game.info.id
-        self.runner = timeline.runner if timeline is not None else new_runner(game, self.scenario_id)
+        self.runner = timeline.runner if timeline is not None else new_runner(game, self.scenario_id, params)
         self.timeline = timeline if timeline is not None else new_timeline(self.runner, seed)
         self.agents = {s: (agents or {}).get(s, "human") for s in game.sides}
         self.bots: dict[str, object] = {}
@@ -596,7 +597,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         try:
             game = self.compile_fn(list(saved.variants)) if self.compile_fn is not None and \
                 list(saved.variants) != self.variants else self.game
-            runner = new_runner(game, saved.scenario)
+            runner = new_runner(game, saved.scenario, saved.params)
             timeline, problem = Timeline.replay(runner, saved)
         except PlayError as e:
             self.say(str(e), error=True)
@@ -1149,10 +1150,12 @@ _play_windows: list[PlayWindow] = []
 
 
 def open_playtest(doc, scenario: str | None = None, variants=(), seed: int = 0,
-                  agents: dict[str, str] | None = None, secrets: bool = False) -> PlayWindow:
+                  agents: dict[str, str] | None = None, secrets: bool = False,
+                  params: dict[str, int] | None = None) -> PlayWindow:
     """A play window on the document's game as it stands (unsaved edits
     included); ``secrets``: hide each side's chits from the others (hotseat
-    hand-over).  Raises PlayError when the game cannot be played."""
+    hand-over); ``params``: the numbers the rules ask for (Smolensk's VP
+    bid).  Raises PlayError when the game cannot be played."""
     game = compile_for_play(doc, variants)
     if not game.scenarios:
         raise PlayError(f"{game.info.title} has no scenario to play: add a scenario block")
@@ -1160,7 +1163,7 @@ def open_playtest(doc, scenario: str | None = None, variants=(), seed: int = 0,
         raise PlayError(f"{game.info.title} has no scenario '{scenario}': it has {', '.join(game.scenarios)}")
     ref = str(doc.folder) if doc.folder is not None else doc.game_name
     w = PlayWindow(game, scenario, variants, seed, agents, compile_fn=lambda v: compile_for_play(doc, v),
-                   game_ref=ref, secrets=secrets)
+                   game_ref=ref, secrets=secrets, params=params)
     _play_windows.append(w)
     return w
 
@@ -1182,7 +1185,7 @@ def start_playtest(win) -> PlayWindow | None:
         return None
     scenario, variants, seed, agents, secrets = dlg.values()
     try:
-        w = open_playtest(win.doc, scenario, variants, seed, agents, secrets)
+        w = open_playtest(win.doc, scenario, variants, seed, agents, secrets, dlg.params())
     except PlayError as e:
         QMessageBox.critical(win, "Play", str(e))
         return None

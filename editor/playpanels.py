@@ -2,6 +2,7 @@
 Decision panel and the odds panel."""
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt
@@ -152,8 +153,11 @@ class StatusPanel(QWidget):
                          f"attacked {attacked}")
         self.command.setText("<br>".join(parts))
         self.command.setVisible(bool(parts))
+        # the numbers the rules asked for (Smolensk 16.1's VP bid), which decide the game as the VP do
+        numbers = ("<br><b>Numbers:</b> " + ", ".join(f"{html.escape(k)} = {v}" for k, v in sorted(r.params.items()))
+                   if r.params else "")
         self.vp.setText("<b>VP:</b> " + " · ".join(f"{side(k)} <b>{v}</b>" for k, v in sorted(s.vp.items()))
-                        + self._standing(w, s))
+                        + self._standing(w, s) + numbers)
         # the turn track: one cell per turn of the scenario
         cells: list[str] = []
         waiting = T.boxes(s)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import time
 
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QGroupBox,
-                               QLabel, QSpinBox, QVBoxLayout)
+                               QLabel, QLineEdit, QMessageBox, QSpinBox, QVBoxLayout)
 
 from runtime.actions import IllegalActionError
 from runtime.definition import GameDefinition
 from runtime.observe import hides_anything
 from runtime.replay import Timeline
 from runtime.runner import Runner
+from runtime.victory import MissingParams, UnreadParam
 
 from .playbots import AGENT_TITLES, AGENTS
 
@@ -39,9 +40,30 @@ def compile_for_play(doc, variants=()) -> GameDefinition:
                         + (f"\n… and {more} more" if more > 0 else "")) from None
 
 
-def new_runner(game: GameDefinition, scenario: str) -> Runner:
+def number_pair(item: str, what: str, many: bool = False) -> tuple[str, list[int]]:
+    """``NAME=N`` (``many``: ``NAME=N1,N2,…``), as the Numbers and Sweep
+    fields take them; ValueError saying what to write."""
+    key, eq, val = item.partition("=")
+    vals = [v.strip() for v in val.split(",")]
+    if not eq or not key.strip() or not all(v.lstrip("-").isdigit() and len(v) <= 30 for v in vals) or \
+            (len(vals) > 1 and not many):
+        raise ValueError(f"{what}: write NAME={'N1,N2,…' if many else 'N'}, not '{item}'")
+    return key.strip(), [int(v) for v in vals]
+
+
+def parse_numbers(text: str) -> dict[str, int]:
+    """The Numbers field: ``NAME=N`` items separated by spaces (``bid=5``)."""
+    return {k: v[0] for k, v in (number_pair(x, "Numbers") for x in text.split())}
+
+
+def new_runner(game: GameDefinition, scenario: str, params: dict[str, int] | None = None) -> Runner:
     try:
-        return Runner(game, scenario)
+        return Runner(game, scenario, params=params)
+    except MissingParams as e:
+        raise PlayError(f"{game.info.title}: the scenario asks for {' and '.join(e.names)}: write "
+                        f"{' '.join(n + '=N' for n in e.names)} under Numbers") from None
+    except UnreadParam as e:
+        raise PlayError(f"{game.info.title}: Numbers: {e}") from None
     except (NotImplementedError, ValueError) as e:
         raise PlayError(f"{game.info.title} cannot be played yet: {e}") from None
 
@@ -83,6 +105,11 @@ class SetupDialog(QDialog):
         self.seed.setValue(int(time.time()) % 100000)
         self.seed.setToolTip("The same seed and the same decisions give the same game")
         f.addRow("Seed", self.seed)
+        self.numbers = QLineEdit()
+        self.numbers.setPlaceholderText("none")
+        self.numbers.setToolTip("Numbers the rules ask for with param(\"NAME\"), written NAME=N and separated by "
+                                "spaces (Smolensk's VP bid, with the vp-bidding variant: bid=5)")
+        f.addRow("Numbers", self.numbers)
         self.agents: dict[str, QComboBox] = {}
         for sid, sd in game.sides.items():
             cb = QComboBox()
@@ -110,7 +137,19 @@ class SetupDialog(QDialog):
         for vid, cb in self.variants.items():
             cb.setChecked(bool(sc and vid in sc.variants))
 
+    def accept(self) -> None:
+        try:
+            parse_numbers(self.numbers.text())
+        except ValueError as e:
+            QMessageBox.warning(self, "Play", str(e))
+            return
+        super().accept()
+
     def values(self) -> tuple[str, list[str], int, dict[str, str], bool]:
         return (self.scenario.currentData(), [v for v, cb in self.variants.items() if cb.isChecked()],
                 self.seed.value(), {s: cb.currentData() for s, cb in self.agents.items()},
                 self.secrets.isChecked())
+
+    def params(self) -> dict[str, int]:
+        """The Numbers (checked when the dialog was accepted)."""
+        return parse_numbers(self.numbers.text())

@@ -6,6 +6,7 @@ file::
 
     {"format": "hexforge-game", "version": 2, "game": "games/smolensk",
      "scenario": "short", "variants": [], "seed": 3,
+     "params": {"bid": 5},      # the numbers the rules ask for, if any
      "actions": ["done", "done", "move 3Pz 0626", ...],
      "digest": "…",            # of the final log: tells when the rules changed
      "state": {...}}           # the final state in full (``snapshot``)
@@ -95,11 +96,14 @@ class SavedGame:
     agents: dict[str, str] = field(default_factory=dict)  # side -> human | random | greedy (informative)
     by_bots: list[int] = field(default_factory=list)  # indices of the actions a bot took
     state: dict | None = None  # the final state in full (``snapshot``); None in a version 1 save
+    params: dict[str, int] = field(default_factory=dict)  # the numbers the rules ask for (16.1's VP bid)
 
     def to_dict(self) -> dict:
         d = {"format": FORMAT, "version": VERSION, "game": self.game, "scenario": self.scenario,
              "variants": list(self.variants), "seed": self.seed, "agents": dict(self.agents),
              "by-bots": list(self.by_bots), "actions": list(self.actions), "digest": self.digest}
+        if self.params:  # (only where the rules ask for numbers: other saves stay as they were)
+            d["params"] = dict(self.params)
         if self.state is not None:
             d["state"] = self.state
         return d
@@ -157,11 +161,15 @@ class SavedGame:
         dig = d.get("digest") or ""
         if not isinstance(dig, str):
             raise ReplayError(f"\"digest\" must be a text, not {_show(dig)}")
+        params = d.get("params") or {}
+        if not isinstance(params, dict) or not all(isinstance(k, str) and _whole(v) and abs(v) < 10 ** 30
+                                                   for k, v in params.items()):
+            raise ReplayError("\"params\" must map each number's name to a whole number, such as {\"bid\": 5}")
         state = d.get("state") if version >= 2 else None  # version 1 had none: replaying gives it
         if state is not None and not isinstance(state, dict):
             raise ReplayError(f"\"state\" must be the saved game's state (a JSON object), not {_show(state)}")
         return cls(game, scenario, seed, list(actions), list(variants), dig,
-                   {str(k): v for k, v in agents.items()}, list(by_bots), state)
+                   {str(k): v for k, v in agents.items()}, list(by_bots), state, dict(params))
 
     @classmethod
     def loads(cls, text: str) -> "SavedGame":
@@ -376,7 +384,7 @@ class Timeline:
               agents: dict[str, str] | None = None) -> SavedGame:
         return SavedGame(game, scenario, self.seed, self.actions, list(variants), digest(self.latest),
                          dict(agents or {}), [i for i, st in enumerate(self.steps) if st.bot],
-                         snapshot(self.runner, self.latest))
+                         snapshot(self.runner, self.latest), dict(self.runner.params))
 
     @classmethod
     def replay(cls, runner: Runner, saved: SavedGame, bots: Callable[[int], bool] | None = None,
@@ -407,6 +415,6 @@ def open_saved(saved: SavedGame, compile_game: Callable[[str, list[str]], object
     (the caller's compiler: the runtime does not import the DSL) from
     ``folder``, else the folder the save names, and replay it."""
     game = compile_game(str(folder or saved.game), list(saved.variants))
-    runner = Runner(game, saved.scenario)
+    runner = Runner(game, saved.scenario, params=saved.params)
     t, problem = Timeline.replay(runner, saved)
     return runner, t, problem

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QMessageBox  # noqa: E402
+from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
 
 from editor.app import MainWindow  # noqa: E402
 from editor.document import GameDocument  # noqa: E402
@@ -382,6 +382,48 @@ def test_unsaved_edits_are_played_and_broken_games_are_refused(qtbot, smolensk_d
         assert any(a.text() == "&Play…" for a in win.menuBar().actions()[-1].menu().actions())
     finally:
         other.close()
+
+
+def test_a_scenario_that_asks_for_a_number_is_played_saved_and_loaded_with_it(qtbot, smolensk_doc, tmp_path,
+                                                                               monkeypatch):
+    """Smolensk 16.1's VP bid (param("bid"), with the vp-bidding variant):
+    the Play dialog's Numbers field gives it; the game is played by it, and
+    a saved game keeps it, so that loading it plays the same game."""
+    import json
+
+    from editor.playsetup import SetupDialog
+    humans = {"axis": "human", "soviet": "human"}
+    with pytest.raises(PlayError, match="the scenario asks for bid: write bid=N under Numbers"):
+        open_playtest(smolensk_doc, "short", ("vp-bidding",), 1, humans)
+    with pytest.raises(PlayError, match="Numbers: no rule in play reads the number 'bid' \\(they read none\\)"):
+        open_playtest(smolensk_doc, "short", (), 1, humans, params={"bid": 5})
+    w = show(qtbot, open_playtest(smolensk_doc, "short", ("vp-bidding",), 1, humans, params={"bid": 5}))
+    assert w.runner.params == {"bid": 5} and "<b>Numbers:</b> bid = 5" in w.status_panel.vp.text()
+    t = w.timeline
+    for a in listed_set_up(w.runner, t.latest):
+        t.apply(a)
+    end = t.latest.copy()
+    w.runner.finish(end, "test")
+    assert end.result["winner"] == "soviet" and "param(\"bid\") = 5" in end.result["why"]  # 0 VP: short of 5
+    path = w.save_to(tmp_path / "bid.hxgame")
+    assert json.loads(path.read_text(encoding="utf-8"))["params"] == {"bid": 5}
+    w.close()
+    w2 = show(qtbot, open_playtest(smolensk_doc, "short", (), 1, humans))  # no bid, no variant
+    assert w2.load_from(path) == ""
+    assert w2.runner.params == {"bid": 5} and w2.variants == ["vp-bidding"]
+    assert w2.timeline.latest.log == t.latest.log
+    w2.close()
+    # the dialog's field: NAME=N items; a bad one is refused there, with the dialog kept open
+    seen = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a: seen.append(a[2]))
+    dlg = SetupDialog(None, w.game)
+    qtbot.addWidget(dlg)
+    dlg.numbers.setText("bid=five")
+    dlg.accept()
+    assert seen == ["Numbers: write NAME=N, not 'bid=five'"] and dlg.result() != QDialog.Accepted
+    dlg.numbers.setText(" bid=5  ")
+    dlg.accept()
+    assert dlg.result() == QDialog.Accepted and dlg.params() == {"bid": 5}
 
 
 def test_play_from_the_editor_menu_and_engine_failures_do_not_crash(qtbot, lib, monkeypatch):

@@ -38,6 +38,9 @@ MALFORMED = {
     "variants dict": json.dumps(dict(GOOD, variants={"a": 1})),
     "by-bots out of range": json.dumps(dict(GOOD, **{"by-bots": [99]})),
     "digest number": json.dumps(dict(GOOD, digest=5)),
+    "params list": json.dumps(dict(GOOD, params=["bid", 5])),
+    "params text": json.dumps(dict(GOOD, params={"bid": "5"})),
+    "params 40 digits": json.dumps(dict(GOOD, params={"bid": 10 ** 40})),
     "truncated": json.dumps(GOOD)[:57],
     "empty": "",
     "a list": "[1, 2]",
@@ -76,6 +79,7 @@ def test_the_messages_say_what_is_wrong(tmp_path):
     assert why("seed 5000 digits") == "not a saved game: a number in it is too long"
     assert why("seed 4000 digits").startswith('"seed" must be a whole number of at most 19 digits')
     assert why("nested 100k deep") == "not a saved game: its JSON is nested too deeply"
+    assert why("params text") == '"params" must map each number\'s name to a whole number, such as {"bid": 5}'
     with pytest.raises(ReplayError, match="it is a folder"):
         SavedGame.load(tmp_path)
 
@@ -83,6 +87,9 @@ def test_the_messages_say_what_is_wrong(tmp_path):
 def test_a_good_save_round_trips():
     s = SavedGame.loads(json.dumps(GOOD))
     assert SavedGame.loads(s.dumps()) == s and s.by_bots == [1] and s.agents["soviet"] == "random"
+    assert s.params == {} and "params" not in s.dumps()  # (written only where the rules ask for numbers)
+    bid = SavedGame.loads(json.dumps(dict(GOOD, params={"bid": 5})))
+    assert bid.params == {"bid": 5} and SavedGame.loads(bid.dumps()) == bid
 
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

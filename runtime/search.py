@@ -288,6 +288,10 @@ class SearchBot:
         from .bots import GreedyBot  # the prior's first guess (bots imports this module)
         if budget and not budget.isdigit():
             raise ValueError(f"search:{budget}: the budget is a number of iterations, e.g. search:200")
+        if budget and int(budget) < 1:  # (no iterations and no time: a search that never ended)
+            raise ValueError(f"search:{budget}: the budget is at least 1 iteration a decision, e.g. search:200")
+        if think is not None and not (0 < think < math.inf):
+            raise ValueError(f"--think {think:g}: the time to think is a number of seconds above 0, e.g. --think 2")
         self.seed = seed
         self.iterations = int(budget) if budget else (0 if think else 100)
         self.think = think

@@ -1,6 +1,7 @@
 """The search bot (runtime/search.py): legal, deterministic, and it looks ahead."""
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 import sys
@@ -168,6 +169,12 @@ def test_agent_names_take_a_budget_only_for_search():
         make_bot("greedy:5", 1)
     with pytest.raises(ValueError, match="number of iterations"):
         make_bot("search:lots", 1)
+    # no iterations and no time to think: a search that never ended (search:0 hung)
+    with pytest.raises(ValueError, match=re.escape("search:0: the budget is at least 1 iteration a decision")):
+        make_bot("search:0", 1)
+    for think in (0.0, -1.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="the time to think is a number of seconds above 0"):
+            make_bot("search", 1, think=think)
 
 
 def test_agent_names_set_the_greedy_bots_hold_reach():
@@ -205,6 +212,11 @@ def test_play_command_takes_search_with_a_budget():
     r = subprocess.run(cmd[:5] + ["--agents", "greedy:20,greedy"], cwd=ROOT, capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 1 and "takes no budget" in r.stderr and "Traceback" not in r.stderr
+    for bad, says in ((["--agents", "search:0,greedy"], "search:0: the budget is at least 1 iteration"),
+                      (["--agents", "greedy,greedy", "--think", "-1"], "--think -1: the time to think is a number "
+                                                                       "of seconds above 0")):
+        r = subprocess.run(cmd[:5] + bad, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and says in r.stderr and "Traceback" not in r.stderr
 
 
 def test_playtest_offers_the_search_bot(qtbot, tmp_path, monkeypatch):

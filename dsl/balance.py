@@ -37,6 +37,9 @@ from typing import Callable, Iterable
 
 GAMES_CSV = "games.csv"
 BATCH_JSON = "batch.json"
+# the most games a batch plays per sweep value (its games are listed, and kept, in memory: a thousand
+# million would not fit); more are played as several batches, each with its own seed and folder
+MAX_GAMES = 1_000_000
 SUMMARY_JSON = "summary.json"
 FORMAT = 2  # 2: games.csv has the awards column
 Z95 = 1.959963984540054  # the 97.5% point of the standard normal

@@ -53,12 +53,14 @@ def cmd_balance(args: argparse.Namespace) -> int:
     from runtime.runner import Runner
     from runtime.victory import UnreadParam
 
-    from .balance import BalanceError, BatchSpec, check_out_dir, read_game_texts
+    from .balance import MAX_GAMES, BalanceError, BatchSpec, check_out_dir, read_game_texts
     from .cli import param_hint
     from .diagnostics import did_you_mean
 
-    if args.games < 1:
-        return fail(f"--games must be at least 1, not {args.games}")
+    if not 1 <= args.games <= MAX_GAMES:
+        return fail(f"--games must be from 1 to {MAX_GAMES:,}, not {args.games:,}",
+                    "play more as several batches, each with its own --seed and --out" if args.games > MAX_GAMES
+                    else "")
     if args.jobs < 1:
         return fail(f"--jobs must be at least 1, not {args.jobs}")
     params: dict[str, int] = {}

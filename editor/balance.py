@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QForm
                                QLineEdit, QMessageBox, QProgressBar, QPushButton, QScrollArea, QSpinBox,
                                QTabWidget, QVBoxLayout)
 
-from dsl.balance import BalanceError, BatchSpec, format_summary, run_batch, summarize, write_summary
+from dsl.balance import MAX_GAMES, BalanceError, BatchSpec, format_summary, run_batch, summarize, write_summary
 from dsl.balance_plots import PLOTS, write_plots
 from runtime.bots import BOTS, make_bot
 
@@ -137,7 +137,7 @@ class BalanceDialog(QDialog):
             self.agents[sid] = cb
             form.addRow(f"{sd.title or sid} bot", cb)
         self.games = QSpinBox()
-        self.games.setRange(1, 1_000_000)
+        self.games.setRange(1, MAX_GAMES)
         self.games.setValue(100)
         form.addRow("Games", self.games)
         self.seed = QSpinBox()

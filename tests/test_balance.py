@@ -220,6 +220,10 @@ def test_user_errors_are_messages(tmp_path, capsys):
     assert "no bot named 'nobody'" in capsys.readouterr().err
     assert main(["balance", str(BARBAROSSA), "--sweep", "bid=1,x", "--out", str(tmp_path / "a")]) == 1
     assert "--sweep takes NAME=N1,N2,..." in capsys.readouterr().err
+    assert main(["balance", str(BARBAROSSA), "--games", "100000000", "--out", str(tmp_path / "a")]) == 1
+    err = capsys.readouterr().err  # (its list of games did not fit in memory: a MemoryError's traceback)
+    assert "error: --games must be from 1 to 1,000,000, not 100,000,000" in err and "Traceback" not in err
+    assert "hint: play more as several batches, each with its own --seed and --out" in err
     assert main(["balance", str(BARBAROSSA), "--sweep", "", "--out", str(tmp_path / "a")]) == 1  # not no sweep
     assert "--sweep takes NAME=N1,N2,..., not ''" in capsys.readouterr().err
     # a number no rule reads: a sweep over it would give rows that differ by luck alone

@@ -142,6 +142,8 @@ def cmd_render(args) -> int:
             raise CliError(f"no scenario '{scenario}'", game, did_you_mean(scenario, snap.scenarios))
         if not scenario and snap.scenarios:
             scenario = next(iter(snap.scenarios))
+        if not args.paper:
+            _check_hex_size(doc, args.hex_size, out, game)
         pages = 0
         if args.paper:
             from .printing import render_tiled_map
@@ -157,6 +159,27 @@ def cmd_render(args) -> int:
         return 0
     finally:
         doc.close()
+
+
+HEX_SIZES = (4.0, 400.0)  # --hex-size: pixels from a hex's centre to a corner
+MAX_SIDE = 16_384  # pixels: a PNG's width or height (1 GB to draw in; Qt's images stop at 32,767)
+
+
+def _check_hex_size(doc, hex_px: float, out: Path, game: str) -> None:
+    """--hex-size: a number of pixels in ``HEX_SIZES``, and for a PNG one
+    whose map fits in ``MAX_SIDE`` pixels a side (a larger one was not
+    written, with a message that blamed the file)."""
+    lo, hi = HEX_SIZES
+    if not lo <= hex_px <= hi:  # (NaN and infinity too)
+        raise CliError(f"--hex-size must be from {lo:g} to {hi:g} pixels, not {hex_px:g}", game)
+    if out.suffix.lower() != ".png":
+        return
+    rect = MapPainter(doc).scene_rect()
+    side = max(rect.width(), rect.height()) * hex_px / S
+    if side > MAX_SIDE:
+        fits = int(MAX_SIDE * S / max(rect.width(), rect.height()))
+        raise CliError(f"at --hex-size {hex_px:g} the map is {side:,.0f} pixels across, more than a PNG's "
+                       f"{MAX_SIDE:,}", game, f"--hex-size {fits} or less, or an SVG or PDF")
 
 
 def cmd_counters(args) -> int:

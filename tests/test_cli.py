@@ -119,6 +119,19 @@ def test_one_error_format(capsys):
     assert r.returncode == 1 and r.stderr.startswith(f"hexforge: {SMOLENSK}: error: --out must end in")
 
 
+@pytest.mark.parametrize("size,says", [  # (nan and 1e308 were tracebacks; 0 wrote an empty picture;
+    ("nan", "--hex-size must be from 4 to 400 pixels, not nan"),  # 100000 blamed the file)
+    ("1e308", "--hex-size must be from 4 to 400 pixels, not 1e+308"),
+    ("0", "--hex-size must be from 4 to 400 pixels, not 0"),
+    ("400", "at --hex-size 400 the map is 34,160 pixels across, more than a PNG's 16,384\n"
+            "  hint: --hex-size 191 or less, or an SVG or PDF"),
+])
+def test_render_refuses_a_hex_size_it_cannot_draw(tmp_path, size, says):
+    out = tmp_path / "map.png"
+    r = hexforge("render", SMOLENSK, "--out", str(out), "--hex-size", size)
+    assert r.returncode == 1 and r.stderr == f"hexforge: {SMOLENSK}: error: {says}\n" and not out.exists()
+
+
 def test_version_and_help_with_defaults(capsys):
     from dsl.cli import version
     from editor import cli as editor_cli

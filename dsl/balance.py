@@ -631,6 +631,15 @@ def write_summary(out: Path, summary: dict) -> Path:
     return path
 
 
+def batch_title(summary: dict) -> str:
+    """What a batch played, in a line (the plots' title, the table's head):
+    the game, the scenario, the variants and numbers, the bots by side."""
+    rules = [summary["scenario"], *(f"+ {v}" for v in summary.get("variants", ()))]
+    numbers = ", ".join(f"{k}={v}" for k, v in sorted(summary.get("params", {}).items()))
+    return f"{summary['game']} {' '.join(rules)}" + (f" ({numbers})" if numbers else "") + ": " + \
+        " vs ".join(f"{a} ({s})" for s, a in summary["agents"].items())
+
+
 def format_summary(summary: dict, awards: bool = True) -> list[str]:
     """The summary as text lines, one block per sweep value; with
     ``awards``, under each side the VP of each award that paid in some game

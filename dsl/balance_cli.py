@@ -121,7 +121,7 @@ def cmd_balance(args: argparse.Namespace) -> int:
 def _run(args, spec, out: Path) -> int:
     from tqdm import tqdm
 
-    from .balance import BalanceError, format_summary, run_batch, summarize, write_summary
+    from .balance import BalanceError, batch_title, format_summary, run_batch, summarize, write_summary
     from .balance_plots import write_plots
 
     quiet = args.json or not sys.stderr.isatty()
@@ -161,8 +161,8 @@ def _run(args, spec, out: Path) -> int:
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
         return 0
-    print(f"{summary['game']} {spec.scenario}: " + " vs ".join(f"{a} ({s})" for s, a in summary["agents"].items())
-          + f", seed {spec.seed}; {result.played} played on {where}, {summary['resumed']} already in {out}")
+    print(batch_title(summary) + f", seed {spec.seed}; {result.played} played on {where}, "
+          f"{summary['resumed']} already in {out}")
     for line in format_summary(summary):
         print(line)
     print("wrote " + ", ".join(str(f) for f in files))

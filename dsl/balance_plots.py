@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .balance import BatchSpec, vp_by_turn, wilson
+from .balance import BatchSpec, batch_title, vp_by_turn, wilson
 
 PLOTS = ("winrate.png", "vp.png", "vp_by_turn.png", "awards.png")
 COLOURS = ("#b03a2e", "#2e6fb0", "#3a8f4a", "#8a5cb0", "#c08a1e")
@@ -29,8 +29,7 @@ def _pyplot():
 def write_plots(out: Path, spec: BatchSpec, summary: dict, rows: list[dict]) -> list[Path]:
     """Write the plots into ``out``; returns their paths."""
     plt = _pyplot()
-    title = f"{summary['game']} {summary['scenario']}: " + " vs ".join(
-        f"{a} ({s})" for s, a in summary["agents"].items())
+    title = batch_title(summary)
     paths = [out / name for name in PLOTS]
     for path, draw in zip(paths, (_winrate, _vp, _vp_by_turn)):
         fig, ax = plt.subplots(figsize=(7, 4.2), dpi=100)

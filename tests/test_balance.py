@@ -251,6 +251,19 @@ def test_user_errors_are_messages(tmp_path, capsys):
     assert "(the engine or bots changed since)" in capsys.readouterr().err
 
 
+def test_the_table_and_plots_name_the_variants_and_numbers(tmp_path, capsys):
+    """Batches of one game under other variants or numbers are told apart
+    by their heads and plot titles, not only by their folders."""
+    from dsl.balance import batch_title
+    summary = {"game": "smolensk", "scenario": "short", "variants": ["vp-bidding", "reserve-okh"],
+               "params": {"bid": 5}, "agents": {"axis": "search:10", "soviet": "greedy"}}
+    assert batch_title(summary) == \
+        "smolensk short + vp-bidding + reserve-okh (bid=5): search:10 (axis) vs greedy (soviet)"
+    assert main(["balance", str(BARBAROSSA), "--variant", "oil", "--games", "1", "--out", str(tmp_path)]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert head.startswith("barbarossa-postcard standard + oil: greedy (axis) vs greedy (soviet), seed 0; 1 played")
+
+
 def test_a_folder_with_no_finished_game_is_taken_over(tmp_path, capsys):
     """A batch that stopped before its first game (a cluster not reached,
     Ctrl-C at once) leaves its description and an empty games.csv: another

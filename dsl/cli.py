@@ -736,7 +736,8 @@ def param_sources(path: Path, game) -> dict[str, list[str]]:
         except DslError:
             continue
         # (a name read with the variant where nothing without it reads it: scenario by scenario, and elsewhere)
-        news = [(n, f"scenario {sc.id}") for sc in g.scenarios.values() for n in params_of(g.victory.get(sc.victory, ()))]
+        news = [(n, f"scenario {sc.id}") for sc in g.scenarios.values()
+                for n in params_of(g.victory.get(sc.victory, ()))]
         news += [(n, "the rules") for n in sorted(params_read(g, outside_victory=True) or ())]
         for name, base in news:
             if base not in params.get(name, []) and f"variant {v}" not in params.setdefault(name, []):

@@ -1178,11 +1178,15 @@ def screenshot(w: MainWindow, out: str, tab: str = "map") -> bool:
     return w.grab().save(out) and written(out)
 
 
+MAX_SCREENSHOT = 8192  # pixels a side: --screenshot's window (the least is 1280x800)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="hexforge edit", description="Open a game in the hexforge editor")
     p.add_argument("game", nargs="?", help="a game folder (omit for a new game)")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the window offscreen to OUT.png and exit")
-    p.add_argument("--size", default="1600x1000", help="window size for --screenshot (at least 1280x800)")
+    p.add_argument("--size", default="1600x1000",
+                   help="window size for --screenshot (at least 1280x800, at most 8192x8192)")
     p.add_argument("--tab", default="map", choices=("map", "counters", "declarations", "tables", "rules"),
                    help="tab shown by --screenshot")
     p.add_argument("--scenario", default="", help="the scenario to show")
@@ -1203,6 +1207,9 @@ def main(argv: list[str] | None = None) -> int:
             wd, ht = (int(x) for x in args.size.lower().split("x"))
         except ValueError:
             say_error("--size is WIDTHxHEIGHT, such as 1600x1000", game)
+            return 1
+        if max(wd, ht) > MAX_SCREENSHOT:  # (99999x99999 crashed Qt: a window of 40 GB)
+            say_error(f"--size is at most {MAX_SCREENSHOT}x{MAX_SCREENSHOT} pixels, not {args.size}", game)
             return 1
         try:
             doc = GameDocument.open(args.game) if args.game else GameDocument.new()

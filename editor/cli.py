@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("edit", help="open a game folder (or a new game) in the editor")
     e.add_argument("game", nargs="?", help="a game folder; omit it for a new, empty game")
     e.add_argument("--screenshot", metavar="OUT.png", help="render the window offscreen to OUT.png and exit")
-    e.add_argument("--size", default="1600x1000", help="window size for --screenshot (at least 1280x800)")
+    e.add_argument("--size", default="1600x1000",
+                   help="window size for --screenshot (at least 1280x800, at most 8192x8192)")
     e.add_argument("--tab", default="map", choices=("map", "counters", "declarations", "tables", "rules"),
                    help="the tab --screenshot shows")
     e.add_argument("--scenario", default="", help="the scenario whose setup is shown")

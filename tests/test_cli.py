@@ -119,6 +119,13 @@ def test_one_error_format(capsys):
     assert r.returncode == 1 and r.stderr.startswith(f"hexforge: {SMOLENSK}: error: --out must end in")
 
 
+def test_a_screenshot_larger_than_8192_pixels_a_side_is_refused(tmp_path):
+    out = tmp_path / "shot.png"  # (99999x99999 crashed Qt with a segmentation fault)
+    r = hexforge("edit", POSTCARD, "--screenshot", str(out), "--size", "99999x99999")
+    assert r.returncode == 1 and not out.exists()
+    assert r.stderr.splitlines()[-1] == f"hexforge: {POSTCARD}: error: --size is at most 8192x8192 pixels, not 99999x99999"
+
+
 @pytest.mark.parametrize("size,says", [  # (nan and 1e308 were tracebacks; 0 wrote an empty picture;
     ("nan", "--hex-size must be from 4 to 400 pixels, not nan"),  # 100000 blamed the file)
     ("1e308", "--hex-size must be from 4 to 400 pixels, not 1e+308"),

@@ -251,6 +251,20 @@ def test_user_errors_are_messages(tmp_path, capsys):
     assert "(the engine or bots changed since)" in capsys.readouterr().err
 
 
+def test_a_results_file_that_is_not_a_batchs_is_a_message(tmp_path, capsys):
+    """games.csv is read back to resume: bytes that are not UTF-8 or a
+    field past the csv module's limit are messages, not tracebacks."""
+    assert main(["balance", str(BARBAROSSA), "--games", "2", "--out", str(tmp_path), "--json"]) == 0
+    capsys.readouterr()
+    good = (tmp_path / "games.csv").read_bytes()
+    for extra, says in ((b"\xff\xfe,1,x\n", "games.csv:4: not text (UTF-8)"),
+                        (b',1,"' + b"x" * 200_000 + b'"\n', "games.csv:4: not a game row (field larger than")):
+        (tmp_path / "games.csv").write_bytes(good + extra)
+        assert main(["balance", str(BARBAROSSA), "--games", "3", "--out", str(tmp_path)]) == 1
+        err = capsys.readouterr().err
+        assert says in err and "Traceback" not in err
+
+
 def test_the_table_and_plots_name_the_variants_and_numbers(tmp_path, capsys):
     """Batches of one game under other variants or numbers are told apart
     by their heads and plot titles, not only by their folders."""

@@ -630,6 +630,10 @@ def cmd_play(args: argparse.Namespace) -> int:
                        where, f"e.g. --log {args.log_side}.jsonl --log-side {args.log_side}")
     if args.log:
         check_writable(args.log)  # before the game is played, not after
+    if args.save:
+        if Path(args.save).suffix != ".hxgame":
+            raise CliError(f"--save writes a saved game: write --save {Path(args.save).stem}.hxgame", where)
+        check_writable(args.save)
     game = compile_game(path, args.variant or ())
     if args.log_side and args.log_side not in game.sides:
         raise CliError(f"--log-side: no side '{args.log_side}' (the sides: {', '.join(game.sides)})", where,
@@ -674,8 +678,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     out = sys.stdout
     from runtime.observe import hides_anything
     hidden = hides_anything(game)
+    taken: list[str] = []  # every decision, in its text notation (--save)
 
     def on_action(st, side, action):
+        taken.append(str(action))
         if st.turn != turn_seen[0] and not args.json:
             line = f"turn {turn_seen[0]} done: VP " + ", ".join(f"{k} {v}" for k, v in sorted(st.vp.items()))
             # most games count their places at the end only: the VP each side would have if it ended now
@@ -703,6 +709,14 @@ def cmd_play(args: argparse.Namespace) -> int:
                     f.write(json.dumps(e, sort_keys=True, default=str) + "\n")
         except OSError as e:
             raise CliError(f"cannot write {args.log}: {(e.strerror or str(e)).lower()}") from None
+    if args.save:  # (the editor's playtest loads it: Game > Play…, then Load game…, to step through it)
+        from runtime.replay import SavedGame, digest, snapshot
+        saved = SavedGame(str(path), scenario, args.seed, taken, list(args.variant or ()), digest(state),
+                          dict(zip(sides, names)), list(range(len(taken))), snapshot(runner, state), params)
+        try:
+            saved.save(args.save)
+        except OSError as e:
+            raise CliError(f"cannot write {args.save}: {(e.strerror or str(e)).lower()}") from None
     if args.json:
         print(json.dumps(result, sort_keys=True))
     else:
@@ -710,8 +724,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"game over after turn {state.turn} ({state.result['ended']}): winner {state.result['winner']}, "
               f"{n} decisions")
         print(state.result["why"])
-    if args.log:
-        print(f"wrote {args.log}", file=sys.stderr)  # stdout stays the game's own output
+    for written_file in (args.log, args.save):
+        if written_file:
+            print(f"wrote {written_file}", file=sys.stderr)  # stdout stays the game's own output
     return 0
 
 
@@ -879,6 +894,9 @@ def add_commands(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object at the end")
     p.add_argument("--log", default="", help="write every action and die roll as JSON lines to this file, "
                                              "secrets included (default: none)")
+    p.add_argument("--save", default="", metavar="FILE.hxgame",
+                   help="write the game as a saved game, which the editor's playtest loads (Game > Play…, then "
+                        "Load game…) to step through it (default: none)")
     p.add_argument("--log-side", default="", metavar="SIDE",
                    help="the --log file holds what SIDE saw: the other sides' chits and hidden values left out "
                         "(default: everything)")

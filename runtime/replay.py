@@ -112,8 +112,10 @@ class SavedGame:
         d = self.to_dict()
         actions = d.pop("actions")
         state = d.pop("state", None)
-        # one action a line: diffable, and readable by a person; the state on one line at the end
-        head = json.dumps(d, indent=1, sort_keys=True)[:-2]
+        by_bots = d.pop("by-bots")
+        # one action a line: diffable, and readable by a person; the numbers of the actions bots took on
+        # one line (a game bots played holds every number); the state on one line at the end
+        head = json.dumps(d, indent=1, sort_keys=True)[:-2] + ',\n "by-bots": ' + json.dumps(by_bots)
         body = ",\n".join("  " + json.dumps(a) for a in actions)
         tail = (',\n "state": ' + json.dumps(state, sort_keys=True)) if state is not None else ""
         return head + ',\n "actions": [\n' + body + ("\n " if actions else "") + "]" + tail + "\n}\n"

@@ -426,6 +426,31 @@ def test_a_scenario_that_asks_for_a_number_is_played_saved_and_loaded_with_it(qt
     assert dlg.result() == QDialog.Accepted and dlg.params() == {"bid": 5}
 
 
+def test_a_game_played_on_the_command_line_is_stepped_through_in_the_playtest(qtbot, lib, tmp_path, capsys):
+    """hexforge play --save FILE.hxgame: a game bots played headless (a batch's
+    odd game, replayed from its seed) is loaded in the playtest to be looked at."""
+    from dsl.cli import main
+    save = tmp_path / "seed3.hxgame"
+    args = ["play", str(lib / "smolensk"), "--scenario", "short", "--variant", "vp-bidding", "--param", "bid=5",
+            "--agents", "greedy,greedy", "--seed", "3", "--save", str(save)]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert err == f"wrote {save}\n" and "winner axis: 16.1 the Axis reaches its bid" in out
+    saved = SavedGame.load(save)
+    assert saved.params == {"bid": 5} and saved.by_bots == list(range(len(saved.actions)))
+    doc = GameDocument.open(lib / "smolensk")
+    try:
+        w = show(qtbot, open_playtest(doc, "short", (), 1, {"axis": "human", "soviet": "human"}))
+        assert w.load_from(save) == ""  # (replayed: the same log as the game played)
+        assert w.timeline.end == len(saved.actions) and w.timeline.latest.result["winner"] == "axis"
+        assert w.variants == ["vp-bidding"] and w.runner.params == {"bid": 5}
+        w.close()
+    finally:
+        doc.close()
+    assert main(["play", str(lib / "smolensk"), "--save", str(tmp_path / "g.json")]) == 1
+    assert "--save writes a saved game: write --save g.hxgame" in capsys.readouterr().err
+
+
 def test_play_from_the_editor_menu_and_engine_failures_do_not_crash(qtbot, lib, monkeypatch):
     doc = GameDocument.open(lib / "smolensk")
     try:

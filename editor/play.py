@@ -615,12 +615,7 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         self._log_shown = (-1, None, 0)
         if self.doc.game is not game:
             self.doc = PlayDoc(game)
-            old = self.view
-            self.view = PlayMapView(self.doc)
-            self.view.hexClicked.connect(self.click_hex)
-            self.view.hexHovered.connect(self.hover_hex)
-            self.setCentralWidget(self.view)
-            old.deleteLater()
+            self.view.set_doc(self.doc)
             self.view.zoom_to(0.9)
         self._make_bots()
         self.sel_unit, self.target, self.attackers = "", None, []

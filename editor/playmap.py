@@ -417,6 +417,18 @@ class PlayMapView(ZoomMixin, QGraphicsView):
         self._scene.setSceneRect(self.item.boundingRect())
         self._hover: Hex | None = None
 
+    def set_doc(self, doc: PlayDoc) -> None:
+        """Show another compile of the game (a saved game of other variants
+        loaded) in this view: the window's layout stays as it is (a new view
+        put in the middle of the window lost its room to the docks)."""
+        self._scene.removeItem(self.item)
+        self.doc = doc
+        self.mp = PlayPainter(doc)
+        self.item = MapItem(self.mp)
+        self._scene.addItem(self.item)
+        self._scene.setSceneRect(self.item.boundingRect())
+        self._hover = None
+
     def refresh(self) -> None:
         self.item.update()
 

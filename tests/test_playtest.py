@@ -444,6 +444,11 @@ def test_a_game_played_on_the_command_line_is_stepped_through_in_the_playtest(qt
         assert w.load_from(save) == ""  # (replayed: the same log as the game played)
         assert w.timeline.end == len(saved.actions) and w.timeline.latest.result["winner"] == "axis"
         assert w.variants == ["vp-bidding"] and w.runner.params == {"bid": 5}
+        # the map of the game as compiled with the variant, in the same view: it kept its room (a new view
+        # put in the window's middle was squeezed to a strip beside the docks)
+        assert w.centralWidget() is w.view and w.view.doc is w.doc and w.doc.game is w.game
+        qtbot.wait(50)
+        assert w.view.width() > w.width() // 3
         w.close()
     finally:
         doc.close()

@@ -10,6 +10,7 @@ debugging an empty one.  The editor's File > New writes the same files.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -404,5 +405,6 @@ def cmd_new(args) -> int:
         return 1
     for p in written:
         print(f"wrote {p}")
-    print(f"next: .venv/bin/hexforge check {folder}   then   .venv/bin/hexforge play {folder} --agents greedy,random")
+    arg = shlex.quote(str(folder))  # (a folder named with spaces or '!' is pasted into a shell as it is)
+    print(f"next: .venv/bin/hexforge check {arg}   then   .venv/bin/hexforge play {arg} --agents greedy,random")
     return 0

@@ -91,6 +91,21 @@ def test_hexforge_new_then_check_and_play(tmp_path):
     assert json.loads(r.stdout)["winner"] in ("axis", "allies")
 
 
+def test_the_next_commands_hexforge_new_prints_paste_into_a_shell(tmp_path):
+    import shlex
+    import subprocess
+    folder = tmp_path / "my game!"
+    r = hexforge("new", str(folder))
+    assert r.returncode == 0, r.stderr
+    nxt = r.stdout.splitlines()[-1]
+    assert nxt == (f"next: .venv/bin/hexforge check {shlex.quote(str(folder))}   then   "
+                   f".venv/bin/hexforge play {shlex.quote(str(folder))} --agents greedy,random")
+    check = nxt.split("next: ", 1)[1].split("   then   ")[0]
+    run = subprocess.run(["bash", "-c", check.replace(".venv/bin/hexforge", f"{sys.executable} -m editor.cli")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.startswith("ok my-game: 2 sides"), run.stderr
+
+
 def test_hexforge_new_refuses_a_folder_in_use(tmp_path):
     folder = tmp_path / "used"
     folder.mkdir()

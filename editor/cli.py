@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -51,16 +52,17 @@ def cmd_start(args: argparse.Namespace) -> int:
     else:
         print("The editor is not part of this build yet. Commands:")
     hx = hexforge_command()
-    lines = [(f"{hx} check {args.path}", "validate the game files"),
-             (f"{hx} info {args.path}", "sides, scenarios, variants, parameters")]
+    path = shlex.quote(str(args.path))  # (the commands are pasted into a shell: a folder named with spaces)
+    lines = [(f"{hx} check {path}", "validate the game files"),
+             (f"{hx} info {path}", "sides, scenarios, variants, parameters")]
     if game.combat.procedure == "firepower":
-        lines.append((f"{hx} battle {args.path} --hex H --attack U@FROM --defend U", "the firepower of a battle"))
+        lines.append((f"{hx} battle {path} --hex H --attack U@FROM --defend U", "the firepower of a battle"))
     else:
-        lines.append((f"{hx} odds {args.path} --attack 12 --defense 4", "odds and result chances of an attack"))
-    lines += [(f"{hx} play {args.path} --agents greedy,random --seed 3", "a whole game between bots"),
+        lines.append((f"{hx} odds {path} --attack 12 --defense 4", "odds and result chances of an attack"))
+    lines += [(f"{hx} play {path} --agents greedy,random --seed 3", "a whole game between bots"),
               ("mkdir -p out", "a folder git ignores, for the files below"),
-              (f"{hx} render {args.path} --out out/map.png", "draw the map and counters (.png .svg .pdf)"),
-              (f"{hx} edit {args.path} --screenshot out/shot.png", "the editor's window, drawn offscreen"),
+              (f"{hx} render {path} --out out/map.png", "draw the map and counters (.png .svg .pdf)"),
+              (f"{hx} edit {path} --screenshot out/shot.png", "the editor's window, drawn offscreen"),
               ("make test", "run the test suite")]
     width = max(len(c) for c, _ in lines)
     for command, what in lines:

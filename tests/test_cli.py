@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -249,6 +250,15 @@ def test_start_hints_name_commands_that_work_as_printed(tmp_path):
     assert info[1] == "info"
     r = subprocess.run([str(ROOT / info[0]), *info[1:]], cwd=ROOT, env=e, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "sides: axis (Axis), soviet (Soviet)" in r.stdout
+    # a folder named with a space: the hints quote it, so that pasted into a shell they still work
+    spaced = tmp_path / "my games" / "smolensk"
+    shutil.copytree(ROOT / SMOLENSK, spaced)
+    shutil.copytree(ROOT / "games" / "gekitou", spaced.parent / "gekitou")  # (its series folder)
+    r = subprocess.run([str(exe), "start", str(spaced)], cwd=ROOT, env=e, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    info = next(line.split("  ")[1] for line in r.stdout.splitlines() if " info " in line)
+    r = subprocess.run(["bash", "-c", info], cwd=ROOT, env=e, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "sides: axis (Axis), soviet (Soviet)" in r.stdout, info + r.stderr
 
 
 def test_check_on_a_series_folder_names_the_games_that_import_it(capsys):

@@ -699,7 +699,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     except (ExprError, SequenceError) as e:
         raise CliError(str(e), where) from None
     result = dict(state.result, actions=n, scenario=scenario, seed=args.seed,
-                  agents=dict(zip(sides, names)), variants=list(args.variant or ()))
+                  agents=dict(zip(sides, names)), variants=list(args.variant or ()), params=dict(params))
     if args.log:
         from runtime.observe import observe_log
         entries = observe_log(game, state.log, args.log_side) if args.log_side else state.log

@@ -429,6 +429,8 @@ def test_a_scenario_that_asks_for_a_number_is_played_saved_and_loaded_with_it(qt
 def test_a_game_played_on_the_command_line_is_stepped_through_in_the_playtest(qtbot, lib, tmp_path, capsys):
     """hexforge play --save FILE.hxgame: a game bots played headless (a batch's
     odd game, replayed from its seed) is loaded in the playtest to be looked at."""
+    import json
+
     from dsl.cli import main
     save = tmp_path / "seed3.hxgame"
     args = ["play", str(lib / "smolensk"), "--scenario", "short", "--variant", "vp-bidding", "--param", "bid=5",
@@ -436,6 +438,9 @@ def test_a_game_played_on_the_command_line_is_stepped_through_in_the_playtest(qt
     assert main(args) == 0
     out, err = capsys.readouterr()
     assert err == f"wrote {save}\n" and "winner axis: 16.1 the Axis reaches its bid" in out
+    assert main([*args[:-2], "--json"]) == 0  # (the JSON result names the numbers, as the variants)
+    played = json.loads(capsys.readouterr().out)
+    assert (played["params"], played["variants"], played["winner"]) == ({"bid": 5}, ["vp-bidding"], "axis")
     saved = SavedGame.load(save)
     assert saved.params == {"bid": 5} and saved.by_bots == list(range(len(saved.actions)))
     doc = GameDocument.open(lib / "smolensk")

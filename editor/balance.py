@@ -23,7 +23,7 @@ from dsl.balance import MAX_GAMES, BalanceError, BatchSpec, format_summary, run_
 from dsl.balance_plots import PLOTS, write_plots
 from runtime.bots import BOTS, make_bot
 
-from .playsetup import number_pair
+from .playsetup import number_pair, variants_reading
 
 
 class BatchWorker(QObject):
@@ -244,6 +244,7 @@ class BalanceDialog(QDialog):
     # -- running ------------------------------------------------------------------------
     def start(self) -> None:
         from runtime.runner import Runner
+        from runtime.victory import UnreadParam
 
         from dsl.balance import compile_texts
         from dsl.diagnostics import DslError
@@ -252,6 +253,10 @@ class BalanceDialog(QDialog):
             game = compile_texts(spec.game, spec.variants) if spec.variants else self.game
             for v in spec.sweep_values or [None]:  # every number the scenario needs, before any game
                 Runner(game, spec.scenario, params=dict(spec.params, **({spec.sweep_key: v} if v is not None else {})))
+        except UnreadParam as e:  # (with the variants that read it, which the box can tick)
+            hint = variants_reading(e.name, game, lambda v: compile_texts(spec.game, tuple(v)))
+            QMessageBox.warning(self, "Balance", str(e) + (f"\n\n{hint}" if hint else ""))
+            return
         except (BalanceError, ValueError, NotImplementedError) as e:
             QMessageBox.warning(self, "Balance", str(e))
             return

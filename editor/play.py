@@ -58,6 +58,7 @@ from runtime.combat.dicepool.fight import AIR_STAGES
 from runtime.combat.dicepool.odds import battle_odds
 from runtime.combat.dicepool.setup import default_pairs
 from runtime.definition import GameDefinition
+from runtime.victory import UnreadParam, params_read
 from runtime.combat.firepower import BattleReport
 from runtime.hexes import Hex
 from runtime.movement import MoveError, MoveRange, move_range, show_mp
@@ -74,7 +75,7 @@ from .playmap import PlayDoc, PlayMapView
 from .mapview import add_action
 from .playclicks import PlayClicks
 from .playpanels import DecisionPanel, HandOver, OddsPanel, StatusPanel
-from .playsetup import PlayError, SetupDialog, compile_for_play, new_runner, new_timeline
+from .playsetup import PlayError, SetupDialog, compile_for_play, new_runner, new_timeline, variants_reading
 from .stackview import StackView, state_entries
 
 ENTRY_COLOURS = {"roll": "#b00060", "draw": "#6a1b9a", "turn": "#000000", "over": "#000000", "vp": "#0d6b2a",
@@ -1156,6 +1157,11 @@ def open_playtest(doc, scenario: str | None = None, variants=(), seed: int = 0,
         raise PlayError(f"{game.info.title} has no scenario to play: add a scenario block")
     if scenario is not None and scenario not in game.scenarios:
         raise PlayError(f"{game.info.title} has no scenario '{scenario}': it has {', '.join(game.scenarios)}")
+    read = params_read(game)  # (None: a rule names its number by an expression: known only in play)
+    unread = sorted(set(params or {}) - read) if read is not None else []
+    if unread:  # (the runner refuses it too: here the variants that read it are named as well)
+        hint = variants_reading(unread[0], game, lambda v: compile_for_play(doc, v))
+        raise PlayError(f"{game.info.title}: Numbers: {UnreadParam(unread[0], read)}" + (f"\n\n{hint}" if hint else ""))
     ref = str(doc.folder) if doc.folder is not None else doc.game_name
     w = PlayWindow(game, scenario, variants, seed, agents, compile_fn=lambda v: compile_for_play(doc, v),
                    game_ref=ref, secrets=secrets, params=params)

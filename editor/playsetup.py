@@ -56,6 +56,28 @@ def parse_numbers(text: str) -> dict[str, int]:
     return {k: v[0] for k, v in (number_pair(x, "Numbers") for x in text.split())}
 
 
+def variants_reading(name: str, game: GameDefinition, compile_with) -> str:
+    """Where the Numbers give ``name`` and no rule in play reads it: the
+    variants (not switched on in ``game``) whose rules do, by title, as
+    ``compile_with(variants)`` compiles the game with them ("" if none)."""
+    from runtime.victory import params_of, params_read
+
+    from dsl.balance import BalanceError
+    from dsl.diagnostics import DslError
+    found = []
+    for vid, v in game.variants.items():
+        if vid in game.active_variants:
+            continue
+        try:
+            g = compile_with([*game.active_variants, vid])
+        except (DslError, BalanceError, PlayError, OSError):
+            continue
+        read = {n for sc in g.scenarios.values() for n in params_of(g.victory.get(sc.victory, ()))}
+        if name in read | (params_read(g) or set()):
+            found.append(v.title or vid)
+    return (" or ".join(found) + " reads it: tick it under Variants") if found else ""
+
+
 def new_runner(game: GameDefinition, scenario: str, params: dict[str, int] | None = None) -> Runner:
     try:
         return Runner(game, scenario, params=params)

@@ -87,6 +87,26 @@ def test_balance_refuses_bad_numbers_with_a_message(qtbot, win, monkeypatch):
     assert seen[-1] == "no rule in play reads the number 'bid' (they read none)" and not dlg.running()
 
 
+def test_balance_names_the_variant_that_reads_a_number(qtbot, tmp_path, monkeypatch):
+    from editor import balance as bal
+    shutil.copytree(ROOT / "games", tmp_path / "games")
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    w = MainWindow(GameDocument.open(tmp_path / "games" / "smolensk"), autosave_ms=0)
+    w.ask_on_close = False
+    qtbot.addWidget(w)
+    try:
+        seen = []
+        monkeypatch.setattr(bal.QMessageBox, "warning", lambda parent, title, text: seen.append(text))
+        dlg = w.balance()
+        qtbot.addWidget(dlg)
+        dlg.sweep.setText("bid=0,5")  # Smolensk 16.1's bid, without its variant
+        dlg.run_button.click()
+        assert seen == ["no rule in play reads the number 'bid' (they read none)\n\n"
+                        "16.1 VP bidding reads it: tick it under Variants"] and not dlg.running()
+    finally:
+        w.doc.close()
+
+
 def test_a_bot_takes_a_typed_search_budget_or_option_and_a_bad_one_is_refused(qtbot, win, monkeypatch):
     from editor import balance as bal
     seen = []

@@ -395,7 +395,8 @@ def test_a_scenario_that_asks_for_a_number_is_played_saved_and_loaded_with_it(qt
     humans = {"axis": "human", "soviet": "human"}
     with pytest.raises(PlayError, match="the scenario asks for bid: write bid=N under Numbers"):
         open_playtest(smolensk_doc, "short", ("vp-bidding",), 1, humans)
-    with pytest.raises(PlayError, match="Numbers: no rule in play reads the number 'bid' \\(they read none\\)"):
+    with pytest.raises(PlayError, match="Numbers: no rule in play reads the number 'bid' \\(they read none\\)"
+                                        "\n\n16.1 VP bidding reads it: tick it under Variants"):
         open_playtest(smolensk_doc, "short", (), 1, humans, params={"bid": 5})
     w = show(qtbot, open_playtest(smolensk_doc, "short", ("vp-bidding",), 1, humans, params={"bid": 5}))
     assert w.runner.params == {"bid": 5} and "<b>Numbers:</b> bid = 5" in w.status_panel.vp.text()

@@ -152,6 +152,10 @@ class Ctx:
             elif isinstance(n, E.Call):
                 if n.func == "track":
                     self.track_calls.append(n)
+                if n.func == "param" and len(n.args) == 1 and not isinstance(n.args[0], E.Str):
+                    # (which number a game asks for is known before it starts: hexforge play --param NAME=N)
+                    self.error("type", "param() takes the number's name in quotes, such as param(\"bid\")",
+                               Span.parse(n.args[0].where or n.where))
                 if n.func == "marked" and len(n.args) == 2:  # marked(counter, "marker"): a unit marker rules give
                     m = n.args[1]
                     known = self.designated | self.marked | {"disrupted", "out-of-supply", "isolated", "reserve"}

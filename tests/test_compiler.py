@@ -222,6 +222,16 @@ def test_expressions_are_checked_for_unknown_names_and_functions(tmp_path):
     assert "vp" in hints["unknown function 'vpp'"]
 
 
+def test_param_takes_a_quoted_name(tmp_path):
+    """Which numbers a game asks for (hexforge play --param NAME=N) is known
+    before it starts: param(6) and param("x" + "y") are refused by check
+    (param(6) asked for --param 6=N in play)."""
+    game = MINI_GAME + 'victory v { win a at end when vp(a) >= param(6)\n  win b at end when vp(b) >= param("x" + "y") }\n'
+    diags = diagnostics_of(make_game(tmp_path, game))
+    assert [d.message for d in diags] == ["param() takes the number's name in quotes, such as param(\"bid\")"] * 2
+    assert all(d.span is not None for d in diags)
+
+
 def test_die_tables_one_and_two_dimensional(tmp_path):
     game = MINI_GAME + '''
 die-table act "Activation" {

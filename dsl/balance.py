@@ -37,8 +37,8 @@ from typing import Callable, Iterable
 
 GAMES_CSV = "games.csv"
 BATCH_JSON = "batch.json"
-# the most games a batch plays per sweep value (its games are listed, and kept, in memory: a thousand
-# million would not fit); more are played as several batches, each with its own seed and folder
+# the most games a batch plays, all sweep values together (its games are listed, and kept, in memory: a
+# thousand million would not fit); more are played as several batches, each with its own seed and folder
 MAX_GAMES = 1_000_000
 SUMMARY_JSON = "summary.json"
 FORMAT = 2  # 2: games.csv has the awards column
@@ -430,6 +430,10 @@ def run_batch(spec: BatchSpec, games: int, out: Path, jobs: int = 1, cluster: st
     """Play the games of the batch not yet in ``out``; ``progress(done,
     total)`` after each game.  ``stop`` set: finish the games under way and
     return (what is done stays done).  Raises BalanceError."""
+    if games * max(1, len(spec.sweep_values)) > MAX_GAMES:  # (the dialog's count times its sweep's values)
+        raise BalanceError(f"{games:,} games at each of {len(spec.sweep_values):,} sweep values is more than "
+                           f"{MAX_GAMES:,} games a batch: play more as several batches, each with its own seed "
+                           "and folder")
     check_out_dir(out)
     results = ResultsFile(out, spec)
     try:

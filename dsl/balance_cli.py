@@ -79,6 +79,10 @@ def cmd_balance(args: argparse.Namespace) -> int:
             return fail(f"--sweep {args.sweep} names a value twice")
         if sweep_key in params:
             return fail(f"--sweep {sweep_key} and --param {sweep_key} both set {sweep_key}: give one")
+        if args.games * len(sweep_values) > MAX_GAMES:
+            return fail(f"--games {args.games:,} at {len(sweep_values):,} sweep values is "
+                        f"{args.games * len(sweep_values):,} games: at most {MAX_GAMES:,} a batch",
+                        "play more as several batches, each with its own --seed and --out")
     path = Path(args.game)
     if not path.exists():
         return fail(f"{args.game}: no such game folder")

@@ -224,6 +224,13 @@ def test_user_errors_are_messages(tmp_path, capsys):
     err = capsys.readouterr().err  # (its list of games did not fit in memory: a MemoryError's traceback)
     assert "error: --games must be from 1 to 1,000,000, not 100,000,000" in err and "Traceback" not in err
     assert "hint: play more as several batches, each with its own --seed and --out" in err
+    values = ",".join(str(v) for v in range(20))
+    assert main(["balance", str(BARBAROSSA), "--games", "100000", "--sweep", f"bid={values}",
+                 "--out", str(tmp_path / "a")]) == 1
+    assert "error: --games 100,000 at 20 sweep values is 2,000,000 games: at most 1,000,000 a batch" in \
+        capsys.readouterr().err
+    with pytest.raises(BalanceError, match="more than 1,000,000 games a batch"):
+        run_batch(barbarossa_spec(sweep_key="bid", sweep_values=tuple(range(20))), 100_000, tmp_path / "a")
     assert main(["balance", str(BARBAROSSA), "--sweep", "", "--out", str(tmp_path / "a")]) == 1  # not no sweep
     assert "--sweep takes NAME=N1,N2,..., not ''" in capsys.readouterr().err
     # a number no rule reads: a sweep over it would give rows that differ by luck alone

@@ -60,7 +60,7 @@ def variants_reading(name: str, game: GameDefinition, compile_with) -> str:
     """Where the Numbers give ``name`` and no rule in play reads it: the
     variants (not switched on in ``game``) whose rules do, by title, as
     ``compile_with(variants)`` compiles the game with them ("" if none)."""
-    from runtime.victory import params_of, params_read
+    from runtime.victory import params_read
 
     from dsl.balance import BalanceError
     from dsl.diagnostics import DslError
@@ -72,8 +72,7 @@ def variants_reading(name: str, game: GameDefinition, compile_with) -> str:
             g = compile_with([*game.active_variants, vid])
         except (DslError, BalanceError, PlayError, OSError):
             continue
-        read = {n for sc in g.scenarios.values() for n in params_of(g.victory.get(sc.victory, ()))}
-        if name in read | (params_read(g) or set()):
+        if name in (params_read(g) or ()):  # (any rule of the game with the variant: its scenarios' too)
             found.append(v.title or vid)
     return (" or ".join(found) + " reads it: tick it under Variants") if found else ""
 

@@ -51,6 +51,12 @@ def entry_kind(e: dict) -> str:
 SECRET_ACTIONS = ("choose ", "pick ")  # chit choices: secret until the chit is drawn
 
 
+def _rolled(e: dict) -> str:
+    """An attack's odds, column, die and result, as a log sentence ends with them."""
+    drm = f" {e['drm']:+d}" if e.get("drm") else ""
+    return f" — odds {e['odds']}, column {e.get('column')}, die {e.get('die')}{drm}: {e.get('result')}"
+
+
 def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset[str] = frozenset()) -> str:
     """One log entry as a sentence; the secrets of the ``hidden`` sides
     (which chits they chose or picked) are left out."""
@@ -123,7 +129,12 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
         return f"{e['disrupted']} is disrupted"
     if "back" in e:
         return f"{e['back']} goes back to {e.get('to')}"
-    if "marker" in e:
+    if "effect" in e:  # what a rule's effect did, and why (runtime/effects.py)
+        extra = ([", ".join(map(str, e["units"])) or "no unit had it"] if "units" in e else []) + \
+            ([f"to {e['to']}"] if "to" in e else []) + ([f"{e['count']} removed"] if "count" in e else []) + \
+            ([f"{e['reduced']} reduced"] if "reduced" in e else [])
+        return (f"{e['why']}: " if e.get("why") else "") + str(e["effect"]) + (f" ({'; '.join(extra)})" if extra else "")
+    if "marker" in e and "unit" in e:
         return f"{e.get('unit')} is {MARKER_TITLES.get(e['marker'], e['marker'])}" + \
             (f" ({e['for']})" if e.get("for") else "")
     if "recover" in e:
@@ -133,7 +144,10 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
     if "cannot-enter" in e:  # stacking { judged end }: no move out of an over-stacked entry hex
         return f"{e['cannot-enter']} cannot enter from {e.get('at')}: {e.get('why')}; back to " \
             f"{str(e.get('to', '')).removeprefix('pool:')}"
-    if "moves-on" in e and "path" not in e:  # and what the entry costs in each movement mode (GJ63 7.0(2))
+    if "moves-on" in e and "path" in e:  # on from its entry hex (AVD: the units that arrive and move on)
+        return f"{e['moves-on']} moves onto the map at {e.get('at')} and on to {e.get('to')} " \
+            f"(path {'→'.join(map(str, e['path']))})"
+    if "moves-on" in e:  # and what the entry costs in each movement mode (GJ63 7.0(2))
         modes = [m for m in runner.game.movement.modes if m.id in e] if runner is not None else []
         return f"{e['moves-on']} moves onto the map at {e.get('at')} ({e.get('mp')} MP" + \
             "".join(f"; by {m.title[0].lower() + m.title[1:]}: {e[m.id]} MP" for m in modes) + ")"
@@ -143,7 +157,20 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
         return f"{e['rebuilt']} is rebuilt in {e.get('at')}"
     if "rebuild" in e:
         return f"{who(e['rebuild'])} rebuilds {e.get('placed', 0)} unit{'s' * (e.get('placed', 0) != 1)}"
+    if "bought" in e:  # a reinforcement bought with points (AVD 增援 5 c-e): a unit placed, or a chit
+        where = "into the cup" if e.get("into") == "cup" else f"at {e.get('at')}"
+        return f"{e['bought']} is bought ({e.get('points')} point{'s' * (e.get('points') != 1)}) and put {where}"
+    if "play" in e and "phase" in e:  # a phase that plays a chit as if drawn (AVD turn 1: 3PzG)
+        return f"chit {e['play']} is played ({e['phase']})"
+    if "event" in e and "title" in e:  # an event of the turn track
+        return f"event: {e['title']}"
+    if "row" in e and "attack" in e:  # a result that reads another row of the CRT (AVD 7 d)
+        return f"the attack on {e['attack']}: row {e['row']} of the table gives {e.get('result')}"
+    if "air" in e and "step" in e:  # a dice-pool battle's air step (GJ63)
+        return f"air over {e['air']}: {e['step']}"
     if "decide" in e:
+        if "answer" not in e:  # (the decision asked for: the answer is logged when given)
+            return f"{who(e.get('side'))} decides: {e['decide']}" + (f" ({e['for']})" if e.get("for") else "")
         return f"decision {e['decide']}: {e.get('answer')}"
     if "table" in e:
         t = runner.game.die_tables.get(e["table"]) if runner is not None else None
@@ -157,9 +184,13 @@ def describe(e: dict, runner: Runner | None = None, hidden: set[str] | frozenset
         if e.get("declared"):
             text += " — declared: fought once every attack is declared"
         if "odds" in e:
-            drm = f" {e['drm']:+d}" if e.get("drm") else ""
-            text += f" — odds {e['odds']}, column {e.get('column')}, die {e.get('die')}{drm}: {e.get('result')}"
+            text += _rolled(e)
+        if "marker" in e:  # (a unit designated: GJ63's reserve)
+            text += f" — {MARKER_TITLES.get(e['marker'], e['marker'])}"
         return text
+    if "reroll" in e:  # a CRT result that has the same attack rolled again (runtime/engine.py)
+        return f"{who(e.get('side'))}: the attack on {e['reroll']} with {','.join(map(str, e.get('attackers', ())))} " \
+            f"is rolled again" + _rolled(e)
     if "chits" in e:
         return f"{who(e.get('side'))} puts chits in the cup: {', '.join(e['chits']) or 'none'}"
     if "activate" in e:

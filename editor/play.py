@@ -617,10 +617,10 @@ class PlayWindow(PlayClicks, BotPlayer, QMainWindow):
         if self.doc.game is not game:
             self.doc = PlayDoc(game)
             self.view.set_doc(self.doc)
-            self.view.zoom_to(0.9)
         self._make_bots()
         self.sel_unit, self.target, self.attackers = "", None, []
         self.refresh()
+        self._initial_zoom()  # (on the units of the side to move where the loaded game stands, as a new game)
         msg = problem or f"Loaded {Path(path).name}: {timeline.end} decisions (|< < > >| step through it)."
         self.say(msg, error=bool(problem))
         return problem

@@ -368,12 +368,16 @@ def cmd_battle(args: argparse.Namespace) -> int:
                 return f"{label}: {why}", ""
             A.attach(game, s, cid, uid, "set up for the battle")
         return "", ""
+    named: dict[str, str] = {}  # counter -> the flag that named it (a counter is in the battle once)
     for flag, text in (("--attack", args.attack), ("--defend", args.defend)):
         for item in (x.strip() for x in text.split(",") if x.strip()):
             head, _, origin = item.partition("@")
             uid, *carried = head.split("+")  # UNIT+CHIT+CHIT: the counters it carries (attachments)
             if uid not in game.counters:
                 return fail(f"{flag}: no counter '{uid}'", did_you_mean(uid, game.counters))
+            if uid in named:
+                return fail(f"{flag}: {uid} is named twice" + ("" if named[uid] == flag else f" (in {named[uid]} too)"))
+            named[uid] = flag
             s.place(uid, target)
             error, hint = carry(f"{flag} {item}", uid, carried)
             if error:

@@ -1042,5 +1042,10 @@ def test_cli_battle_shows_the_firepower_of_a_battle():
     assert "Air strike (7.1): +1 for the army group (AGC), on average +1" in text.stdout
     bad = run("battle", str(GAME), "--hex", "0205", "--attack", "AGC@0107", "--defend", "WF")
     assert bad.returncode == 1 and "0107 is not next to 0205" in bad.stderr and "Traceback" not in bad.stderr
+    for args, says in ((["--attack", "AGC@0105,AGC@0104", "--defend", "WF"], "--attack: AGC is named twice"),
+                       (["--attack", "AGC@0105", "--defend", "WF,WF"], "--defend: WF is named twice"),
+                       (["--attack", "WF@0105", "--defend", "WF"], "--defend: WF is named twice (in --attack too)")):
+        twice = run("battle", str(GAME), "--hex", "0205", *args)  # (the second was taken silently)
+        assert twice.returncode == 1 and says in twice.stderr, twice.stderr
     odds = run("odds", str(GAME), "--attack", "3", "--defense", "2")
     assert odds.returncode == 1 and "try hexforge battle" in odds.stderr

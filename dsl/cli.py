@@ -116,6 +116,9 @@ def cmd_odds(args: argparse.Namespace) -> int:
     if not game.crts:
         hint = "it fights by firepower: try hexforge battle" if game.combat.procedure == "firepower" else ""
         return fail(f"{game.info.id} has no combat results table", hint)
+    turns = [t.number for t in game.turn_track.turns]
+    if args.turn is not None and turns and args.turn not in turns:  # (it was a KeyError's traceback)
+        return fail(f"--turn {args.turn} is not on the turn track ({turns[0]}-{turns[-1]})")
     fa = None
     if fire_id:
         fa = game.fire_attacks.get(fire_id)

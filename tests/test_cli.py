@@ -114,6 +114,8 @@ def test_one_error_format(capsys):
     assert err == f"hexforge: {SMOLENSK}: error: no scenario 'shortt'\n  hint: did you mean 'short'?\n"
     rc, out, err = headless(capsys, "odds", SMOLENSK, "--attack", "x", "--defense", "1")
     assert err.startswith(f"hexforge: {SMOLENSK}: error: --attack must be a number")
+    rc, out, err = headless(capsys, "odds", SMOLENSK, "--attack", "12", "--defense", "4", "--turn", "999")
+    assert (rc, err) == (1, f"hexforge: {SMOLENSK}: error: --turn 999 is not on the turn track (1-9)\n")  # (KeyError)
     rc, out, err = headless(capsys, "play", SMOLENSK, "--agents", "greedy,random,random")
     assert rc == 1 and err.startswith(f"hexforge: {SMOLENSK}: error: --agents takes one bot per side")
     r = hexforge("render", SMOLENSK, "--out", "x.gif")

@@ -244,7 +244,7 @@ class BalanceDialog(QDialog):
     # -- running ------------------------------------------------------------------------
     def start(self) -> None:
         from runtime.runner import Runner
-        from runtime.victory import UnreadParam
+        from runtime.victory import MissingParams, UnreadParam
 
         from dsl.balance import compile_texts
         from dsl.diagnostics import DslError
@@ -256,6 +256,10 @@ class BalanceDialog(QDialog):
         except UnreadParam as e:  # (with the variants that read it, which the box can tick)
             hint = variants_reading(e.name, game, lambda v: compile_texts(spec.game, tuple(v)))
             QMessageBox.warning(self, "Balance", str(e) + (f"\n\n{hint}" if hint else ""))
+            return
+        except MissingParams as e:  # (in the dialog's words, not the command line's)
+            QMessageBox.warning(self, "Balance", f"the scenario asks for {' and '.join(e.names)}: write "
+                                f"{' '.join(n + '=N' for n in e.names)} under Numbers, or sweep it")
             return
         except (BalanceError, ValueError, NotImplementedError) as e:
             QMessageBox.warning(self, "Balance", str(e))

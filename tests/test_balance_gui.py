@@ -103,6 +103,10 @@ def test_balance_names_the_variant_that_reads_a_number(qtbot, tmp_path, monkeypa
         dlg.run_button.click()
         assert seen == ["no rule in play reads the number 'bid' (they read none)\n\n"
                         "16.1 VP bidding reads it: tick it under Variants"] and not dlg.running()
+        dlg.sweep.setText("")  # the variant ticked, and no bid given
+        dlg.variants["vp-bidding"].setChecked(True)
+        dlg.run_button.click()
+        assert seen[-1] == "the scenario asks for bid: write bid=N under Numbers, or sweep it" and not dlg.running()
     finally:
         w.doc.close()
 

@@ -640,6 +640,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.save:
         if Path(args.save).suffix != ".hxgame":
             raise CliError(f"--save writes a saved game: write --save {Path(args.save).stem}.hxgame", where)
+        if args.log and Path(args.log).resolve() == Path(args.save).resolve():  # (the save overwrote the log)
+            raise CliError(f"--log and --save name the same file ({args.save}): give each its own", where)
         check_writable(args.save)
     game = compile_game(path, args.variant or ())
     if args.log_side and args.log_side not in game.sides:

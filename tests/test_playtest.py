@@ -460,6 +460,10 @@ def test_a_game_played_on_the_command_line_is_stepped_through_in_the_playtest(qt
         doc.close()
     assert main(["play", str(lib / "smolensk"), "--save", str(tmp_path / "g.json")]) == 1
     assert "--save writes a saved game: write --save g.hxgame" in capsys.readouterr().err
+    same = str(tmp_path / "g.hxgame")  # (the save overwrote the log, and both were said to be written)
+    assert main(["play", str(lib / "smolensk"), "--log", same, "--save", same]) == 1
+    assert f"--log and --save name the same file ({same}): give each its own" in capsys.readouterr().err
+    assert not (tmp_path / "g.hxgame").exists()
 
 
 def test_play_from_the_editor_menu_and_engine_failures_do_not_crash(qtbot, lib, monkeypatch):

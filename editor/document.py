@@ -485,7 +485,9 @@ class GameDocument:
         p = Path(path).resolve()
         folder = p.parent if p.is_file() else p
         if not (folder / "game.hxr").is_file():
-            raise LoadError(f"{path}: no game.hxr in this folder")
+            raise LoadError(f"{path}: no game.hxr in this folder" if not p.is_file() else
+                            f"{path}: no game.hxr beside it" if p.suffix == ".hxr" else
+                            f"{path} is not a rules file (.hxr): give a game folder, or its game.hxr")
         doc = cls()
         doc.folder = folder
         doc.game_name = folder.name

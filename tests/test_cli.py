@@ -122,6 +122,18 @@ def test_one_error_format(capsys):
     assert r.returncode == 1 and r.stderr.startswith(f"hexforge: {SMOLENSK}: error: --out must end in")
 
 
+def test_edit_says_what_a_file_that_is_not_a_game_is(tmp_path):
+    out = tmp_path / "shot.png"
+    r = hexforge("edit", "README.md", "--screenshot", str(out))
+    assert r.returncode == 1 and not out.exists()
+    assert r.stderr.splitlines()[-1] == \
+        "hexforge: README.md: error: README.md is not a rules file (.hxr): give a game folder, or its game.hxr"
+    lone = tmp_path / "units.hxr"  # (a rules file with no game.hxr beside it; it read 'in this folder')
+    lone.write_text("# nothing\n", encoding="utf-8")
+    r = hexforge("edit", str(lone), "--screenshot", str(out))
+    assert r.returncode == 1 and r.stderr.splitlines()[-1].endswith(f"{lone}: no game.hxr beside it")
+
+
 def test_a_screenshot_larger_than_8192_pixels_a_side_is_refused(tmp_path):
     out = tmp_path / "shot.png"  # (99999x99999 crashed Qt with a segmentation fault)
     r = hexforge("edit", POSTCARD, "--screenshot", str(out), "--size", "99999x99999")

@@ -769,6 +769,26 @@ def param_sources(path: Path, game) -> dict[str, list[str]]:
     return params
 
 
+def variants_reading(name: str, game, compile_with, errors: tuple = (DslError,)) -> list[str]:
+    """The variants not switched on in ``game`` whose rules read the number
+    ``name`` with ``param("NAME")``, as ``compile_with(variants)`` compiles
+    the game with them on (a compile that raises one of ``errors`` is skipped):
+    what to say of a number no rule in play reads."""
+    from runtime.victory import params_read
+
+    found = []
+    for vid in game.variants:
+        if vid in game.active_variants:
+            continue
+        try:
+            g = compile_with([*game.active_variants, vid])
+        except errors:
+            continue
+        if name in (params_read(g) or ()):  # (any rule of the game with the variant: its scenarios' too)
+            found.append(vid)
+    return found
+
+
 def param_hint(path: Path, game, name: str) -> str:
     """What to say of a --param NAME no rule in play reads (``game``: as
     compiled for play): which variants read it, or the names it may be a
@@ -776,19 +796,14 @@ def param_hint(path: Path, game, name: str) -> str:
     from .compiler import compile_game
     from .diagnostics import did_you_mean
 
-    try:
-        sources = param_sources(path, compile_game(path))
-    except DslError:
-        return ""
-    where = sources.get(name, [])
-    variants = [w.split(" ", 1)[1] for w in where if w.startswith("variant ") and w.split(" ", 1)[1]
-                not in game.active_variants]
+    variants = variants_reading(name, game, lambda v: compile_game(path, v))
     if variants:
         return f"{' and '.join(f'variant {v}' for v in variants)} reads it: add " + \
             " or ".join(f"--variant {v}" for v in variants)
-    if where:
-        return f"{', '.join(where)} reads it"
-    return did_you_mean(name, sources) or ""
+    try:
+        return did_you_mean(name, param_sources(path, compile_game(path))) or ""
+    except DslError:
+        return ""
 
 
 def cmd_info(args: argparse.Namespace) -> int:

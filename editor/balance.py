@@ -23,7 +23,7 @@ from dsl.balance import MAX_GAMES, BalanceError, BatchSpec, format_summary, run_
 from dsl.balance_plots import PLOTS, write_plots
 from runtime.bots import BOTS, make_bot
 
-from .playsetup import number_pair, variants_reading
+from .playsetup import number_pair, variants_hint
 
 
 class BatchWorker(QObject):
@@ -254,7 +254,7 @@ class BalanceDialog(QDialog):
             for v in spec.sweep_values or [None]:  # every number the scenario needs, before any game
                 Runner(game, spec.scenario, params=dict(spec.params, **({spec.sweep_key: v} if v is not None else {})))
         except UnreadParam as e:  # (with the variants that read it, which the box can tick)
-            hint = variants_reading(e.name, game, lambda v: compile_texts(spec.game, tuple(v)))
+            hint = variants_hint(e.name, game, lambda v: compile_texts(spec.game, tuple(v)))
             QMessageBox.warning(self, "Balance", str(e) + (f"\n\n{hint}" if hint else ""))
             return
         except MissingParams as e:  # (in the dialog's words, not the command line's)

@@ -75,7 +75,7 @@ from .playmap import PlayDoc, PlayMapView
 from .mapview import add_action
 from .playclicks import PlayClicks
 from .playpanels import DecisionPanel, HandOver, OddsPanel, StatusPanel
-from .playsetup import PlayError, SetupDialog, compile_for_play, new_runner, new_timeline, variants_reading
+from .playsetup import PlayError, SetupDialog, compile_for_play, new_runner, new_timeline, variants_hint
 from .stackview import StackView, state_entries
 
 ENTRY_COLOURS = {"roll": "#b00060", "draw": "#6a1b9a", "turn": "#000000", "over": "#000000", "vp": "#0d6b2a",
@@ -1160,7 +1160,7 @@ def open_playtest(doc, scenario: str | None = None, variants=(), seed: int = 0,
     read = params_read(game)  # (None: a rule names its number by an expression: known only in play)
     unread = sorted(set(params or {}) - read) if read is not None else []
     if unread:  # (the runner refuses it too: here the variants that read it are named as well)
-        hint = variants_reading(unread[0], game, lambda v: compile_for_play(doc, v))
+        hint = variants_hint(unread[0], game, lambda v: compile_for_play(doc, v))
         raise PlayError(f"{game.info.title}: Numbers: {UnreadParam(unread[0], read)}" + (f"\n\n{hint}" if hint else ""))
     ref = str(doc.folder) if doc.folder is not None else doc.game_name
     w = PlayWindow(game, scenario, variants, seed, agents, compile_fn=lambda v: compile_for_play(doc, v),

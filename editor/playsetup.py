@@ -56,25 +56,17 @@ def parse_numbers(text: str) -> dict[str, int]:
     return {k: v[0] for k, v in (number_pair(x, "Numbers") for x in text.split())}
 
 
-def variants_reading(name: str, game: GameDefinition, compile_with) -> str:
+def variants_hint(name: str, game: GameDefinition, compile_with) -> str:
     """Where the Numbers give ``name`` and no rule in play reads it: the
     variants (not switched on in ``game``) whose rules do, by title, as
     ``compile_with(variants)`` compiles the game with them ("" if none)."""
-    from runtime.victory import params_read
-
     from dsl.balance import BalanceError
+    from dsl.cli import variants_reading
     from dsl.diagnostics import DslError
-    found = []
-    for vid, v in game.variants.items():
-        if vid in game.active_variants:
-            continue
-        try:
-            g = compile_with([*game.active_variants, vid])
-        except (DslError, BalanceError, PlayError, OSError):
-            continue
-        if name in (params_read(g) or ()):  # (any rule of the game with the variant: its scenarios' too)
-            found.append(v.title or vid)
-    return (" or ".join(found) + " reads it: tick it under Variants") if found else ""
+
+    found = variants_reading(name, game, compile_with, (DslError, BalanceError, PlayError, OSError))
+    return (" or ".join(game.variants[v].title or v for v in found) + " reads it: tick it under Variants") \
+        if found else ""
 
 
 def new_runner(game: GameDefinition, scenario: str, params: dict[str, int] | None = None) -> Runner:

@@ -121,6 +121,8 @@ def main() -> int:
     figures.update(bench_barbarossa_game())
     from bench.bench_playout import bench_playouts  # decisions/s beside the earlier algorithms
     figures.update(bench_playouts())
+    from bench.bench_greedy import bench_greedy  # greedy games (a balance batch) beside random ones
+    figures.update({k: v for k, v in bench_greedy().items() if k != "compiled"})
     from bench.bench_editor import run as bench_editor  # Qt, offscreen: last, in its own section
     figures.update(bench_editor())
     if args.search_games:

@@ -114,6 +114,7 @@ class GreedyBot(GreedyMoves):
         self._known: dict[tuple, dict] = {}  # places -> hex -> hexes to the nearest of them (``_nearest_to``)
         self._dests: tuple[object, dict] = (None, {})  # the board, and its listed moves built (``listed_moves``)
         self._odds: tuple[object, dict | None] = (None, None)  # the runner, and the attacks weighed (``_attack_odds``)
+        self._far: dict[int, tuple] = {}  # a list of destinations' id -> (it, the unit's hex, the farthest: ``_farthest``)
 
     # ---------------------------------------------------------- what matters
     def _objectives(self, runner: Runner) -> Objectives:
@@ -696,13 +697,7 @@ class GreedyBot(GreedyMoves):
         kept = self._odds[1]
         key = None
         if kept is not None:
-            units, attacked, activated, attached = state.units, state.attacked, state.activated, state.attached
-            key = (target, tuple(state.step.get("ignore") or ()), target in state.attacked_hexes,
-                   tuple((a, u.hex, u.step, u.markers, attached.get(a), a in attacked,
-                          not activated or a in activated) for a in attackers if (u := units.get(a)) is not None),
-                   len(attackers),
-                   tuple((d, (u := units[d]).step, u.markers, attached.get(d), f"retreated:{d}" in attacked)
-                         for d in state.occupants.get(target, ())))
+            key = self._odds_key(state, attackers, target)
             if key in kept:
                 return kept[key]
         rep = combat_odds(g, runner.board, state, attackers, target, env=runner.env)
@@ -716,6 +711,30 @@ class GreedyBot(GreedyMoves):
                 kept.clear()
             kept[key] = out
         return out
+
+    @staticmethod
+    def _odds_key(state: GameState, attackers: list[str], target, at: tuple | None = None) -> tuple:
+        """What ``combat_odds`` reads of the state, in a game with no combat
+        modifiers (``_attack_odds``); ``at``: (unit, hex) where that unit
+        would stand after a move weighed, not made (``_kept_odds``)."""
+        units, attacked, activated, attached = state.units, state.attacked, state.activated, state.attached
+        mover, there = at if at is not None else (None, None)
+        return (target, tuple(state.step.get("ignore") or ()), target in state.attacked_hexes,
+                tuple((a, there if a == mover else u.hex, u.step, u.markers, attached.get(a), a in attacked,
+                       not activated or a in activated) for a in attackers if (u := units.get(a)) is not None),
+                len(attackers),
+                tuple((d, (u := units[d]).step, u.markers, attached.get(d), f"retreated:{d}" in attacked)
+                      for d in state.occupants.get(target, ())))
+
+    _UNKNOWN = object()
+
+    def _kept_odds(self, runner: Runner, state: GameState, attackers: list[str], target, at: tuple):
+        """``_attack_odds`` of an attack weighed before (kept across decisions),
+        with ``at``'s unit moved to its hex, without making the move;
+        ``_UNKNOWN`` where none was kept."""
+        if self._odds[0] is not runner or self._odds[1] is None:
+            return self._UNKNOWN
+        return self._odds[1].get(self._odds_key(state, attackers, target, at), self._UNKNOWN)
 
     def _economise(self, runner: Runner, state: GameState, attack: Attack, odds: tuple) -> Attack:
         """The attack with fewer attackers where the column and the chance stay

@@ -217,11 +217,22 @@ class GreedyMoves:
         return best or next((a for a in acts if isinstance(a, Done)), None) or \
             self._unstack(runner, state, by_unit, side, lines, targets)
 
-    @staticmethod
-    def _farthest(state: GameState, acts, by_unit: dict) -> int:
-        """The farthest any move on the map goes, in hexes."""
+    def _farthest(self, state: GameState, acts, by_unit: dict) -> int:
+        """The farthest any move on the map goes, in hexes.  A unit's
+        destinations are often the very list of the decision before (its
+        range carried: runtime.movement), whose farthest is kept (``_far``)."""
         if isinstance(acts, Moves):  # (its boxes, if any, are in its tail, not its groups)
-            return max((farthest(state.units[u].hex, hexes) for u, _, hexes in acts.groups), default=0)
+            far = self._far
+            if len(far) > 4096:
+                far.clear()
+            out = 0
+            for u, _, hexes in acts.groups:
+                h = state.units[u].hex
+                hit = far.get(id(hexes))
+                if hit is None or hit[0] is not hexes or hit[1] != h:
+                    hit = far[id(hexes)] = (hexes, h, farthest(h, hexes))  # (the list itself kept: its id stays)
+                out = max(out, hit[2])
+            return out
         return max(state.units[m.unit].hex.distance(m.hex) for ms in by_unit.values() for m in ms)
 
     def _detach(self, runner: Runner, state: GameState, acts: list, side: str, lines, targets):
@@ -457,7 +468,7 @@ class GreedyMoves:
         goal): the enemy it would end farther from the goals to attack is
         left to the slower units that follow (the spearheads drive on; the
         infantry clears the pockets they cut off)."""
-        board = runner.board
+        board, engine = runner.board, runner.engine
         enemy = set(self._enemy_hexes(state, side))
         aims = set(self.objectives(runner, side))
         base: dict = {}
@@ -484,6 +495,10 @@ class GreedyMoves:
             kept = self._kept(runner, state, posts, uid, here)
             on = dist is not None and uid in fast
             d0 = dist(here) if on else 0
+            # whether the mover could attack from where it goes (``_ready``); None where a phase's
+            # limit of units that move may bar others once it moved (then the move is made to see)
+            mover_ready = None if state.step.get("limit") else \
+                uid not in state.attacked and engine.can_act(state, uid) and not engine.no_attack_after_move(state, uid)
             for m in ms:
                 h = m.hex
                 if h not in fronts or h not in lines or not kept(h) or (on and dist(h) > d0):
@@ -498,11 +513,20 @@ class GreedyMoves:
                     e = board.edge(h, t)
                     k = (t, uid, tuple(sorted(e.hexside)), e.bridged)
                     if k not in tried:
-                        if after is None:
-                            after = state.copy()
-                            after.place(uid, h)
-                            after.moved.add(uid)
-                        tried[k] = self._attack_odds(runner, after, self._ready(runner, after, side, t), t)
+                        # the odds weighed before, read without making the move: the units ready after it
+                        # are those ready now and the mover (none of them bars another, in a phase
+                        # without a limit of units that move)
+                        odds = self._UNKNOWN
+                        if mover_ready is not None:
+                            odds = self._kept_odds(runner, state, sorted([*base[t][1], uid] if mover_ready
+                                                                         else base[t][1]), t, (uid, h))
+                        if odds is self._UNKNOWN:
+                            if after is None:
+                                after = state.copy()
+                                after.place(uid, h)
+                                after.moved.add(uid)
+                            odds = self._attack_odds(runner, after, self._ready(runner, after, side, t), t)
+                        tried[k] = odds
                     new = tried[k]
                     if new is None or new[1] < self.attack:
                         continue
@@ -636,8 +660,10 @@ class GreedyMoves:
         if not hexes:
             return False
         enemy = next((x for x in g.sides if x != side), None)
-        after = state.copy()
-        after.place(uid, h)
+        after = state  # (where it stands: the state itself, and what is kept for it)
+        if state.units[uid].hex != h:
+            after = state.copy()
+            after.place(uid, h)
         left = len(g.counters[uid].steps) - state.units[uid].step
         return all(p.destroyed or p.losses >= left for p in retreat_paths(g, runner.board, after, uid, hexes, enemy))
 

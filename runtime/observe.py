@@ -321,7 +321,31 @@ def observe_log(game: GameDefinition, entries: list[dict], side: str | None) -> 
     of face-down markers drawn are left out (``side`` None: all of it)."""
     if side is None or not _facts(game)["any"]:
         return list(entries)
-    return [seen_entry(game, e, side) for e in entries]
+    # each entry as the side saw it, worked out once: a bot observes every
+    # decision's state, whose log is the last one's and a few entries more
+    # (an entry is never changed once the action that wrote it is applied;
+    # the memo holds the entry itself, so its id is not reused meanwhile)
+    key = (id(game), side)
+    memo = _SEEN.get(key)
+    if memo is None or memo[0] is not game:
+        if len(_SEEN) > 16:
+            _SEEN.clear()
+        memo = _SEEN[key] = (game, {})
+    kept = memo[1]
+    if len(kept) > _SEEN_KEPT:
+        kept.clear()
+    out = []
+    for e in entries:
+        hit = kept.get(id(e))
+        if hit is None or hit[0] is not e:
+            hit = kept[id(e)] = (e, seen_entry(game, e, side))
+        out.append(hit[1])
+    return out
+
+
+# (game id, side) -> (the game, {id of a log entry: (the entry, as the side saw it)}): ``observe_log``
+_SEEN: dict[tuple[int, str], tuple[GameDefinition, dict[int, tuple[dict, dict]]]] = {}
+_SEEN_KEPT = 200_000  # entries kept per side, then the memo starts again
 
 
 def seen_entry(game: GameDefinition, e: dict, side: str) -> dict:

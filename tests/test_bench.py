@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+from bench.bench_greedy import GAMES, bench_greedy
 from bench.bench_playout import earlier_algorithms, playout_rate
 from dsl.compiler import compile_game
 from runtime import movement as M
@@ -46,3 +47,9 @@ def test_the_playout_bench_measures_all_three():
     assert playout_rate("barbarossa-postcard", None, seeds=(1,)) > 0
     assert playout_rate("barbarossa-postcard", None, seeds=(1,), plain=True) > 0
     assert playout_rate("barbarossa-postcard", None, seeds=(1,), reference=True) > 0
+
+
+def test_the_greedy_bench_measures_the_bots_beside_the_engine():
+    figures = bench_greedy(games=[g for g in GAMES if g[0] == "barbarossa"])
+    assert figures["barbarossa_random_decisions_per_s"] > figures["barbarossa_greedy_decisions_per_s"] > 0
+    assert figures["barbarossa_greedy_games_per_hour"] > 0

@@ -547,3 +547,44 @@ def test_cli_as_a_command_has_no_traceback():
                        capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["column"] == "3-1"
+
+
+def test_a_kept_report_is_the_report_worked_out_again():
+    """combat_odds keeps its reports by what it read of the state (an attack
+    weighed again, decision after decision, by the bots and by the listing of
+    attacks): on the states of a random Smolensk game, every attack the
+    engine lists, and each after its units change (a step lost, a marker, the
+    hex attacked), reads as the report worked out from nothing."""
+    from runtime.actions import Attack
+    from runtime.bots import make_bot
+    from runtime.combat.odds import _combat_odds
+    from runtime.runner import Runner
+
+    game = compile_game(GAMES / "smolensk")
+    runner = Runner(game, "short")
+    board = runner.board
+    bots = {side: make_bot("random", i + 7) for i, side in enumerate(game.sides)}
+    s = runner.new_game(7)
+    compared = changed = 0
+
+    def same(state, attackers, target):
+        kept = combat_odds(game, board, state, attackers, target)
+        assert kept == _combat_odds(game, board, state, attackers, target, 0, game.combat.crt, None, ())
+        return kept
+
+    while s.result is None and compared < 300:
+        side = runner.to_move(s)
+        if s.phase == "combat" and not s.pending:
+            for a in [a for a in runner.legal_actions(s) if isinstance(a, Attack)][:6]:
+                target = board.parse(a.target)
+                before = same(s, list(a.attackers), target)
+                t = s.copy()
+                d = t.occupants[target][0]
+                t.set_unit(d, step=min(t.units[d].step + 1, len(game.counters[d].steps) - 1))
+                t.mark(a.attackers[0], "out-of-supply")
+                t.attacked_hexes.add(target)
+                after = same(t, list(a.attackers), target)
+                changed += after != before
+                compared += 1
+        s = runner.apply(s, bots[side].choose(runner, s))
+    assert compared > 10 and changed == compared

@@ -31,6 +31,7 @@ make 1.5 + 1.5 = 3, not 1 + 1.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Iterable
@@ -563,6 +564,55 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
     crt_id = crt or game.combat.crt or next(iter(game.crts), "")
     if crt_id not in game.crts:
         raise KeyError(f"{game.info.id} has no CRT '{crt_id}'")
+    if modified_by(game, crt_id):  # (the modifiers' expressions may read anything in the state)
+        return _combat_odds(game, board, state, attackers, target, extra_shift, crt_id, env, options)
+    kept = _REPORTS.get(board)
+    if kept is None or kept[0] is not game:
+        kept = _REPORTS[board] = (game, {})
+    reports = kept[1]
+    options = tuple(options)
+    key = _read(state, attackers, target, extra_shift, crt_id, options)
+    rep = reports.get(key)
+    if rep is None:
+        if len(reports) >= _REPORTS_KEPT:
+            reports.clear()
+        rep = reports[key] = _combat_odds(game, board, state, attackers, target, extra_shift, crt_id, env, options)
+    return rep
+
+
+# board -> (its game, {what combat_odds read of a state: the report}): an attack weighed again (the bots
+# weigh every attack a move would set up, decision after decision; the listing of attacks weighs every
+# group) is not worked out again.  Only where no modifier touches the attack (``modified_by``).  The
+# reports are shared: never change one
+_REPORTS: "weakref.WeakKeyDictionary[Board, tuple[GameDefinition, dict]]" = weakref.WeakKeyDictionary()
+_REPORTS_KEPT = 50_000  # then the store starts again
+
+
+def _read(state: GameState, attackers: list[str], target: Hex, extra_shift: int, crt_id: str,
+          options: tuple) -> tuple:
+    """What ``combat_odds`` reads of ``state`` (the board and the game aside)
+    for an attack without modifiers: the attackers and defenders as they
+    stand (hex, step, markers, the counters under them), which attacked or
+    retreated this segment, which are activated, the rivers the segment
+    ignores, and whether the hex was attacked."""
+    units, attacked, activated, attached = state.units, state.attacked, state.activated, state.attached
+
+    def under(x: str):
+        ids = attached.get(x)
+        return tuple((a, units[a].step, units[a].markers) for a in ids) if ids else None
+
+    return (crt_id, target, extra_shift, options, tuple(state.step.get("ignore") or ()),
+            target in state.attacked_hexes, bool(activated),
+            tuple((a, (u.side, u.hex, u.step, u.markers, under(a), a in attacked, a in activated)
+                   if (u := units.get(a)) is not None else None) for a in attackers),
+            tuple((d, (u := units[d]).side, u.step, u.markers, under(d), f"retreated:{d}" in attacked)
+                  for d in state.occupants.get(target, ())))
+
+
+def _combat_odds(game: GameDefinition, board: Board, state: GameState, attackers: list[str], target: Hex,
+                 extra_shift: int, crt_id: str, env: Callable[[GameState], Env] | None,
+                 options: Iterable[tuple[int, str]]) -> OddsReport:
+    """``combat_odds``, worked out."""
     table = game.crts[crt_id]
     chart = game.chart.effects
     errors: list[str] = []

@@ -278,6 +278,8 @@ def play_games(spec: BatchSpec, keys: list[tuple[str, int]]) -> list[dict]:
 
 def check_out_dir(out: Path) -> None:
     """Make sure the batch can write its files before any game is played."""
+    if out.exists() and not out.is_dir():
+        raise BalanceError(f"cannot write the results into {out}: it is a file, not a folder (--out names a folder)")
     try:
         out.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):

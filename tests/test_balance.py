@@ -216,6 +216,9 @@ def test_user_errors_are_messages(tmp_path, capsys):
     assert main(["balance", str(BARBAROSSA), "--games", "1", "--out", str(blocker / "out")]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"hexforge: error: cannot write {blocker / 'out'}: ") and "Traceback" not in err
+    assert main(["balance", str(BARBAROSSA), "--games", "1", "--out", str(blocker)]) == 1  # (the file itself)
+    assert f"cannot write the results into {blocker}: it is a file, not a folder" in capsys.readouterr().err
+    assert blocker.read_text() == "not a folder"
     assert main(["balance", str(BARBAROSSA), "--agents", "greedy,nobody", "--out", str(tmp_path / "a")]) == 1
     assert "no bot named 'nobody'" in capsys.readouterr().err
     assert main(["balance", str(BARBAROSSA), "--sweep", "bid=1,x", "--out", str(tmp_path / "a")]) == 1

@@ -345,7 +345,7 @@ def observe_log(game: GameDefinition, entries: list[dict], side: str | None) -> 
 
 # (game id, side) -> (the game, {id of a log entry: (the entry, as the side saw it)}): ``observe_log``
 _SEEN: dict[tuple[int, str], tuple[GameDefinition, dict[int, tuple[dict, dict]]]] = {}
-_SEEN_KEPT = 200_000  # entries kept per side, then the memo starts again
+_SEEN_KEPT = 20_000  # entries kept per side, then the memo starts again (a bot reads this turn's)
 
 
 def seen_entry(game: GameDefinition, e: dict, side: str) -> dict:

@@ -34,6 +34,7 @@ import math
 import weakref
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import islice
 from typing import Callable, Iterable
 
 from ..attachments import bonus
@@ -574,8 +575,9 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
     key = _read(state, attackers, target, extra_shift, crt_id, options)
     rep = reports.get(key)
     if rep is None:
-        if len(reports) >= _REPORTS_KEPT:
-            reports.clear()
+        if len(reports) >= _REPORTS_KEPT:  # the oldest quarter goes (the attacks weighed lately stay)
+            for k in list(islice(reports, _REPORTS_KEPT // 4)):
+                del reports[k]
         rep = reports[key] = _combat_odds(game, board, state, attackers, target, extra_shift, crt_id, env, options)
     return rep
 
@@ -585,7 +587,7 @@ def combat_odds(game: GameDefinition, board: Board, state: GameState, attackers:
 # group) is not worked out again.  Only where no modifier touches the attack (``modified_by``).  The
 # reports are shared: never change one
 _REPORTS: "weakref.WeakKeyDictionary[Board, tuple[GameDefinition, dict]]" = weakref.WeakKeyDictionary()
-_REPORTS_KEPT = 50_000  # then the store starts again
+_REPORTS_KEPT = 8192  # a report with its reasons and key takes some 2.3 kB: about 19 MB at most
 
 
 def _read(state: GameState, attackers: list[str], target: Hex, extra_shift: int, crt_id: str,

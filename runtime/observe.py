@@ -328,7 +328,7 @@ def observe_log(game: GameDefinition, entries: list[dict], side: str | None) -> 
     key = (id(game), side)
     memo = _SEEN.get(key)
     if memo is None or memo[0] is not game:
-        if len(_SEEN) > 16:
+        if len(_SEEN) >= 8:
             _SEEN.clear()
         memo = _SEEN[key] = (game, {})
     kept = memo[1]
@@ -345,7 +345,7 @@ def observe_log(game: GameDefinition, entries: list[dict], side: str | None) -> 
 
 # (game id, side) -> (the game, {id of a log entry: (the entry, as the side saw it)}): ``observe_log``
 _SEEN: dict[tuple[int, str], tuple[GameDefinition, dict[int, tuple[dict, dict]]]] = {}
-_SEEN_KEPT = 20_000  # entries kept per side, then the memo starts again (a bot reads this turn's)
+_SEEN_KEPT = 10_000  # entries kept per side, then the memo starts again (a bot reads this turn's; a few MB)
 
 
 def seen_entry(game: GameDefinition, e: dict, side: str) -> dict:

@@ -652,9 +652,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise CliError(f"no scenario '{scenario}'", where, did_you_mean(str(scenario), game.scenarios))
     names = [a.strip() for a in args.agents.split(",")]
     sides = list(game.sides)
-    if args.think is not None and not 0 < args.think < float("inf"):  # (whichever bots play)
-        raise CliError(f"--think {args.think:g}: the time to think is a number of seconds above 0, e.g. --think 2",
-                       where)
+    from runtime.search import think_error
+    if think_error(args.think):  # (whichever bots play)
+        raise CliError(think_error(args.think), where)
     for n in names:
         try:
             make_bot(n, 0, args.think)

@@ -273,6 +273,13 @@ MARGIN = 0.005
 SPREAD = 2.0
 
 
+def think_error(think: float | None) -> str:
+    """Why ``--think`` cannot be a budget ("" where it can, or is not given)."""
+    if think is not None and not (0 < think < math.inf):
+        return f"--think {think:g}: the time to think is a number of seconds above 0, e.g. --think 2"
+    return ""
+
+
 class SearchBot:
     """Monte Carlo tree search; see the module's docstring."""
 
@@ -290,8 +297,9 @@ class SearchBot:
             raise ValueError(f"search:{budget}: the budget is a number of iterations, e.g. search:200")
         if budget and int(budget) < 1:  # (no iterations and no time: a search that never ended)
             raise ValueError(f"search:{budget}: the budget is at least 1 iteration a decision, e.g. search:200")
-        if think is not None and not (0 < think < math.inf):
-            raise ValueError(f"--think {think:g}: the time to think is a number of seconds above 0, e.g. --think 2")
+        why = think_error(think)
+        if why:
+            raise ValueError(why)
         self.seed = seed
         self.iterations = int(budget) if budget else (0 if think else 100)
         self.think = think

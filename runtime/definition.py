@@ -525,6 +525,10 @@ class SupplyRules:
     # a side's sources are closed to the enemy: its stacks never enter them, its ZOC never extends
     # into them (GJ63 2.2.1 5: runtime.supply.closed_to)
     closed_sources: bool = False
+    # a line may end in a hex of enemy ZOC that no friendly unit negates (Gekitou 3.3(1): "but it can enter
+    # enemy ZOC"); False: a place there is not reached (GJ63 3.2(1) has no such clause: a VP hex next to an
+    # enemy unit is not supplied, 18.0(1)).  A unit's own hex is its own: the friendly unit negates the ZOC
+    ends_in_zoc: bool = True
     where: str = ""
 
     def consequence_for(self, unit_selectors: frozenset[str]) -> str:

@@ -199,6 +199,22 @@ def _unit_blocking(game: GameDefinition, board: Board, state: GameState, side: s
     return enemy, no_exit
 
 
+def barred_ends(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
+    """The hexes a line of ``side``'s reaches but may not end in: where
+    lines may not end in enemy ZOC (``supply { ends-in-zoc no }``, GJ63
+    3.2(1)), the enemy ZOC that no friendly unit negates; none elsewhere
+    (Gekitou 3.3(1): a line may enter enemy ZOC).  A place there is not
+    supplied (``supplied(side, hex)``: a GJ63 VP hex next to an enemy unit);
+    a unit's own hex never is one, since the unit negates the ZOC."""
+    if game.supply.ends_in_zoc or not game.supply.blocked_by_enemy_zoc:
+        return frozenset()
+    key = ("barred-ends", side, state.version)
+    hit = state.cache.get(key)
+    if hit is None:
+        hit = state.cache[key] = _unit_blocking(game, board, state, side)[1]
+    return hit
+
+
 def enemy_blocking(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
     """The hexes a line of ``side``'s may not enter for the units or control
     there now (``_unit_blocking`` without the enemy ZOC)."""

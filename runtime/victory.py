@@ -11,7 +11,7 @@ from . import expr as E
 from .hexes import Hex
 from .observe import this_turn
 from .state import GameState
-from .supply import reached, reached_along
+from .supply import barred_ends, reached, reached_along
 
 
 def params_of(rules) -> list[str]:
@@ -188,13 +188,15 @@ class VictoryRules:
         def make_supplied(s):
             def supplied(side, where):
                 lines = reached(g, self.board, s, str(side))  # (read only: not copied)
-                return any(h in lines for h in hexes_of(where))
+                barred = barred_ends(g, self.board, s, str(side))
+                return any(h in lines and h not in barred for h in hexes_of(where))
             return supplied
 
         def make_supplied_along(s):
             def supplied_along(side, where, link):
                 lines = reached_along(g, self.board, s, str(side), str(link))
-                return any(h in lines for h in hexes_of(where))
+                barred = barred_ends(g, self.board, s, str(side))
+                return any(h in lines and h not in barred for h in hexes_of(where))
             return supplied_along
 
         def make_eliminated(s):

@@ -45,7 +45,7 @@ EXPR_FUNCTIONS: dict[str, int | None] = {
     "occupies": 2,  # occupies(side, hex): a unit of side stands in the hex
     "units-of": 1,  # units-of(selector): in a combat modifier, the units concerned that match it
     "terrain-at": 2,  # terrain-at(hex, id): the hex's terrain or one of its features is that id
-    "supplied": 2,  # supplied(side, hex): a supply line from side's sources reaches hex
+    "supplied": 2,  # supplied(side, hex): a supply line from side's sources reaches hex (and may end there)
     "supplied-along": 3,  # supplied-along(side, hex, link): ... a line that runs along the link all the way
     "vp": 1,  # vp(side): the side's VP so far
     "eliminated": 2,  # eliminated(side, flag): count of side's eliminated units with flag

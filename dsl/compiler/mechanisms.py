@@ -345,7 +345,18 @@ class MechanismsMixin:
                                exempt=self.selectors(ex.args, classes) if ex else frozenset(), marker_halves=fm(halves),
                                order=order, skip=tuple(skip), transfer=ctx.ref("pool", b.arg("transfer-to")) or "",
                                blocked_by_enemy_control="enemy-control" in blocked, consequences=tuple(by_unit),
-                               city_supply=city, closed_sources=b.flag("closed-sources"), where=where(st))
+                               city_supply=city, closed_sources=b.flag("closed-sources"),
+                               ends_in_zoc=self.yes(b, "ends-in-zoc", True), where=where(st))
+        if not result.ends_in_zoc:
+            # (a unit in enemy ZOC that does not negate it would be cut off where the line ends: not enforced)
+            ez = b.all("ends-in-zoc")[0]
+            if not result.blocked_by_enemy_zoc:
+                ctx.error("value", "ends-in-zoc no needs lines blocked by enemy ZOC (blocked-by enemy-zoc)",
+                          ez.span, "add enemy-zoc to blocked-by, or leave ends-in-zoc out")
+            elif not result.friendly_negates_zoc:
+                ctx.error("value", "ends-in-zoc no is supported only where a friendly unit negates enemy ZOC "
+                          "(friendly-negates-zoc yes): a unit's own hex would cut its line", ez.span,
+                          "leave ends-in-zoc out, or write friendly-negates-zoc yes")
         b.finish()
         return result
 

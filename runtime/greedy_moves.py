@@ -176,6 +176,9 @@ class GreedyMoves:
             back = self._resupply(runner, state, by_unit, side, lines, near[False], posts)
             if back is not None:
                 return back
+        deny = self._deny(runner, state, by_unit, side, lines, guards, posts)
+        if deny is not None:
+            return deny
         detach = self._detach(runner, state, acts, side, lines, targets)
         if detach is not None:
             return detach
@@ -688,6 +691,58 @@ class GreedyMoves:
             if safe:
                 return min(safe, key=lambda m: (self._nearest(m.hex, targets), here.distance(m.hex), m.to))
         return None
+
+    def _deny(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, guards: set[str],
+              posts: list | None = None) -> _Dest | None:
+        """Where a line may not end in enemy ZOC (``supply { ends-in-zoc
+        no }``: GJ63 3.2(1)), a unit next to a place the enemy plays for, and
+        that no enemy unit holds, keeps the enemy's lines from it: the move on
+        or next to such a place, in supply and not cut off there (``_exposed``),
+        that takes the most VP from what the enemy would score if the game
+        ended now (its ``standing``, worked out after the move); None where no
+        move takes any.  The unit's own place is weighed too (moving away
+        can give a place back).  Guards stay; a unit within an HQ's reach
+        stays within one (``_kept``)."""
+        g = runner.game
+        if g.supply.ends_in_zoc or lines is _EVERYWHERE:
+            return None
+        board = runner.board
+        enemy_units = {h for h, ids in state.occupants.items() if ids and state.units[ids[0]].side != side}
+        near: set = set()
+        for p in self._objectives(runner).enemy(side):
+            if p not in enemy_units:
+                near.add(p)
+                near.update(n for n, _ in board.adj[p])
+        if not near:
+            return None
+
+        def scored(s: GameState) -> int:
+            vp = runner.standing(s)[0]
+            return max((v for x, v in vp.items() if x != side), default=0)
+
+        now = scored(state)
+        if now <= 0:
+            return None
+        best, best_key = None, None
+        for uid, ms in sorted(by_unit.items()):
+            if uid in guards or self._is_hq(runner, uid):
+                continue
+            here = state.units[uid].hex
+            kept = self._kept(runner, state, posts, uid, here)
+            for m in ms:
+                h = m.hex
+                if h not in near or h not in lines or not kept(h) or not self._fits(runner, state, h, uid) \
+                        or any(u.side != side for u in state.units_at(h)) or self._exposed(board, state, h, side, uid):
+                    continue
+                after = state.copy()
+                after.place(uid, h)
+                gain = now - scored(after)
+                if gain <= 0:
+                    continue
+                key = (gain, -here.distance(h), m.to, uid)
+                if best_key is None or key > best_key:
+                    best, best_key = m, key
+        return best
 
     def _resupply(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
                   dist: Callable[[object], int], posts: list | None = None) -> _Dest | None:

@@ -82,3 +82,28 @@ def test_check_reads_yes_and_no(tmp_path):
     assert _check(tmp_path, "  ends-in-zoc yes\n").supply.ends_in_zoc is True
     assert compile_game(ROOT / "games" / "smolensk").supply.ends_in_zoc is True  # the default (Gekitou 3.3(1))
     assert compile_game(ROOT / "games" / "prokhorovka").supply.ends_in_zoc is False
+
+
+def test_the_greedy_soviets_stand_by_a_vp_hex_the_german_lines_reach():
+    """Where a line may not end in enemy ZOC, a unit next to a VP hex keeps
+    the enemy from scoring it (``GreedyMoves._deny``): the greedy Soviet
+    moves there, and the German standing drops by that VP."""
+    from runtime.bots import GreedyBot
+    runner, s = _game()
+    board = runner.board
+    s.place("GD", board.parse("0310"))
+    s.place("52G", board.parse("0105"))  # next to no VP hex (at 0505 it would keep Verkhopenye and Pokrovka)
+    s.phase, s.active, s.step, s.activated, s.pending = "movement", "soviet", {"decision": "movement"}, set(), []
+    s.version += 1
+    before = _oboyan_vp(runner, s)
+    assert before >= 1 and board.parse("0302") in supply_map(runner.game, board, s, "german")
+    move = GreedyBot(1).choose(runner, s)
+    after = runner.engine.apply(s, move)
+    assert _oboyan_vp(runner, after) < before, move
+    where = after.units["52G"].hex
+    vp_hexes = [next(iter(runner.game.map.areas[a])) for a in runner.game.map.areas if a.startswith("vp-")]
+    assert any(where == p or where.distance(p) == 1 for p in vp_hexes)
+    # where the rule is off, standing there takes nothing away: the greedy bot does not look for it
+    lenient = Runner(dataclasses.replace(runner.game, supply=dataclasses.replace(runner.game.supply,
+                                                                                 ends_in_zoc=True)))
+    assert GreedyBot(1)._deny(lenient, s, {}, "soviet", frozenset(), set()) is None

@@ -699,10 +699,10 @@ class GreedyMoves:
         that no enemy unit holds, keeps the enemy's lines from it: the move on
         or next to such a place, in supply and not cut off there (``_exposed``),
         that takes the most VP from what the enemy would score if the game
-        ended now (its ``standing``, worked out after the move); None where no
-        move takes any.  The unit's own place is weighed too (moving away
-        can give a place back).  Guards stay; a unit within an HQ's reach
-        stays within one (``_kept``)."""
+        ended now (its ``standing``, worked out after the move, so that what
+        the unit gives back where it leaves counts too); None where no move
+        takes any.  Guards stay; a unit within an HQ's reach stays within one
+        (``_kept``)."""
         g = runner.game
         if g.supply.ends_in_zoc or lines is _EVERYWHERE:
             return None

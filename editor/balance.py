@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QForm
 from dsl.balance import MAX_GAMES, BalanceError, BatchSpec, format_summary, run_batch, summarize, write_summary
 from dsl.balance_plots import PLOTS, write_plots
 from runtime.bots import BOTS, make_bot
+from runtime.victory import params_read
 
 from .playsetup import number_pair, variants_hint
 
@@ -149,11 +150,14 @@ class BalanceDialog(QDialog):
         self.jobs.setValue(self.jobs.maximum())
         form.addRow("Worker processes", self.jobs)
         self.params = QLineEdit()
-        self.params.setPlaceholderText("bid=45")
+        # (the names this game's rules read, where they read any without a variant: else the form alone, not
+        # another game's number)
+        read = sorted(params_read(game) or ())
+        self.params.setPlaceholderText(" ".join(f"{n}=N" for n in read) or "NAME=NUMBER")
         self.params.setToolTip("Numbers the rules ask for with param(\"NAME\"), separated by spaces")
         form.addRow("Numbers", self.params)
         self.sweep = QLineEdit()
-        self.sweep.setPlaceholderText("bid=20,30,40")
+        self.sweep.setPlaceholderText(f"{read[0] if read else 'NAME'}=V1,V2,V3")
         self.sweep.setToolTip("Play the batch once per value of one number: one row each")
         form.addRow("Sweep", self.sweep)
         out_row = QHBoxLayout()

@@ -79,12 +79,23 @@ def test_balance_refuses_bad_numbers_with_a_message(qtbot, win, monkeypatch):
     monkeypatch.setattr(bal.QMessageBox, "warning", lambda parent, title, text: seen.append(text))
     dlg = win.balance()
     qtbot.addWidget(dlg)
+    # Barbarossa reads no number: the boxes show the form, not another game's number
+    assert (dlg.params.placeholderText(), dlg.sweep.placeholderText()) == ("NAME=NUMBER", "NAME=V1,V2,V3")
     dlg.sweep.setText("bid=1,x")
     dlg.run_button.click()
     assert seen == ["Sweep: write NAME=N1,N2,…, not 'bid=1,x'"] and not dlg.running()
     dlg.sweep.setText("bid=1,2")  # Barbarossa's rules read no number: a sweep would change nothing
     dlg.run_button.click()
     assert seen[-1] == "no rule in play reads the number 'bid' (they read none)" and not dlg.running()
+
+
+def test_the_number_boxes_show_the_names_the_rules_read(qtbot, win):
+    from dsl.compiler import compile_game
+    from editor.balance import BalanceDialog
+    game = compile_game(ROOT / "games" / "smolensk", variants=["vp-bidding"])  # 16.1 reads param("bid")
+    dlg = BalanceDialog(win, {}, game)
+    qtbot.addWidget(dlg)
+    assert (dlg.params.placeholderText(), dlg.sweep.placeholderText()) == ("bid=N", "bid=V1,V2,V3")
 
 
 def test_balance_names_the_variant_that_reads_a_number(qtbot, tmp_path, monkeypatch):

@@ -653,8 +653,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     names = [a.strip() for a in args.agents.split(",")]
     sides = list(game.sides)
     from runtime.search import think_error
-    if think_error(args.think):  # (whichever bots play)
-        raise CliError(think_error(args.think), where)
+    why = think_error(args.think)
+    if why:  # (whichever bots play)
+        raise CliError(why, where)
     for n in names:
         try:
             make_bot(n, 0, args.think)

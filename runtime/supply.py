@@ -185,18 +185,23 @@ def _unit_blocking(game: GameDefinition, board: Board, state: GameState, side: s
     """What blocks lines now besides the board (``_blocking`` without the
     impassable hexes): the hexes a line may not enter for the units or
     control there, and the hexes it may not leave (enemy ZOC)."""
+    return enemy_blocking(game, board, state, side), _zoc_stops(game, board, state, side)
+
+
+def _zoc_stops(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
+    """The enemy ZOC that stops a line of ``side``'s now: none where ZOC
+    does not block lines; less the hexes a friendly unit negates it in."""
     rules = game.supply
+    if not rules.blocked_by_enemy_zoc:
+        return frozenset()
     units = state.units
-    enemy = enemy_blocking(game, board, state, side)
-    no_exit: frozenset[Hex] = frozenset()
-    if rules.blocked_by_enemy_zoc:
-        no_exit = enemy_zoc(game, board, state, side)
-        if rules.friendly_negates_zoc:  # a friendly unit (first in its hex) lets a line leave
-            # (found among the stacks on the map: fewer than the hexes of the enemy ZOC)
-            friendly = [h for h, ids in state.occupants.items() if h in no_exit and ids and units[ids[0]].side == side]
-            if friendly:
-                no_exit = no_exit.difference(friendly)
-    return enemy, no_exit
+    no_exit = enemy_zoc(game, board, state, side)
+    if rules.friendly_negates_zoc:  # a friendly unit (first in its hex) lets a line leave
+        # (found among the stacks on the map: fewer than the hexes of the enemy ZOC)
+        friendly = [h for h, ids in state.occupants.items() if h in no_exit and ids and units[ids[0]].side == side]
+        if friendly:
+            no_exit = no_exit.difference(friendly)
+    return no_exit
 
 
 def barred_ends(game: GameDefinition, board: Board, state: GameState, side: str) -> frozenset[Hex]:
@@ -206,12 +211,12 @@ def barred_ends(game: GameDefinition, board: Board, state: GameState, side: str)
     (Gekitou 3.3(1): a line may enter enemy ZOC).  A place there is not
     supplied (``supplied(side, hex)``: a GJ63 VP hex next to an enemy unit);
     a unit's own hex never is one, since the unit negates the ZOC."""
-    if game.supply.ends_in_zoc or not game.supply.blocked_by_enemy_zoc:
+    if game.supply.ends_in_zoc:
         return frozenset()
     key = ("barred-ends", side, state.version)
     hit = state.cache.get(key)
     if hit is None:
-        hit = state.cache[key] = _unit_blocking(game, board, state, side)[1]
+        hit = state.cache[key] = _zoc_stops(game, board, state, side)
     return hit
 
 

@@ -14,7 +14,9 @@ def add_balance_command(sub) -> None:
     b.add_argument("--agents", default="greedy,greedy",
                    help="one bot per side, in side order (greedy,random; search:N: N search iterations a decision; "
                    "greedy:hold=1: holds every place of its own the enemy could reach; greedy:attack=0.3: "
-                   "attacks where it succeeds 3 times in 10 or more, default 0.5; search:4:moves=1: searches "
+                   "attacks where it succeeds 3 times in 10 or more, default 0.5; greedy:risk=0.5: keeps a unit "
+                   "whose loss gives the enemy VP out of hexes where the enemy's next attack would take it half "
+                   "the time or more, default 0.3; search:4:moves=1: searches "
                    "movement as well)")
     b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")

@@ -911,7 +911,9 @@ def add_commands(sub) -> None:
                    help="one bot per side, in side order: random, greedy or search (search:ITERATIONS sets its "
                         "budget per decision, 100 by default; greedy:hold=1 holds every place of its own the enemy "
                         "could reach, greedy:attack=0.3 attacks where it succeeds 3 times in 10 or more (default "
-                        "0.5), search:4:moves=1 searches movement as well); one name plays every side (default: "
+                        "0.5), greedy:risk=0.5 keeps a unit whose loss gives the enemy VP out of hexes where the "
+                        "enemy's next attack would take it half the time or more (default 0.3), search:4:moves=1 "
+                        "searches movement as well); one name plays every side (default: "
                         "random,random)")
     p.add_argument("--think", type=float, default=None, metavar="SECONDS",
                    help="the search bot's budget per decision in seconds instead of iterations (not reproducible)")

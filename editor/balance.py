@@ -133,6 +133,8 @@ class BalanceDialog(QDialog):
                           "search:N searches N iterations a decision\n"
                           "greedy:hold=1 holds every place of its own the enemy could reach\n"
                           "greedy:attack=0.3 attacks where it succeeds 3 times in 10 or more (default 0.5)\n"
+                          "greedy:risk=0.5 keeps a unit whose loss gives the enemy VP out of hexes where the "
+                          "enemy's next attack would take it half the time or more (default 0.3)\n"
                           "search:4:moves=1 searches movement as well")
             cb.setCurrentText("greedy" if "greedy" in BOTS else next(iter(BOTS)))
             self.agents[sid] = cb

@@ -14,8 +14,10 @@ retreats toward its own supply, advances that gain ground, the weakest of
 the reinforcements that cannot enter sent back (the strongest stays), no transfers
 off the map, no gambles; units whose loss gives the enemy VP (A Victory
 Denied's German motorized units: runtime.objectives ``costly``) take no
-last step while another unit can, and neither move nor advance where a
-retreat would destroy them (and move out of such a hex); a place whose
+last step while another unit can, and neither move nor advance where the
+enemy's next attack would take them with a chance of ``RISK`` or more
+(runtime.menace: the enemy's reach, the odds, the steps and the retreats
+the result takes; and move out of such a hex); a place whose
 entering scores for the enemy (AVD's star hexes) that it holds near the
 enemy is filled up to the stacking limit by units whose loss costs no VP;
 an effect's choices (AVD's Minsk release) by the VP lead they leave at the
@@ -89,7 +91,7 @@ class GreedyBot(GreedyMoves):
     bot does not know is an error, never an arbitrary first action."""
 
     name = "greedy"
-    options = ("hold", "attack")  # what an agent name may set (``make_bot``: greedy:hold=1)
+    options = ("hold", "attack", "risk")  # what an agent name may set (``make_bot``: greedy:hold=1)
 
     # ``goals``: a place the enemy plays for that has not changed hands since the game began is held
     # once an enemy unit is within this share of the reach (at least 1 hex), one taken in the game once
@@ -98,14 +100,20 @@ class GreedyBot(GreedyMoves):
     # the least chance of success for which the bot attacks: of a defender loss or retreat (odds CRTs),
     # of a win (dice pools); and for which it moves a unit to make an attack (``_attack_setup``)
     ATTACK = 0.5
+    # a unit whose loss gives the enemy VP does not end a move, nor advance, where the enemy's next attack
+    # would take it with this chance or more (``_endangered``: runtime.menace)
+    RISK = 0.3
 
-    def __init__(self, seed: int = 0, observe: bool = True, hold: float = HOLD, attack: float = ATTACK):
+    def __init__(self, seed: int = 0, observe: bool = True, hold: float = HOLD, attack: float = ATTACK,
+                 risk: float = RISK):
         self.rng = random.Random(seed)
         # False: decide from the state given, all of it (a search's playout in one sample of what its
         # side cannot see: everything in the sample is the sample's, nothing in it is another's secret)
         self.observe = observe
         self.hold = hold
         self.attack = attack
+        self.risk = risk
+        self._menace: tuple | None = None  # (what it was worked out for, runtime.menace.Menace): _endangered
         self._aims: tuple[Runner, Objectives] | None = None
         self._entries: tuple[Runner, dict] | None = None
         self._enemy_near: Nearest | None = None  # see _near_enemy
@@ -553,8 +561,10 @@ class GreedyBot(GreedyMoves):
         return min(loses, key=key)
 
     def _retreat(self, runner, state, acts, side):
-        """Among the retreats the rules allow: ending nearest the side's own
-        supply, then away from enemy units."""
+        """Among the retreats the rules allow: for a unit whose loss gives
+        the enemy VP, one that ends where the enemy's next attack would
+        not likely take it (``_endangered``); then ending nearest the
+        side's own supply, then away from enemy units."""
         from .retreat import distance_to_supply
         dist = distance_to_supply(runner.game, runner.board, side)
         enemy = self._enemy_hexes(state, side)
@@ -562,9 +572,10 @@ class GreedyBot(GreedyMoves):
 
         def key(a):
             if not a.path:
-                return (1, 0, 0, "")
+                return (1, 0, 0, 0, "")
             end = board.parse(a.path[-1])
-            return (0, dist.get(end, 999), -self._nearest(end, enemy), str(a))
+            risky = self._costly(runner, a.unit) and self._endangered(runner, state, end, side, a.unit)
+            return (0, risky, dist.get(end, 999), -self._nearest(end, enemy), str(a))
         return min(acts, key=key)
 
     def _displace(self, runner, state, acts, side):
@@ -640,8 +651,8 @@ class GreedyBot(GreedyMoves):
     def _advance(self, runner: Runner, state: GameState, acts, side: str) -> RunnerAction:
         """After combat the strongest attacker advances when that brings it
         nearer a contested objective (a unit whose loss gives the enemy VP
-        not where a retreat would destroy it, ``_trapped``); the path that
-        ends nearest wins."""
+        not where the enemy's next attack would likely take it,
+        ``_endangered``); the path that ends nearest wins."""
         advances = [a for a in acts if isinstance(a, Advance)]
         if not advances:
             return Done()
@@ -656,7 +667,7 @@ class GreedyBot(GreedyMoves):
         for g, *_, a in ranked:
             if g <= 0:
                 break
-            if not (self._costly(runner, a.unit) and self._trapped(runner, state, board.parse(a.path[-1]), side, a.unit)):
+            if not (self._costly(runner, a.unit) and self._endangered(runner, state, board.parse(a.path[-1]), side, a.unit)):
                 return a
         return Done()
 
@@ -798,6 +809,9 @@ OPTIONS = {"hold": (0.0, 1.0, "how near an enemy unit must come, as a share of t
                               f"could reach it; default {GreedyBot.HOLD})"),
            "attack": (0.0, 1.0, "the least chance that the defender loses or retreats (of a win, in a dice-pool "
                                 f"game) for which it attacks (default {GreedyBot.ATTACK})"),
+           "risk": (0.0, 1.0, "the chance of being lost in the enemy's next attack (its units' reach and the "
+                              "CRT's odds) from which a unit whose loss gives the enemy VP stays out of a hex "
+                              f"(default {GreedyBot.RISK})"),
            "moves": (0, 1, "1: the search weighs movement and set-up decisions as well, where attacks are declared "
                            "after movement (Smolensk); 0: it never does, where moving in attacks (Barbarossa) "
                            "either; by default only there")}

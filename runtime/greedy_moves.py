@@ -3,7 +3,8 @@
 One move a decision: where attacks are moves into enemy hexes, the battles
 worth fighting (``_move_in``); where attacks follow movement, the move that
 sets up a good attack (``_attack_setup``); then a unit whose loss costs VP
-out of a hex where a retreat would destroy it (``_pull_back``), a unit cut
+out of a hex where the enemy's next attack would likely take it
+(``_pull_back``: runtime.menace), a unit cut
 off from supply back into it (``_resupply``), a detachment onto a goal
 (``_detach``), and the unit whose best move gains the most toward a goal,
 staying in supply, out of pockets, within its HQ's reach or its command
@@ -20,7 +21,7 @@ from typing import Callable
 from .actions import Detach, Done, IllegalActionError, Move, Moves
 from .hexes import farthest
 from .objectives import entry_places
-from .retreat import retreat_paths
+from .menace import Menace, odds_crt
 from .runner import Runner, RunnerAction
 from .stacking import overstacked
 from .state import GameState
@@ -118,8 +119,8 @@ class GreedyMoves:
     def _move(self, runner: Runner, state: GameState, acts: list, side: str) -> RunnerAction:
         """Where attacks are moves into enemy hexes, attacks first
         (``_move_in``); in CRT games the moves that set up a good attack;
-        then a unit whose loss gives the enemy VP out of a hex where a
-        retreat would destroy it (``_pull_back``); then a unit cut off from
+        then a unit whose loss gives the enemy VP out of a hex where the
+        enemy's next attack would likely take it (``_pull_back``); then a unit cut off from
         supply back into it (``_resupply``); then the unit whose best move
         gains the most toward a goal, staying in supply (unless the side
         skips the supply check now) and out of pockets (and, for such a
@@ -211,8 +212,8 @@ class GreedyMoves:
                     continue  # more enemy than friendly neighbours: a unit there is cut off and lost
                 elif not kept(h):
                     continue  # out of every HQ's reach, or of its command chain: never activated again
-                if self._costly(runner, uid) and self._trapped(runner, state, h, side, uid):
-                    continue  # no retreat from there: a unit whose loss gives the enemy VP stays out
+                if self._costly(runner, uid) and self._endangered(runner, state, h, side, uid):
+                    continue  # likely lost there: a unit whose loss gives the enemy VP stays out
                 best, best_gain = m, gain
         if best is None and hqs:
             best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets,
@@ -649,32 +650,32 @@ class GreedyMoves:
                     enemy += 1
         return enemy - friends >= 2
 
-    def _trapped(self, runner: Runner, state: GameState, h, side: str, uid: str) -> bool:
-        """Would ``uid`` in ``h``, with enemy units within two hexes, be lost
-        to the longest retreat the CRT orders: every retreat the rules allow
-        from there destroys it or costs it its last step (runtime.retreat:
-        rivers, enemy ZOC, stacking)?"""
-        occupants = state.occupants
-        if not any((ids := occupants.get(t)) and state.units[ids[0]].side != side for t in h.within(2)):
-            return False
+    def _endangered(self, runner: Runner, state: GameState, h, side: str, uid: str) -> bool:
+        """Would ``uid`` in ``h`` be lost, with a chance of ``self.risk`` or
+        more, if the enemy attacked it there with all it could bring next
+        (runtime.menace: its units' reach, the CRT's odds, the steps each
+        result takes and the retreats the rules allow from ``h``)?  The
+        enemy's reach is worked out again when one of its units has moved
+        or the phase has changed (``_menace``), not for each move of the
+        side's own."""
         g = runner.game
-        crt = g.crts.get(g.combat.crt) or next(iter(g.crts.values()), None)
-        hexes = max((r.defender_retreat for r in g.results.get(crt.results, {}).values()), default=0) if crt else 0
-        if not hexes:
+        if odds_crt(g) is None:
             return False
         enemy = next((x for x in g.sides if x != side), None)
-        after = state  # (where it stands: the state itself, and what is kept for it)
-        if state.units[uid].hex != h:
-            after = state.copy()
-            after.place(uid, h)
-        left = len(g.counters[uid].steps) - state.units[uid].step
-        return all(p.destroyed or p.losses >= left for p in retreat_paths(g, runner.board, after, uid, hexes, enemy))
+        if enemy is None:
+            return False
+        key = (side, state.turn, state.phase,
+               tuple((u.id, u.hex, u.step, u.markers) for u in state.units.values() if u.side == enemy))
+        m = self._menace
+        if m is None or m[0] != key:
+            m = self._menace = (key, Menace(g, runner.board, state, enemy))
+        return m[1].endangered(state, uid, h, self.risk)
 
     def _pull_back(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets,
                    posts: list | None = None) -> _Dest | None:
         """A unit whose loss costs VP (runtime.objectives: costly) that
-        stands where a retreat would destroy it (``_trapped``) moves to a hex
-        in supply where it would not, nearest the goals (the first such unit
+        stands where the enemy's next attack would likely take it
+        (``_endangered``) moves to a hex in supply where it would not, nearest the goals (the first such unit
         by name); where HQs command by range (``posts``), a unit within an
         HQ's reach stays within one (else no HQ activates it again), and a
         unit in a command chain in it (``_kept``)."""
@@ -682,12 +683,12 @@ class GreedyMoves:
             if self._is_hq(runner, uid) or not self._costly(runner, uid):
                 continue
             here = state.units[uid].hex
-            if not self._trapped(runner, state, here, side, uid):
+            if not self._endangered(runner, state, here, side, uid):
                 continue
             kept = self._kept(runner, state, posts, uid, here)
             safe = [m for m in ms if (h := m.hex) in lines and h != here
                     and all(u.side == side for u in state.units_at(h)) and kept(h)
-                    and not self._trapped(runner, state, h, side, uid)]
+                    and not self._endangered(runner, state, h, side, uid)]
             if safe:
                 return min(safe, key=lambda m: (self._nearest(m.hex, targets), here.distance(m.hex), m.to))
         return None

@@ -286,12 +286,12 @@ class SearchBot:
     name = "search"
     budgeted = True  # takes search:ITERATIONS and --think SECONDS
     # the greedy bot's, for its answer and its playouts (``make_bot``: search:50:hold=1); and ``moves``
-    options = ("hold", "attack", "moves")
+    options = ("hold", "attack", "risk", "moves")
 
     def __init__(self, seed: int = 0, budget: str = "", think: float | None = None, *,
                  width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 0.1, samples: int = 4,
                  horizon: int = 150, margin: float | None = None, replies: int = 1, moves: bool | None = None,
-                 hold: float | None = None, attack: float | None = None):
+                 hold: float | None = None, attack: float | None = None, risk: float | None = None):
         from .bots import GreedyBot  # the prior's first guess (bots imports this module)
         if budget and not budget.isdigit():
             raise ValueError(f"search:{budget}: the budget is a number of iterations, e.g. search:200")
@@ -305,9 +305,9 @@ class SearchBot:
         self.think = think
         self.width, self.per_unit, self.c_puct, self.trust = width, per_unit, c_puct, trust
         self.samples = max(1, samples)  # determinisations of a view that hides something
-        # ``hold``, ``attack``: the greedy bot's (``GreedyBot.HOLD``, ``ATTACK`` when not given), for its
-        # answer and its playouts
-        held = {k: v for k, v in (("hold", hold), ("attack", attack)) if v is not None}
+        # ``hold``, ``attack``, ``risk``: the greedy bot's (``GreedyBot.HOLD``, ``ATTACK``, ``RISK`` when not
+        # given), for its answer and its playouts
+        held = {k: v for k, v in (("hold", hold), ("attack", attack), ("risk", risk)) if v is not None}
         self.greedy = GreedyBot(seed, **held)
         # plays on from a new node (its own instance: nothing shared), for both sides, in the sample of the
         # unknown the iteration plays in: it decides from that state as it stands, with no view of its own

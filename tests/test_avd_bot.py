@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from dsl.compiler import compile_game
-from runtime.actions import Advance, Done, LoseStep
+from runtime.actions import Advance, Done, LoseStep, Retreat
 from runtime.bots import GreedyBot
 from runtime.decisions import Take
+from runtime.menace import Menace
 from runtime.objectives import victory_objectives
 from runtime.runner import Runner
 
@@ -81,26 +82,67 @@ def test_its_own_units_taken_out_of_the_game_are_the_weakest(runner, game):
     assert bot._effect(runner, s, takes, "german", dict(ask, to="arriving")) == Take("4Pz")
 
 
-def test_a_motorized_unit_sees_where_a_retreat_would_cost_its_last_step(nearer):
-    # 撤退 6 g: a step lost per enemy-ZOC hex entered; the hexes toward supply (3106) are 2906 and 2907
+def test_a_motorized_unit_weighs_the_attack_the_enemy_could_bring_next(nearer):
+    # The Soviets roll d10 on the CRT; 2806 is a town (1 column left).  撤退 6 g: a step is lost per
+    # enemy-ZOC hex entered; the ways back toward supply (3106) are 2906 and 2907.
     game, runner = nearer, Runner(nearer)
     bot = GreedyBot(1)
     grid = game.map.grid
+    P = grid.parse_id
     s = empty_board(runner, game)
-    h = grid.parse_id("2806")
+    h = P("2806")
     s.place("4Pz", h)
+    s.set_unit("4Pz", step=1)                                     # 3-2-8: its next step lost eliminates it
+
+    def chance():
+        return Menace(game, runner.board, s, "soviet").loss_chance(s, "4Pz", h)
+    assert chance() == 0 and not bot._endangered(runner, s, h, "german", "4Pz")  # no enemy near
+    s.place("28RD", P("2805"))
+    # 3 against 2, 1.5-1, one column left: 1-1, DR on a 6 (the rest A1, A2, - or RED); 2906 is free of its
+    # ZOC: the retreat costs nothing
+    assert chance() == 0
+    s.place("38RD", P("2907"))
+    # 6 against 2, 3-1 -> 2-1: DR on 4 and 5, DR2 on 6; every way back now enters an enemy ZOC: 3 in 10
+    assert chance() == pytest.approx(0.3)
+    assert bot._endangered(runner, s, h, "german", "4Pz")         # (GreedyBot.RISK)
+    assert not GreedyBot(1, risk=0.4)._endangered(runner, s, h, "german", "4Pz")
+    s.place("50RD", P("2702"))                                    # 4 MP: it cannot reach a hex next to 2806
+    assert Menace(game, runner.board, s, "soviet").attack(h) == 6 and chance() == pytest.approx(0.3)
+    s.place("50RD", P("2704"))                                    # it can (2706): 9 against 2, 4-1 -> 3-1:
+    assert Menace(game, runner.board, s, "soviet").attack(h) == 9  # DR on 3, 4, 5 and 9, DR2 on 6
+    assert chance() == pytest.approx(0.5)
+    s.set_unit("4Pz", step=0)                                     # 6-4-8: 9 against 4, 2-1 -> 1.5-1: its
+    assert chance() == 0                                          # results take one step at most
     s.set_unit("4Pz", step=1)
-    assert not bot._trapped(runner, s, h, "german", "4Pz")        # no enemy near: nothing to fear
-    s.place("28RD", grid.parse_id("2805"))
-    assert not bot._trapped(runner, s, h, "german", "4Pz")        # 2906 and 2907 are free of its ZOC
-    s.place("38RD", grid.parse_id("2907"))
-    assert bot._trapped(runner, s, h, "german", "4Pz")            # every way back enters its ZOC
-    s.set_unit("4Pz", step=0)
-    assert not bot._trapped(runner, s, h, "german", "4Pz")        # 6-4-8 lives through one step lost
-    s.set_unit("4Pz", step=1)
-    s.place("4Pz", grid.parse_id("2706"))                        # after combat, it could advance into 2806
+    s.place("31ID", h)                                            # 4-4 beside it: 9 against 6, 1.5-1 -> 1-1:
+    assert chance() == pytest.approx(0.1)                         # DR on a 6, whose retreat costs its step
+    s.place("31ID", None, "removed")
+    s.place("4Pz", P("2706"))                                     # after combat, it could advance into 2806
     s.pending = [{"kind": "advance"}]
     assert bot._advance(runner, s, [Advance("4Pz", ("2806",))], "german") == Done()
+
+
+def test_a_motorized_unit_retreats_out_of_reach_before_toward_supply(nearer):
+    # 撤退 6 h: of the retreats the rules allow, the owner chooses; the greedy bot ends nearest its supply,
+    # but a unit whose loss gives the enemy VP first where the enemy's next attack would not likely take it
+    game, runner = nearer, Runner(nearer)
+    P = game.map.grid.parse_id
+    s = empty_board(runner, game)
+    s.place("4Pz", P("2806"))
+    s.set_unit("4Pz", step=1)
+    for uid, at in (("28RD", "2805"), ("38RD", "2907"), ("50RD", "2704"), ("51RD", "2904")):
+        s.place(uid, P(at))
+    menace = Menace(game, runner.board, s, "soviet")
+    near, far = Retreat("4Pz", ("2906", "3005")), Retreat("4Pz", ("2906", "3007"))
+    # 3005, woods: 12 against 2, 6-1 -> 5-1: 1DR2 on a 5 or 6, DR2 on a 3, 4 or 9 with no second hex to go to
+    assert menace.loss_chance(s, "4Pz", P("3005")) == pytest.approx(0.5)
+    assert menace.loss_chance(s, "4Pz", P("3007")) == 0                   # 6 against 2, clear: its retreats are open
+    from runtime.retreat import distance_to_supply
+    supply = distance_to_supply(game, runner.board, "german")
+    assert supply[P("3005")] < supply[P("3007")]
+    assert GreedyBot(1)._retreat(runner, s, [near, far], "german") == far
+    s.set_unit("4Pz", step=0)                                           # 6-4-8: safe in either, so nearer
+    assert GreedyBot(1)._retreat(runner, s, [near, far], "german") == near
 
 
 def test_the_minsk_pocket_edge_is_a_place_the_soviets_win_by_reaching(runner):

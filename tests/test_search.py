@@ -194,7 +194,8 @@ def test_agent_names_set_the_greedy_bots_hold_reach():
             make_bot("search:4", 1).moves) == (True, False, None)
     for name, says in (("greedy:hold=2", "hold takes a number from 0 to 1"),
                        ("greedy:hold=lots", "hold takes a number from 0 to 1"),
-                       ("greedy:reach=3", "the greedy bot has no option 'reach' (options: hold, attack)"),
+                       ("greedy:reach=3", "the greedy bot has no option 'reach' (options: hold, attack, risk)"),
+                           ("greedy:risk=1.5", "risk takes a number from 0 to 1"),
                        ("greedy:attack=-1", "attack takes a number from 0 to 1"),
                        ("search:4:moves=0.5", "moves takes 0 or 1"),
                        ("greedy:moves=1", "the greedy bot has no option 'moves'"),

@@ -419,13 +419,20 @@ def _added(game: GameDefinition, state: GameState, unit_id: str, names: tuple[st
     return bonus(game, state, unit_id, name)
 
 
+def attack_factor(game: GameDefinition, unit_id: str, step: int) -> int:
+    """The attack factor the unit prints at ``step`` ("attack", else "strength"; 0 where none)."""
+    return _factor(game, unit_id, step, ("attack", "strength")) or 0
+
+
 def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_id: str,
-                    target: Hex) -> tuple[Fraction | int, str]:
+                    target: Hex, origin: Hex | None = None) -> tuple[Fraction | int, str]:
     """The unit's attack factor at its current step ("attack", else
     "strength"), halved (exactly) when it attacks across a hexside or into
     terrain whose chart row says ``attack half``, bridged or not.  Several
-    such rows halve it once."""
+    such rows halve it once.  ``origin``: the hex it would attack from
+    (a bot weighing an attack the unit could move to make), else its own."""
     u = state.units[unit_id]
+    origin = u.hex if origin is None else origin
     f = _factor(game, unit_id, u.step, ("attack", "strength"))
     if f is None:
         return Fraction(0), f"{unit_id}: no attack factor"
@@ -435,8 +442,8 @@ def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_i
     chart = game.chart.effects
     halves = []
     ignored = set(state.step.get("ignore", ()))  # a segment that ignores rivers (Smolensk 15.1(3))
-    if u.hex is not None:
-        for kind in sorted(board.edge(u.hex, target).hexside):
+    if origin is not None:
+        for kind in sorted(board.edge(origin, target).hexside):
             eff = chart.get(kind)
             if eff is not None and eff.attack == "half" and kind not in ignored:
                 halves.append(f"across {_name(game, kind)}")
@@ -456,12 +463,14 @@ def attack_strength(game: GameDefinition, board: Board, state: GameState, unit_i
     return value, f"{unit_id} {shown}"
 
 
-def defence_strength(game: GameDefinition, board: Board, state: GameState, unit_id: str
-                     ) -> tuple[Fraction | int, str]:
+def defence_strength(game: GameDefinition, board: Board, state: GameState, unit_id: str,
+                     at: Hex | None = None) -> tuple[Fraction | int, str]:
     """The unit's defence factor at its current step ("defence", else
     "strength"; fortress markers are units and count), times any defence
-    multiplier of its hex's chart rows."""
+    multiplier of its hex's chart rows.  ``at``: the hex it would defend in
+    (a bot weighing a move), else its own."""
     u = state.units[unit_id]
+    at = u.hex if at is None else at
     f = _factor(game, unit_id, u.step, ("defence", "strength"))
     if f is None:
         return Fraction(0), f"{unit_id}: no defence factor"
@@ -472,8 +481,8 @@ def defence_strength(game: GameDefinition, board: Board, state: GameState, unit_
     for m in game.supply.halves(u.markers, "defence"):
         value = Fraction(value, 2)
         mults.append(f"halved ({m})")
-    if u.hex is not None and u.hex in board:
-        for eff in board.effects(u.hex):
+    if at is not None and at in board:
+        for eff in board.effects(at):
             if eff.defence is not None:
                 value = Fraction(value) * eff.defence
                 mults.append(f"x{fmt_num(eff.defence)} in {_name(game, eff.terrain)}")

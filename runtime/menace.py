@@ -18,7 +18,7 @@ from .combat.odds import (attack_factor, attack_strength, column_for, defence_st
                           round_value, terrain_shift_parts)
 from .definition import Crt, GameDefinition
 from .hexes import Hex
-from .movement import MoveError, move_range
+from .movement import MoveError, cheapest_step, move_range, unit_mp
 from .retreat import retreat_paths
 from .state import GameState
 
@@ -39,18 +39,27 @@ class Menace:
 
     def __init__(self, game: GameDefinition, board: Board, state: GameState, enemy: str):
         self.game, self.board, self.state, self.enemy = game, board, state, enemy
-        ends: dict[Hex, list[str]] = {}
+        # each enemy unit that can attack, with the most hexes it could move (None: no bound): its range is
+        # worked out only when a hex weighed lies within that many hexes and one
+        self._units: list[tuple[str, Hex, int | None]] = []
         for u in state.units.values():
             if u.side != enemy or u.hex is None or not attack_factor(game, u.id, u.step):
                 continue
-            try:
-                hexes = move_range(game, board, state, u.id).destinations | {u.hex}
-            except MoveError:  # (a unit that may not move now attacks from where it stands)
-                hexes = frozenset((u.hex,))
-            for h in hexes:
-                ends.setdefault(h, []).append(u.id)
-        self._ends = ends
+            cheapest = cheapest_step(game, board, game.counters[u.id].unit_class)
+            self._units.append((u.id, u.hex, unit_mp(game, state, u.id) // cheapest + 1 if cheapest else None))
+        self._ranges: dict[str, frozenset[Hex]] = {}
         self._attack: dict[Hex, Fraction] = {}
+
+    def _range(self, uid: str, at: Hex) -> frozenset[Hex]:
+        """Where the enemy unit could end its next move (its own hex too)."""
+        hit = self._ranges.get(uid)
+        if hit is None:
+            try:
+                hit = move_range(self.game, self.board, self.state, uid).destinations | {at}
+            except MoveError:  # (a unit that may not move now attacks from where it stands)
+                hit = frozenset((at,))
+            self._ranges[uid] = hit
+        return hit
 
     def attack(self, h: Hex) -> Fraction:
         """The enemy's attack strength against ``h``: each unit that could
@@ -61,20 +70,20 @@ class Menace:
             return hit
         game, board, state = self.game, self.board, self.state
         chart = game.chart.effects
-        best: dict[str, Fraction] = {}
-        for n, edge in board.adj[h]:
-            ids = self._ends.get(n)
-            if not ids:
+        sides = [(n, edge) for n, edge in board.adj[h]
+                 if edge.bridged or not any((e := chart.get(k)) is not None and e.combat_prohibited
+                                            for k in edge.hexside)]
+        total = Fraction(0)
+        for uid, at, far in self._units:
+            if far is not None and at.distance(h) > far + 1:
                 continue
-            if not edge.bridged and any((e := chart.get(k)) is not None and e.combat_prohibited
-                                        for k in edge.hexside):
-                continue
-            for uid in ids:
-                v = Fraction(attack_strength(game, board, state, uid, h, n)[0])
-                if v > best.get(uid, -1):
-                    best[uid] = v
-        out = self._attack[h] = Fraction(sum(best.values()))
-        return out
+            reach = self._range(uid, at)
+            best = max((Fraction(attack_strength(game, board, state, uid, h, n)[0]) for n, _ in sides if n in reach),
+                       default=None)
+            if best is not None:
+                total += best
+        self._attack[h] = total
+        return total
 
     def loss_chance(self, state: GameState, uid: str, h: Hex) -> float:
         """The chance that ``uid``, standing in ``h`` with the units of its

@@ -845,6 +845,25 @@ def _steps_for(game: GameDefinition, board: Board, cls_id: str, m: MovementMode 
     return class_costs(game, board, cls_id, m.id).steps
 
 
+def cheapest_step(game: GameDefinition, board: Board, cls_id: str) -> int:
+    """The least a step of normal movement costs a unit of the class
+    anywhere on the map (scaled MP; terrain, hexsides and roads), so that no
+    move of ``mp`` goes further than ``mp // cheapest_step + 1`` hexes (the
+    last step may cost all MP); 0 where a step may cost nothing or less
+    (then no such bound holds).  Worked out once per class."""
+    kept = _kept_for(_CHEAPEST, game)
+    hit = kept.get((board, cls_id))
+    if hit is None:
+        steps = class_costs(game, board, cls_id).steps
+        costs = [c for h in board.graph for _, c, all_mp, _ in steps[h] if not all_mp]
+        hit = kept[(board, cls_id)] = min(costs, default=0) if _no_negative_costs(game) else 0
+        hit = max(hit, 0)
+    return hit
+
+
+_CHEAPEST: dict[int, tuple[GameDefinition, dict]] = {}  # id(game) -> (game, {(board, class): cheapest_step})
+
+
 def _flood(board: Board, ends: dict[Hex, frozenset[Hex]], m: MovementMode | None, start: Hex,
            held: frozenset[Hex], overruns: frozenset[Hex], own: frozenset[Hex] | None,
            closed: frozenset[Hex]) -> _Component | None:

@@ -122,6 +122,28 @@ def test_a_motorized_unit_weighs_the_attack_the_enemy_could_bring_next(nearer):
     assert bot._advance(runner, s, [Advance("4Pz", ("2806",))], "german") == Done()
 
 
+@pytest.mark.parametrize("folder", ["a-victory-denied", "smolensk"])
+def test_no_move_goes_further_than_the_cheapest_step_allows(folder):
+    # runtime.menace works out an enemy unit's range only for hexes within mp // cheapest_step + 1 hexes
+    from runtime.movement import MoveError, cheapest_step, move_range, unit_mp
+    game = compile_game(ROOT / "games" / folder)
+    runner = Runner(game)
+    s = runner.new_game(seed=1)
+    checked = 0
+    for u in s.units.values():
+        if u.hex is None:
+            continue
+        cheapest = cheapest_step(game, runner.board, game.counters[u.id].unit_class)
+        assert cheapest > 0
+        try:
+            r = move_range(game, runner.board, s, u.id)
+        except MoveError:
+            continue
+        assert all(u.hex.distance(h) <= unit_mp(game, s, u.id) // cheapest + 1 for h in r.destinations), u.id
+        checked += bool(r.destinations)
+    assert checked > 30
+
+
 def test_a_motorized_unit_retreats_out_of_reach_before_toward_supply(nearer):
     # 撤退 6 h: of the retreats the rules allow, the owner chooses; the greedy bot ends nearest its supply,
     # but a unit whose loss gives the enemy VP first where the enemy's next attack would not likely take it

@@ -6,18 +6,16 @@ import json
 import sys
 from pathlib import Path
 
+from runtime.bot_options import examples
+
 
 def add_balance_command(sub) -> None:
     b = sub.add_parser("balance", help="play a batch of bot games: win rates, VP and plots (resumable)")
     b.add_argument("game", help="a game folder")
     b.add_argument("--games", type=int, default=100, help="games per sweep value (default 100)")
     b.add_argument("--agents", default="greedy,greedy",
-                   help="one bot per side, in side order (greedy,random; search:N: N search iterations a decision; "
-                   "greedy:hold=1: holds every place of its own the enemy could reach; greedy:attack=0.3: "
-                   "attacks where it succeeds 3 times in 10 or more, default 0.5; greedy:risk=0.5: keeps a unit "
-                   "whose loss gives the enemy VP out of hexes where the enemy's next attack would take it half "
-                   "the time or more, default 0.3; search:4:moves=1: searches "
-                   "movement as well)")
+                   help="one bot per side, in side order (greedy,random), with options after it (" + examples("; ")
+                   + ")")
     b.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     b.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable)")
     b.add_argument("--param", action="append", default=[], help="a number the rules ask for: NAME=N (repeatable)")

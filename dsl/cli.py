@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+from runtime.bot_options import examples
+
 from .diagnostics import DslError
 from .outputs import CliError, check_writable, say_error
 
@@ -908,13 +910,8 @@ def add_commands(sub) -> None:
     p.add_argument("--scenario", default="", help="the scenario (default: the game's first)")
     p.add_argument("--variant", action="append", default=[], help="switch on a variant (repeatable; default: none)")
     p.add_argument("--agents", default="random,random",
-                   help="one bot per side, in side order: random, greedy or search (search:ITERATIONS sets its "
-                        "budget per decision, 100 by default; greedy:hold=1 holds every place of its own the enemy "
-                        "could reach, greedy:attack=0.3 attacks where it succeeds 3 times in 10 or more (default "
-                        "0.5), greedy:risk=0.5 keeps a unit whose loss gives the enemy VP out of hexes where the "
-                        "enemy's next attack would take it half the time or more (default 0.3), search:4:moves=1 "
-                        "searches movement as well); one name plays every side (default: "
-                        "random,random)")
+                   help="one bot per side, in side order: random, greedy or search, with options after it ("
+                        + examples("; ") + "); one name plays every side (default: random,random)")
     p.add_argument("--think", type=float, default=None, metavar="SECONDS",
                    help="the search bot's budget per decision in seconds instead of iterations (not reproducible)")
     p.add_argument("--seed", type=int, default=0, help="the seed: the same seed gives the same game (default: 0)")

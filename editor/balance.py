@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QForm
 
 from dsl.balance import MAX_GAMES, BalanceError, BatchSpec, format_summary, run_batch, summarize, write_summary
 from dsl.balance_plots import PLOTS, write_plots
+from runtime.bot_options import examples
 from runtime.bots import BOTS, make_bot
 from runtime.victory import params_read
 
@@ -129,13 +130,7 @@ class BalanceDialog(QDialog):
             cb = QComboBox()
             cb.addItems(list(BOTS))
             cb.setEditable(True)  # a budget or option is typed after the name, as play and balance read it (search:50)
-            cb.setToolTip("The bot: " + ", ".join(BOTS) + ", with options after it:\n"  # (one per line)
-                          "search:N searches N iterations a decision\n"
-                          "greedy:hold=1 holds every place of its own the enemy could reach\n"
-                          "greedy:attack=0.3 attacks where it succeeds 3 times in 10 or more (default 0.5)\n"
-                          "greedy:risk=0.5 keeps a unit whose loss gives the enemy VP out of hexes where the "
-                          "enemy's next attack would take it half the time or more (default 0.3)\n"
-                          "search:4:moves=1 searches movement as well")
+            cb.setToolTip("The bot: " + ", ".join(BOTS) + ", with options after it:\n" + examples("\n"))
             cb.setCurrentText("greedy" if "greedy" in BOTS else next(iter(BOTS)))
             self.agents[sid] = cb
             form.addRow(f"{sd.title or sid} bot", cb)

@@ -36,6 +36,7 @@ import math
 import random
 from typing import Callable
 
+from .bot_options import ATTACK, HOLD, OPTIONS, RISK, SWITCHES
 from .actions import Advance, Attack, Displace, Done, Fire, Hold, LoseStep, Use
 from .combat.odds import combat_odds, modified_by
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, UnitPlacements, Withdraw
@@ -93,16 +94,8 @@ class GreedyBot(GreedyMoves):
     name = "greedy"
     options = ("hold", "attack", "risk")  # what an agent name may set (``make_bot``: greedy:hold=1)
 
-    # ``goals``: a place the enemy plays for that has not changed hands since the game began is held
-    # once an enemy unit is within this share of the reach (at least 1 hex), one taken in the game once
-    # an enemy unit is within the whole reach (docs/balance.md: the greedy bots, measured)
-    HOLD = 0.25
-    # the least chance of success for which the bot attacks: of a defender loss or retreat (odds CRTs),
-    # of a win (dice pools); and for which it moves a unit to make an attack (``_attack_setup``)
-    ATTACK = 0.5
-    # a unit whose loss gives the enemy VP does not end a move, nor advance, where the enemy's next attack
-    # would take it with this chance or more (``_endangered``: runtime.menace)
-    RISK = 0.3
+    # the defaults of ``hold``, ``attack`` and ``risk`` (runtime.bot_options says what each is)
+    HOLD, ATTACK, RISK = HOLD, ATTACK, RISK
 
     def __init__(self, seed: int = 0, observe: bool = True, hold: float = HOLD, attack: float = ATTACK,
                  risk: float = RISK):
@@ -667,7 +660,8 @@ class GreedyBot(GreedyMoves):
         for g, *_, a in ranked:
             if g <= 0:
                 break
-            if not (self._costly(runner, a.unit) and self._endangered(runner, state, board.parse(a.path[-1]), side, a.unit)):
+            end = board.parse(a.path[-1])
+            if not (self._costly(runner, a.unit) and self._endangered(runner, state, end, side, a.unit)):
                 return a
         return Done()
 
@@ -802,20 +796,6 @@ from .search import SearchBot  # noqa: E402  (it builds on GreedyBot)
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
 
 
-# What an agent name may set after its kind (``greedy:hold=1``), for a bot whose ``options`` name it:
-# option -> (lowest, highest, what it is)
-OPTIONS = {"hold": (0.0, 1.0, "how near an enemy unit must come, as a share of the side's farthest move, "
-                              "before it holds a place it has held since the start (1: as soon as the enemy "
-                              f"could reach it; default {GreedyBot.HOLD})"),
-           "attack": (0.0, 1.0, "the least chance that the defender loses or retreats (of a win, in a dice-pool "
-                                f"game) for which it attacks (default {GreedyBot.ATTACK})"),
-           "risk": (0.0, 1.0, "the chance of being lost in the enemy's next attack (its units' reach and the "
-                              "CRT's odds) from which a unit whose loss gives the enemy VP stays out of a hex "
-                              f"(default {GreedyBot.RISK})"),
-           "moves": (0, 1, "1: the search weighs movement and set-up decisions as well, where attacks are declared "
-                           "after movement (Smolensk); 0: it never does, where moving in attacks (Barbarossa) "
-                           "either; by default only there")}
-SWITCHES = {"moves"}  # options that are 0 or 1
 
 
 def make_bot(name: str, seed: int, think: float | None = None):

@@ -4,8 +4,8 @@ One move a decision: where attacks are moves into enemy hexes, the battles
 worth fighting (``_move_in``); where attacks follow movement, the move that
 sets up a good attack (``_attack_setup``); then a unit whose loss costs VP
 out of a hex where the enemy's next attack would likely take it
-(``_pull_back``: runtime.menace), a unit cut
-off from supply back into it (``_resupply``), a detachment onto a goal
+(``_pull_back``: runtime.menace), a unit cut off from supply back into it
+(``_resupply``), a detachment onto a goal
 (``_detach``), and the unit whose best move gains the most toward a goal,
 staying in supply, out of pockets, within its HQ's reach or its command
 chain (``_kept``); HQs follow their units (``_hq_move``).  The move lists
@@ -120,8 +120,8 @@ class GreedyMoves:
         """Where attacks are moves into enemy hexes, attacks first
         (``_move_in``); in CRT games the moves that set up a good attack;
         then a unit whose loss gives the enemy VP out of a hex where the
-        enemy's next attack would likely take it (``_pull_back``); then a unit cut off from
-        supply back into it (``_resupply``); then the unit whose best move
+        enemy's next attack would likely take it (``_pull_back``); then a
+        unit cut off from supply back into it (``_resupply``); then the unit whose best move
         gains the most toward a goal, staying in supply (unless the side
         skips the supply check now) and out of pockets (and, for such a
         unit, out of such hexes), the slower units counting the enemy cut
@@ -675,8 +675,8 @@ class GreedyMoves:
                    posts: list | None = None) -> _Dest | None:
         """A unit whose loss costs VP (runtime.objectives: costly) that
         stands where the enemy's next attack would likely take it
-        (``_endangered``) moves to a hex in supply where it would not, nearest the goals (the first such unit
-        by name); where HQs command by range (``posts``), a unit within an
+        (``_endangered``) moves to a hex in supply where it would not,
+        nearest the goals (the first such unit by name); where HQs command by range (``posts``), a unit within an
         HQ's reach stays within one (else no HQ activates it again), and a
         unit in a command chain in it (``_kept``)."""
         for uid, ms in sorted(by_unit.items()):

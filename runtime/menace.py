@@ -5,9 +5,10 @@ where a unit whose loss gives the enemy VP may stand (``GreedyMoves``).
 An estimate, made from the state as it stands: each enemy unit's move range
 (runtime.movement: the menaced side's ZOC and units stop it) and the odds
 CRT.  It leaves out the enemy's activations (a chit-pull game activates a
-part of its units at a time), its other attacks, stacking where it attacks
-from, and the CRT's modifiers; it counts every enemy unit that could reach a
-hex next to the one weighed, so it errs toward danger.
+part of its units at a time), its other attacks (a second attack on the
+hex in a later segment, fire attacks), stacking where it attacks from, and
+the CRT's modifiers; it counts every enemy unit that could reach a hex next
+to the one weighed.
 """
 from __future__ import annotations
 

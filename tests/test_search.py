@@ -177,6 +177,21 @@ def test_agent_names_take_a_budget_only_for_search():
             make_bot("search", 1, think=think)
 
 
+def test_the_help_texts_show_every_option_an_agent_name_takes(capsys):
+    # hexforge play --help, hexforge balance --help and the Balance dialog's tooltip read one list of examples
+    from dsl.cli import main
+    from runtime.bot_options import EXAMPLES, OPTIONS, examples
+    from runtime.bots import make_bot
+    assert {k for k in OPTIONS if any(f":{k}=" in name for name, _ in EXAMPLES)} == set(OPTIONS)
+    for name, _ in EXAMPLES:
+        make_bot(name.replace(":N", ":5"), 1)                  # each example is a name the bots take
+    for command in ("play", "balance"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert " ".join(capsys.readouterr().out.split()).count("greedy:risk=0.5 keeps a unit") == 1
+    assert examples("\n").count("\n") == len(EXAMPLES) - 1
+
+
 def test_agent_names_set_the_greedy_bots_hold_reach():
     """``greedy:hold=1`` is the greedy bot that holds every place of its own the
     enemy could reach; ``search:N:hold=X`` improves on, and plays its playouts

@@ -36,8 +36,8 @@ import math
 import random
 from typing import Callable
 
-from .bot_options import ATTACK, HOLD, OPTIONS, RISK, SWITCHES
 from .actions import Advance, Attack, Displace, Done, Fire, Hold, LoseStep, Use
+from .bot_options import ATTACK, HOLD, OPTIONS, RISK, SWITCHES
 from .combat.odds import combat_odds, modified_by
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, UnitPlacements, Withdraw
 from .greedy_moves import GreedyMoves, Nearest
@@ -794,8 +794,6 @@ GreedyBot.DECISIONS = {
 from .search import SearchBot  # noqa: E402  (it builds on GreedyBot)
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
-
-
 
 
 def make_bot(name: str, seed: int, think: float | None = None):

@@ -121,8 +121,8 @@ class GreedyMoves:
         (``_move_in``); in CRT games the moves that set up a good attack;
         then a unit whose loss gives the enemy VP out of a hex where the
         enemy's next attack would likely take it (``_pull_back``); then a
-        unit cut off from supply back into it (``_resupply``); then the unit whose best move
-        gains the most toward a goal, staying in supply (unless the side
+        unit cut off from supply back into it (``_resupply``); then the unit
+        whose best move gains the most toward a goal, staying in supply (unless the side
         skips the supply check now) and out of pockets (and, for such a
         unit, out of such hexes), the slower units counting the enemy cut
         off on the side's rail lines among their goals (``_on_our_lines``);
@@ -676,9 +676,10 @@ class GreedyMoves:
         """A unit whose loss costs VP (runtime.objectives: costly) that
         stands where the enemy's next attack would likely take it
         (``_endangered``) moves to a hex in supply where it would not,
-        nearest the goals (the first such unit by name); where HQs command by range (``posts``), a unit within an
-        HQ's reach stays within one (else no HQ activates it again), and a
-        unit in a command chain in it (``_kept``)."""
+        nearest the goals (the first such unit by name); where HQs command
+        by range (``posts``), a unit within an HQ's reach stays within one
+        (else no HQ activates it again), and a unit in a command chain in it
+        (``_kept``)."""
         for uid, ms in sorted(by_unit.items()):
             if self._is_hq(runner, uid) or not self._costly(runner, uid):
                 continue
@@ -708,7 +709,7 @@ class GreedyMoves:
         if g.supply.ends_in_zoc or lines is _EVERYWHERE:
             return None
         board = runner.board
-        enemy_units = {h for h, ids in state.occupants.items() if ids and state.units[ids[0]].side != side}
+        enemy_units = set(self._enemy_hexes(state, side))
         near: set = set()
         for p in self._objectives(runner).enemy(side):
             if p not in enemy_units:

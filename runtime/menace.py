@@ -40,6 +40,7 @@ class Menace:
 
     def __init__(self, game: GameDefinition, board: Board, state: GameState, enemy: str):
         self.game, self.board, self.state, self.enemy = game, board, state, enemy
+        self.crt = odds_crt(game)
         # each enemy unit that can attack, with the most hexes it could move (None: no bound): its range is
         # worked out only when a hex weighed lies within that many hexes and one
         self._units: list[tuple[str, Hex, int | None]] = []
@@ -103,8 +104,7 @@ class Menace:
         return self._chance(state, uid, h, risk) >= risk
 
     def _chance(self, state: GameState, uid: str, h: Hex, risk: float | None) -> Fraction:
-        game, board = self.game, self.board
-        crt = odds_crt(game)
+        game, board, crt = self.game, self.board, self.crt
         attack = self.attack(h)
         if crt is None or not attack:
             return Fraction(0)

@@ -856,8 +856,7 @@ def cheapest_step(game: GameDefinition, board: Board, cls_id: str) -> int:
     if hit is None:
         steps = class_costs(game, board, cls_id).steps
         costs = [c for h in board.graph for _, c, all_mp, _ in steps[h] if not all_mp]
-        hit = kept[(board, cls_id)] = min(costs, default=0) if _no_negative_costs(game) else 0
-        hit = max(hit, 0)
+        hit = kept[(board, cls_id)] = max(min(costs, default=0), 0) if _no_negative_costs(game) else 0
     return hit
 
 

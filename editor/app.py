@@ -1182,14 +1182,10 @@ MAX_SCREENSHOT = 8192  # pixels a side: --screenshot's window (the least is 1280
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .cli import add_edit_arguments
+
     p = argparse.ArgumentParser(prog="hexforge edit", description="Open a game in the hexforge editor")
-    p.add_argument("game", nargs="?", help="a game folder (omit for a new game)")
-    p.add_argument("--screenshot", metavar="OUT.png", help="render the window offscreen to OUT.png and exit")
-    p.add_argument("--size", default="1600x1000",
-                   help="window size for --screenshot (at least 1280x800, at most 8192x8192)")
-    p.add_argument("--tab", default="map", choices=("map", "counters", "declarations", "tables", "rules"),
-                   help="tab shown by --screenshot")
-    p.add_argument("--scenario", default="", help="the scenario to show")
+    add_edit_arguments(p)
     args = p.parse_args(argv)
     game = args.game or ""
     if args.screenshot:

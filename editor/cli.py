@@ -72,6 +72,18 @@ def cmd_start(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_edit_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``hexforge edit``, which ``editor.app.main`` reads
+    as well (``python -m editor.app``)."""
+    p.add_argument("game", nargs="?", help="a game folder; omit it for a new, empty game")
+    p.add_argument("--screenshot", metavar="OUT.png", help="render the window offscreen to OUT.png and exit")
+    p.add_argument("--size", default="1600x1000",
+                   help="window size for --screenshot (at least 1280x800, at most 8192x8192)")
+    p.add_argument("--tab", default="map", choices=("map", "counters", "declarations", "tables", "rules"),
+                   help="the tab --screenshot shows")
+    p.add_argument("--scenario", default="", help="the scenario whose setup is shown")
+
+
 def cmd_edit(args: argparse.Namespace) -> int:
     """Open the editor (or, with --screenshot, render its window offscreen)."""
     if not args.screenshot and not has_display():
@@ -107,13 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("path", nargs="?", default="games/smolensk")
     s.set_defaults(func=cmd_start)
     e = sub.add_parser("edit", help="open a game folder (or a new game) in the editor")
-    e.add_argument("game", nargs="?", help="a game folder; omit it for a new, empty game")
-    e.add_argument("--screenshot", metavar="OUT.png", help="render the window offscreen to OUT.png and exit")
-    e.add_argument("--size", default="1600x1000",
-                   help="window size for --screenshot (at least 1280x800, at most 8192x8192)")
-    e.add_argument("--tab", default="map", choices=("map", "counters", "declarations", "tables", "rules"),
-                   help="the tab --screenshot shows")
-    e.add_argument("--scenario", default="", help="the scenario whose setup is shown")
+    add_edit_arguments(e)
     e.set_defaults(func=cmd_edit)
     r = sub.add_parser("render", help="render a game's map and a scenario's counters to PNG, SVG or PDF")
     r.add_argument("game", help="a game folder")

@@ -41,7 +41,7 @@ from .bot_options import ATTACK, HOLD, OPTIONS, RISK, SWITCHES
 from .combat.odds import combat_odds, modified_by
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, UnitPlacements, Withdraw
 from .greedy_moves import GreedyMoves, Nearest
-from .hexes import count_within
+from .hexes import count_within, counts_within
 from .movement import SCALE, unit_mp
 from .observe import determinise, hides_anything, observe
 from .objectives import Objectives, victory_objectives
@@ -261,10 +261,14 @@ class GreedyBot(GreedyMoves):
         if ask["decision"] == "relocate":  # an HQ moves where it commands more of the side's units than now
             count: dict = {}  # per HQ: how many units it would command from a hex
             gain = {}
+            asked: dict[str, int] = {}  # per HQ: how many hexes it is asked of (the start's too)
+            for a in acts:
+                if isinstance(a, Displace):
+                    asked[a.unit] = asked.get(a.unit, 1) + 1
             for a in acts:
                 if isinstance(a, Displace):
                     if a.unit not in count:
-                        count[a.unit] = self._commanded(runner, state, side, a.unit)
+                        count[a.unit] = self._commanded(runner, state, side, a.unit, asked[a.unit])
                     at = count[a.unit]
                     gain[a] = at(runner.board.parse(a.to)) - at(state.units[a.unit].hex)
             first = _first_places(acts)
@@ -593,14 +597,21 @@ class GreedyBot(GreedyMoves):
         order = {a.unit: i for i, a in enumerate(acts)}
         return min(acts, key=lambda a: (worth(a.unit), -order[a.unit]))
 
-    def _commanded(self, runner, state, side, uid):
+    def _commanded(self, runner, state, side, uid, hexes: int = 1):
         """How many of the side's units (not HQs) HQ ``uid`` would have
         within its command range from a hex: a function of the hex, which
-        remembers its answers (the units stand still while it is asked)."""
+        remembers its answers (the units stand still while it is asked).
+        ``hexes``: how many hexes it will be asked of; where that is more
+        than a command range holds, the count of every hex in range of a
+        unit is worked out at once (``counts_within``: an AVD game's HQ
+        relocations weigh some 300 hexes per HQ, one count per unit each)."""
         g = runner.game
         c = g.counters[uid]
         rng = c.steps[min(state.units[uid].step, len(c.steps) - 1)].get(g.activation.range_factor, 0)
         units = [u.hex for u in state.on_map(side) if u.id != uid and not self._is_hq(runner, u.id)]
+        if hexes > 3 * rng * (rng + 1) + 1:
+            counts = counts_within(units, rng)
+            return lambda h: counts.get(h, 0)
         known: dict = {}
 
         def at(h) -> int:

@@ -76,6 +76,21 @@ def count_within(h: Hex, hexes, n) -> int:
     return sum(1 for q, r in hexes if abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0) <= twice)
 
 
+def counts_within(hexes, n: int) -> dict[tuple[int, int], int]:
+    """For every hex within ``n`` hex steps of one of ``hexes``, how many of
+    ``hexes`` are (``count_within`` of each, worked out at once: dearer to
+    build than one count, cheaper than a count per hex of a disc).  The keys
+    are (q, r) tuples, which a ``Hex`` reads as itself."""
+    disc = [(dq, dr) for dq in range(-n, n + 1) for dr in range(max(-n, -dq - n), min(n, -dq + n) + 1)]
+    out: dict[tuple[int, int], int] = {}
+    get = out.get
+    for q0, r0 in hexes:
+        for dq, dr in disc:
+            k = (q0 + dq, r0 + dr)
+            out[k] = get(k, 0) + 1
+    return out
+
+
 class Hex(NamedTuple):
     """One hex in axial coordinates (ordered by ``q``, then ``r``).
 

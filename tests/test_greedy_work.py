@@ -8,12 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dsl.compiler import compile_game
 from runtime.actions import Moves
 from runtime.bots import GreedyBot
 from runtime.greedy_moves import listed_moves
-from runtime.hexes import farthest
+from runtime.hexes import Hex, count_within, counts_within, farthest
 from runtime.retreat import retreat_paths
 from runtime.runner import Runner
 
@@ -83,3 +85,15 @@ def test_the_farthest_move_kept_is_the_farthest_move(movement_states):
         want = max((farthest(s.units[u].hex, hexes) for u, _, hexes in acts.groups), default=0)
         assert bot._farthest(s, acts, by_unit) == want
     assert bot._far  # (kept, and read again by the decisions that followed)
+
+
+@given(st.lists(st.tuples(st.integers(-12, 12), st.integers(-12, 12)), max_size=25),
+       st.integers(0, 6), st.tuples(st.integers(-20, 20), st.integers(-20, 20)))
+@settings(max_examples=200, deadline=None)
+def test_counts_within_a_range_worked_out_at_once_are_the_counts_one_by_one(hexes, n, at):
+    # (the HQ relocations of A Victory Denied count the units an HQ would command from each hex)
+    units = [Hex(q, r) for q, r in hexes]
+    counts = counts_within(units, n)
+    h = Hex(*at)
+    assert counts.get(h, 0) == count_within(h, units, n)
+    assert all(counts[k] == count_within(Hex(*k), units, n) for k in counts)

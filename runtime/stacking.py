@@ -83,11 +83,33 @@ def stacking_bars(game: GameDefinition, state: GameState, h: Hex, uid: str, igno
     and ``ignore``): "UID would make 3 units in 0403; the stacking limit is
     2"; "" when every limit allows it."""
     from .movement import stack_count, stack_weight
+    if not state.occupants.get(h) and not _alone_over(game, uid):
+        return ""  # (no rule bars a unit alone: the placements and displacements ask it of whole maps)
     limit = game.stacking.get("units")
     n = stack_count(game, state, h, uid) + stack_weight(game, uid) if limit is not None else 0
     if limit is not None and n > limit:
         return _said(game, h, uid, f"{n} units; the stacking limit is {limit}")
     return extra_bars(game, state, h, uid, ignore)
+
+
+def _alone_over(game: GameDefinition, uid: str) -> bool:
+    """Whether ``uid`` alone in a hex breaks a stacking rule (a limit below
+    1 for what it is): fixed for a counter in a game, worked out once."""
+    from .movement import stack_weight
+    kept = _ALONE.get(id(game))
+    if kept is None or kept[0] is not game or kept[1] is not game.stacking:
+        if len(_ALONE) > 16:
+            _ALONE.clear()
+        kept = _ALONE[id(game)] = (game, game.stacking, {})
+    hit = kept[2].get(uid)
+    if hit is None:
+        limit = game.stacking.get("units")
+        hit = kept[2][uid] = (limit is not None and stack_weight(game, uid) > limit) or \
+            bool(extra_limits(game.stacking) and over_extra_limits(game.stacking, [names_of(game, uid)]))
+    return hit
+
+
+_ALONE: dict[int, tuple[GameDefinition, Mapping[str, int], dict[str, bool]]] = {}
 
 
 def _said(game: GameDefinition, h: Hex, uid: str, why: str) -> str:

@@ -42,7 +42,6 @@ from .combat.odds import combat_odds, modified_by
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, UnitPlacements, Withdraw
 from .greedy_moves import GreedyMoves, Nearest
 from .hexes import count_within, counts_within
-from .movement import SCALE, unit_mp
 from .observe import determinise, hides_anything, observe
 from .objectives import Objectives, victory_objectives
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
@@ -657,14 +656,10 @@ class GreedyBot(GreedyMoves):
         """After combat the strongest attacker advances when that brings it
         nearer a contested objective (a unit whose loss gives the enemy VP
         not where the enemy's next attack would likely take it,
-        ``_endangered``); the path that ends nearest wins.  The last unit of
-        the side on a place the enemy plays for that an enemy unit could
-        reach stays there, as it does in movement (``_guards``)."""
+        ``_endangered``); the path that ends nearest wins."""
         advances = [a for a in acts if isinstance(a, Advance)]
         if not advances:
             return Done()
-        guards = self._guards(runner, state, side, self._enemy_reach(runner, state, side))
-        advances = [a for a in advances if a.unit not in guards]
         near = self._nearest_to(self.goals(runner, state, side))  # (0 where there are none: every gain 0)
         board = runner.board
 
@@ -680,16 +675,6 @@ class GreedyBot(GreedyMoves):
             if not (self._costly(runner, a.unit) and self._endangered(runner, state, end, side, a.unit)):
                 return a
         return Done()
-
-    @staticmethod
-    def _enemy_reach(runner: Runner, state: GameState, side: str) -> int:
-        """The most hexes of clear terrain an enemy unit on the map could
-        move (its MP as they stand: an isolated unit's halved): how near a
-        place must be to the enemy to need holding, outside movement (where
-        the side's own farthest move stands for it)."""
-        game = runner.game
-        return max((unit_mp(game, state, u.id) // SCALE for u in state.units.values()
-                    if u.hex is not None and u.side != side), default=0)
 
     def _attack(self, runner: Runner, state: GameState, acts: list) -> RunnerAction:
         """Of the attacks whose chance of a defender loss or retreat is at

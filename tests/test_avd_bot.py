@@ -215,25 +215,3 @@ def test_a_lone_unit_on_a_star_hex_near_the_enemy_is_joined_by_a_unit_whose_loss
     assert bot._move(runner, s, moves + [Done()], "german") == Move("250ID", "2806")  # not the 4Pz (6 VP if lost)
     s.place("28RD", P("2011"))                                   # no enemy near: it goes on (toward SMOLENSK)
     assert bot._thin(runner, s, "german", 2) == []
-
-
-def test_the_last_unit_on_a_star_hex_near_the_enemy_does_not_advance_out_of_it(runner, game):
-    # 移动 1 g: a Soviet unit entering an emptied star hex draws a victory chit.  After an attack the
-    # last German unit on a star hex an enemy unit could reach stays, as it would in movement
-    bot = GreedyBot(1)
-    s = empty_board(runner, game)
-    P = game.map.grid.parse_id
-    s.place("31ID", P("2806"))                                   # Krupki, a star hex, held by the 31st since
-    s.control[P("2806")] = "german"                              # the start: no goal to hold until an enemy
-    s.place("28RD", P("2804"))                                   # unit is next to it (HOLD); this Soviet rifle
-    s.pending = [{"kind": "advance"}]                            # division (4 MP) is two hexes off
-    toward = [Advance("31ID", ("2805",))]                         # into the hex the defender left
-    gained = bot._nearest_to(bot.goals(runner, s, "german"))
-    assert gained(P("2805")) < gained(P("2806"))                 # (the advance gains toward a goal)
-    assert bot._enemy_reach(runner, s, "german") == 4
-    assert bot._advance(runner, s, toward, "german") == Done()
-    s.place("250ID", P("2806"))                                  # with a second unit there the 31st may go
-    assert bot._advance(runner, s, toward, "german") == toward[0]
-    s.place("250ID", None, "removed")
-    s.place("28RD", P("2011"))                                   # no enemy unit could reach Krupki: it goes
-    assert bot._advance(runner, s, toward, "german") == toward[0]

@@ -39,6 +39,12 @@ def test_the_stukas_wait_in_the_airfields_and_row_10_draws_from_the_elite_cup(ga
     assert [e.verb for e in game.effects["result:avd:RED"]] == ["join", "reroll"]
 
 
+def test_a_greedy_game_plays_to_its_end_with_purchases_and_the_ninth_armys_arrival(greedy_game):
+    s = greedy_game
+    assert s.result["winner"] in ("german", "soviet", "draw")
+    assert any(e.get("bought") for e in s.log) and any(e.get("arrival") == "ninth-army" for e in s.log)
+
+
 def test_a_greedy_game_uses_artillery_from_turn_2_stukas_and_the_bomber_once(greedy_game):
     log = greedy_game.log
     draws = [(e["turn"], e["draw"]) for e in log if isinstance(e.get("draw"), str)]

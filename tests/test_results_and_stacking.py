@@ -113,6 +113,21 @@ def test_two_units_and_one_hq_a_hex(runner):
     assert stacking_bars(g, s, h, "13A") == ""  # an HQ does not count among the 2 units
 
 
+def test_an_empty_hex_bars_a_unit_only_where_a_limit_bars_it_alone(runner):
+    # (stacking_bars answers an empty hex from the counter alone: the placements ask it of whole maps)
+    import dataclasses
+    s = board(runner, **{"1MRD": "0202"})
+    h = runner.board.parse("0303")
+    g = runner.game
+    assert stacking_bars(g, s, h, "2MRD") == stacking_bars(g, s, h, "13A") == ""
+    none = dataclasses.replace(g, stacking={**g.stacking, "units": 0})
+    assert stacking_bars(none, s, h, "2MRD") == "2MRD would make 1 units in 0303; the stacking limit is 0"
+    assert stacking_bars(none, s, h, "13A") == ""  # (exempt: an HQ counts only toward its own limit)
+    no_hq = dataclasses.replace(g, stacking={**g.stacking, "hq": 0})
+    assert stacking_bars(no_hq, s, h, "13A") == "13A would make 1 HQ units in 0303; the stacking limit is 0"
+    assert stacking_bars(no_hq, s, h, "2MRD") == ""
+
+
 def test_two_brown_units_may_not_stack(runner):
     s = board(runner, **{"28RD": "0202", "29RD": "0302"})
     s.phase, s.step = "movement", {"decision": "movement"}

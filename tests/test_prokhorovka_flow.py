@@ -616,7 +616,7 @@ def test_19_2_a_roll_of_1_or_2_brings_a_xxiv_corps_unit_in():
     g = compile_game(GAMES / "prokhorovka", variants=["xxiv-corps"])
     r = Runner(g)
     seen: set[str] = set()
-    # seeds 4 and 100 roll 1-2 and draw VIK and 23Pz today (checked by playing seeds 1-60 and 100: VIK
+    # seeds 4 and 100 roll 1-2 and draw VIK and 23Pz today (checked by playing seeds 1-48 and 100: VIK
     # in 4; 23Pz in 100, 2, 3, 7 and others; 17Pz in 17, 21, 38); the others follow in case a rule or
     # bot change moves the dice
     for seed in dict.fromkeys((4, 100, *range(1, 60))):

@@ -34,6 +34,7 @@ from __future__ import annotations
 import copy
 import math
 import random
+from collections import Counter
 from typing import Callable
 
 from .actions import Advance, Attack, Displace, Done, Fire, Hold, LoseStep, Use
@@ -260,14 +261,11 @@ class GreedyBot(GreedyMoves):
         if ask["decision"] == "relocate":  # an HQ moves where it commands more of the side's units than now
             count: dict = {}  # per HQ: how many units it would command from a hex
             gain = {}
-            asked: dict[str, int] = {}  # per HQ: how many hexes it is asked of (the start's too)
+            asked = Counter(a.unit for a in acts if isinstance(a, Displace))  # per HQ: the hexes it may go to
             for a in acts:
                 if isinstance(a, Displace):
-                    asked[a.unit] = asked.get(a.unit, 1) + 1
-            for a in acts:
-                if isinstance(a, Displace):
-                    if a.unit not in count:
-                        count[a.unit] = self._commanded(runner, state, side, a.unit, asked[a.unit])
+                    if a.unit not in count:  # (asked of those and of where it stands)
+                        count[a.unit] = self._commanded(runner, state, side, a.unit, asked[a.unit] + 1)
                     at = count[a.unit]
                     gain[a] = at(runner.board.parse(a.to)) - at(state.units[a.unit].hex)
             first = _first_places(acts)

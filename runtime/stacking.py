@@ -95,21 +95,17 @@ def stacking_bars(game: GameDefinition, state: GameState, h: Hex, uid: str, igno
 def _alone_over(game: GameDefinition, uid: str) -> bool:
     """Whether ``uid`` alone in a hex breaks a stacking rule (a limit below
     1 for what it is): fixed for a counter in a game, worked out once."""
-    from .movement import stack_weight
-    kept = _ALONE.get(id(game))
-    if kept is None or kept[0] is not game or kept[1] is not game.stacking:
-        if len(_ALONE) > 16:
-            _ALONE.clear()
-        kept = _ALONE[id(game)] = (game, game.stacking, {})
-    hit = kept[2].get(uid)
+    from .movement import _kept_for, stack_weight
+    kept = _kept_for(_ALONE, game)
+    hit = kept.get(uid)
     if hit is None:
         limit = game.stacking.get("units")
-        hit = kept[2][uid] = (limit is not None and stack_weight(game, uid) > limit) or \
+        hit = kept[uid] = (limit is not None and stack_weight(game, uid) > limit) or \
             bool(extra_limits(game.stacking) and over_extra_limits(game.stacking, [names_of(game, uid)]))
     return hit
 
 
-_ALONE: dict[int, tuple[GameDefinition, Mapping[str, int], dict[str, bool]]] = {}
+_ALONE: dict[int, tuple[GameDefinition, dict]] = {}  # id(game) -> (game, {counter: ``_alone_over``})
 
 
 def _said(game: GameDefinition, h: Hex, uid: str, why: str) -> str:

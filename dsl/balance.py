@@ -360,17 +360,22 @@ class ResultsFile:
             line = data.count(b"\n", 0, e.start) + 1
             raise BalanceError(f"{self.path}:{line}: not text (UTF-8): use another --out") from None
         reader = csv.DictReader(io.StringIO(text))
+        first = 1  # the line the row being read starts on (a quoted field may run over several)
         try:
             if data and reader.fieldnames != self.columns:
                 raise BalanceError(f"{self.path} has other columns than this batch writes: use another --out")
-            for row in reader:
+            while True:
+                first = reader.line_num + 1
+                row = next(reader, None)
+                if row is None:
+                    break
                 try:
                     key = (row["sweep"], int(row["game"]))
                     self.rows[key] = _typed(row)
                 except (KeyError, ValueError, TypeError):
-                    raise BalanceError(f"{self.path}:{reader.line_num}: not a game row: use another --out") from None
-        except csv.Error as e:  # (a field past the csv module's limit: the row it was reading is the next)
-            raise BalanceError(f"{self.path}:{reader.line_num + 1}: not a game row ({e}): use another --out") from None
+                    raise BalanceError(f"{self.path}:{first}: not a game row: use another --out") from None
+        except csv.Error as e:  # (a field past the csv module's limit, a quote never closed)
+            raise BalanceError(f"{self.path}:{first}: not a game row ({e}): use another --out") from None
 
     def add(self, row: dict) -> None:
         self.writer.writerow(row)

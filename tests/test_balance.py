@@ -262,13 +262,16 @@ def test_user_errors_are_messages(tmp_path, capsys):
 
 
 def test_a_results_file_that_is_not_a_batchs_is_a_message(tmp_path, capsys):
-    """games.csv is read back to resume: bytes that are not UTF-8 or a
-    field past the csv module's limit are messages, not tracebacks."""
+    """games.csv is read back to resume: bytes that are not UTF-8, a field
+    past the csv module's limit or a quote never closed are messages, not
+    tracebacks, that name the line the row starts on."""
     assert main(["balance", str(BARBAROSSA), "--games", "2", "--out", str(tmp_path), "--json"]) == 0
     capsys.readouterr()
     good = (tmp_path / "games.csv").read_bytes()
     for extra, says in ((b"\xff\xfe,1,x\n", "games.csv:4: not text (UTF-8)"),
-                        (b',1,"' + b"x" * 200_000 + b'"\n', "games.csv:4: not a game row (field larger than")):
+                        (b',1,"' + b"x" * 200_000 + b'"\n', "games.csv:4: not a game row (field larger than"),
+                        # a quote never closed runs to the end of the file: the row's first line is named
+                        (b',1,"x\n,2,y\n,3,z\n', "games.csv:4: not a game row: use another --out")):
         (tmp_path / "games.csv").write_bytes(good + extra)
         assert main(["balance", str(BARBAROSSA), "--games", "3", "--out", str(tmp_path)]) == 1
         err = capsys.readouterr().err

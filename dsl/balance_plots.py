@@ -119,9 +119,11 @@ def _winrate(ax, spec: BatchSpec, summary: dict, rows: list[dict]) -> None:
     ax.axhline(50, color="#444444", linewidth=0.8, linestyle="--")
     ax.set_xticks(range(len(labels)), labels)
     ax.set_xlim(-0.6, len(labels) - 0.4)
-    ax.set_ylim(0, 105)
+    # (the legend in a band of its own above 100%: in a corner it hid the labels of tall bars)
+    ax.set_ylim(0, 118)
+    ax.set_yticks(range(0, 101, 20))
     ax.set_ylabel("% of games (bars: Wilson 95% interval)")
-    ax.legend(fontsize=8, loc="upper right", framealpha=0.9)
+    ax.legend(fontsize=8, loc="upper center", ncol=len(series), framealpha=0.9)
 
 
 def _scoring(spec: BatchSpec, rows: list[dict]) -> list[str]:

@@ -77,7 +77,8 @@ def _awards(plt, path: Path, spec: BatchSpec, summary: dict, title: str) -> None
         if key:
             ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    # (a band of 0.3 inch kept for the title: tight_layout alone set the first panel's title over it)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))
     fig.savefig(path)
     plt.close(fig)
 

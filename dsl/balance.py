@@ -374,7 +374,7 @@ class ResultsFile:
                     self.rows[key] = _typed(row)
                 except (KeyError, ValueError, TypeError):
                     raise BalanceError(f"{self.path}:{first}: not a game row: use another --out") from None
-        except csv.Error as e:  # (a field past the csv module's limit, a quote never closed)
+        except csv.Error as e:  # (a field past the csv module's limit; a quote never closed reads as a short row)
             raise BalanceError(f"{self.path}:{first}: not a game row ({e}): use another --out") from None
 
     def add(self, row: dict) -> None:

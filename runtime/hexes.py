@@ -81,7 +81,7 @@ def counts_within(hexes, n: int) -> dict[tuple[int, int], int]:
     ``hexes`` are (``count_within`` of each, worked out at once: dearer to
     build than one count, cheaper than a count per hex of a disc).  The keys
     are (q, r) tuples, which a ``Hex`` reads as itself."""
-    disc = [(dq, dr) for dq in range(-n, n + 1) for dr in range(max(-n, -dq - n), min(n, -dq + n) + 1)]
+    disc = Hex(0, 0).within(n)  # (the offsets of a disc of radius n)
     out: dict[tuple[int, int], int] = {}
     get = out.get
     for q0, r0 in hexes:

@@ -42,7 +42,7 @@ from .bot_options import ATTACK, HOLD, OPTIONS, RISK, SWITCHES
 from .combat.odds import combat_odds, modified_by
 from .decisions import Activate, Attach, Designate, Pick, Placements, Take, UnitPlacements, Withdraw
 from .greedy_moves import GreedyMoves, Nearest
-from .hexes import count_within, counts_within
+from .hexes import any_within, count_within, counts_within, nearest
 from .observe import determinise, hides_anything, observe
 from .objectives import Objectives, victory_objectives
 from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
@@ -107,7 +107,8 @@ class GreedyBot(GreedyMoves):
         self.hold = hold
         self.attack = attack
         self.risk = risk
-        self._menace: tuple | None = None  # (what it was worked out for, runtime.menace.Menace): _endangered
+        # (what it was worked out for, runtime.menace.Menace, the state last asked, its stamp): _endangered
+        self._menace: tuple | None = None
         self._aims: tuple[Runner, Objectives] | None = None
         self._entries: tuple[Runner, dict] | None = None
         self._enemy_near: Nearest | None = None  # see _near_enemy
@@ -157,7 +158,7 @@ class GreedyBot(GreedyMoves):
                     held = set(enemy) if held is None else held
                     if any(x in held for x in t.within(limit)):
                         out.append(t)
-                elif any(t.distance(e) <= limit for e in enemy):
+                elif any_within(t, enemy, limit):
                     out.append(t)
         for t in aims.enemy_sudden(side):
             if t not in out and t not in closed and enemy and \
@@ -176,7 +177,7 @@ class GreedyBot(GreedyMoves):
 
     @staticmethod
     def _nearest(h, hexes, default: int = 99) -> int:
-        return min((h.distance(t) for t in hexes), default=default)
+        return nearest(h, hexes, default)
 
     @staticmethod
     def _strength(runner: Runner, state: GameState, uid: str) -> int:

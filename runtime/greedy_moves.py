@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Callable
 
 from .actions import Detach, Done, IllegalActionError, Move, Moves
-from .hexes import farthest
+from .hexes import farthest, nearest
 from .objectives import entry_places
 from .menace import Menace, odds_crt
 from .runner import Runner, RunnerAction
@@ -46,9 +46,11 @@ class Nearest:
         d = self.known.get(h)
         if d is None:
             if self.ahead is None:
-                d = min((h.distance(t) for t in self.places), default=0)
-            else:
-                d = min((h.distance(t) - a for t, a in zip(self.places, self.ahead)), default=0)
+                d = nearest(h, self.places)
+            else:  # (hex_distance written out: see runtime.hexes)
+                q0, r0 = h
+                d = min(((abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0)) // 2 - a
+                         for (q, r), a in zip(self.places, self.ahead)), default=0)
             self.known[h] = d
         return d
 
@@ -283,7 +285,9 @@ class GreedyMoves:
     def _covered(runner: Runner, posts: list, uid: str, h) -> bool:
         """``uid`` in ``h`` is within the reach of one of ``posts`` that may activate it."""
         nat = runner.game.counters[uid].nationality
-        return any(h.distance(at) <= r and n in (None, nat) for at, r, n in posts)
+        q0, r0 = h  # (hex_distance written out: see runtime.hexes)
+        return any(abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0) <= 2 * reach and n in (None, nat)
+                   for (q, r), reach, n in posts)
 
     def _kept(self, runner: Runner, state: GameState, posts: list | None, uid: str, here) -> Callable[[object], bool]:
         """The test of the hexes ``uid``, standing in ``here``, may end its
@@ -664,11 +668,14 @@ class GreedyMoves:
         enemy = next((x for x in g.sides if x != side), None)
         if enemy is None:
             return False
-        key = (side, state.turn, state.phase,
-               tuple((u.id, u.hex, u.step, u.markers) for u in state.units.values() if u.side == enemy))
         m = self._menace
-        if m is None or m[0] != key:
-            m = self._menace = (key, Menace(g, runner.board, state, enemy))
+        # (the same state, unchanged since: its key is the last one, not built again for each hex weighed)
+        stamp = (side, state.turn, state.phase, state.version, state.edits)
+        if m is None or m[2] is not state or m[3] != stamp:
+            key = (side, state.turn, state.phase,
+                   tuple((u.id, u.hex, u.step, u.markers) for u in state.units.values() if u.side == enemy))
+            menace = m[1] if m is not None and m[0] == key else Menace(g, runner.board, state, enemy)
+            m = self._menace = (key, menace, state, stamp)
         return m[1].endangered(state, uid, h, self.risk)
 
     def _pull_back(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, targets,
@@ -680,6 +687,7 @@ class GreedyMoves:
         by range (``posts``), a unit within an HQ's reach stays within one
         (else no HQ activates it again), and a unit in a command chain in it
         (``_kept``)."""
+        near = Nearest(targets)  # (hexes to the nearest target, kept per hex: each order alike where there is none)
         for uid, ms in sorted(by_unit.items()):
             if self._is_hq(runner, uid) or not self._costly(runner, uid):
                 continue
@@ -687,11 +695,15 @@ class GreedyMoves:
             if not self._endangered(runner, state, here, side, uid):
                 continue
             kept = self._kept(runner, state, posts, uid, here)
-            safe = [m for m in ms if (h := m.hex) in lines and h != here
-                    and all(u.side == side for u in state.units_at(h)) and kept(h)
-                    and not self._endangered(runner, state, h, side, uid)]
-            if safe:
-                return min(safe, key=lambda m: (self._nearest(m.hex, targets), here.distance(m.hex), m.to))
+            ways = [m for m in ms if (h := m.hex) in lines and h != here
+                    and all(u.side == side for u in state.units_at(h)) and kept(h)]
+            # the nearest first, and the first not endangered there: the dearer test (the enemy's reach,
+            # the odds, the retreats) is made for the few moves before it, not for all (a stable sort:
+            # the move ``min`` would pick among the safe ones)
+            ways.sort(key=lambda m: (near(m.hex), here.distance(m.hex), m.to))
+            for m in ways:
+                if not self._endangered(runner, state, m.hex, side, uid):
+                    return m
         return None
 
     def _deny(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, guards: set[str],
@@ -807,7 +819,9 @@ class GreedyMoves:
                 units = plain
 
             def covered(h):
-                return sum(w for x, w, n in units if x.distance(h) <= rng and nat in (None, n))
+                q0, r0 = h  # (hex_distance written out: see runtime.hexes)
+                return sum(w for (q, r), w, n in units
+                           if abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0) <= 2 * rng and nat in (None, n))
             now = covered(hq.hex)
             options = []
             for m in ms:

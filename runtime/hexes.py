@@ -69,6 +69,20 @@ def farthest(h: Hex, hexes) -> int:
     return max((abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0) for q, r in hexes), default=0) // 2
 
 
+def nearest(h: Hex, hexes, default: int = 0) -> int:
+    """The fewest hex steps from ``h`` to any of ``hexes`` (``default`` for none)."""
+    q0, r0 = h
+    twice = min((abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0) for q, r in hexes), default=-1)
+    return default if twice < 0 else twice // 2
+
+
+def any_within(h: Hex, hexes, n) -> bool:
+    """Whether one of ``hexes`` is at most ``n`` hex steps from ``h``."""
+    q0, r0 = h
+    twice = 2 * n
+    return any(abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0) <= twice for q, r in hexes)
+
+
 def count_within(h: Hex, hexes, n) -> int:
     """How many of ``hexes`` are at most ``n`` hex steps from ``h``."""
     q0, r0 = h

@@ -49,6 +49,7 @@ import dataclasses
 import operator
 import random
 from dataclasses import replace
+from typing import Any
 
 from .definition import GameDefinition
 from .state import GameState
@@ -144,12 +145,52 @@ def chit_seen_by(game: GameDefinition, cid: str, side: str) -> bool:
     return c is not None and (c.side == side or c.always)
 
 
+class _Read:
+    """What a function of a list of log entries last gave, and the list's
+    first entries it read (``first``, ``n``, ``last``): a list that starts
+    with the same entries (a log is only ever appended to, its entries are
+    never changed once written, and a state's copies share them) is worked
+    out from where the last one ended, not from its start.  A bot reads the
+    turn's log at every decision, each a few entries longer than the last."""
+
+    __slots__ = ("first", "n", "last", "value")
+
+    def __init__(self) -> None:
+        self.first: object = None
+        self.n = 0
+        self.last: object = None
+        self.value: Any = None
+
+    def read_to(self, entries: list) -> int:
+        """How many of ``entries``, from the start, the value kept has read (0: none)."""
+        n = self.n
+        if n and len(entries) >= n and entries[0] is self.first and entries[n - 1] is self.last:
+            return n
+        return 0
+
+    def keep(self, entries: list, value: Any) -> None:
+        self.first, self.n, self.last, self.value = \
+            (entries[0], len(entries), entries[-1], value) if entries else (None, 0, None, None)
+
+
+_TURN = _Read()  # this_turn: (the turn, where its entries start in the log)
+
+
 def this_turn(state: GameState) -> list[dict]:
     """The log entries of the state's turn (the tail of its log)."""
-    log = state.log
-    i = len(log)
-    while i > 0 and log[i - 1].get("turn", state.turn) == state.turn:
-        i -= 1
+    log, turn = state.log, state.turn
+    kept = _TURN.value
+    done = _TURN.read_to(log) if kept is not None and kept[0] == turn else 0
+    if done:  # (the entries read before are this turn's from kept[1] on: only those after are looked at)
+        i = kept[1]
+        for j in range(done, len(log)):
+            if log[j].get("turn", turn) != turn:
+                i = j + 1
+    else:
+        i = len(log)
+        while i > 0 and log[i - 1].get("turn", turn) == turn:
+            i -= 1
+    _TURN.keep(log, (turn, i))
     return log[i:]
 
 
@@ -159,12 +200,13 @@ def spent_chits(entries: list[dict]) -> dict[str, int]:
     returns to the cup, 7.3(1)), and those seen put in (bought, or put by an
     effect) as negative counts: what every side knows of the cup's history
     this turn."""
-    out: dict[str, int] = {}
+    done = _SPENT.read_to(entries)  # (the counts of the entries read last time, and the new entries')
+    out: dict[str, int] = dict(_SPENT.value) if done else {}
 
     def add(cid: object, n: int) -> None:
         if isinstance(cid, str) and cid != UNKNOWN:
             out[cid] = out.get(cid, 0) + n
-    for e in entries:  # (most entries name none of these: each is looked for before it is counted)
+    for e in entries[done:] if done else entries:  # (most entries name none of these: each is looked for first)
         if (x := e.get("draw")) is not None:
             add(x, 1)
         if (x := e.get("interrupt")) is not None:
@@ -179,7 +221,11 @@ def spent_chits(entries: list[dict]) -> dict[str, int]:
                 add(words[1], 1)
             elif len(words) >= 4 and words[0] == "put" and words[2] == "into":
                 add(words[1], -1)
+    _SPENT.keep(entries, dict(out))
     return out
+
+
+_SPENT = _Read()  # spent_chits: its counts
 
 
 # ------------------------------------------------------------------ the view
@@ -330,21 +376,29 @@ def observe_log(game: GameDefinition, entries: list[dict], side: str | None) -> 
     if memo is None or memo[0] is not game:
         if len(_SEEN) >= 8:
             _SEEN.clear()
+            _OBSERVED.clear()
         memo = _SEEN[key] = (game, {})
     kept = memo[1]
     if len(kept) > _SEEN_KEPT:
         kept.clear()
-    out = []
-    for e in entries:
+    read = _OBSERVED.get(key)
+    if read is None:
+        read = _OBSERVED[key] = _Read()
+    done = read.read_to(entries) if read.value is not None and read.value[0] is memo else 0
+    out = list(read.value[1]) if done else []
+    for e in entries[done:] if done else entries:
         hit = kept.get(id(e))
         if hit is None or hit[0] is not e:
             hit = kept[id(e)] = (e, seen_entry(game, e, side))
         out.append(hit[1])
+    read.keep(entries, (memo, list(out)))
     return out
 
 
 # (game id, side) -> (the game, {id of a log entry: (the entry, as the side saw it)}): ``observe_log``
 _SEEN: dict[tuple[int, str], tuple[GameDefinition, dict[int, tuple[dict, dict]]]] = {}
+# (game id, side) -> the entries observe_log last read, and what they were as the side saw them
+_OBSERVED: dict[tuple[int, str], _Read] = {}
 _SEEN_KEPT = 10_000  # entries kept per side, then the memo starts again (a bot reads this turn's; a few MB)
 
 

@@ -12,10 +12,13 @@ from runtime.hexes import (
     Hex,
     HexIdError,
     Hexside,
+    any_within,
+    count_within,
     hex_distance,
     hex_line,
     hex_round,
     hexside,
+    nearest,
 )
 
 coords = st.integers(min_value=-1000, max_value=1000)
@@ -113,6 +116,19 @@ def test_hex_is_ordered_hashable_and_frozen():
     assert len({Hex(1, 2), Hex(1, 2)}) == 1
     with pytest.raises(AttributeError):
         Hex(1, 2).q = 3  # type: ignore[misc]
+
+
+@given(hexes, st.lists(st.builds(Hex, st.integers(-20, 20), st.integers(-20, 20)), max_size=12),
+       st.integers(0, 30))
+def test_the_written_out_distances_agree_with_hex_distance(h, others, n):
+    """nearest, any_within and count_within (hex_distance written out over
+    many hexes, for the bots) give what hex_distance says hex by hex."""
+    h = Hex(h.q % 41 - 20, h.r % 41 - 20)
+    near = [hex_distance(h, t) for t in others]
+    assert nearest(h, others, default=99) == min(near, default=99)
+    assert nearest(h, others) == min(near, default=0)
+    assert any_within(h, others, n) == any(d <= n for d in near)
+    assert count_within(h, others, n) == sum(1 for d in near if d <= n)
 
 
 # -- hexsides -----------------------------------------------------------------

@@ -376,3 +376,58 @@ def test_a_sample_deals_only_chits_the_public_history_allows(folder):
                     checked += 1
             s = r.apply(s, bot.choose(r, s))
     assert checked > 10
+
+
+
+def _afresh(read, *args):
+    """``read`` with the memos of the log readers set aside: the list read
+    from its start, as if nothing had been read before."""
+    import runtime.observe as O
+    kept = O._TURN, O._SPENT, dict(O._OBSERVED)
+    O._TURN, O._SPENT = O._Read(), O._Read()
+    O._OBSERVED.clear()
+    try:
+        return read(*args)
+    finally:
+        O._TURN, O._SPENT = kept[0], kept[1]
+        O._OBSERVED.clear()
+        O._OBSERVED.update(kept[2])
+
+
+def test_the_turn_log_read_on_from_the_last_read_is_the_whole_read():
+    """this_turn, spent_chits and observe_log go on from where they read the
+    log last (a bot reads it at every decision, a few entries longer each
+    time): on logs that share their first entries and then branch (states of
+    one game and of the search's tries from one state), on a new turn and on
+    another game's log, each gives what reading the list afresh gives."""
+    from runtime.observe import spent_chits, this_turn
+    game = compile_game(GAMES / "smolensk")
+    r = Runner(game, "short")
+    trunk = r.new_game(4)
+    bot = RandomBot(4)
+    states = []
+    for _ in range(400):
+        if trunk.result is not None:
+            break
+        trunk = r.apply(trunk, bot.choose(r, trunk))
+        states.append(trunk)
+    branches = []
+    for k, s in enumerate(states[::15]):  # a branch from every 15th state, read in turns with the trunk
+        b = s
+        other = RandomBot(100 + k)
+        for _ in range(10):
+            if b.result is not None:
+                break
+            b = r.apply(b, other.choose(r, b))
+        branches.append(b)
+    order = [x for pair in zip(states, (branches * 30)[:len(states)]) for x in pair]
+    order += [r.new_game(5), *states[:5]]  # another game's log, then the first ones again
+    turns = set()
+    for s in order:
+        turns.add(s.turn)
+        tail = this_turn(s)
+        assert tail == _afresh(this_turn, s)
+        assert spent_chits(tail) == _afresh(spent_chits, tail)
+        for side in game.sides:
+            assert observe_log(game, tail, side) == _afresh(observe_log, game, tail, side)
+    assert len(turns) > 2  # (read across the ends of turns)

@@ -44,13 +44,34 @@ class Menace:
         # each enemy unit that can attack, with the most hexes it could move (None: no bound): its range is
         # worked out only when a hex weighed lies within that many hexes and one
         self._units: list[tuple[str, Hex, int | None]] = []
+        # what a unit's printed factors, class and markers give (whether it attacks, how far it could go),
+        # shared by the menaces of every state on the board: a search weighs one for each battle's result
+        known = board.__dict__.setdefault("_menace_units", {})
+        if len(known) > 100_000:
+            known.clear()
+        attached, entering = state.attached, state.entering
         for u in state.units.values():
-            if u.side != enemy or u.hex is None or not attack_factor(game, u.id, u.step):
+            if u.side != enemy or u.hex is None:
                 continue
-            cheapest = cheapest_step(game, board, game.counters[u.id].unit_class)
-            self._units.append((u.id, u.hex, unit_mp(game, state, u.id) // cheapest + 1 if cheapest else None))
+            key = (u.id, u.step, u.markers) if u.id not in attached and u.id not in entering else None
+            hit = known.get(key) if key is not None else None
+            if hit is None:
+                hit = (False, None)
+                if attack_factor(game, u.id, u.step):
+                    cheapest = cheapest_step(game, board, game.counters[u.id].unit_class)
+                    hit = (True, unit_mp(game, state, u.id) // cheapest + 1 if cheapest else None)
+                if key is not None:
+                    known[key] = hit
+            if hit[0]:
+                self._units.append((u.id, u.hex, hit[1]))
         self._ranges: dict[str, frozenset[Hex]] = {}
         self._attack: dict[Hex, Fraction] = {}
+        # (unit, step, markers, hex attacked from, hex attacked, the rivers ignored) -> its attack strength,
+        # shared as the units above (``_strength``)
+        self._strengths: dict = board.__dict__.setdefault("_menace_strengths", {})
+        if len(self._strengths) > 200_000:
+            self._strengths.clear()
+        self._ignored = tuple(state.step.get("ignore") or ())
 
     def _range(self, uid: str, at: Hex) -> frozenset[Hex]:
         """Where the enemy unit could end its next move (its own hex too)."""
@@ -80,12 +101,23 @@ class Menace:
             if far is not None and at.distance(h) > far + 1:
                 continue
             reach = self._range(uid, at)
-            best = max((Fraction(attack_strength(game, board, state, uid, h, n)[0]) for n, _ in sides if n in reach),
-                       default=None)
+            best = max((self._strength(uid, h, n) for n, _ in sides if n in reach), default=None)
             if best is not None:
                 total += best
         self._attack[h] = total
         return total
+
+    def _strength(self, uid: str, h: Hex, n: Hex) -> Fraction:
+        """``uid``'s attack strength on ``h`` from ``n`` (runtime.combat.odds.attack_strength),
+        kept by what it reads where no counter under the unit adds to it."""
+        u = self.state.units[uid]
+        if uid in self.state.attached:
+            return Fraction(attack_strength(self.game, self.board, self.state, uid, h, n)[0])
+        key = (uid, u.step, u.markers, n, h, self._ignored)
+        hit = self._strengths.get(key)
+        if hit is None:
+            hit = self._strengths[key] = Fraction(attack_strength(self.game, self.board, self.state, uid, h, n)[0])
+        return hit
 
     def loss_chance(self, state: GameState, uid: str, h: Hex) -> float:
         """The chance that ``uid``, standing in ``h`` with the units of its

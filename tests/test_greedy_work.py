@@ -1,8 +1,9 @@
 """The greedy bot's shortcuts read what the long way would: the odds of an
 attack a move would set up, looked up without making the move; a unit's
 retreats from where it stands, weighed without a copy of the state; the
-farthest move, kept for a list of destinations seen before.  Each is checked
-against the long way on the states of a Smolensk game."""
+farthest move, kept for a list of destinations seen before; the menace's
+attack strengths and units' reach, kept across states on the board.  Each is
+checked against the long way on the states of a Smolensk game."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,6 +17,7 @@ from runtime.actions import Moves
 from runtime.bots import GreedyBot
 from runtime.greedy_moves import listed_moves
 from runtime.hexes import Hex, count_within, counts_within, farthest
+from runtime.menace import Menace
 from runtime.retreat import retreat_paths
 from runtime.runner import Runner
 
@@ -74,6 +76,31 @@ def test_retreats_weighed_where_a_unit_stands_need_no_copy(movement_states):
             assert retreat_paths(g, board, s, u.id, 2, enemy) == retreat_paths(g, board, moved, u.id, 2, enemy)
             compared += 1
     assert compared > 50
+
+
+def test_a_menace_read_from_what_the_board_kept_is_the_menace_worked_out_afresh(movement_states):
+    """Menace keeps each enemy unit's reach and attack strengths on the
+    board, across states (a search weighs a menace for each battle's
+    result): on every state, the enemy's attack on the hexes near the front,
+    and the chance a unit standing there is lost, are what a menace worked
+    out with nothing kept gives."""
+    runner, states = movement_states
+    board = runner.board
+    compared = 0
+    for s, side in states[::2]:
+        enemy = next(x for x in runner.game.sides if x != side)
+        kept = Menace(runner.game, board, s, enemy)
+        board.__dict__.pop("_menace_units", None)
+        board.__dict__.pop("_menace_strengths", None)
+        fresh = Menace(runner.game, board, s, enemy)
+        assert kept._units == fresh._units
+        mine = [u for u in s.on_map(side) if not runner.game.counters[u.id].unit_class.endswith("hq")][:8]
+        for u in mine:
+            for h in [u.hex, *(n for n, _ in board.adj[u.hex])]:
+                assert kept.attack(h) == fresh.attack(h)
+                assert kept.loss_chance(s, u.id, h) == fresh.loss_chance(s, u.id, h)
+                compared += 1
+    assert compared > 100
 
 
 def test_the_farthest_move_kept_is_the_farthest_move(movement_states):

@@ -49,6 +49,11 @@ from .runner import Choose, Place, Play, Runner, RunnerAction, SequenceError
 from .state import GameState
 
 
+# the dice of a look-ahead that must not know the game's: the generator seeded with 0, worked out once
+# (seeding one costs more than a greedy decision's copy of the state; the state is a tuple, never changed)
+_UNKNOWN_DICE = random.Random(0).getstate()
+
+
 def seen(runner: Runner, state: GameState, side: str | None) -> GameState:
     """The state a bot decides from: ``side``'s view (runtime/observe.py),
     its secrets filled with one sample drawn from the view alone and the dice
@@ -61,7 +66,7 @@ def seen(runner: Runner, state: GameState, side: str | None) -> GameState:
     sample = determinise(runner.game, view, random.Random(0))
     if sample is view:
         sample = copy.copy(view)  # shallow, as the view
-    sample.rng_state = random.Random(0).getstate()  # a look-ahead does not know the dice either
+    sample.rng_state = _UNKNOWN_DICE  # a look-ahead does not know the dice either
     return sample
 
 
@@ -173,7 +178,13 @@ class GreedyBot(GreedyMoves):
 
     @staticmethod
     def _enemy_hexes(state: GameState, side: str) -> list:
-        return [h for h, ids in state.occupants.items() if ids and state.units[ids[0]].side != side]
+        """The hexes holding a unit of another side (kept for the state's version: a unit that moves
+        bumps it).  The list is shared: never change it."""
+        key = ("bot-enemy-hexes", side, state.version)
+        hit = state.cache.get(key)
+        if hit is None:
+            hit = state.cache[key] = [h for h, ids in state.occupants.items() if ids and state.units[ids[0]].side != side]
+        return hit
 
     @staticmethod
     def _nearest(h, hexes, default: int = 99) -> int:
@@ -225,7 +236,7 @@ class GreedyBot(GreedyMoves):
             state = seen(runner, state, side)  # everything else from what the side sees
         elif hides_anything(runner.game):  # a look-ahead does not know the dice (as ``seen``)
             state = copy.copy(state)  # (shallow, as a view)
-            state.rng_state = random.Random(0).getstate()
+            state.rng_state = _UNKNOWN_DICE
         ask = runner.effect_asks(state)
         if ask:
             return self._effect(runner, state, acts, side, ask)

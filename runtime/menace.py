@@ -91,7 +91,7 @@ class Menace:
         hit = self._attack.get(h)
         if hit is not None:
             return hit
-        game, board, state = self.game, self.board, self.state
+        game, board = self.game, self.board
         chart = game.chart.effects
         sides = [(n, edge) for n, edge in board.adj[h]
                  if edge.bridged or not any((e := chart.get(k)) is not None and e.combat_prohibited

@@ -1089,11 +1089,14 @@ class Engine:
                 if len(opts) == 1:
                     self._answer(s, p, opts[0])
                     continue
+                self.note_answers(s, opts)  # (listed for the decision as they stand: not worked out again)
                 return
             if p["kind"] == "advance":
-                if len(self._pending_actions(s)) == 1:  # only "done" is left
+                opts = self._pending_actions(s)
+                if len(opts) == 1:  # only "done" is left
                     s.pending.pop(0)
                     continue
+                self.note_answers(s, opts)
                 return
             return
 

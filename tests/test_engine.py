@@ -287,3 +287,29 @@ def test_a_fortress_cannot_retreat(tmp_path, monkeypatch):
         s2 = eng.apply(s2, eng.legal_actions(s2)[0])
     assert s2.units["F"].hex is None and "F" in s2.lost         # 14.3(1): it cannot retreat
     assert s2.units["D"].hex != game.map.grid.parse_id("0505")
+
+
+@pytest.mark.parametrize("folder, scenario", [("smolensk", "short"), ("a-victory-denied", None)])
+def test_the_answers_noted_while_settling_are_the_answers_worked_out_afresh(folder, scenario):
+    """A retreat or advance that settling could not take by itself lists its
+    answers once (``note_answers``): the engine lists them again from the
+    note while the state stands as it is; on every such decision of random
+    games, the noted answers are the answers worked out afresh."""
+    from pathlib import Path
+
+    from dsl.compiler import compile_game
+    from runtime.bots import RandomBot
+    from runtime.runner import Runner
+
+    runner = Runner(compile_game(Path(__file__).resolve().parent.parent / "games" / folder), scenario)
+    engine, compared = runner.engine, 0
+    for seed in range(1, 11):
+        bot, s = RandomBot(seed), runner.new_game(seed)
+        for _ in range(3000):
+            if s.result is not None or compared >= 40:
+                break
+            if s.pending and s.pending[0]["kind"] in ("retreat", "advance"):
+                assert list(engine.legal_actions(s)) == list(engine._pending_actions(s))
+                compared += 1
+            s = runner.apply(s, bot.choose(runner, s))
+    assert compared >= 10

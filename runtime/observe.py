@@ -147,30 +147,31 @@ def chit_seen_by(game: GameDefinition, cid: str, side: str) -> bool:
 
 class _Read:
     """What a function of a list of log entries last gave, and the list's
-    first entries it read (``first``, ``n``, ``last``): a list that starts
-    with the same entries (a log is only ever appended to, its entries are
-    never changed once written, and a state's copies share them) is worked
-    out from where the last one ended, not from its start.  A bot reads the
-    turn's log at every decision, each a few entries longer than the last."""
+    first entries it read: a list that starts with the same entries (a log
+    is only ever appended to, its entries are never changed once written,
+    and a state's copies share them) is worked out from where the last one
+    ended, not from its start.  A bot reads the turn's log at every
+    decision, each a few entries longer than the last.  Kept as one tuple,
+    read and replaced whole: bots of the editor think on threads of their
+    own, and one may keep another list between two reads of another."""
 
-    __slots__ = ("first", "n", "last", "value")
+    __slots__ = ("kept",)
 
     def __init__(self) -> None:
-        self.first: object = None
-        self.n = 0
-        self.last: object = None
-        self.value: Any = None
+        self.kept: tuple | None = None  # (the first entry, how many, the last entry, the value)
 
-    def read_to(self, entries: list) -> int:
-        """How many of ``entries``, from the start, the value kept has read (0: none)."""
-        n = self.n
-        if n and len(entries) >= n and entries[0] is self.first and entries[n - 1] is self.last:
-            return n
-        return 0
+    def read_to(self, entries: list) -> tuple[int, Any]:
+        """(how many of ``entries``, from the start, the value kept has read, the value); (0, None): none."""
+        kept = self.kept
+        if kept is not None:
+            first, n, last, value = kept
+            if len(entries) >= n and entries[0] is first and entries[n - 1] is last:
+                return n, value
+        return 0, None
 
     def keep(self, entries: list, value: Any) -> None:
-        self.first, self.n, self.last, self.value = \
-            (entries[0], len(entries), entries[-1], value) if entries else (None, 0, None, None)
+        """Keep ``value`` as read from all of ``entries`` (never changed after: a copy if need be)."""
+        self.kept = (entries[0], len(entries), entries[-1], value) if entries else None
 
 
 _TURN = _Read()  # this_turn: (the turn, where its entries start in the log)
@@ -179,9 +180,8 @@ _TURN = _Read()  # this_turn: (the turn, where its entries start in the log)
 def this_turn(state: GameState) -> list[dict]:
     """The log entries of the state's turn (the tail of its log)."""
     log, turn = state.log, state.turn
-    kept = _TURN.value
-    done = _TURN.read_to(log) if kept is not None and kept[0] == turn else 0
-    if done:  # (the entries read before are this turn's from kept[1] on: only those after are looked at)
+    done, kept = _TURN.read_to(log)
+    if done and kept[0] == turn:  # (the entries read before are this turn's from kept[1] on: those after are read)
         i = kept[1]
         for j in range(done, len(log)):
             if log[j].get("turn", turn) != turn:
@@ -200,8 +200,8 @@ def spent_chits(entries: list[dict]) -> dict[str, int]:
     returns to the cup, 7.3(1)), and those seen put in (bought, or put by an
     effect) as negative counts: what every side knows of the cup's history
     this turn."""
-    done = _SPENT.read_to(entries)  # (the counts of the entries read last time, and the new entries')
-    out: dict[str, int] = dict(_SPENT.value) if done else {}
+    done, counted = _SPENT.read_to(entries)  # (the counts of the entries read last time, and the new entries')
+    out: dict[str, int] = dict(counted) if done else {}
 
     def add(cid: object, n: int) -> None:
         if isinstance(cid, str) and cid != UNKNOWN:
@@ -384,8 +384,10 @@ def observe_log(game: GameDefinition, entries: list[dict], side: str | None) -> 
     read = _OBSERVED.get(key)
     if read is None:
         read = _OBSERVED[key] = _Read()
-    done = read.read_to(entries) if read.value is not None and read.value[0] is memo else 0
-    out = list(read.value[1]) if done else []
+    done, before = read.read_to(entries)
+    if done and before[0] is not memo:  # (read with a memo since dropped)
+        done = 0
+    out = list(before[1]) if done else []
     for e in entries[done:] if done else entries:
         hit = kept.get(id(e))
         if hit is None or hit[0] is not e:

@@ -431,3 +431,43 @@ def test_the_turn_log_read_on_from_the_last_read_is_the_whole_read():
         for side in game.sides:
             assert observe_log(game, tail, side) == _afresh(observe_log, game, tail, side)
     assert len(turns) > 2  # (read across the ends of turns)
+
+
+def test_the_log_readers_read_right_from_two_threads_at_once():
+    """The editor's bots think on threads of their own: two threads reading
+    two games' logs at once, each state's turn, chits spent and observed log
+    are what a fresh read gives (the memo is one tuple, read and replaced
+    whole)."""
+    import sys
+    import threading
+
+    from runtime.observe import spent_chits, this_turn
+    game = compile_game(GAMES / "smolensk")
+    r = Runner(game, "short")
+    games = []
+    for seed in (6, 7):
+        s, bot, states = r.new_game(seed), RandomBot(seed), []
+        for _ in range(150):
+            s = r.apply(s, bot.choose(r, s))
+            states.append(s)
+        games.append([(s, _afresh(this_turn, s), _afresh(spent_chits, _afresh(this_turn, s)),
+                       _afresh(observe_log, game, _afresh(this_turn, s), "axis")) for s in states])
+    wrong: list = []
+
+    def read(expected):
+        for _ in range(2):
+            for s, tail, spent, seen in expected:
+                got = this_turn(s)
+                if got != tail or spent_chits(got) != spent or observe_log(game, got, "axis") != seen:
+                    wrong.append(s.turn)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (threads take turns as often as the interpreter lets them)
+    try:
+        threads = [threading.Thread(target=read, args=(g,)) for g in games]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert not wrong

@@ -25,7 +25,7 @@ from .menace import Menace, odds_crt
 from .runner import Runner, RunnerAction
 from .stacking import overstacked
 from .state import GameState
-from .supply import RAIL, linked, reached, supply_map
+from .supply import RAIL, linked, reached
 
 
 class Nearest:
@@ -162,7 +162,7 @@ class GreedyMoves:
         # the hexes a unit may end in: where it traces a line of communication, or anywhere while the
         # side skips the supply check (Smolensk 15.1(4): the Axis on turns 1 to 3, when the panzers ran ahead)
         lines = _EVERYWHERE if runner.supply_skipped(state, side) else \
-            supply_map(runner.game, runner.board, state, side)
+            reached(runner.game, runner.board, state, side)  # (read only: not copied)
         hqs = {uid for uid in by_unit if self._is_hq(runner, uid)}
         posts = self._posts(runner, state, side, hqs)
         near = {False: self._nearest_to(targets, self._head_starts(runner, state, side, targets)),

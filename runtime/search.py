@@ -90,7 +90,7 @@ from .observe import observe as _observe
 from .objectives import Objectives, victory_objectives
 from .runner import Runner, RunnerAction, SequenceError
 from .state import GameState
-from .supply import supply_map
+from .supply import reached
 
 
 # ------------------------------------------------------------------ the side's view
@@ -155,7 +155,7 @@ def evaluate(runner: Runner, values: Values, s: GameState) -> dict[str, float]:
     material = {side: 0.0 for side in sides}
     supplied = {side: 0 for side in sides}
     count = {side: 0 for side in sides}
-    lines = {side: supply_map(g, runner.board, s, side) for side in sides} if s.result is None else {}
+    lines = {side: reached(g, runner.board, s, side) for side in sides} if s.result is None else {}  # (read only)
     for u in s.units.values():
         if u.hex is None or u.side not in material:
             continue
@@ -622,7 +622,7 @@ class SearchBot:
         targets = tuple(h for h in values.objectives.get(side, ()) if s.control.get(h) != side) or \
             values.objectives.get(side, ())
         dist = self._distances(runner, targets)
-        lines = supply_map(runner.game, runner.board, s, side) if side else {}
+        lines = reached(runner.game, runner.board, s, side) if side else {}  # (read only: not copied)
         board = runner.board
         move_in = runner.game.combat.attack == "move-in"
         for i, m in moves:

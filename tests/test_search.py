@@ -113,8 +113,8 @@ def test_enemy_units_cut_off_count_for_the_side(monkeypatch, barbarossa):
     s = _first_movement_decision(barbarossa, 1)
     values = game_values(barbarossa)
     before = SR.evaluate(barbarossa, values, s)
-    real = SR.supply_map
-    monkeypatch.setattr(SR, "supply_map", lambda g, b, st, side: {} if side == "soviet" else real(g, b, st, side))
+    real = SR.reached
+    monkeypatch.setattr(SR, "reached", lambda g, b, st, side: {} if side == "soviet" else real(g, b, st, side))
     after = SR.evaluate(barbarossa, values, s)
     soviets = [u for u in s.units.values() if u.side == "soviet" and u.hex is not None]
     share = sum(1 for u in soviets if u.hex in real(barbarossa.game, barbarossa.board, s, "soviet")) / len(soviets)

@@ -687,7 +687,7 @@ class GreedyMoves:
         by range (``posts``), a unit within an HQ's reach stays within one
         (else no HQ activates it again), and a unit in a command chain in it
         (``_kept``)."""
-        near = Nearest(targets)  # (hexes to the nearest target, kept per hex: each order alike where there is none)
+        near = self._nearest_to(targets)  # (hexes to the nearest target: each order alike where there is none)
         for uid, ms in sorted(by_unit.items()):
             if self._is_hq(runner, uid) or not self._costly(runner, uid):
                 continue

@@ -206,6 +206,12 @@ class GreedyBot(GreedyMoves):
         names = {c.unit_class, *g.unit_classes[c.unit_class].flags}
         return max((v for k, v in costly.items() if k in names), default=0.0)
 
+    def _worth_the_risk(self, runner: Runner, state: GameState, h, side: str, uid: str) -> bool:
+        """Holding ``h`` is worth more VP to ``side`` (runtime.objectives:
+        ``worth_now``) than ``uid``'s loss costs it (``_costly``): a city is
+        taken and held by a unit the enemy may destroy there."""
+        return self._objectives(runner).worth_now(side, h, state.turn) > self._costly(runner, uid)
+
     def _is_hq(self, runner: Runner, uid: str) -> bool:
         g = runner.game
         return "hq" in g.unit_classes[g.counters[uid].unit_class].flags
@@ -682,7 +688,8 @@ class GreedyBot(GreedyMoves):
             if g <= 0:
                 break
             end = board.parse(a.path[-1])
-            if not (self._costly(runner, a.unit) and self._endangered(runner, state, end, side, a.unit)):
+            if not (self._costly(runner, a.unit) and not self._worth_the_risk(runner, state, end, side, a.unit)
+                    and self._endangered(runner, state, end, side, a.unit)):
                 return a
         return Done()
 

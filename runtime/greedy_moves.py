@@ -214,8 +214,10 @@ class GreedyMoves:
                     continue  # more enemy than friendly neighbours: a unit there is cut off and lost
                 elif not kept(h):
                     continue  # out of every HQ's reach, or of its command chain: never activated again
-                if self._costly(runner, uid) and self._endangered(runner, state, h, side, uid):
-                    continue  # likely lost there: a unit whose loss gives the enemy VP stays out
+                if self._costly(runner, uid) and not self._worth_the_risk(runner, state, h, side, uid) and \
+                        self._endangered(runner, state, h, side, uid):
+                    continue  # likely lost there: a unit whose loss gives the enemy VP stays out (but
+                    # for a place worth more than the unit)
                 best, best_gain = m, gain
         if best is None and hqs:
             best = self._hq_move(runner, state, {u: by_unit[u] for u in hqs}, side, lines, targets,
@@ -496,6 +498,8 @@ class GreedyMoves:
         # the hexes next to an enemy stack not attacked yet: a move that ends elsewhere sets up nothing
         attacked = state.attacked_hexes
         fronts = {n for t in enemy if t not in attacked for n, _ in board.adj[t]}
+        sieges = self._sieges(runner, state, by_unit, side, lines, guards, posts,
+                              sorted(t for t in aims if t in enemy and t not in attacked))
         for uid, ms in sorted(by_unit.items()):
             if uid in guards or self._is_hq(runner, uid):
                 continue
@@ -509,9 +513,11 @@ class GreedyMoves:
                 uid not in state.attacked and engine.can_act(state, uid) and not engine.no_attack_after_move(state, uid)
             for m in ms:
                 h = m.hex
-                if h not in fronts or h not in lines or not kept(h) or (on and dist(h) > d0):
+                if h not in fronts or h not in lines or not kept(h):
                     continue
+                back = on and dist(h) > d0  # a fast unit turns back for a siege only
                 targets = [t for t, _ in board.adj[h] if t in enemy and t not in attacked
+                           and (not back or t in sieges)
                            and t.distance(here) > 1]  # next to it already: moving adds nothing there
                 if not targets:
                     continue
@@ -537,10 +543,16 @@ class GreedyMoves:
                         tried[k] = odds
                     new = tried[k]
                     if new is None or new[1] < self.attack:
-                        continue
-                    made = before is None or before[1] < self.attack
-                    if not made and new[0] <= before[0]:
-                        continue
+                        # a goal the movers could attack together at good odds (``_sieges``): every move
+                        # that adds to the attack counts, though the attack is not good (or legal) yet
+                        if t not in sieges or (new is not None and before is not None and new[0] < before[0]) or \
+                                not self._worth_the_risk(runner, state, t, side, uid):
+                            continue
+                        new, made = new or (-1, 0), True
+                    else:
+                        made = before is None or before[1] < self.attack
+                        if not made and new[0] <= before[0]:
+                            continue
                     key = (made, new[0], new[1], t in aims, uid, m.to)
                     if best_key is None or key > best_key:
                         best, best_key = m, key
@@ -549,6 +561,54 @@ class GreedyMoves:
             if any(n in movers for n, _ in board.adj[t]):
                 now(t)
         return best, ready
+
+    def _sieges(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines, guards: set[str],
+                posts: list | None, targets: list) -> set:
+        """The goals held by the enemy (``targets``) that the side's units
+        could attack at good odds this phase if every mover that can reach a
+        hex next to one went there (the strongest first, within the stacking
+        limits, to hexes across no river first): a city held by a strong
+        stack falls to a converging assault that no single move makes good
+        (``_attack_setup`` then counts every move that adds to it).  A unit
+        whose loss costs more VP than the place is worth (``_worth_the_risk``)
+        takes no part."""
+        if not targets:
+            return set()
+        board, engine = runner.board, runner.engine
+        movers = None  # (unit, its destinations, where it may end: ``_kept``), the strongest first
+        out = set()
+        for t in targets:
+            around = [n for n, e in sorted(board.adj[t], key=lambda ne: (bool(ne[1].hexside) and not ne[1].bridged,
+                                                                         ne[0]))
+                      if n in lines and state.side_at(n) in (None, side)]
+            if not around:
+                continue
+            if movers is None:
+                movers = [(uid, {m.hex for m in ms}, self._kept(runner, state, posts, uid, state.units[uid].hex))
+                          for uid, ms in sorted(by_unit.items(),
+                                                key=lambda um: (-self._strength(runner, state, um[0]), um[0]))
+                          if uid not in guards and not self._is_hq(runner, uid) and uid not in state.attacked
+                          and engine.can_act(state, uid) and not engine.no_attack_after_move(state, uid)]
+            after = None
+            for uid, dests, kept in movers:
+                if state.units[uid].hex.distance(t) == 1:
+                    continue  # (counted where it stands)
+                if not self._worth_the_risk(runner, state, t, side, uid):
+                    continue  # a unit whose loss costs more than the place is worth stays out
+                for n in around:
+                    if n in dests and kept(n):
+                        if after is None:
+                            after = state.copy()
+                        if self._fits(runner, after, n, uid):
+                            after.place(uid, n)
+                            after.moved.add(uid)
+                            break
+            if after is None:
+                continue
+            odds = self._attack_odds(runner, after, self._ready(runner, after, side, t), t)
+            if odds is not None and odds[1] >= self.attack:
+                out.add(t)
+        return out
 
     def _guards(self, runner: Runner, state: GameState, side: str, reach: int) -> set[str]:
         """The last unit of the side on each place the enemy plays for that
@@ -692,8 +752,9 @@ class GreedyMoves:
             if self._is_hq(runner, uid) or not self._costly(runner, uid):
                 continue
             here = state.units[uid].hex
-            if not self._endangered(runner, state, here, side, uid):
-                continue
+            if self._worth_the_risk(runner, state, here, side, uid) or \
+                    not self._endangered(runner, state, here, side, uid):
+                continue  # (a place worth more than the unit is held)
             kept = self._kept(runner, state, posts, uid, here)
             ways = [m for m in ms if (h := m.hex) in lines and h != here
                     and all(u.side == side for u in state.units_at(h)) and kept(h)]

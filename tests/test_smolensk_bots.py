@@ -216,6 +216,79 @@ def test_the_attack_option_sets_the_chance_the_greedy_bot_attacks_at(tmp_path):
         assert move is not None and move.unit == "P2", name
 
 
+def test_units_converge_on_a_goal_no_single_move_makes_a_good_attack_on(tmp_path):
+    """The town 0505 (10 VP, 2 columns left) is held by two 3-5 divisions.
+    One panzer next to it attacks at 9-6, below 1-1 after the shifts (no
+    attack at all); two at 18-6, 1-1, a defender loss or retreat on 2 rolls
+    in 6; all three at 27-6, 2-1, on 3 in 6.  No single move makes a good
+    attack, but the three together do: the bot makes the first move of that
+    assault (``_sieges``).  Where only two panzers could come, it makes none."""
+    from helpers import gekitou_game, setup_state
+    from runtime.supply import supply_map
+
+    def moving(panzers: list[str], at: list[str]):
+        game = gekitou_game(tmp_path / str(len(panzers)), [f"{p} german panzer 9-4-10 4-2-10" for p in panzers] +
+                            ["D1 red-army infantry 3-5 2-5", "D2 red-army infantry 3-5 2-5"],
+                            [f"{p} {h}" for p, h in zip(panzers, at)] + ["D1 0505", "D2 0505"],
+                            hexes=["0505 clear city Town 10"])
+        r = Runner(game, "s")
+        s = setup_state(game)
+        s.active, s.phase = "axis", "movement"
+        return game, r, s
+
+    game, r, s = moving(["P1", "P2", "P3"], ["0205", "0208", "0202"])
+    bot, town = GreedyBot(0), r.board.parse("0505")
+    assert bot.objectives(r, "axis") == [town]
+    for panzers, chance in ((["P1"], None), (["P1", "P2"], Fraction(1, 3)), (["P1", "P2", "P3"], Fraction(1, 2))):
+        t = s.copy()
+        for uid, h in zip(panzers, ["0405", "0404", "0504"]):
+            t.place(uid, r.board.parse(h))
+            t.moved.add(uid)
+        odds = bot._attack_odds(r, t, panzers, town)
+        assert (odds and odds[1]) == chance
+    lines = supply_map(game, r.board, s, "axis")
+    move, _ = bot._attack_setup(r, s, _moves_by_unit(r, s), "axis", lines, set())
+    assert move is not None and r.board.parse(move.to).distance(town) == 1
+    after = r.engine.apply(s, move.move())
+    move, _ = bot._attack_setup(r, after, _moves_by_unit(r, after), "axis", lines, set())
+    assert move is not None and r.board.parse(move.to).distance(town) == 1   # the second joins it
+
+    game, r, s = moving(["P1", "P2"], ["0205", "0208"])
+    lines = supply_map(game, r.board, s, "axis")
+    assert GreedyBot(0)._attack_setup(r, s, _moves_by_unit(r, s), "axis", lines, set())[0] is None
+
+
+def test_a_unit_takes_a_place_worth_more_than_its_loss_where_the_enemy_may_destroy_it(smolensk):
+    """The reduced 86th Infantry Division (its loss costs the Axis 1 VP,
+    15.5(6)) may advance after combat into Vitebsk, worth 15 VP to the Axis
+    on turn 1 (15.5(2), (3)1), where six Soviet tank divisions next to it
+    would destroy it one time in two: it does.  Into 3511 beside it, as
+    dangerous and worth nothing, it does not."""
+    from runtime.actions import Advance, Done
+    from runtime.menace import Menace
+    r = Runner(smolensk, "short")
+    s = r.new_game(seed=1)
+    for u in s.units.values():
+        if u.hex is not None:
+            s.place(u.id, None, "removed")
+    s.phase, s.active, s.activated = "combat", "axis", set()
+    P = smolensk.map.grid.parse_id
+    vitebsk = P("3510")
+    s.place("86ID", P("3511"))
+    s.set_unit("86ID", step=1)
+    for uid, at in (("101TD", "3609"), ("105TD", "3609"), ("18TD", "3610"), ("50TD", "3610"), ("107TD", "3710"),
+                    ("13TD", "3710")):
+        s.place(uid, P(at))
+    bot = GreedyBot(1)
+    assert Menace(smolensk, r.board, s, "soviet").loss_chance(s, "86ID", vitebsk) == 0.5
+    assert bot._costly(r, "86ID") == 1.0 and bot._endangered(r, s, vitebsk, "axis", "86ID")
+    s.pending = [{"kind": "advance"}]
+    assert bot._advance(r, s, [Advance("86ID", ("3510",))], "axis") == Advance("86ID", ("3510",))
+    s.place("86ID", P("3512"))
+    assert bot._endangered(r, s, P("3511"), "axis", "86ID")
+    assert bot._advance(r, s, [Advance("86ID", ("3511",))], "axis") == Done()
+
+
 def test_a_fast_unit_does_not_turn_back_for_an_attack(tmp_path):
     """The panzer P (10 MP, faster than the side's infantry) stands east of
     the enemy D with its goal further east: the move that would set up a

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 # (figure name, game folder, scenario, variants, params): Smolensk's short game made even between
 # greedy bots by 16.1's bid (bench_search.SMOLENSK_EVEN), the game designers balance most
-GAMES = (("smolensk_short", "smolensk", "short", ("vp-bidding",), (("bid", 5),)),
+GAMES = (("smolensk_short", "smolensk", "short", ("vp-bidding",), (("bid", 9),)),
          ("barbarossa", "barbarossa-postcard", None, (), ()),
          ("a_victory_denied", "a-victory-denied", None, (), ()),
          ("prokhorovka", "prokhorovka", None, (), ()))

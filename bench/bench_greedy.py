@@ -28,9 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.bench_search import SMOLENSK_EVEN  # noqa: E402
+
 # (figure name, game folder, scenario, variants, params): Smolensk's short game made even between
 # greedy bots by 16.1's bid (bench_search.SMOLENSK_EVEN), the game designers balance most
-GAMES = (("smolensk_short", "smolensk", "short", ("vp-bidding",), (("bid", 9),)),
+GAMES = (("smolensk_short", "smolensk", "short", SMOLENSK_EVEN["variants"], SMOLENSK_EVEN["params"]),
          ("barbarossa", "barbarossa-postcard", None, (), ()),
          ("a_victory_denied", "a-victory-denied", None, (), ()),
          ("prokhorovka", "prokhorovka", None, (), ()))

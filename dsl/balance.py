@@ -204,19 +204,70 @@ def _runner_for(spec: BatchSpec, sweep: str):
     return runner
 
 
-def play_game(spec: BatchSpec, sweep: str, k: int) -> dict:
+def shares_games(spec: BatchSpec) -> bool:
+    """Whether the batch plays each game once for all its sweep values: the
+    swept number decides only who wins (``decides_only_winner``: read by
+    the scenario's ``win ... at end`` rules and nothing else) and no bot of
+    the batch reads who would win (``blind_to_winner``).  Then game k is
+    the same game at every value (the same seed, the same rules until it
+    ends, the same choices), played by the bots once and followed again,
+    decision by decision, under each other value's rules for its result."""
+    from runtime.bots import blind_to_winner
+    from runtime.victory import decides_only_winner
+
+    if not spec.sweep_key or len(spec.sweep_values) < 2:
+        return False
+    runner = _runner_for(spec, str(spec.sweep_values[0]))
+    return decides_only_winner(runner.game, runner.victory, spec.sweep_key) and \
+        blind_to_winner(spec.agents, runner.game)
+
+
+def shared_note(spec: BatchSpec) -> str:
+    """What a batch that ``shares_games`` says of it (its summary's second line)."""
+    return (f"{spec.sweep_key} decides only who wins and no bot weighs who would: the bots played each game once, "
+            f"judged at every {spec.sweep_key}")
+
+
+class _Script:
+    """Plays a game's recorded decisions again (``play_game``'s ``script``),
+    checking that each is asked of the side that took it."""
+
+    def __init__(self, taken: list[tuple[str, object]]):
+        self.taken, self.next = taken, 0
+
+    def choose(self, runner, state):
+        if self.next >= len(self.taken):
+            raise BalanceError("a game followed under another sweep value went on past its end")
+        side, action = self.taken[self.next]
+        if runner.to_move(state) != side:
+            raise BalanceError(f"a game followed under another sweep value went another way at decision "
+                               f"{self.next + 1}: {runner.to_move(state)} to move, not {side}")
+        self.next += 1
+        return action
+
+
+def play_game(spec: BatchSpec, sweep: str, k: int, record: list | None = None, script: list | None = None) -> dict:
     """Play game k of the batch (at one sweep value); its CSV row.  The
-    bots get the seeds ``hexforge play --seed`` gives them."""
+    bots get the seeds ``hexforge play --seed`` gives them.  ``record``: a
+    list the decisions taken are added to, as (side, action); ``script``:
+    such a list, whose decisions are taken instead of the bots' (a game of
+    a batch that ``shares_games``)."""
     from runtime.bots import make_bot, play
 
     runner = _runner_for(spec, sweep)
     seed = game_seed(spec.seed, k)
-    agents = {side: make_bot(name, seed * 1000 + i + 1) for i, (side, name) in enumerate(zip(spec.sides, spec.agents))}
+    if script is None:
+        agents = {side: make_bot(name, seed * 1000 + i + 1)
+                  for i, (side, name) in enumerate(zip(spec.sides, spec.agents))}
+    else:
+        agents = {"*": _Script(script)}
     state = runner.new_game(seed)
     by_turn: list[tuple[int, dict]] = []
     seen = [state.turn]
 
     def on_action(st, side, action):
+        if record is not None:
+            record.append((side, action))
         if st.turn != seen[0]:  # the standing as the turn ends: the VP each side would have if the game ended
             by_turn.append((seen[0], runner.standing(st)[0]))  # (most awards are counted at the end only)
             seen[0] = st.turn
@@ -261,17 +312,38 @@ def parse_awards(text: str) -> dict[str, dict[str, int]]:
 def play_games(spec: BatchSpec, keys: list[tuple[str, int]]) -> list[dict]:
     """A worker's task: play these games; errors become BalanceError with
     the game that failed (a rules error would fail every game alike)."""
+    from runtime.actions import IllegalActionError
     from runtime.expr import ExprError
     from runtime.runner import SequenceError
 
-    rows = []
+    rows: list[dict] = []
+    # one game at several sweep values (``grouped``, where the batch ``shares_games``): played once,
+    # then followed under each other value's rules
+    taken: list | None = [] if len({k for _, k in keys}) == 1 and len(keys) > 1 and shares_games(spec) else None
     for sweep, k in keys:
         try:
-            rows.append(play_game(spec, sweep, k))
-        except (ExprError, SequenceError, ValueError, NotImplementedError) as e:
+            if taken is None:
+                rows.append(play_game(spec, sweep, k))
+            elif rows:
+                rows.append(play_game(spec, sweep, k, script=taken))
+            else:
+                rows.append(play_game(spec, sweep, k, record=taken))
+        except (ExprError, SequenceError, ValueError, NotImplementedError, IllegalActionError) as e:
             at = f"{spec.sweep_key}={sweep}, " if spec.sweep_key else ""
             raise BalanceError(f"game {k} ({at}seed {game_seed(spec.seed, k)}) stopped: {e}") from e
     return rows
+
+
+def grouped(spec: BatchSpec, todo: list[tuple[str, int]]) -> list[list[tuple[str, int]]]:
+    """The workers' tasks for the games ``todo``: one game each, or where
+    the batch ``shares_games``, one game number at all its sweep values
+    not yet played (the bots play it once)."""
+    if not shares_games(spec):
+        return [[key] for key in todo]
+    by_game: dict[int, list[tuple[str, int]]] = {}
+    for sweep, k in todo:
+        by_game.setdefault(k, []).append((sweep, k))
+    return [by_game[k] for k in sorted(by_game)]
 
 
 # ------------------------------------------------------------ the output folder
@@ -428,6 +500,9 @@ def _typed(row: dict) -> dict:
 class BatchResult:
     rows: list[dict]  # the batch's games, in (sweep value, game) order
     played: int  # games played by this run (the others were in the folder)
+    # the bots played each game once for every sweep value (``shares_games``): ``played`` counts a game
+    # once per value, as the rows do
+    shared: bool = False
     summary: dict = field(default_factory=dict)
 
 
@@ -459,19 +534,20 @@ def run_batch(spec: BatchSpec, games: int, out: Path, jobs: int = 1, cluster: st
                     progress(done, len(keys))
 
         if todo:
+            tasks = grouped(spec, todo)
             if cluster:
-                _run_dask(spec, todo, cluster, finished, stop)
+                _run_dask(spec, tasks, cluster, finished, stop)
             elif jobs > 1:
-                _run_processes(spec, todo, jobs, finished, stop)
+                _run_processes(spec, tasks, jobs, finished, stop)
             else:
-                for key in todo:
+                for task in tasks:
                     if stop is not None and stop.is_set():
                         break
-                    finished(play_games(spec, [key]))
+                    finished(play_games(spec, task))
         rows = [results.rows[k] for k in keys if k in results.rows]
         if len(rows) == len(keys) and todo:
             results.rewrite_in_order(keys)
-        return BatchResult(rows, len(rows) - (len(keys) - len(todo)))
+        return BatchResult(rows, len(rows) - (len(keys) - len(todo)), shared=shares_games(spec))
     finally:
         results.close()
 
@@ -491,7 +567,7 @@ def _worker_games(keys: list[tuple[str, int]]) -> list[dict]:
     return play_games(_WORKER_SPEC[0], keys)
 
 
-def _run_processes(spec, todo, jobs, finished, stop) -> None:
+def _run_processes(spec, tasks, jobs, finished, stop) -> None:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
@@ -500,12 +576,12 @@ def _run_processes(spec, todo, jobs, finished, stop) -> None:
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
                              initargs=(spec,)) as pool:
         pending = set()
-        queue = list(reversed(todo))
+        queue = list(reversed(tasks))
         try:
             while queue or pending:
                 # keep a few games per worker in flight, so a stop or a crash wastes little
                 while queue and len(pending) < 4 * jobs and not (stop is not None and stop.is_set()):
-                    pending.add(pool.submit(_worker_games, [queue.pop()]))
+                    pending.add(pool.submit(_worker_games, queue.pop()))
                 if not pending:
                     break
                 ready, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
@@ -519,7 +595,7 @@ def _run_processes(spec, todo, jobs, finished, stop) -> None:
                 f.cancel()
 
 
-def _run_dask(spec, todo, cluster, finished, stop) -> None:
+def _run_dask(spec, tasks, cluster, finished, stop) -> None:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError as e:  # pragma: no cover - installed with hexforge
@@ -537,7 +613,7 @@ def _run_dask(spec, todo, cluster, finished, stop) -> None:
         raise BalanceError(f"cannot reach the Dask scheduler at {cluster}: {e}") from e
     try:
         shared = client.scatter(spec, broadcast=True)
-        futures = [client.submit(play_games, shared, [key], pure=False) for key in todo]
+        futures = [client.submit(play_games, shared, task, pure=False) for task in tasks]
         for f in as_completed(futures):
             if stop is not None and stop.is_set():
                 client.cancel(futures)

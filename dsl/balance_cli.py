@@ -125,7 +125,7 @@ def cmd_balance(args: argparse.Namespace) -> int:
 def _run(args, spec, out: Path) -> int:
     from tqdm import tqdm
 
-    from .balance import BalanceError, batch_title, format_summary, run_batch, summarize, write_summary
+    from .balance import BalanceError, batch_title, format_summary, run_batch, shared_note, summarize, write_summary
     from .balance_plots import write_plots
 
     quiet = args.json or not sys.stderr.isatty()
@@ -156,6 +156,7 @@ def _run(args, spec, out: Path) -> int:
     summary = summarize(spec, result.rows)
     summary["played"] = result.played
     summary["resumed"] = len(result.rows) - result.played
+    summary["shared"] = result.shared
     try:
         files = [write_summary(out, summary)] + write_plots(out, spec, summary, result.rows)
     except OSError as e:
@@ -167,6 +168,8 @@ def _run(args, spec, out: Path) -> int:
         return 0
     print(batch_title(summary) + f", seed {spec.seed}; {result.played} played on {where}, "
           f"{summary['resumed']} already in {out}")
+    if result.shared:  # (the bots played each game once: the sweep's number decides only who wins)
+        print(shared_note(spec))
     for line in format_summary(summary):
         print(line)
     print("wrote " + ", ".join(str(f) for f in files))

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QForm
                                QLineEdit, QMessageBox, QProgressBar, QPushButton, QScrollArea, QSpinBox,
                                QTabWidget, QVBoxLayout)
 
-from dsl.balance import MAX_GAMES, BalanceError, BatchSpec, format_summary, run_batch, summarize, write_summary
+from dsl.balance import (MAX_GAMES, BalanceError, BatchSpec, format_summary, run_batch, shared_note, summarize,
+                         write_summary)
 from dsl.balance_plots import PLOTS, write_plots
 from runtime.bot_options import examples
 from runtime.bots import BOTS, make_bot
@@ -47,6 +48,7 @@ class BatchWorker(QObject):
             summary = summarize(self.spec, result.rows) if result.rows else {}
             if summary:
                 summary["played"], summary["resumed"] = result.played, len(result.rows) - result.played
+                summary["shared"] = result.shared
                 write_summary(self.out, summary)
                 write_plots(self.out, self.spec, summary, result.rows)
             self.finished.emit(summary)
@@ -319,7 +321,8 @@ class BalanceDialog(QDialog):
         self.rate.setText("stopped: run again to resume" if stopped else "done")
         head = (f"{summary['played']} played, {summary['resumed']} already in the folder"
                 + ("; stopped early: Run resumes" if stopped else ""))
-        self.summary.setText("\n".join([head] + format_summary(summary, awards=False)))  # (a plot's tab)
+        note = [shared_note(self.worker.spec)] if summary.get("shared") and self.worker is not None else []
+        self.summary.setText("\n".join([head, *note] + format_summary(summary, awards=False)))  # (a plot's tab)
         out = Path(self.out.text())
         for name, label in self.plot_labels.items():
             pix = QPixmap(str(out / name))

@@ -83,6 +83,11 @@ class RandomBot:
         acts = runner.legal_actions(state)
         return acts[self.rng.randrange(len(acts))]
 
+    @staticmethod
+    def reads_winner(game) -> bool:
+        """Whether its choices may read whom the win rules name (``blind_to_winner``): never."""
+        return False
+
 
 def _first_places(acts: list) -> dict:
     """Each answer's first place in ``acts`` (what ``acts.index`` says, without its search)."""
@@ -102,6 +107,14 @@ class GreedyBot(GreedyMoves):
 
     # the defaults of ``hold``, ``attack`` and ``risk`` (runtime.bot_options says what each is)
     HOLD, ATTACK, RISK = HOLD, ATTACK, RISK
+
+    @staticmethod
+    def reads_winner(game) -> bool:
+        """Whether its choices may read whom the win rules name (``blind_to_winner``):
+        only where a move off the map may end the game (``_weigh_moves`` takes
+        a move that wins at once).  Elsewhere it weighs VP (``Runner.standing``'s
+        first half), never who they would make the winner."""
+        return bool(game.movement.exits)
 
     def __init__(self, seed: int = 0, observe: bool = True, hold: float = HOLD, attack: float = ATTACK,
                  risk: float = RISK):
@@ -864,6 +877,20 @@ def make_bot(name: str, seed: int, think: float | None = None):
     if not getattr(cls, "budgeted", False):
         return cls(seed, **kwargs)
     return cls(seed, budget, think, **kwargs)
+
+
+def blind_to_winner(agents, game) -> bool:
+    """Whether bots of these agent names (``make_bot``) choose alike in
+    ``game`` whoever its ``win ... at end`` rules would name: then a number
+    those rules alone read (``runtime.victory.decides_only_winner``: a VP
+    bid) changes no choice of theirs either, and a game played at one value
+    of it is the game at every value.  False for a bot that does not say."""
+    for name in agents:
+        cls = BOTS.get(name.split(":")[0])
+        reads = getattr(cls, "reads_winner", None)
+        if reads is None or reads(game):
+            return False
+    return True
 
 
 def play(runner: Runner, state: GameState, agents: dict[str, object], max_actions: int = 200_000,

@@ -288,6 +288,12 @@ class SearchBot:
     # the greedy bot's, for its answer and its playouts (``make_bot``: search:50:hold=1); and ``moves``
     options = ("hold", "attack", "risk", "moves")
 
+    @staticmethod
+    def reads_winner(game) -> bool:
+        """Whether its choices may read whom the win rules name (``runtime.bots.blind_to_winner``):
+        always (``evaluate`` scores who would win)."""
+        return True
+
     def __init__(self, seed: int = 0, budget: str = "", think: float | None = None, *,
                  width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 0.1, samples: int = 4,
                  horizon: int = 150, margin: float | None = None, replies: int = 1, moves: bool | None = None,

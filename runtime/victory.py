@@ -64,6 +64,23 @@ def params_read(game, outside_victory: bool = False) -> frozenset[str] | None:
     return kept[1][1 if outside_victory else 0]
 
 
+def decides_only_winner(game, rules, name: str) -> bool:
+    """Whether the number ``name`` (``param("NAME")``) is read by the ``win
+    ... at end`` rules of ``rules`` (a scenario's victory rules in play) and
+    by nothing else of the game: then it names who wins and changes nothing
+    of how a game goes (its VP, when it ends, what any rule does meanwhile),
+    and games that differ only in it are one game judged by other rules
+    (Smolensk 16.1's VP bid).  False where some ``param`` call does not
+    name its number in quotes (which it reads is then known only in play)."""
+    outside = params_read(game, outside_victory=True)
+    at_end = [r for r in rules if r.kind == "win" and r.at in ("end", "")]
+    before = [r for r in rules if not (r.kind == "win" and r.at in ("end", ""))]
+    read_at_end, read_before = _walk_params(game, at_end, None), _walk_params(game, before, None)
+    if outside is None or read_at_end is None or read_before is None:
+        return False
+    return name in read_at_end and name not in read_before and name not in outside
+
+
 def _walk_params(game, top, skip) -> frozenset[str] | None:
     found: set[str] = set()
     seen: set[int] = set()

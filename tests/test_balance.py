@@ -210,6 +210,83 @@ def test_sweep_gives_one_row_per_value(tmp_path, capsys):
     assert "--param target=N" in capsys.readouterr().err
 
 
+def barbarossa_with(tmp_path, name: str, replace: dict[str, str]) -> Path:
+    """A copy of Barbarossa in a library of its own, its rules' texts replaced."""
+    lib = tmp_path / "lib" / name
+    lib.mkdir(parents=True)
+    for f in ("game.hxr", "map.hxm"):
+        text = (BARBAROSSA / f).read_text(encoding="utf-8")
+        for old, new in replace.items():
+            text = text.replace(old, new)
+        (lib / f).write_text(text, encoding="utf-8")
+    return lib
+
+
+TARGET = {'vp(axis) >= 6': 'vp(axis) >= param("target")', 'vp(axis) < 6': 'vp(axis) < param("target")'}
+
+
+def test_a_number_only_the_winner_reads_is_played_once_and_judged_at_every_value(tmp_path, capsys, monkeypatch):
+    lib = barbarossa_with(tmp_path, "barbarossa-target", TARGET)
+    bots: list[int] = []  # the games the bots played (not followed under another value's rules)
+    real = balance.play_game
+
+    def counting(spec, sweep, k, record=None, script=None):
+        if script is None:
+            bots.append(k)
+        return real(spec, sweep, k, record=record, script=script)
+
+    monkeypatch.setattr(balance, "play_game", counting)
+    args = [lib, "--games", 4, "--sweep", "target=5,6,7", "--agents", "greedy,greedy", "--seed", 5]
+    once = balance_json(capsys, *args, "--out", tmp_path / "once")
+    assert once["shared"] and bots == [0, 1, 2, 3]
+    bots.clear()
+    balance_json(capsys, *args, "--jobs", 2, "--out", tmp_path / "two")  # (the workers play; this process does not)
+    monkeypatch.setattr(balance, "shares_games", lambda spec: False)  # every value played by the bots
+    each = balance_json(capsys, *args, "--out", tmp_path / "each")
+    assert not each["shared"] and bots == [0, 1, 2, 3] * 3
+    # the very games, however they were played: only who won differs from value to value
+    data = (tmp_path / "each" / "games.csv").read_bytes()
+    assert (tmp_path / "once" / "games.csv").read_bytes() == data
+    assert (tmp_path / "two" / "games.csv").read_bytes() == data
+    rows = rows_of(tmp_path / "once")
+    assert [r["sweep"] for r in rows] == ["5"] * 4 + ["6"] * 4 + ["7"] * 4
+    by_value = {v: [r for r in rows if r["sweep"] == v] for v in ("5", "6", "7")}
+    assert any(by_value["5"][k]["winner"] != by_value["7"][k]["winner"] for k in range(4))  # (the values matter)
+    for k in range(4):
+        vp = int(by_value["5"][k]["vp_axis"])
+        assert len({by_value[v][k]["vp_axis"] for v in by_value}) == 1
+        for v in by_value:
+            assert by_value[v][k]["winner"] == ("axis" if vp >= int(v) else "soviet")
+            assert f'param("target") = {v}' in by_value[v][k]["why"]
+
+
+def test_games_are_played_at_every_value_where_the_number_or_a_bot_may_change_them(tmp_path):
+    from runtime.bots import blind_to_winner
+    from runtime.runner import Runner
+    from runtime.victory import decides_only_winner
+
+    def decides(lib, **params):
+        texts, game = read_game_texts(lib)
+        return decides_only_winner(game, Runner(game, "standard", params=params).victory, "target")
+
+    assert decides(barbarossa_with(tmp_path, "only-win", TARGET), target=6)
+    # read by an award (the VP change), by an end (the game's length), by a rule of play, or by a win that
+    # ends the game as soon as it holds: the games differ from value to value
+    award = {**TARGET, '= 0 - eliminated(axis, army-group)': '= param("target") - 6 - eliminated(axis, army-group)'}
+    assert not decides(barbarossa_with(tmp_path, "award", award), target=6)
+    sudden = {'when rolled(siberian-early) == "soviet-loses"': 'when vp(axis) >= param("target")'}
+    assert not decides(barbarossa_with(tmp_path, "sudden", sudden), target=6)
+    texts, smolensk = read_game_texts(SMOLENSK, ["vp-bidding"])
+    assert decides_only_winner(smolensk, Runner(smolensk, "short", params={"bid": 9}).victory, "bid")
+    # the search bot weighs who would win; the greedy bot does, where a move off the map may win at once
+    assert blind_to_winner(["greedy", "random", "greedy:hold=1"], smolensk)
+    assert not blind_to_winner(["greedy", "search:10"], smolensk)
+    texts, avd = read_game_texts(ROOT / "games" / "a-victory-denied")
+    assert not blind_to_winner(["greedy", "greedy"], avd) and blind_to_winner(["random", "random"], avd)
+    spec = BatchSpec(game=texts, scenario="campaign", agents=("greedy", "greedy"), sides=tuple(avd.sides))
+    assert not balance.shares_games(spec)  # (no sweep)
+
+
 def test_user_errors_are_messages(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")

@@ -122,6 +122,36 @@ def test_balance_names_the_variant_that_reads_a_number(qtbot, tmp_path, monkeypa
         w.doc.close()
 
 
+def test_a_sweep_of_the_bid_says_the_bots_played_each_game_once(qtbot, tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "games", tmp_path / "games")
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    w = MainWindow(GameDocument.open(tmp_path / "games" / "smolensk"), autosave_ms=0)
+    w.ask_on_close = False
+    qtbot.addWidget(w)
+    try:
+        dlg = w.balance()
+        qtbot.addWidget(dlg)
+        dlg.out.setText(str(tmp_path / "bid"))
+        dlg.variants["vp-bidding"].setChecked(True)
+        dlg.sweep.setText("bid=0,10")
+        dlg.games.setValue(2)
+        dlg.jobs.setValue(1)
+        for side in ("axis", "soviet"):
+            dlg.agents[side].setCurrentText("random")
+        dlg.run_button.click()
+        qtbot.waitUntil(lambda: not dlg.running() and dlg.run_button.isEnabled(), timeout=120_000)
+        lines = dlg.summary.text().splitlines()
+        assert lines[0] == "4 played, 0 already in the folder"
+        assert lines[1] == "bid decides only who wins and no bot weighs who would: the bots played each game " \
+                           "once, judged at every bid"
+        assert dlg.bar.value() == dlg.bar.maximum() == 4
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        dlg.resize(900, 820)
+        assert dlg.grab().save(str(SHOTS / "balance-shared-sweep.png"))
+    finally:
+        w.doc.close()
+
+
 def test_a_bot_takes_a_typed_search_budget_or_option_and_a_bad_one_is_refused(qtbot, win, monkeypatch):
     from editor import balance as bal
     seen = []

@@ -83,7 +83,10 @@ def one_game(folder: str, scenario: str | None, agents: dict[str, str], seed: in
     cities = [h for h, mh in runner.game.map.hexes.items() if "city" in mh.features or mh.vp]
     taken = {side: sum(1 for h in cities if end.control.get(h) == side and start.control.get(h) != side)
              for side in sides}
+    # per searching side: the decisions it searched, and those it answered otherwise than the greedy bot
+    searched = {side: [bot.departed, bot.searched] for side, bot in bots.items() if hasattr(bot, "departed")}
     return {"seed": seed, "winner": end.result["winner"], "vp": end.result["vp"], "decisions": n,
+            "departed": searched,
             "seconds": round(time.process_time() - t0, 1), "taken": taken,
             "ms_per_decision": {side: round(1000 * t / max(1, k), 1) for side, (t, k) in think.items()}}
 
@@ -111,6 +114,14 @@ def _margin(result: dict, side: str) -> float:
     return result["vp"].get(side, 0) - max((v for s, v in result["vp"].items() if s != side), default=0)
 
 
+def _departed(results: list[dict], side: str) -> str:
+    """How often ``side``'s search answered otherwise than the greedy bot it
+    improves on, over the decisions it searched (the others are greedy's)."""
+    gone = sum(r["departed"].get(side, [0, 0])[0] for r in results)
+    searched = sum(r["departed"].get(side, [0, 0])[1] for r in results)
+    return f"{gone} of {searched} searched decisions"
+
+
 def versus_greedy(folder: str, scenario: str | None, spec: str, games: int, jobs: int = 1,
                   variants: tuple[str, ...] = (), params: tuple = ()) -> dict:
     """Per side: search on that side against greedy, and greedy against
@@ -133,6 +144,7 @@ def versus_greedy(folder: str, scenario: str | None, spec: str, games: int, jobs
                      "seat_better_margin": {"better": better, "games": len(res), "wilson95": [round(lo, 2), round(hi, 2)]},
                      "search_vp": [r["vp"].get(side, 0) for r in res],
                      "greedy_reference_vp": [r["vp"].get(side, 0) for r in ref],
+                     "search_departed": _departed(res, side),
                      "search_s_per_game": round(statistics.median(r["seconds"] for r in res), 1),
                      "search_ms_per_decision": round(statistics.mean(r["ms_per_decision"][side] for r in res), 1)}
     return out
@@ -147,7 +159,8 @@ def search_both_sides(folder: str, scenario: str | None, spec: str, games: int, 
             f"{first}_vp": [r["vp"].get(first, 0) for r in res],
             f"{first}_scored_in": sum(1 for r in res if r["vp"].get(first, 0) > 0),
             f"{first}_cities_taken": [r["taken"][first] for r in res],
-            "s_per_game": round(statistics.median(r["seconds"] for r in res), 1) if res else 0}
+            "s_per_game": round(statistics.median(r["seconds"] for r in res), 1) if res else 0,
+            "departed": {side: _departed(res, side) for side in sides}}
 
 
 # Smolensk's short game made even between greedy bots by 16.1's VP bid: the Axis wins by reaching the

@@ -323,6 +323,9 @@ class SearchBot:
         self.margin = margin  # (None: MARGIN where movement is not searched, else 0)
         self.moves = moves  # search movement decisions too (None: only where moving in attacks)
         self.decisions = 0
+        # decisions searched, and those whose answer was not the greedy bot's (``_answer``): how far the search
+        # departs from the bot it improves on (bench/bench_search.py prints both)
+        self.searched, self.departed = 0, 0
         self._values: tuple[Runner, Values] | None = None
         self._dist: dict[tuple[Hex, ...], dict[Hex, int]] = {}
 
@@ -343,7 +346,7 @@ class SearchBot:
         rng = random.Random(f"search:{self.seed}:{self.decisions}")
         if not needs_sample(view):
             root = self._search(runner, values, view, side, acts, rng, self.iterations, self.think)
-            return self._final(root, side, self._margin(runner)).action
+            return self._answer(root, side, runner)
         # the view hides something: one tree per sample of it, the answers' visits added up
         # (the answers' visits and values added up over the trees, and the
         # greedy bot's answer standing as in one tree: ``_final``)
@@ -369,7 +372,14 @@ class SearchBot:
         whole = Node(view, side, {})
         whole.edges = sorted(merged.values(), key=lambda e: order.get(e.action, len(order)))
         whole.pick = pick
-        return self._final(whole, side, self._margin(runner)).action
+        return self._answer(whole, side, runner)
+
+    def _answer(self, root: "Node", side: str, runner: Runner) -> RunnerAction:
+        """The searched decision's answer (``_final``), counted in ``searched`` and ``departed``."""
+        answer = self._final(root, side, self._margin(runner)).action
+        self.searched += 1
+        self.departed += root.pick is not None and answer != root.pick
+        return answer
 
     def _routine(self, runner: Runner, state: GameState, acts) -> bool:
         """A movement decision (every answer a move on the map, or done) or a

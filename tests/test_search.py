@@ -161,6 +161,27 @@ def test_a_whole_barbarossa_game_with_search_on_one_side_takes_only_legal_action
     assert s.result["winner"] in ("axis", "soviet") and taken > 50
 
 
+def test_the_search_counts_the_decisions_it_answered_otherwise_than_greedy(barbarossa, monkeypatch):
+    runner = barbarossa
+    search, greedy = SearchBot(3, "20"), GreedyBot(4)
+    finals = []
+    real = SearchBot._final
+
+    def final(self, root, side, margin=0.0):
+        edge = real(self, root, side, margin)
+        finals.append((edge.action, root.pick))
+        return edge
+
+    monkeypatch.setattr(SearchBot, "_final", final)
+    s = runner.new_game(3)
+    while s.result is None and s.turn <= 2:
+        bot = search if runner.to_move(s) == "soviet" else greedy
+        s = runner.apply(s, bot.choose(runner, s))
+    assert search.searched == len(finals) > 20
+    # the Soviet search departs from greedy in Barbarossa (it wins where greedy does not), now and then
+    assert 0 < search.departed == sum(a != pick for a, pick in finals) < search.searched
+
+
 def test_agent_names_take_a_budget_only_for_search():
     assert make_bot("search:250", 1).iterations == 250
     assert make_bot("search", 1, think=0.5).think == 0.5

@@ -225,13 +225,30 @@ def enemy_blocking(game: GameDefinition, board: Board, state: GameState, side: s
     there now (``_unit_blocking`` without the enemy ZOC)."""
     rules = game.supply
     units = state.units
+    # where only the enemy's units block, kept until one of them moves (a two-sided game: the other side's
+    # stamp), so that the states between share one set, and the supply searches keyed on it a quick look-up;
+    # not where attacks move into enemy hexes (a hex holding both sides counts for the side that came first,
+    # which a friendly unit leaving it changes)
+    key = None
+    if not rules.blocked_by_enemy_control and len(game.sides) == 2 and side in game.sides and \
+            game.combat.attack != "move-in":
+        other = next(x for x in game.sides if x != side)
+        key = ("enemy-blocking", side, state.side_stamp(other))
+        hit = state.cache.get(key)
+        if hit is not None:
+            return hit
     enemy: set[Hex] = set()
     if rules.blocked_by_enemy_units:
         enemy.update(h for h, ids in state.occupants.items() if ids and units[ids[0]].side != side)
     if rules.blocked_by_enemy_control:  # lines run only through the side's own hexes (Barbarossa 9.0)
         # (the map's hexes less the side's own: a set difference, not a look-up per hex)
         enemy.update(board.map.hexes.keys() - [h for h, owner in state.control.items() if owner == side])
-    return frozenset(enemy)
+    result = frozenset(enemy)
+    if key is not None:
+        if len(state.cache) > 64:
+            state.cache.clear()
+        state.cache[key] = result
+    return result
 
 
 def _cutoff(rules: SupplyRules, side: str) -> int | None:

@@ -73,6 +73,30 @@ def test_property_cached_supply_map_equals_a_fresh_one(seed, game, steps):
             assert cached == S.supply_map_reference(r.game, r.board, s, side)
 
 
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from([("smolensk", "short"), ("a-victory-denied", None)]),
+       steps=st.integers(1, 120))
+def test_property_the_enemy_units_blocking_lines_are_kept_while_they_stand(seed, game, steps):
+    """The hexes the enemy's units bar to a side's lines, kept on the enemy's
+    stamp, are those a fresh look at the state gives; a state in which only
+    the side's own units moved shares its parent's set."""
+    r = runner(*game)
+    rnd = random.Random(seed)
+    before, shared = None, 0
+    for s in random_walk(r, r.new_game(seed), rnd, steps):
+        for side in r.game.sides:
+            kept = S.enemy_blocking(r.game, r.board, s, side)
+            fresh = s.copy()
+            fresh.cache = {}
+            assert kept == S.enemy_blocking(r.game, r.board, fresh, side)
+            if before is not None and before[1] == side and before[2] == s.side_stamp(before[3]):
+                shared += kept is before[0]
+            if side == s.active:
+                other = next(x for x in r.game.sides if x != side)
+                before = (kept, side, s.side_stamp(other), other)
+    assert shared or steps < 30
+
+
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None),
                                                              ("a-victory-denied", None)]),

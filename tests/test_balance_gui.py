@@ -30,6 +30,18 @@ def win(qtbot, tmp_path, monkeypatch):
     w.doc.close()
 
 
+@pytest.fixture
+def smolensk_win(qtbot, tmp_path, monkeypatch):
+    """The editor on a copy of the games folder, Smolensk open (16.1's bid is a variant of it)."""
+    shutil.copytree(ROOT / "games", tmp_path / "games")
+    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
+    w = MainWindow(GameDocument.open(tmp_path / "games" / "smolensk"), autosave_ms=0)
+    w.ask_on_close = False
+    qtbot.addWidget(w)
+    yield w
+    w.doc.close()
+
+
 def test_balance_runs_in_the_background_stops_resumes_and_shows_plots(qtbot, win, tmp_path):
     action = next(a for m in win.menuBar().actions() if m.text() == "&Game"
                   for a in m.menu().actions() if a.text() == "&Balance…")
@@ -98,58 +110,42 @@ def test_the_number_boxes_show_the_names_the_rules_read(qtbot, win):
     assert (dlg.params.placeholderText(), dlg.sweep.placeholderText()) == ("bid=N", "bid=V1,V2,V3")
 
 
-def test_balance_names_the_variant_that_reads_a_number(qtbot, tmp_path, monkeypatch):
+def test_balance_names_the_variant_that_reads_a_number(qtbot, smolensk_win, monkeypatch):
     from editor import balance as bal
-    shutil.copytree(ROOT / "games", tmp_path / "games")
-    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    w = MainWindow(GameDocument.open(tmp_path / "games" / "smolensk"), autosave_ms=0)
-    w.ask_on_close = False
-    qtbot.addWidget(w)
-    try:
-        seen = []
-        monkeypatch.setattr(bal.QMessageBox, "warning", lambda parent, title, text: seen.append(text))
-        dlg = w.balance()
-        qtbot.addWidget(dlg)
-        dlg.sweep.setText("bid=0,5")  # Smolensk 16.1's bid, without its variant
-        dlg.run_button.click()
-        assert seen == ["no rule in play reads the number 'bid' (they read none)\n\n"
-                        "16.1 VP bidding reads it: tick it under Variants"] and not dlg.running()
-        dlg.sweep.setText("")  # the variant ticked, and no bid given
-        dlg.variants["vp-bidding"].setChecked(True)
-        dlg.run_button.click()
-        assert seen[-1] == "the scenario asks for bid: write bid=N under Numbers, or sweep it" and not dlg.running()
-    finally:
-        w.doc.close()
+    seen = []
+    monkeypatch.setattr(bal.QMessageBox, "warning", lambda parent, title, text: seen.append(text))
+    dlg = smolensk_win.balance()
+    qtbot.addWidget(dlg)
+    dlg.sweep.setText("bid=0,5")  # Smolensk 16.1's bid, without its variant
+    dlg.run_button.click()
+    assert seen == ["no rule in play reads the number 'bid' (they read none)\n\n"
+                    "16.1 VP bidding reads it: tick it under Variants"] and not dlg.running()
+    dlg.sweep.setText("")  # the variant ticked, and no bid given
+    dlg.variants["vp-bidding"].setChecked(True)
+    dlg.run_button.click()
+    assert seen[-1] == "the scenario asks for bid: write bid=N under Numbers, or sweep it" and not dlg.running()
 
 
-def test_a_sweep_of_the_bid_says_the_bots_played_each_game_once(qtbot, tmp_path, monkeypatch):
-    shutil.copytree(ROOT / "games", tmp_path / "games")
-    monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    w = MainWindow(GameDocument.open(tmp_path / "games" / "smolensk"), autosave_ms=0)
-    w.ask_on_close = False
-    qtbot.addWidget(w)
-    try:
-        dlg = w.balance()
-        qtbot.addWidget(dlg)
-        dlg.out.setText(str(tmp_path / "bid"))
-        dlg.variants["vp-bidding"].setChecked(True)
-        dlg.sweep.setText("bid=0,10")
-        dlg.games.setValue(2)
-        dlg.jobs.setValue(1)
-        for side in ("axis", "soviet"):
-            dlg.agents[side].setCurrentText("random")
-        dlg.run_button.click()
-        qtbot.waitUntil(lambda: not dlg.running() and dlg.run_button.isEnabled(), timeout=120_000)
-        lines = dlg.summary.text().splitlines()
-        assert lines[0] == "4 played, 0 already in the folder"
-        assert lines[1] == "bid decides only who wins and no bot weighs who would: the bots played each game " \
-                           "once, judged at every bid"
-        assert dlg.bar.value() == dlg.bar.maximum() == 4
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        dlg.resize(900, 820)
-        assert dlg.grab().save(str(SHOTS / "balance-shared-sweep.png"))
-    finally:
-        w.doc.close()
+def test_a_sweep_of_the_bid_says_the_bots_played_each_game_once(qtbot, smolensk_win, tmp_path):
+    dlg = smolensk_win.balance()
+    qtbot.addWidget(dlg)
+    dlg.out.setText(str(tmp_path / "bid"))
+    dlg.variants["vp-bidding"].setChecked(True)
+    dlg.sweep.setText("bid=0,10")
+    dlg.games.setValue(2)
+    dlg.jobs.setValue(1)
+    for side in ("axis", "soviet"):
+        dlg.agents[side].setCurrentText("random")
+    dlg.run_button.click()
+    qtbot.waitUntil(lambda: not dlg.running() and dlg.run_button.isEnabled(), timeout=120_000)
+    lines = dlg.summary.text().splitlines()
+    assert lines[0] == "4 played, 0 already in the folder"
+    assert lines[1] == "bid decides only who wins and no bot weighs who would: the bots played each game " \
+                       "once, judged at every bid"
+    assert dlg.bar.value() == dlg.bar.maximum() == 4
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    dlg.resize(900, 820)
+    assert dlg.grab().save(str(SHOTS / "balance-shared-sweep.png"))
 
 
 def test_a_bot_takes_a_typed_search_budget_or_option_and_a_bad_one_is_refused(qtbot, win, monkeypatch):

@@ -334,11 +334,11 @@ def play_games(spec: BatchSpec, keys: list[tuple[str, int]]) -> list[dict]:
     return rows
 
 
-def grouped(spec: BatchSpec, todo: list[tuple[str, int]]) -> list[list[tuple[str, int]]]:
+def grouped(todo: list[tuple[str, int]], shared: bool) -> list[list[tuple[str, int]]]:
     """The workers' tasks for the games ``todo``: one game each, or where
-    the batch ``shares_games``, one game number at all its sweep values
-    not yet played (the bots play it once)."""
-    if not shares_games(spec):
+    the batch ``shares_games`` (``shared``), one game number at all its
+    sweep values not yet played (the bots play it once)."""
+    if not shared:
         return [[key] for key in todo]
     by_game: dict[int, list[tuple[str, int]]] = {}
     for sweep, k in todo:
@@ -519,6 +519,7 @@ def run_batch(spec: BatchSpec, games: int, out: Path, jobs: int = 1, cluster: st
     check_out_dir(out)
     results = ResultsFile(out, spec)
     try:
+        shared = shares_games(spec)
         keys = spec.keys(games)
         todo = [key for key in keys if key not in results.rows]
         done = len(keys) - len(todo)
@@ -534,7 +535,7 @@ def run_batch(spec: BatchSpec, games: int, out: Path, jobs: int = 1, cluster: st
                     progress(done, len(keys))
 
         if todo:
-            tasks = grouped(spec, todo)
+            tasks = grouped(todo, shared)
             if cluster:
                 _run_dask(spec, tasks, cluster, finished, stop)
             elif jobs > 1:
@@ -547,7 +548,7 @@ def run_batch(spec: BatchSpec, games: int, out: Path, jobs: int = 1, cluster: st
         rows = [results.rows[k] for k in keys if k in results.rows]
         if len(rows) == len(keys) and todo:
             results.rewrite_in_order(keys)
-        return BatchResult(rows, len(rows) - (len(keys) - len(todo)), shared=shares_games(spec))
+        return BatchResult(rows, len(rows) - (len(keys) - len(todo)), shared=shared)
     finally:
         results.close()
 

@@ -398,10 +398,10 @@ class ChitPull:
     def _transferable(self, s: GameState, side: str) -> list[str]:
         """Units of ``side`` that trace a line of communication (11.2)."""
         lines = reached(self.game, self.board, s, side)
-        units, immobile = s.units, self.engine._immobile
+        units, immobile = s.units, self.engine.immobile
         # (the units on the map by their hexes: a few dozen stacks, where the units in play are hundreds)
         out = [x for h, ids in s.occupants.items() if h in lines
-               for x in ids if units[x].side == side and x not in immobile]
+               for x in ids if units[x].side == side and not immobile(x)]
         out.sort()
         return out
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .actions import Done
-from .decisions import Choose, Place, RunnerAction, UnitPlacements
+from .decisions import Choose, Place, UnitPlacements
 from .definition import Phase, Placement
 from .hexes import Hex
 from .movement import (ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, stack_weight,
@@ -678,7 +678,7 @@ class Reinforcements:
         any number, at most ``per-hex`` on each hex in this phase."""
         side = ph.side or s.active
         s.step = {"decision": "rebuild", "side": side, "used": {}}
-        if not self._rebuild_actions(s):
+        if not self._rebuild_actions(s).groups:
             s.log.append({"turn": s.turn, "rebuild": side, "placed": 0})
             s.step = {}
             s.pc += 1
@@ -709,16 +709,17 @@ class Reinforcements:
                                                  key=self.board.colrow.__getitem__))
         return hit[1]
 
-    def _rebuild_actions(self, s: GameState) -> list[RunnerAction]:
-        """Each unit that may rebuild on each hex open to it.  Kept for the
-        last state asked about while it stays as it is: a placement works
-        them out to see whether the phase goes on, then the player lists
+    def _rebuild_actions(self, s: GameState) -> UnitPlacements:
+        """Each unit that may rebuild on each hex open to it, then 'done':
+        the Place actions built when read.  Kept for the last state asked
+        about while it stays as it is: a placement works them out to see
+        whether the phase goes on (``placements``), then the player lists
         them (never change the list)."""
         memo = self._rebuild_memo
         fp = fingerprint(s)
         if memo is not None and memo[0] is s and memo[1] is s.step and memo[2] == fp:
             return memo[3]
-        out: list[RunnerAction] = []
+        groups: list[tuple[str, list[Hex]]] = []
         side = s.step["side"]
         extra = bool(self.game.stacking and extra_limits(self.game.stacking))  # (hq or per-selector limits)
         for rule in self.game.rebuilds.values():
@@ -729,9 +730,12 @@ class Reinforcements:
                            and rule.units & self.game.selectors_of(u.id))
             if not units:
                 continue
-            hexes = [self.board.hex_id(h) for h in self.rebuild_hexes(s, rule)]
-            out.extend(Place(uid, hid) for uid in units for hid in hexes
-                       if not (extra and extra_bars(self.game, s, self.board.parse(hid), uid)))
+            hexes = self.rebuild_hexes(s, rule)
+            for uid in units:  # (the units of a rule share its list of hexes where no limit tells them apart)
+                mine = [h for h in hexes if not extra_bars(self.game, s, h, uid)] if extra else hexes
+                if mine:
+                    groups.append((uid, mine))
+        out = UnitPlacements(groups, [Done()], self.board.hex_id)
         self._rebuild_memo = (s, s.step, fp, out)
         return out
 
@@ -744,7 +748,7 @@ class Reinforcements:
                 s.mark(a.unit, rule.marker)
             s.step["used"] = dict(s.step["used"], **{a.at: s.step["used"].get(a.at, 0) + 1})
             s.log.append({"turn": s.turn, "rebuilt": a.unit, "at": a.at, "rule": rule.id})
-            if self._rebuild_actions(s):
+            if self._rebuild_actions(s).groups:
                 return
         s.step = {}
         s.pc += 1

@@ -343,7 +343,7 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
         if d == "deploy":
             return self._deploy_actions(s, [Done()])
         if d == "rebuild":
-            return self._rebuild_actions(s) + [Done()]
+            return self._rebuild_actions(s)
         if d == "reorganize":
             return self._reorganize_actions(s)
         if d == "designate":

@@ -653,6 +653,13 @@ def test_rebuilding_fronts_and_tanks(game):
     assert "place BrF 0506" not in opts                    # not under Soviet control
     assert "place BrF 0803" not in opts                    # Gorky: a factory only
     assert "place 1T 0803" in opts and "place 1T 0603" not in opts
+    listed = r.legal_actions(s)  # (built when read) by index as in order, each answer once, 'done' last
+    order = [str(a) for a in listed]
+    assert [str(listed[i]) for i in range(len(listed))] == order and set(order) == opts
+    assert len(order) == len(opts) and order[-1] == "done"
+    # rule by rule (fronts, then tanks), unit by unit, each unit's hexes in map order
+    assert order.index("place BrF 0401") < order.index("place BrF 0904") < order.index("place KaF 0401") \
+        < order.index("place 1T 0803")
     s = r.apply(s, "place BrF 0603")
     assert "disrupted" in s.units["BrF"].markers           # fronts come back disrupted
     assert "place KaF 0603" not in acts(r, s)              # one per hex

@@ -31,6 +31,7 @@ import statistics
 import tempfile
 import textwrap
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
@@ -557,11 +558,23 @@ _WORKER_SPEC: list[BatchSpec] = []
 
 
 def _init_worker(spec: BatchSpec) -> None:
-    """A worker process gets the batch once (not with every game) and
-    ignores Ctrl-C: the driver decides when to stop."""
+    """A worker process gets the batch once (not with every game), ignores
+    Ctrl-C (the driver decides when to stop) and ends with its driver: a
+    driver killed outright (SIGKILL, a lost session) leaves no worker
+    playing on for nobody (``_watch_driver``)."""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER_SPEC[:] = [spec]
+    threading.Thread(target=_watch_driver, args=(os.getppid(),), daemon=True, name="hexforge-driver-watch").start()
+
+
+def _watch_driver(driver: int, every: float = 0.5) -> None:
+    """In a worker: end the process once its driver is gone (it is then
+    another process's child), whatever game it is playing."""
+    while True:
+        time.sleep(every)
+        if os.getppid() != driver:
+            os._exit(1)
 
 
 def _worker_games(keys: list[tuple[str, int]]) -> list[dict]:
@@ -569,31 +582,50 @@ def _worker_games(keys: list[tuple[str, int]]) -> list[dict]:
 
 
 def _run_processes(spec, tasks, jobs, finished, stop) -> None:
+    """The tasks on ``jobs`` local processes.  ``stop`` set: the games under
+    way finish and are kept.  Interrupted (Ctrl-C, or the CLI's SIGTERM):
+    the workers end at once, their games under way lost (replayed on
+    resume), instead of the driver waiting out games whose results it
+    would throw away."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
-                             initargs=(spec,)) as pool:
-        pending = set()
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker, initargs=(spec,))
+    pending = set()
+    try:
         queue = list(reversed(tasks))
-        try:
-            while queue or pending:
-                # keep a few games per worker in flight, so a stop or a crash wastes little
-                while queue and len(pending) < 4 * jobs and not (stop is not None and stop.is_set()):
-                    pending.add(pool.submit(_worker_games, queue.pop()))
-                if not pending:
-                    break
-                ready, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                for f in ready:
-                    finished(f.result())
-        except BrokenProcessPool as e:
-            raise BalanceError("a worker process died; the games finished so far are saved: "
-                               "run the same command again to resume") from e
-        finally:
-            for f in pending:
-                f.cancel()
+        while queue or pending:
+            # keep a few games per worker in flight, so a stop or a crash wastes little
+            while queue and len(pending) < 4 * jobs and not (stop is not None and stop.is_set()):
+                pending.add(pool.submit(_worker_games, queue.pop()))
+            if not pending:
+                break
+            ready, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            for f in ready:
+                finished(f.result())
+    except BrokenProcessPool as e:
+        _end_workers(pool)
+        raise BalanceError("a worker process died; the games finished so far are saved: "
+                           "run the same command again to resume") from e
+    except BaseException:
+        _end_workers(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _end_workers(pool) -> None:
+    """Stop a process pool's workers now, games under way and all (Python
+    3.14's ``terminate_workers``; before it, each process terminated)."""
+    end = getattr(pool, "terminate_workers", None)
+    if end is not None:
+        end()
+        return
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        if proc.is_alive():
+            proc.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _run_dask(spec, tasks, cluster, finished, stop) -> None:

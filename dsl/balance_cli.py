@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from runtime.bot_options import examples
@@ -122,6 +123,41 @@ def cmd_balance(args: argparse.Namespace) -> int:
     return _run(args, spec, out)
 
 
+class _Ended(KeyboardInterrupt):
+    """SIGTERM or SIGHUP while a batch runs (``kill``, a closed terminal, a
+    job scheduler's time limit): handled as Ctrl-C is."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _signals_interrupt():
+    """Within it, SIGTERM and SIGHUP raise ``_Ended`` in the main thread, so
+    that the batch stops its workers and keeps its finished games as on
+    Ctrl-C (by default the driver would die at once and leave its workers
+    playing on for nobody)."""
+    import signal
+
+    def ended(signum, frame):
+        raise _Ended(signum)
+
+    before = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            try:
+                before[sig] = signal.signal(sig, ended)
+            except ValueError:  # (not the main thread: left as they are)
+                break
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 def _run(args, spec, out: Path) -> int:
     from tqdm import tqdm
 
@@ -143,13 +179,16 @@ def _run(args, spec, out: Path) -> int:
 
     where = f"Dask {args.cluster}" if args.cluster else f"{args.jobs} process{'es' * (args.jobs != 1)}"
     try:
-        result = run_batch(spec, args.games, out, jobs=args.jobs, cluster=args.cluster, progress=progress)
+        with _signals_interrupt():
+            result = run_batch(spec, args.games, out, jobs=args.jobs, cluster=args.cluster, progress=progress)
     except BalanceError as e:
         return fail(str(e))
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: the finished games are in {out / 'games.csv'}; "
+    except KeyboardInterrupt as e:
+        signum = e.signum if isinstance(e, _Ended) else 2
+        how = "interrupted" if signum == 2 else f"stopped by signal {signum}"
+        print(f"\n{how}: the finished games are in {out / 'games.csv'}; "
               "run the same command again to resume", file=sys.stderr)
-        return 130
+        return 128 + signum
     finally:
         if bar is not None:
             bar.close()

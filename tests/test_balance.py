@@ -188,6 +188,62 @@ def test_a_killed_batch_keeps_its_finished_games(tmp_path):
     assert [int(r["game"]) for r in rows_of(out)] == list(range(8))
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the processes from /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_stopped_driver_leaves_no_worker_playing(tmp_path, sig):
+    """``kill`` (SIGTERM) stops the batch as Ctrl-C does: the workers end at
+    once, in the middle of their games, and the driver says how to resume;
+    a driver killed outright (SIGKILL) takes its workers with it."""
+    out = tmp_path / "bal"
+    cmd = [sys.executable, "-m", "dsl.cli", "balance", str(BARBAROSSA), "--games", "8", "--jobs", "2",
+           "--agents", "search:5000,search:5000", "--out", str(out)]  # (games of minutes each)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while time.monotonic() < deadline and len(workers) < 3:  # (two workers and the resource tracker)
+            time.sleep(0.1)
+            workers = _children(proc.pid)
+        assert len(workers) >= 3, "the batch started no workers"
+        time.sleep(3)  # (each has the batch's game and is playing)
+        proc.send_signal(sig)  # the driver alone
+        proc.wait(timeout=10)
+        gone = time.monotonic() + 5
+        while time.monotonic() < gone and any(map(_alive, workers)):
+            time.sleep(0.05)
+        assert not any(map(_alive, workers))
+    finally:
+        proc.kill()
+        for pid in _children(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 128 + signal.SIGTERM
+        said = proc.stderr.read()
+        assert "stopped by signal 15" in said and "run the same command again to resume" in said
+    assert not (out / "games.csv").exists() or rows_of(out) == []
+
+
 def test_sweep_gives_one_row_per_value(tmp_path, capsys):
     lib = tmp_path / "lib" / "barbarossa-target"
     lib.mkdir(parents=True)

@@ -184,8 +184,8 @@ def _run(args, spec, out: Path) -> int:
     except BalanceError as e:
         return fail(str(e))
     except KeyboardInterrupt as e:
-        signum = e.signum if isinstance(e, _Ended) else 2
-        how = "interrupted" if signum == 2 else f"stopped by signal {signum}"
+        signum = e.signum if isinstance(e, _Ended) else 2  # (Ctrl-C: SIGINT)
+        how = f"stopped by signal {signum}" if isinstance(e, _Ended) else "interrupted"
         print(f"\n{how}: the finished games are in {out / 'games.csv'}; "
               "run the same command again to resume", file=sys.stderr)
         return 128 + signum

@@ -713,7 +713,7 @@ class Reinforcements:
         """Each unit that may rebuild on each hex open to it, then 'done':
         the Place actions built when read.  Kept for the last state asked
         about while it stays as it is: a placement works them out to see
-        whether the phase goes on (``placements``), then the player lists
+        whether the phase goes on (any group left), then the player lists
         them (never change the list)."""
         memo = self._rebuild_memo
         fp = fingerprint(s)

@@ -12,6 +12,7 @@ strength where the scenario favours one side.
 
     python bench/bench_search.py --games 10 --budget 50 --smolensk-budget 10 [--jobs 2] [--json]
     python bench/bench_search.py --only smolensk --smolensk-agent search:4:moves=1 --games 10 --jobs 2
+    python bench/bench_search.py --only smolensk --games 10 --both-games 60 --jobs 2
 
 ``python bench/run.py --search-games N`` prints the same figures.  Game k
 uses seed k, whatever --jobs runs it.  Times (seconds a game, ms a decision)
@@ -151,16 +152,29 @@ def versus_greedy(folder: str, scenario: str | None, spec: str, games: int, jobs
 
 
 def search_both_sides(folder: str, scenario: str | None, spec: str, games: int, jobs: int = 1) -> dict:
+    """``spec`` on every side over seeds 0..games-1, beside greedy on every
+    side on the same seeds (the reference): each side's wins with their
+    Wilson 95% interval, the first side's VP, in how many games it scored
+    and the cities it took.  A side that wins about nine games in ten wins
+    all of ten games two times in five: ``--both-games`` plays more."""
     runner = _runner(folder, scenario)
     sides = list(runner.game.sides)
-    res = _map(jobs, [(folder, scenario, {s: spec for s in sides}, k) for k in range(games)])
     first = sides[0]
-    return {"games": len(res), "winners": {w: sum(1 for r in res if r["winner"] == w) for w in sides + ["draw"]},
-            f"{first}_vp": [r["vp"].get(first, 0) for r in res],
-            f"{first}_scored_in": sum(1 for r in res if r["vp"].get(first, 0) > 0),
-            f"{first}_cities_taken": [r["taken"][first] for r in res],
-            "s_per_game": round(statistics.median(r["seconds"] for r in res), 1) if res else 0,
-            "departed": {side: _departed(res, side) for side in sides}}
+
+    def figures(res: list[dict]) -> dict:
+        wins = {w: sum(1 for r in res if r["winner"] == w) for w in sides + ["draw"]}
+        return {"games": len(res), "winners": wins,
+                "wilson95": {w: [round(x, 3) for x in wilson(wins[w], len(res))] for w in sides},
+                f"{first}_vp": [r["vp"].get(first, 0) for r in res],
+                f"{first}_scored_in": sum(1 for r in res if r["vp"].get(first, 0) > 0),
+                f"{first}_took_cities_in": sum(1 for r in res if r["taken"][first]),
+                f"{first}_cities_taken": [r["taken"][first] for r in res],
+                "s_per_game": round(statistics.median(r["seconds"] for r in res), 1) if res else 0}
+
+    res = _map(jobs, [(folder, scenario, {s: spec for s in sides}, k) for k in range(games)])
+    ref = _map(jobs, [(folder, scenario, {s: "greedy" for s in sides}, k) for k in range(games)])
+    return {**figures(res), "departed": {side: _departed(res, side) for side in sides},
+            "greedy_reference": figures(ref)}
 
 
 # Smolensk's short game made even between greedy bots by 16.1's VP bid: the Axis wins by reaching the
@@ -173,24 +187,28 @@ def search_both_sides(folder: str, scenario: str | None, spec: str, games: int, 
 SMOLENSK_EVEN = {"variants": ("vp-bidding",), "params": (("bid", 9),)}
 
 
-def bench_search(games: int, budget: int, smolensk_budget: int, jobs: int = 1, smolensk_agent: str = "") -> dict:
+def bench_search(games: int, budget: int, smolensk_budget: int, jobs: int = 1, smolensk_agent: str = "",
+                 both_games: int | None = None) -> dict:
     """``smolensk_agent``: the search bot played in Smolensk, as an agent name
-    (``search:4:moves=1``); by default ``search:SMOLENSK_BUDGET``."""
+    (``search:4:moves=1``); by default ``search:SMOLENSK_BUDGET``.
+    ``both_games``: the games with search on both sides (``games`` by default)."""
     figures = {"search_budget": f"search:{budget}", "search_games_per_side": games}
     figures["barbarossa_search_vs_greedy"] = versus_greedy("barbarossa-postcard", None, f"search:{budget}",
                                                            games, jobs)
-    figures.update(bench_smolensk(games, smolensk_agent or f"search:{smolensk_budget}", jobs))
+    figures.update(bench_smolensk(games, smolensk_agent or f"search:{smolensk_budget}", jobs, both_games))
     return figures
 
 
-def bench_smolensk(games: int, spec: str, jobs: int = 1) -> dict:
+def bench_smolensk(games: int, spec: str, jobs: int = 1, both_games: int | None = None) -> dict:
     """The Smolensk figures: ``spec`` against greedy in the short game and the
-    short game made even (``SMOLENSK_EVEN``), and on both sides."""
+    short game made even (``SMOLENSK_EVEN``), and on both sides (over
+    ``both_games``, ``games`` by default)."""
     return {"smolensk_short_budget": spec,
             "smolensk_short_search_vs_greedy": versus_greedy("smolensk", "short", spec, games, jobs),
             "smolensk_short_even_search_vs_greedy": versus_greedy("smolensk", "short", spec, games, jobs,
                                                                    **SMOLENSK_EVEN),
-            "smolensk_short_search_vs_search": search_both_sides("smolensk", "short", spec, games, jobs)}
+            "smolensk_short_search_vs_search": search_both_sides("smolensk", "short", spec,
+                                                                 games if both_games is None else both_games, jobs)}
 
 
 def main() -> int:
@@ -201,6 +219,9 @@ def main() -> int:
     ap.add_argument("--smolensk-agent", default="",
                     help="the search bot in Smolensk as an agent name, e.g. search:4:moves=1 (movement searched "
                          "too: slow); default search:SMOLENSK_BUDGET")
+    ap.add_argument("--both-games", type=int, default=None,
+                    help="games with search on both sides of Smolensk's short game (default: --games); "
+                         "e.g. 60: a side winning nine games in ten wins all of ten two times in five")
     ap.add_argument("--only", choices=("barbarossa", "smolensk"), default=None)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--json", action="store_true")
@@ -209,9 +230,11 @@ def main() -> int:
         figures = {"barbarossa_search_vs_greedy": versus_greedy("barbarossa-postcard", None, f"search:{args.budget}",
                                                                 args.games, args.jobs)}
     elif args.only == "smolensk":
-        figures = bench_smolensk(args.games, args.smolensk_agent or f"search:{args.smolensk_budget}", args.jobs)
+        figures = bench_smolensk(args.games, args.smolensk_agent or f"search:{args.smolensk_budget}", args.jobs,
+                                 args.both_games)
     else:
-        figures = bench_search(args.games, args.budget, args.smolensk_budget, args.jobs, args.smolensk_agent)
+        figures = bench_search(args.games, args.budget, args.smolensk_budget, args.jobs, args.smolensk_agent,
+                               args.both_games)
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

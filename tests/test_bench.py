@@ -53,3 +53,14 @@ def test_the_greedy_bench_measures_the_bots_beside_the_engine():
     figures = bench_greedy(games=[g for g in GAMES if g[0] == "barbarossa"])
     assert figures["barbarossa_random_decisions_per_s"] > figures["barbarossa_greedy_decisions_per_s"] > 0
     assert figures["barbarossa_greedy_games_per_hour"] > 0
+
+
+def test_search_on_both_sides_is_measured_beside_greedy_on_the_same_seeds():
+    from bench.bench_search import search_both_sides
+    figures = search_both_sides("barbarossa-postcard", None, "search:2", 2)
+    for f in (figures, figures["greedy_reference"]):
+        assert f["games"] == 2 and sum(f["winners"].values()) == 2
+        for side, (lo, hi) in f["wilson95"].items():  # each side's wins with their interval
+            assert lo <= f["winners"][side] / 2 <= hi
+        assert f["axis_took_cities_in"] == sum(1 for n in f["axis_cities_taken"] if n)
+    assert set(figures["departed"]) == {"axis", "soviet"}

@@ -234,10 +234,14 @@ def test_a_stopped_driver_leaves_no_worker_playing(tmp_path, sig):
         while time.monotonic() < gone and any(map(_alive, workers)):
             time.sleep(0.05)
         assert not any(map(_alive, workers))
-    finally:
+    finally:  # (whatever failed: no process of the batch outlives the test)
         proc.kill()
-        for pid in _children(proc.pid):
-            os.kill(pid, signal.SIGKILL)
+        for pid in [*workers, *_children(proc.pid)]:
+            if _alive(pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
     if sig == signal.SIGTERM:
         assert proc.returncode == 128 + signal.SIGTERM
         said = proc.stderr.read()

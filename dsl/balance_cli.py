@@ -184,11 +184,11 @@ def _run(args, spec, out: Path) -> int:
     except BalanceError as e:
         return fail(str(e))
     except KeyboardInterrupt as e:
-        signum = e.signum if isinstance(e, _Ended) else 2  # (Ctrl-C: SIGINT)
-        how = f"stopped by signal {signum}" if isinstance(e, _Ended) else "interrupted"
+        signum = e.signum if isinstance(e, _Ended) else None  # (None: Ctrl-C)
+        how = "interrupted" if signum is None else f"stopped by signal {signum}"
         print(f"\n{how}: the finished games are in {out / 'games.csv'}; "
               "run the same command again to resume", file=sys.stderr)
-        return 128 + signum
+        return 128 + (signum or 2)  # (Ctrl-C: SIGINT, 2)
     finally:
         if bar is not None:
             bar.close()

@@ -19,7 +19,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 
 class IllegalActionError(Exception):
@@ -73,7 +73,7 @@ class HexGroups(ActionList):
 
     __slots__ = ("groups", "tail", "_hex_id", "_ends")
 
-    def __init__(self, groups: list[tuple], tail: list, hex_id: Callable[[object], str]):
+    def __init__(self, groups: list[tuple], tail: list, hex_id: Callable[[Any], str]):
         self.groups, self.tail, self._hex_id = groups, list(tail), hex_id
         ends, n = [], 0
         for g in groups:
@@ -108,8 +108,8 @@ class Moves(HexGroups):
 
     __slots__ = ("_parse", "_made")
 
-    def __init__(self, groups: list[tuple[str, str, Sequence]], tail: list, hex_id: Callable[[object], str],
-                 parse: Callable[[str], object]):
+    def __init__(self, groups: list[tuple[str, str, Sequence]], tail: list, hex_id: Callable[[Any], str],
+                 parse: Callable[[str], Any]):
         super().__init__(groups, tail, hex_id)
         self._parse = parse
         self._made: Move | None = None

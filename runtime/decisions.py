@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from .actions import Action, ActionList, HexGroups, parse_action
 
@@ -183,7 +183,7 @@ class UnitPlacements(HexGroups):
 
     __slots__ = ("_ids",)
 
-    def __init__(self, groups: list[tuple[str, Sequence]], tail: list, hex_id: Callable[[object], str]):
+    def __init__(self, groups: list[tuple[str, Sequence]], tail: list, hex_id: Callable[[Any], str]):
         super().__init__(groups, tail, hex_id)
         self._ids: dict[str, frozenset[str]] = {}  # unit -> the hex ids it may take, when asked
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from collections.abc import Sequence
-from typing import Callable
+from typing import Any, Callable
 
 from . import attachments as A
 from . import expr as E
@@ -24,7 +24,7 @@ from .combat.declare import CrtDeclarations
 from .combat.order import DeclaredAttacks
 from .combat.fire import FireAttacks
 from .combat.dicepool.fight import DicePoolBattles, check_attack
-from .actions import (Action, Advance, Attack, Detach, Displace, Done, Hold, IllegalActionError, LoseStep, Move, Moves,
+from .actions import (Action, Advance, Attack, Detach, Displace, Done, Hit, Hold, IllegalActionError, LoseStep, Move, Moves,
                       Retreat, SendBack, Use, parse_action)
 from .board import Board
 from .combat.odds import code_at, combat_odds, resolve
@@ -84,10 +84,10 @@ class Engine:
         self._order = {cid: i for i, cid in enumerate(game.counters)}  # counter -> its place in ``state.units``
         self._immobile = frozenset(cid for cid, c in game.counters.items()  # counters of an immobile class
                                    if "immobile" in game.unit_classes[c.unit_class].flags)
-        self.controllable = frozenset(h for h, mh in game.map.hexes.items()
+        self.controllable = frozenset(h for h, mh in self.board.map.hexes.items()
                                       if game.control_hexes == "all" or mh.features or mh.vp)
         # names and functions for the game's expressions (the runner supplies the full set)
-        self.env: Callable[[GameState], tuple[dict, dict]] = self._plain_env
+        self.env: Callable[[GameState], tuple[dict, Any]] = self._plain_env
         # (condition, the turn, phase, active side, variables and names bound) -> (condition, value), for
         # conditions that read only names (``_reads_names_only``): the names of ``env`` read nothing else
         self._names_memo: dict[tuple, tuple] = {}
@@ -102,9 +102,9 @@ class Engine:
         self.on_result: Callable[[GameState, str, str], None] | None = None
         # called with (state, unit, the hexes it entered in order) after a move, a retreat or an
         # advance: the ``enter-each`` checkpoint (AVD 移动 1 g-h: every star hex entered)
-        self.on_enter: Callable[[GameState, str, list[Hex]], None] | None = None
+        self.on_enter: Callable[[GameState, str, list], None] | None = None
 
-    def _plain_env(self, s: GameState) -> tuple[dict, dict]:
+    def _plain_env(self, s: GameState) -> tuple[dict, Any]:
         g = self.game
         weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
         names: dict = dict(self.declared)
@@ -176,7 +176,7 @@ class Engine:
             chosen, barred = self._selected(only, exclude)
             ex = exclude or ()
             out = [x for x, u in pairs if u.side == active and u.hex is not None and x not in barred
-                   and (not u.markers or u.markers.isdisjoint(ex)) and (x in chosen or not u.markers.isdisjoint(only))]
+                   and (not u.markers or u.markers.isdisjoint(ex)) and (x in chosen or not u.markers.isdisjoint(only or ()))]
         if limit and state.phase == "movement" and len({x for x in state.moved if "@" not in x}) >= int(limit):
             out = [x for x in out if x in state.moved]  # (phase_bars' test of the limit: the units that moved go on)
         return out
@@ -205,9 +205,9 @@ class Engine:
             return ""
         sel, markers = self.game.selectors_of(uid), state.units[uid].markers
         if not _allowed(sel, markers, only, None):
-            return f"{uid} may not act in this phase: only {', '.join(only)} units do"
+            return f"{uid} may not act in this phase: only {', '.join(only or ())} units do"
         if not _allowed(sel, markers, None, exclude):
-            return f"{uid} may not act in this phase: it is {', '.join(sorted((sel | markers) & set(exclude)))}"
+            return f"{uid} may not act in this phase: it is {', '.join(sorted((sel | markers) & set(exclude or ())))}"
         if limit and state.phase == "movement" and uid not in state.moved and \
                 len({x for x in state.moved if "@" not in x}) >= int(limit):
             return f"{uid} cannot move: at most {limit} units move in this phase"
@@ -222,7 +222,7 @@ class Engine:
         name = mode or "normal"
         m = mode_by_id(self.game, mode) if mode else None
         if allowed is not None and name not in allowed:
-            return f"{uid} cannot {'move normally' if not mode else 'use ' + m.title} in this phase"
+            return f"{uid} cannot {'use ' + m.title if m is not None else 'move normally'} in this phase"
         moved = state.moved
         if m is not None and m.follows and (allowed is None or "normal" in allowed):
             if f"{uid}@normal" not in moved:
@@ -285,8 +285,8 @@ class Engine:
                 state.version += 1  # lines through controlled hexes (Barbarossa 9.0) depend on it
                 state.touch(h, control=True)  # and moves that keep to the side's own hexes (Barbarossa 10.0)
 
-    def record(self, state: GameState, action: Action, side: str = "", **extra) -> None:
-        entry = {"turn": state.turn, "phase": state.phase, "side": side or state.active, "action": str(action)}
+    def record(self, state: GameState, action: Action, side: str = "", **extra: object) -> None:
+        entry: dict = {"turn": state.turn, "phase": state.phase, "side": side or state.active, "action": str(action)}
         entry.update(extra)
         state.log.append(entry)
 
@@ -311,11 +311,12 @@ class Engine:
             if listed is not None and listed[0] is state and listed[1] is state.step and \
                     listed[2] == fingerprint(state):
                 return listed[3]  # (listed while settling the state: ``note_answers``)
-            acts = self._pending_actions(state)
+            acts: Sequence[Action] = self._pending_actions(state)
             self._listed = (state, state.step, fingerprint(state), acts, None)
             return acts
         if state.phase == "movement":
-            self._memo = memo = {}  # conditions evaluated once for this state (it does not change meanwhile)
+            memo: dict = {}  # conditions evaluated once for this state (it does not change meanwhile)
+            self._memo = memo
             try:
                 acts = self._move_actions(state)
             finally:
@@ -341,7 +342,7 @@ class Engine:
         """Every move of every unit that may move now, unit by unit (normal
         moves, then each mode's further destinations), then 'done'; the
         Move actions are built when read."""
-        groups: list[tuple[str, str, list[Hex]]] = []
+        groups: list[tuple[str, str, Sequence[Hex]]] = []
         exits: list[Action] = []
         allowed = state.step.get("modes")  # (mode_bars bars the others: not asked of every unit)
         normal_allowed = allowed is None or "normal" in allowed
@@ -360,7 +361,7 @@ class Engine:
                 normal = r.destinations
                 if normal:
                     groups.append((uid, "", ordered_destinations(r)))
-                for pool in self.game.movement.exits and self._exits(uid, r):
+                for pool in self._exits(uid, r) if self.game.movement.exits else ():
                     if self.exit_open(state, pool):
                         exits.append(Move(uid, pool))
             for m in modes if uid == last else later:
@@ -396,7 +397,7 @@ class Engine:
         for area, pool, sel in self.game.movement.exits:
             if pool in out or not self._matches(uid, sel):
                 continue
-            edge = [h for h in self.game.map.areas.get(area, ()) if h in r.cost and (h in r.prev or h == r.start)
+            edge = [h for h in self.board.map.areas.get(area, ()) if h in r.cost and (h in r.prev or h == r.start)
                     and r.mp - r.cost[h] >= SCALE]
             if edge:
                 out[pool] = min(edge, key=lambda h: (r.cost[h], self.board.hex_id(h)))
@@ -428,8 +429,8 @@ class Engine:
         s.step = dict(s.step, **{"last-moved": a.unit})
         overrun = self.overrun_along(s, a.unit, path[1:], over)
         self.pass_through(s, u.side, path[1:])
-        self.record(s, a, path=[self.board.hex_id(h) for h in path] + [a.to], mp=str(r.mp_to(edge) + 1),
-                    **({"overrun": overrun} if overrun else {}))
+        more: dict[str, Any] = {"overrun": overrun} if overrun else {}
+        self.record(s, a, path=[self.board.hex_id(h) for h in path] + [a.to], mp=str(r.mp_to(edge) + 1), **more)
         if self.on_enter is not None:
             self.on_enter(s, a.unit, path[1:] + [a.to])
 
@@ -455,7 +456,7 @@ class Engine:
         units = state.units
         for uid in self.actors(state):  # (the units that ``can_act``, in order)
             u = units[uid]
-            if uid in state.attacked or self.immobile(uid) or self.no_attack_after_move(state, uid):
+            if u.hex is None or uid in state.attacked or self.immobile(uid) or self.no_attack_after_move(state, uid):
                 continue
             for n, _ in self.board.adj[u.hex]:
                 other = state.side_at(n)
@@ -463,8 +464,8 @@ class Engine:
                     targets.setdefault(n, []).append(uid)
         out: list[Action] = []
         for h in sorted(targets):
-            units = sorted(targets[h])
-            options = [tuple(units)] + ([(x,) for x in units] if len(units) > 1 else [])
+            group_units = sorted(targets[h])
+            options = [tuple(group_units)] + ([(x,) for x in group_units] if len(group_units) > 1 else [])
             for group in options:
                 if self.dicepool is not None:  # a dice-pool battle: any adjacent group may attack
                     out.append(Attack(self.board.hex_id(h), group))
@@ -480,9 +481,9 @@ class Engine:
             return self.battles.actions(state, p)
         if p["kind"] == "declare":
             return self.declare.actions(state, p)
-        if p["kind"] == "dice-pool":
+        if p["kind"] == "dice-pool" and self.dicepool is not None:
             return self.dicepool.actions(state, p)
-        if p["kind"] == "crt-order":
+        if p["kind"] == "crt-order" and self.declarations is not None:
             return self.declarations.actions(state, p)
         if p["kind"] == "loss":
             alive = self.loss_takers(state, p["units"])
@@ -507,12 +508,12 @@ class Engine:
                 for path in advance_paths(self.game, self.board, state, uid, target):
                     out.append(Advance(uid, tuple(self.board.hex_id(h) for h in path)))
             follows = self.game.advance.follows
-            for frm, path in p.get("trail", ()) if follows else ():  # 7 iv: an HQ goes with a unit that left its hex
-                end = self.board.parse(path[-1])
+            for frm, went in p.get("trail", ()) if follows else ():  # 7 iv: an HQ goes with a unit that left its hex
+                end = self.board.parse(went[-1])
                 for x in state.units_at(self.board.parse(frm)):
                     if x.side == state.active and x.id not in p["advanced"] and self._matches(x.id, follows) \
                             and not stacking_bars(self.game, state, end, x.id):
-                        out.append(Advance(x.id, tuple(path)))
+                        out.append(Advance(x.id, tuple(went)))
             return out
         raise AssertionError(p)
 
@@ -579,7 +580,8 @@ class Engine:
                 raise IllegalActionError("every battle must be fought before the combat phase ends: "
                                          + ", ".join(self.board.hex_id(h) for h in self.battle_hexes(s)))
             if s.phase == "movement" and judged_at_end(self.game):  # 3.4(4): judged at the end of movement
-                movers = {g[0] for g in self.legal_actions(s).groups} if overstacked(self.game, s, s.active) else set()
+                movers = {g[0] for g in self._move_actions(s).groups} if overstacked(self.game, s, s.active) \
+                    else set()
                 why = end_movement(self.game, s, movers, self.board.hex_id)
                 if why:
                     raise IllegalActionError(why)
@@ -624,8 +626,10 @@ class Engine:
             s.moved.add(f"{a.unit}@attack")
         overrun = self.overrun_along(s, a.unit, path[1:], over)
         self.pass_through(s, u.side, path[1:])
-        self.record(s, a, path=[self.board.hex_id(h) for h in path], mp=show_mp(r.cost_to(dest)),
-                    **({"attacks": a.to} if attack else {}), **({"overrun": overrun} if overrun else {}))
+        more: dict[str, Any] = {"attacks": a.to} if attack else {}
+        if overrun:
+            more["overrun"] = overrun
+        self.record(s, a, path=[self.board.hex_id(h) for h in path], mp=show_mp(r.cost_to(dest)), **more)
         m = mode_by_id(self.game, a.mode) if a.mode else None
         if m is not None:
             self._mode_markers(s, a.unit, m)
@@ -676,7 +680,8 @@ class Engine:
         """Displace ``uid`` (movement { overrun ... displace N }): its new hex
         id, "eliminated" when no hex qualifies, or "its owner chooses" when
         several do (a "displace" decision comes next, before anything else)."""
-        from_id = self.board.hex_id(s.units[uid].hex)
+        here = s.units[uid].hex
+        from_id = self.board.hex_id(here) if here is not None else ""
         hexes = displace_hexes(self.game, self.board, s, uid)
         if not hexes:
             eliminate(self.game, s, uid, "overrun")
@@ -763,7 +768,7 @@ class Engine:
             raise IllegalActionError("a unit is named twice among the attackers")
         if self.dicepool is not None:
             check_attack(self, s, list(a.attackers), target)
-            if self.game.dice_pool.order_battles:
+            if self.game.dice_pool is not None and self.game.dice_pool.order_battles:
                 self.dicepool.declare(s, a)
             else:
                 self.dicepool.start(s, a)
@@ -844,7 +849,7 @@ class Engine:
         if result.attacker_retreat:
             s.pending.append({"kind": "retreat-all", "units": list(a.attackers), "hexes": result.attacker_retreat,
                               "enemy": def_side})
-        stacks = sorted({self.board.hex_id(s.units[x].hex) for x in a.attackers if s.units[x].hex is not None}) \
+        stacks = sorted({self.board.hex_id(h) for h in (s.units[x].hex for x in a.attackers) if h is not None}) \
             if self.game.retreat.follows else []  # hexes whose HQs the losses may leave alone (5 f iv)
         s.pending.append({"kind": "advance-check", "hex": a.target, "units": list(a.attackers),
                           "defenders": defenders, **({"stacks": stacks} if stacks else {})})
@@ -864,12 +869,12 @@ class Engine:
                 raise IllegalActionError(self.declare.why(s, p, a, legal))
             self.declare.answer(s, p, a)
             return
-        if p["kind"] == "dice-pool":
+        if p["kind"] == "dice-pool" and self.dicepool is not None:
             if a not in legal:
                 raise IllegalActionError(self.dicepool.why(s, p, a, legal))
             self.dicepool.answer(s, p, a)
             return
-        if p["kind"] == "crt-order":
+        if p["kind"] == "crt-order" and self.declarations is not None:
             self.declarations.answer(s, p, a)
             return
         if a not in legal:
@@ -946,7 +951,8 @@ class Engine:
             u = s.units[a.unit]
             hexes = [self.board.parse(x) for x in a.path]
             over = overrun_hexes(self.game, s, a.unit) if self.game.advance.overrun else frozenset()
-            if self.game.advance.follows:  # the hex it leaves: who stacked there may follow (7 iv)
+            # the hex it leaves: who stacked there may follow (7 iv)
+            if self.game.advance.follows and u.hex is not None:
                 p["trail"] = p.get("trail", []) + [[self.board.hex_id(u.hex), list(a.path)]]
             s.place(a.unit, hexes[-1])
             overrun = self.overrun_along(s, a.unit, hexes, over)  # 7 v
@@ -986,11 +992,11 @@ class Engine:
                 if self.declare.settle(s, p):
                     continue
                 return
-            if p["kind"] == "dice-pool":
+            if p["kind"] == "dice-pool" and self.dicepool is not None:
                 if self.dicepool.settle(s, p):
                     continue
                 return
-            if p["kind"] == "crt-order":
+            if p["kind"] == "crt-order" and self.declarations is not None:
                 if self.declarations.settle(s, p):
                     continue
                 return
@@ -1012,9 +1018,9 @@ class Engine:
                         for _ in range(p["hexes"]):
                             if s.units[u].hex is not None:
                                 self.lose_step(s, u)
-                    alive = any(s.units[u].hex is not None for u in standing)
-                    units = [] if alive else [u for u in units if u not in standing]  # the stack stays
-                    followers = [] if alive else followers
+                    held = any(s.units[u].hex is not None for u in standing)
+                    units = [] if held else [u for u in units if u not in standing]  # the stack stays
+                    followers = [] if held else followers
                 for u in [u for u in units if self.immobile(u)]:  # it cannot retreat (14.3(1))
                     box = eliminate(self.game, s, u)
                     s.log.append({"destroyed": u, "why": "it cannot retreat", "to": box})
@@ -1109,20 +1115,22 @@ class Engine:
         if state.pending and state.pending[0]["kind"] == "battle":
             p = state.pending[0]
             if p["stage"] == "absorb":  # the point that hurts least: ignored, then a disruption, then a loss
-                return min(acts, key=lambda a: (self.battles.hit_harm(state, p, a.unit), a.unit))
+                hits = [a for a in acts if isinstance(a, Hit)]
+                return min(hits, key=lambda a: (self.battles.hit_harm(state, p, a.unit), a.unit))
             if p["stage"] == "options":  # the options that help on average
                 good = [a for a in acts if isinstance(a, Use) and self.battles.option_value(a.option) > 0]
                 return good[0] if good else Done()
             return acts[0]
-        if state.pending and state.pending[0]["kind"] == "dice-pool":
-            return self.dicepool.default(state, state.pending[0], acts)
-        if state.pending and state.pending[0]["kind"] == "crt-order":
-            return self.declarations.default(state, state.pending[0], acts)
+        if state.pending and state.pending[0]["kind"] == "dice-pool" and self.dicepool is not None:
+            return self.dicepool.default(state, state.pending[0], list(acts))
+        if state.pending and state.pending[0]["kind"] == "crt-order" and self.declarations is not None:
+            return self.declarations.default(state, state.pending[0], list(acts))
         if state.pending and state.pending[0]["kind"] == "declare":  # an option where it changes the column
             p = state.pending[0]
             return next((a for a in acts if isinstance(a, Use) and self.declare.worth(state, p, a)), Done())
         if state.pending and state.pending[0]["kind"] == "loss":
-            def cost(a: LoseStep) -> tuple[int, str]:
+            def cost(a: Action) -> tuple[int, str]:
+                assert isinstance(a, LoseStep)
                 u = state.units[a.unit]
                 steps = self.game.counters[a.unit].steps
                 if A.host_of(state, a.unit) is not None:  # an attachment: all it gives

@@ -18,6 +18,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path("/tmp/hexforge-editor-shots")
 
 
+@pytest.fixture(autouse=True)
+def batch_failures(monkeypatch):
+    """A batch that fails shows its message in a modal box, which under test
+    would wait for a click for ever: the message is kept instead, and a test
+    that leaves one fails (a failing engine fails the test, never hangs it)."""
+    from editor import balance as bal
+
+    seen: list[str] = []
+    monkeypatch.setattr(bal.QMessageBox, "critical", lambda parent, title, text: seen.append(text))
+    yield seen
+    assert not seen, f"a batch failed: {seen}"
+
+
 @pytest.fixture
 def win(qtbot, tmp_path, monkeypatch):
     shutil.copytree(ROOT / "games" / "barbarossa-postcard", tmp_path / "games" / "barbarossa-postcard")

@@ -140,7 +140,7 @@ class Engine:
         try:
             h = self.board.parse(text)
         except ValueError as e:
-            raise IllegalActionError(str(e)) from None
+            raise E.without_context(IllegalActionError(str(e)))
         if h not in self.board:
             raise IllegalActionError(f"{text} is not in play")
         return h

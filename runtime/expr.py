@@ -25,7 +25,7 @@ import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TypeAlias, Union
+from typing import TypeAlias, TypeGuard, Union
 
 __all__ = [
     "BUILTINS",
@@ -158,7 +158,7 @@ _ORDERING = frozenset({"<", "<=", ">", ">="})
 # Describing values in messages
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | Fraction]:
     return isinstance(value, (int, Fraction)) and not isinstance(value, bool)
 
 
@@ -274,7 +274,8 @@ def _max(*args: object) -> int | Fraction:
 
 def _abs(*args: object) -> int | Fraction:
     """Absolute value."""
-    return abs(_need_number("abs", _one_arg("abs", args)))
+    value = _need_number("abs", _one_arg("abs", args))
+    return value if value >= 0 else -value
 
 
 def _half(*args: object) -> int:
@@ -404,7 +405,7 @@ def _call(name: str, function: Callable[..., object], args: tuple) -> object:
             detail = type(exc).__name__
         if len(detail) > 200:
             detail = detail[:197] + "..."
-        raise ExprError(f"function {name}() failed: {detail}") from None
+        raise without_context(ExprError(f"function {name}() failed: {detail}"))
 
 
 def evaluate(
@@ -539,7 +540,7 @@ def interpret(
                 values.append(_call(name, table[name], args))
         except ExprError as exc:
             if where and not exc.where:
-                raise ExprError(exc.message, where) from None
+                raise without_context(ExprError(exc.message, where))
             raise
     return values.pop()
 
@@ -603,6 +604,15 @@ def _build(node: Expr, where: str) -> Compiled:
     return _build_call(node.func, tuple(_build(x, where) for x in node.args), where)
 
 
+def without_context(exc: BaseException) -> BaseException:
+    """``exc``, to be raised as ``raise exc from None`` raises it (no cause, the
+    exception being handled not shown with it): said on the exception itself,
+    because compiled code (runtime/compiled.py) drops a raise's ``from``."""
+    exc.__cause__ = None
+    exc.__suppress_context__ = True
+    return exc
+
+
 def _located(exc: ExprError, where: str) -> ExprError:
     """``exc`` with the location ``where`` if it has none (as ``interpret`` locates errors)."""
     return ExprError(exc.message, where) if where and not exc.where else exc
@@ -617,7 +627,7 @@ def _build_name(name: str, where: str) -> Compiled:
         try:
             return _lookup(name, env)
         except ExprError as exc:
-            raise _located(exc, where) from None
+            raise without_context(_located(exc, where))
     return look_up
 
 
@@ -632,7 +642,7 @@ def _build_unary(op: str, operand: Compiled, where: str) -> Compiled:
         try:
             return _unary(op, value)
         except ExprError as exc:
-            raise _located(exc, where) from None
+            raise without_context(_located(exc, where))
     return unary
 
 
@@ -671,7 +681,7 @@ def _build_binary(op: str, left: Compiled, right: Compiled, where: str) -> Compi
         try:
             return _binary(op, a, b)
         except ExprError as exc:
-            raise _located(exc, where) from None
+            raise without_context(_located(exc, where))
     return binary
 
 
@@ -690,7 +700,7 @@ def _build_call(name: str, args: tuple[Compiled, ...], where: str) -> Compiled:
         try:
             return _call(name, function, values)
         except ExprError as exc:
-            raise _located(exc, where) from None
+            raise without_context(_located(exc, where))
     return call
 
 
@@ -700,7 +710,7 @@ def _lookup(name: str, env: Mapping[str, object]) -> object:
     except KeyError:
         pass
     except Exception:
-        raise ExprError(f"cannot look up name '{name}'") from None
+        raise without_context(ExprError(f"cannot look up name '{name}'"))
     message = f"unknown name '{name}'"
     try:
         close = difflib.get_close_matches(name, [k for k in env if isinstance(k, str)], n=1)
@@ -826,14 +836,15 @@ def to_text(expr: Expr) -> str:
                 if text.startswith("-"):
                     text = " " + text
                 results.append((f"{node.op}{text}", _NEG_PREC))
-        else:  # Binary
+        else:
+            assert isinstance(node, Binary)
             right, right_prec = results.pop()
             left, left_prec = results.pop()
-            prec = PRECEDENCE.get(node.op)
-            if prec is None:
+            op_prec = PRECEDENCE.get(node.op)
+            if op_prec is None:
                 raise ExprError(f"unknown operator {node.op!r}")
-            left_needed = prec + 1 if prec == _COMPARISON else prec
+            left_needed = op_prec + 1 if op_prec == _COMPARISON else op_prec
             results.append(
-                (f"{_wrap(left, left_prec, left_needed)} {node.op} {_wrap(right, right_prec, prec + 1)}", prec)
+                (f"{_wrap(left, left_prec, left_needed)} {node.op} {_wrap(right, right_prec, op_prec + 1)}", op_prec)
             )
     return results.pop()[0]

@@ -35,7 +35,7 @@ import sys
 from pathlib import Path
 
 # the modules compiled, as paths under the project's root
-COMPILED = ("runtime/supply.py", "runtime/movement.py", "runtime/zoc.py", "runtime/engine.py", "runtime/expr.py")
+COMPILED = ("runtime/supply.py", "runtime/movement.py", "runtime/zoc.py", "runtime/engine.py", "runtime/expr.py", "runtime/state.py")
 MODULES = tuple(p[:-3].replace("/", ".") for p in COMPILED)  # their names as imported
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "fast"

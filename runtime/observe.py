@@ -236,7 +236,7 @@ _VALUES = operator.attrgetter(*_FIELDS)  # (a state's fields in one call: GameSt
 
 def _shallow(state: GameState) -> GameState:
     """A new state object sharing every field's value with ``state``."""
-    s = object.__new__(type(state))
+    s = type(state).__new__(type(state))
     for name, value in zip(_FIELDS, _VALUES(state)):
         setattr(s, name, value)
     return s

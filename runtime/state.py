@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from .definition import Die, GameDefinition
 from .hexes import Hex
+
+try:  # (mypyc reads the mark where it compiles this module: runtime/compiled.py)
+    from mypy_extensions import mypyc_attr
+except ImportError:  # (no mypy, so nothing compiled: the mark means nothing)
+    def mypyc_attr(*_attrs, **_marks):  # type: ignore[no-redef,misc]
+        return lambda cls: cls
 
 
 TRAIL_KEPT = 256  # the longest trail: data carried from further back is worked out again
@@ -59,7 +66,7 @@ class GameState:
     attacked_hexes: set[Hex] = field(default_factory=set)  # hexes attacked this segment
     pending: list[dict] = field(default_factory=list)  # decisions owed (losses, retreats, advances)
     seed: int = 0
-    rng_state: object = None
+    rng_state: tuple | None = None
     log: list[dict] = field(default_factory=list)
     occupants: dict[Hex, tuple[str, ...]] = field(default_factory=dict)  # index: hex -> unit ids, in arrival order
     version: int = 0  # bumped whenever a unit moves; caches key on it
@@ -97,7 +104,7 @@ class GameState:
 
     # ----------------------------------------------------------------- copy
     def copy(self) -> "GameState":
-        s = object.__new__(type(self))  # (not through __init__: its defaults would be thrown away)
+        s = type(self).__new__(type(self))  # (not through __init__: its defaults would be thrown away)
         # numbers, strings, the dice's state and the trail are shared; each container is copied with its
         # own copy(), the quickest way; what is empty most of the game is copied only when it is not
         s.turn, s.phase, s.active, s.seed, s.rng_state = self.turn, self.phase, self.active, self.seed, self.rng_state
@@ -131,7 +138,7 @@ class GameState:
         # stamp until one of that side's units moves, carried data until a hex it read changes (it is
         # checked against the trail when read); facts fixed at set-up (string keys) always do
         v, placed = self.version, self.placed
-        kept = {}
+        kept: dict = {}
         for k, x in self.cache.items():
             if type(k) is tuple:
                 last = k[-1]
@@ -226,12 +233,23 @@ class GameState:
         return r
 
     def roll(self, die: Die, purpose: str) -> int:
-        """Roll a die: the only source of chance.  Logged."""
-        r = self.rng()
-        total = sum(r.randint(1, die.sides) for _ in range(die.count))
-        self.rng_state = r.getstate()
+        """Roll a die: the only source of chance (unless the dice are
+        loaded: ``LOADED_DICE``).  Logged."""
+        loaded = LOADED_DICE
+        total = loaded(self, die, purpose) if loaded is not None else None
+        if total is None:
+            r = self.rng()
+            total = sum(r.randint(1, die.sides) for _ in range(die.count))
+            self.rng_state = r.getstate()
         self.log.append({"roll": die.name, "result": total, "for": purpose})
         return total
+
+
+# Loaded dice, for a test that needs a roll's result (a CRT's row, a bombing's hits): None, or a function
+# (state, die, what the roll is for) -> the total to take instead of rolling, or None to roll (the
+# generator is then drawn as it would be).  A module variable a test sets, not a method it patches:
+# GameState is compiled (runtime/compiled.py), and compiled code calls its methods directly.
+LOADED_DICE: Callable[[GameState, Die, str], int | None] | None = None
 
 
 def fingerprint(s: GameState) -> tuple:
@@ -242,6 +260,11 @@ def fingerprint(s: GameState) -> tuple:
             len(s.activated), len(s.moved), len(s.attacked), len(s.done), len(s.cup), s.result is None)
 
 
+def _refuse(self, *args, **kwargs):
+    raise TypeError("a Frozen dict is never changed")
+
+
+@mypyc_attr(native_class=False)  # (a dict subclass: an ordinary class, where compiled)
 class Frozen(dict):
     """A dict of plain data that is never changed once made, nor what it
     holds (what each side fired in a battle, which the log holds too): the
@@ -249,10 +272,14 @@ class Frozen(dict):
 
     __slots__ = ()
 
-    def _refuse(self, *args, **kwargs):
-        raise TypeError("a Frozen dict is never changed")
-
-    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    __ior__ = _refuse
+    clear = _refuse
+    pop = _refuse
+    popitem = _refuse
+    setdefault = _refuse
+    update = _refuse
 
     def __reduce__(self):  # (copied and pickled as made, not item by item)
         return Frozen, (dict(self),)

@@ -64,11 +64,10 @@ def test_the_bomber_allots_its_hits_in_the_playtest(qtbot, tmp_path, monkeypatch
     """16.2(3): after a bombing that hits, the German player picks the Soviet
     tank weapons the hits neutralise, each for its armour."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    from runtime.state import GameState
+    from runtime import state
     faces = [1, 2, 6]   # the He 111's three dice: 2 hits on clear (3 or less)
-    real = GameState.roll
-    monkeypatch.setattr(GameState, "roll", lambda self, die, why: faces.pop(0) if faces and "bombing" in why
-                        else real(self, die, why))
+    monkeypatch.setattr(state, "LOADED_DICE", lambda s, die, why: faces.pop(0) if faces and "bombing" in why
+                        else None)
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board
@@ -295,9 +294,8 @@ def test_a_commander_rolls_an_air_die_again_in_the_playtest(qtbot, tmp_path, mon
     """签一览 ①: the AA gun's hit on the German aircraft, and the German
     commander kept in the battle offered to roll that die again."""
     monkeypatch.setenv("HEXFORGE_RECOVERY_DIR", str(tmp_path / "recovery"))
-    from runtime.state import GameState
-    real = GameState.roll
-    monkeypatch.setattr(GameState, "roll", lambda self, die, why: 2 if why.startswith("AA fire") else real(self, die, why))
+    from runtime import state
+    monkeypatch.setattr(state, "LOADED_DICE", lambda s, die, why: 2 if why.startswith("AA fire") else None)
     with prokhorovka_hotseat(qtbot) as w:
         s = w.state.copy()
         g, b = w.game, w.board

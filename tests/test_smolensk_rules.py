@@ -10,7 +10,7 @@ import pytest
 from runtime.actions import Advance, Retreat
 from runtime.board import Board
 from runtime.engine import Engine
-from runtime.state import GameState
+from runtime import state
 from runtime.supply import in_supply
 
 from helpers import gekitou_game, setup_state
@@ -25,8 +25,7 @@ def smolensk():
 
 
 def fixed_die(monkeypatch, value):
-    monkeypatch.setattr(GameState, "roll", lambda self, die, purpose: (
-        self.log.append({"roll": die.name, "result": value, "for": purpose}) or value))
+    monkeypatch.setattr(state, "LOADED_DICE", lambda s, die, purpose: value)
 
 
 # ---------------------------------------------------------------- 2.1(1)3, 3.3: sources

@@ -2,10 +2,13 @@
 that loads them while they are what the sources say.
 
 The searches a bot runs millions of (movement's Dijkstra, the supply
-breadth-first search, the zones of control) are plain, typed Python.  mypyc
-(part of mypy) compiles those modules into C extensions: the same code, run
-without the interpreter's dispatch: Smolensk's random playouts run about a
-fifth faster, Barbarossa's a twentieth (``bench/bench_playout.py`` prints both
+breadth-first search, the zones of control), the engine that lists and
+applies the moves and battles, the expressions the rules are written in, and
+the game state they all read are plain, typed Python.  mypyc (part of mypy)
+compiles those modules into C extensions: the same code, run without the
+interpreter's dispatch, and a state's fields read directly by the compiled
+engine.  Barbarossa's random playouts run about a third faster than plain
+Python, Smolensk's about a fifth (``bench/bench_playout.py`` prints both
 ways).  The sources stay the truth:
 
 - ``python -m runtime.compile`` builds the extensions into ``build/fast`` beside
@@ -18,10 +21,22 @@ ways).  The sources stay the truth:
   runs as plain Python until the next build.  A machine without a C compiler
   or mypy runs plain Python too; nothing else changes.
 
-A compiled module checks its type annotations as it runs: an annotation
-that does not hold (a value that may be None, a dict subclass where a dict
-is declared) is a ``TypeError`` there, not a hint.  ``mypy`` must pass on the
-modules listed here, which the build does first.
+What compiling changes, which the tests run both ways (``make test`` runs
+them compiled; ``tests/test_compiled.py`` plays four games both ways):
+
+- A compiled module checks its type annotations as it runs: an annotation
+  that does not hold (a value that may be None, a dict subclass where a dict
+  is declared, a local that held a tuple and is given a list) is a
+  ``TypeError`` there, not a hint.  ``mypy`` must pass on the modules listed
+  here, which the build does first.
+- A class of a compiled module is a native class: its methods are called
+  directly by compiled code, so patching one (a test's) changes nothing there
+  (``state.LOADED_DICE`` loads the dice instead of a patched
+  ``GameState.roll``); it is made with ``cls.__new__(cls)``, not
+  ``object.__new__(cls)``; an interpreted class cannot subclass it.  A class
+  that must stay an ordinary one says so (``@mypyc_attr(native_class=False)``).
+- mypyc drops a raise's ``from``: ``raise expr.without_context(e)`` says on
+  the exception what ``raise e from None`` would.
 """
 from __future__ import annotations
 
@@ -35,7 +50,8 @@ import sys
 from pathlib import Path
 
 # the modules compiled, as paths under the project's root
-COMPILED = ("runtime/supply.py", "runtime/movement.py", "runtime/zoc.py", "runtime/engine.py", "runtime/expr.py", "runtime/state.py")
+COMPILED = ("runtime/supply.py", "runtime/movement.py", "runtime/zoc.py", "runtime/engine.py", "runtime/expr.py",
+            "runtime/state.py")
 MODULES = tuple(p[:-3].replace("/", ".") for p in COMPILED)  # their names as imported
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "fast"

@@ -3,8 +3,9 @@ that loads them while they are what the sources say.
 
 The searches a bot runs millions of (movement's Dijkstra, the supply
 breadth-first search, the zones of control), the engine that lists and
-applies the moves and battles, the expressions the rules are written in, and
-the game state they all read are plain, typed Python.  mypyc (part of mypy)
+applies the moves and battles (and fights firepower battles), the
+expressions the rules are written in, and the game state they all read are
+plain, typed Python.  mypyc (part of mypy)
 compiles those modules into C extensions: the same code, run without the
 interpreter's dispatch, and a state's fields read directly by the compiled
 engine.  Barbarossa's random playouts run about a third faster than plain
@@ -51,7 +52,7 @@ from pathlib import Path
 
 # the modules compiled, as paths under the project's root
 COMPILED = ("runtime/supply.py", "runtime/movement.py", "runtime/zoc.py", "runtime/engine.py", "runtime/expr.py",
-            "runtime/state.py")
+            "runtime/state.py", "runtime/combat/firepower.py", "runtime/combat/options.py")
 MODULES = tuple(p[:-3].replace("/", ".") for p in COMPILED)  # their names as imported
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "fast"

@@ -16,6 +16,7 @@ import pytest
 
 from runtime import compiled as C
 from runtime import engine, expr, movement, state, supply, zoc
+from runtime.combat import firepower
 
 from helpers import ROOT
 
@@ -57,7 +58,7 @@ def test_the_compiled_modules_are_in_use_where_they_can_be_built():
         pytest.skip("no mypyc or no C compiler: the engine runs as plain Python")
     ok, why = C.status()
     assert ok, f"{why} (make builds them; or python -m runtime.compile)"
-    assert all(C.compiled(m) for m in (engine, expr, movement, state, supply, zoc))
+    assert all(C.compiled(m) for m in (engine, expr, firepower, movement, state, supply, zoc))
     assert str(movement.__file__).startswith(str(C.OUT))
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from .. import expr as E
 from ..actions import Action, Attack, Done, Hit, IllegalActionError, Retreat, Use
@@ -43,6 +43,7 @@ from ..hexes import Hex
 from ..movement import class_costs
 from ..state import Frozen, GameState, eliminate
 from ..tables import number, roll_table
+from .modifiers import Env
 from .options import open_options, open_uses, spend
 
 
@@ -107,7 +108,7 @@ def crossed(game: GameDefinition, board: Board, state: GameState, attackers: lis
 
 
 def report(game: GameDefinition, board: Board, state: GameState, h: Hex, attacker: str,
-           env: tuple[dict, dict], used: list | None = None) -> BattleReport:
+           env: Env, used: list | None = None) -> BattleReport:
     """The firepower of both sides in the battle in ``h``; ``used`` holds
     the battle options taken so far: [option id, unit, side, own, enemy]."""
     here = state.units_at(h)
@@ -133,7 +134,8 @@ def report(game: GameDefinition, board: Board, state: GameState, h: Hex, attacke
             1 for x in units if str(sel) in game.selectors_of(x))}, fns)
         for m in game.modifiers.get("firepower", ()):
             if m.condition is None or E.evaluate(m.condition, local, local_fns) is True:
-                v = int(E.evaluate(m.amount, local, local_fns))
+                amount: Any = E.evaluate(m.amount, local, local_fns)  # (a number: the checker saw to it)
+                v = int(amount)
                 if v:
                     f.modifiers.append((m.title or "modifier", v))
         fire[side] = f
@@ -153,7 +155,7 @@ def calls_nothing(exprs) -> bool:
     return not any(isinstance(n, E.Call) for x in exprs if x is not None for n in E.walk(x))
 
 
-def threshold(game: GameDefinition, state: GameState, uid: str, target: str, env: tuple[dict, dict]) -> int:
+def threshold(game: GameDefinition, state: GameState, uid: str, target: str, env: Env) -> int:
     """The firepower a unit absorbs before it is disrupted (``disrupt-at``)
     or, already disrupted, eliminated (``eliminate-at``): the sum of the
     game's modifiers, at least 1."""
@@ -165,7 +167,8 @@ def threshold(game: GameDefinition, state: GameState, uid: str, target: str, env
     total = 0
     for m in game.modifiers.get(target, ()):
         if m.condition is None or E.evaluate(m.condition, local, fns) is True:
-            total += int(E.evaluate(m.amount, local, fns))
+            amount: Any = E.evaluate(m.amount, local, fns)  # (a number: the checker saw to it)
+            total += int(amount)
     return max(1, total)
 
 
@@ -175,7 +178,7 @@ class FirepowerBattles:
     options (attacker, then defender), fire, absorb (each side assigns the
     enemy's firepower), outcome, retreat."""
 
-    def __init__(self, engine):
+    def __init__(self, engine: Any) -> None:  # (the Engine: runtime/engine.py imports this module)
         self.e = engine
         self.game: GameDefinition = engine.game
         self.board: Board = engine.board
@@ -259,6 +262,8 @@ class FirepowerBattles:
         would be, for the editor's panel)."""
         if p is not None:
             return report(self.game, self.board, s, self._hex(p), p["attacker"], self.e.env(s), p["used"])
+        if target is None:
+            raise ValueError("a battle report needs the battle pending or a target hex")
         return report(self.game, self.board, s, target, s.active, self.e.env(s), [])
 
     def open_options(self, s: GameState, p: dict) -> tuple[BattleOption, ...]:
@@ -270,7 +275,8 @@ class FirepowerBattles:
             else work()
 
     def option_actions(self, s: GameState, p: dict) -> list[Action]:
-        return open_uses(self.game, s, p["side"], self._hex(p), p["used"], self.open_options(s, p))
+        uses: list[Action] = [*open_uses(self.game, s, p["side"], self._hex(p), p["used"], self.open_options(s, p))]
+        return uses
 
     def hit_candidates(self, s: GameState, p: dict) -> list[str]:
         h = self._hex(p)

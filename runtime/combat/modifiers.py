@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from fractions import Fraction
+from typing import Any
 
 from .. import expr as E
 from ..board import Board
@@ -23,7 +24,9 @@ from ..definition import GameDefinition
 from ..hexes import Hex
 from ..state import GameState
 
-Env = tuple[dict, dict]
+# the names and functions an expression reads: the functions a dict, or a mapping that makes each when
+# first looked up (runtime.victory.Functions)
+Env = tuple[dict, Any]
 
 
 def plain_env(game: GameDefinition, state: GameState) -> Env:

@@ -18,10 +18,11 @@ from ..actions import Use
 from ..definition import BattleOption, GameDefinition
 from ..hexes import Hex
 from ..state import GameState, Unit
+from .modifiers import Env
 
 
 def option_open(game: GameDefinition, opt: BattleOption, side: str, attacker: str, defender: str,
-                env: tuple[dict, dict], local: dict | None = None) -> bool:
+                env: Env, local: dict | None = None) -> bool:
     """May ``side`` use ``opt`` in a battle between these sides now?
     ``local``: the names of ``env`` with the battle's (``battle_names``),
     when the caller has them."""
@@ -35,7 +36,7 @@ def option_open(game: GameDefinition, opt: BattleOption, side: str, attacker: st
     return E.evaluate(opt.condition, local, env[1]) is True
 
 
-def battle_names(env: tuple[dict, dict], side: str, attacker: str, defender: str) -> dict:
+def battle_names(env: Env, side: str, attacker: str, defender: str) -> dict:
     """The names of ``env`` with a battle's: side, enemy, attacker, defender."""
     local = dict(env[0])
     local.update({"side": side, "enemy": defender if side == attacker else attacker, "attacker": attacker,
@@ -53,7 +54,7 @@ def near_units(state: GameState, opt: BattleOption, side: str, h: Hex) -> list[U
         occupants = state.occupants
         return [state.units[x] for n in h.within(opt.within) for x in occupants.get(n, ())
                 if state.units[x].side == side]
-    return [u for u in state.on_map(side) if u.hex.distance(h) <= opt.within]
+    return [u for u in state.on_map(side) if u.hex is not None and u.hex.distance(h) <= opt.within]
 
 
 def providers(game: GameDefinition, opt: BattleOption, units: list[Unit]) -> list[str]:
@@ -88,7 +89,7 @@ def used_in_game(state: GameState, opt: BattleOption) -> int:
 
 
 def open_options(game: GameDefinition, side: str, attacker: str, defender: str,
-                 env: tuple[dict, dict]) -> tuple[BattleOption, ...]:
+                 env: Env) -> tuple[BattleOption, ...]:
     """The battle options ``side`` may use in a battle between these sides
     now (``option_open``), before the per-game, per-battle and provider
     checks of ``open_uses``."""

@@ -24,8 +24,8 @@ from .combat.declare import CrtDeclarations
 from .combat.order import DeclaredAttacks
 from .combat.fire import FireAttacks
 from .combat.dicepool.fight import DicePoolBattles, check_attack
-from .actions import (Action, Advance, Attack, Detach, Displace, Done, Hit, Hold, IllegalActionError, LoseStep, Move, Moves,
-                      Retreat, SendBack, Use, parse_action)
+from .actions import (Action, Advance, Attack, Detach, Displace, Done, Hit, Hold, IllegalActionError, LoseStep, Move,
+                      Moves, Retreat, SendBack, Use, parse_action)
 from .board import Board
 from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
@@ -176,7 +176,8 @@ class Engine:
             chosen, barred = self._selected(only, exclude)
             ex = exclude or ()
             out = [x for x, u in pairs if u.side == active and u.hex is not None and x not in barred
-                   and (not u.markers or u.markers.isdisjoint(ex)) and (x in chosen or not u.markers.isdisjoint(only or ()))]
+                   and (not u.markers or u.markers.isdisjoint(ex))
+                   and (x in chosen or not u.markers.isdisjoint(only or ()))]
         if limit and state.phase == "movement" and len({x for x in state.moved if "@" not in x}) >= int(limit):
             out = [x for x in out if x in state.moved]  # (phase_bars' test of the limit: the units that moved go on)
         return out
@@ -580,8 +581,10 @@ class Engine:
                 raise IllegalActionError("every battle must be fought before the combat phase ends: "
                                          + ", ".join(self.board.hex_id(h) for h in self.battle_hexes(s)))
             if s.phase == "movement" and judged_at_end(self.game):  # 3.4(4): judged at the end of movement
-                movers = {g[0] for g in self._move_actions(s).groups} if overstacked(self.game, s, s.active) \
-                    else set()
+                movers: set[str] = set()
+                if overstacked(self.game, s, s.active):
+                    offered = self.legal_actions(s)
+                    movers = {g[0] for g in offered.groups} if isinstance(offered, Moves) else set()
                 why = end_movement(self.game, s, movers, self.board.hex_id)
                 if why:
                     raise IllegalActionError(why)
@@ -1129,8 +1132,7 @@ class Engine:
             p = state.pending[0]
             return next((a for a in acts if isinstance(a, Use) and self.declare.worth(state, p, a)), Done())
         if state.pending and state.pending[0]["kind"] == "loss":
-            def cost(a: Action) -> tuple[int, str]:
-                assert isinstance(a, LoseStep)
+            def cost(a: LoseStep) -> tuple[int, str]:
                 u = state.units[a.unit]
                 steps = self.game.counters[a.unit].steps
                 if A.host_of(state, a.unit) is not None:  # an attachment: all it gives
@@ -1138,5 +1140,5 @@ class Engine:
                 now = sum(steps[u.step].values())
                 after = sum(steps[u.step + 1].values()) if u.step + 1 < len(steps) else 0
                 return now - after, a.unit
-            return min(acts, key=cost)
+            return min((a for a in acts if isinstance(a, LoseStep)), key=cost)
         return acts[0]

@@ -27,6 +27,7 @@ from .combat.dicepool.fight import DicePoolBattles, check_attack
 from .actions import (Action, Advance, Attack, Detach, Displace, Done, Hit, Hold, IllegalActionError, LoseStep, Move,
                       Moves, Retreat, SendBack, Use, parse_action)
 from .board import Board
+from .combat.modifiers import Env
 from .combat.odds import code_at, combat_odds, resolve
 from .definition import GameDefinition, MovementMode, ResultCode
 from .hexes import Hex
@@ -87,7 +88,7 @@ class Engine:
         self.controllable = frozenset(h for h, mh in self.board.map.hexes.items()
                                       if game.control_hexes == "all" or mh.features or mh.vp)
         # names and functions for the game's expressions (the runner supplies the full set)
-        self.env: Callable[[GameState], tuple[dict, Any]] = self._plain_env
+        self.env: Callable[[GameState], Env] = self._plain_env
         # (condition, the turn, phase, active side, variables and names bound) -> (condition, value), for
         # conditions that read only names (``_reads_names_only``): the names of ``env`` read nothing else
         self._names_memo: dict[tuple, tuple] = {}
@@ -104,7 +105,7 @@ class Engine:
         # advance: the ``enter-each`` checkpoint (AVD 移动 1 g-h: every star hex entered)
         self.on_enter: Callable[[GameState, str, list], None] | None = None
 
-    def _plain_env(self, s: GameState) -> tuple[dict, Any]:
+    def _plain_env(self, s: GameState) -> Env:
         g = self.game
         weather = g.turn_track.turn(s.turn).values.get("weather") if g.turn_track.turns else None
         names: dict = dict(self.declared)

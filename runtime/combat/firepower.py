@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from .. import expr as E
 from ..actions import Action, Attack, Done, Hit, IllegalActionError, Retreat, Use
@@ -275,8 +275,8 @@ class FirepowerBattles:
             else work()
 
     def option_actions(self, s: GameState, p: dict) -> list[Action]:
-        uses: list[Action] = [*open_uses(self.game, s, p["side"], self._hex(p), p["used"], self.open_options(s, p))]
-        return uses
+        # (a list of Use actions, read as the list of answers it is: not copied)
+        return cast(list[Action], open_uses(self.game, s, p["side"], self._hex(p), p["used"], self.open_options(s, p)))
 
     def hit_candidates(self, s: GameState, p: dict) -> list[str]:
         h = self._hex(p)

@@ -16,10 +16,8 @@
 """
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Union
 
 
 class IllegalActionError(Exception):
@@ -35,108 +33,6 @@ class Move:
 
     def __str__(self) -> str:
         return f"move {self.unit} {self.to}" + (f" {self.mode}" if self.mode else "")
-
-
-class ActionList(Sequence):
-    """Decisions listed without building them (a movement segment or a set-up
-    offers thousands), read as the list they stand for: length, index
-    (slices and negative indices too), membership, iteration, equality and
-    ``+``.  A subclass says its length, builds the answer at a valid index
-    (``_at``) and iterates."""
-
-    __slots__ = ()
-
-    def _at(self, i: int):
-        raise NotImplementedError
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("action index out of range")
-        return self._at(i)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
-
-    def __add__(self, other) -> list:
-        return list(self) + list(other)
-
-
-class HexGroups(ActionList):
-    """Answers in groups, each ending with the hexes its answers name (by
-    their ids, ``hex_id``), then a tail of other answers: a group's answer
-    for one hex is ``_make(group, hex id)``."""
-
-    __slots__ = ("groups", "tail", "_hex_id", "_ends")
-
-    def __init__(self, groups: list[tuple], tail: list, hex_id: Callable[[Any], str]):
-        self.groups, self.tail, self._hex_id = groups, list(tail), hex_id
-        ends, n = [], 0
-        for g in groups:
-            n += len(g[-1])
-            ends.append(n)
-        self._ends = ends
-
-    def _make(self, group: tuple, hex_id: str):
-        raise NotImplementedError
-
-    def __len__(self) -> int:
-        return (self._ends[-1] if self._ends else 0) + len(self.tail)
-
-    def _at(self, i: int):
-        k = self._ends[-1] if self._ends else 0
-        if i >= k:
-            return self.tail[i - k]
-        g = bisect_right(self._ends, i)
-        group = self.groups[g]
-        return self._make(group, self._hex_id(group[-1][i - (self._ends[g - 1] if g else 0)]))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({len(self)} actions)"
-
-
-class Moves(HexGroups):
-    """The move decisions ``[Move(unit, hex_id(h), mode) for (unit, mode,
-    hexes) in groups for h in hexes] + tail``, in that order, without
-    building them: a movement segment offers every destination of every unit
-    that may move, and an agent takes one (the move last built is known to
-    be in the list without a search: the engine asks when it is made)."""
-
-    __slots__ = ("_parse", "_made")
-
-    def __init__(self, groups: list[tuple[str, str, Sequence]], tail: list, hex_id: Callable[[Any], str],
-                 parse: Callable[[str], Any]):
-        super().__init__(groups, tail, hex_id)
-        self._parse = parse
-        self._made: Move | None = None
-
-    def _make(self, group: tuple, hex_id: str) -> Move:
-        a = self._made = Move(group[0], hex_id, group[1])
-        return a
-
-    def __iter__(self):
-        hex_id = self._hex_id
-        for unit, mode, hexes in self.groups:
-            for h in hexes:
-                yield Move(unit, hex_id(h), mode)
-        yield from self.tail
-
-    def __contains__(self, a) -> bool:
-        if a is self._made and a is not None:  # (built from the list: in it)
-            return True
-        if isinstance(a, Move):  # (the hex its id names, if that is how the list names it, among the unit's)
-            try:
-                h = self._parse(a.to)
-            except (ValueError, TypeError):  # (not a hex id: not a listed move)
-                h = None
-            if h is not None and self._hex_id(h) == a.to and \
-                    any(unit == a.unit and mode == a.mode and h in hexes for unit, mode, hexes in self.groups):
-                return True
-        return a in self.tail
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,10 +37,11 @@ import random
 from collections import Counter
 from typing import Callable
 
+from .action_lists import Placements, UnitPlacements
 from .actions import Advance, Attack, Displace, Done, Fire, Hold, LoseStep, Use
 from .bot_options import ATTACK, HOLD, OPTIONS, RISK, SWITCHES
 from .combat.odds import combat_odds, modified_by
-from .decisions import Activate, Attach, Designate, Pick, Placements, Take, UnitPlacements, Withdraw
+from .decisions import Activate, Attach, Designate, Pick, Take, Withdraw
 from .greedy_moves import GreedyMoves, Nearest
 from .hexes import any_within, count_within, counts_within, nearest
 from .observe import determinise, hides_anything, observe

@@ -4,7 +4,8 @@ that loads them while they are what the sources say.
 The searches a bot runs millions of (movement's Dijkstra, the supply
 breadth-first search, the zones of control), the engine that lists and
 applies the moves and battles (and fights firepower battles), the
-expressions the rules are written in, and the game state they all read are
+expressions the rules are written in, the actions and the lazy lists of
+them, and the game state they all read are
 plain, typed Python.  mypyc (part of mypy)
 compiles those modules into C extensions: the same code, run without the
 interpreter's dispatch, and a state's fields read directly by the compiled
@@ -52,7 +53,8 @@ from pathlib import Path
 
 # the modules compiled, as paths under the project's root
 COMPILED = ("runtime/supply.py", "runtime/movement.py", "runtime/zoc.py", "runtime/engine.py", "runtime/expr.py",
-            "runtime/state.py", "runtime/combat/firepower.py", "runtime/combat/options.py")
+            "runtime/state.py", "runtime/combat/firepower.py", "runtime/combat/options.py", "runtime/actions.py",
+            "runtime/decisions.py", "runtime/action_lists.py")
 MODULES = tuple(p[:-3].replace("/", ".") for p in COMPILED)  # their names as imported
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "fast"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from collections.abc import Sequence
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from . import attachments as A
 from . import expr as E
@@ -24,8 +24,9 @@ from .combat.declare import CrtDeclarations
 from .combat.order import DeclaredAttacks
 from .combat.fire import FireAttacks
 from .combat.dicepool.fight import DicePoolBattles, check_attack
+from .action_lists import Moves
 from .actions import (Action, Advance, Attack, Detach, Displace, Done, Hit, Hold, IllegalActionError, LoseStep, Move,
-                      Moves, Retreat, SendBack, Use, parse_action)
+                      Retreat, SendBack, Use, parse_action)
 from .board import Board
 from .combat.modifiers import Env
 from .combat.odds import code_at, combat_odds, resolve
@@ -320,7 +321,7 @@ class Engine:
             memo: dict = {}  # conditions evaluated once for this state (it does not change meanwhile)
             self._memo = memo
             try:
-                acts = self._move_actions(state)
+                acts = cast(Sequence[Action], self._move_actions(state))  # (an ActionList, registered as a Sequence)
             finally:
                 self._memo = None
             self._listed = (state, state.step, fingerprint(state), acts, memo)  # (apply checks a move with them)

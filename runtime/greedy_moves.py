@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable
 
-from .actions import Detach, Done, IllegalActionError, Move, Moves
+from .action_lists import Moves
+from .actions import Detach, Done, IllegalActionError, Move
 from .hexes import farthest, nearest
 from .objectives import entry_places
 from .menace import Menace, odds_crt

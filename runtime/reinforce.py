@@ -7,7 +7,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .actions import Done
-from .decisions import Choose, Place, UnitPlacements
+from .action_lists import UnitPlacements
+from .decisions import Choose, Place
 from .definition import Phase, Placement
 from .hexes import Hex
 from .movement import (ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, stack_weight,

@@ -28,12 +28,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .action_lists import Placements, Transfers
 from .actions import Attack, Displace, Done, Fire, IllegalActionError, Move, Use
 from .board import Board
 from .chitpull import ChitPull
 from .designate import Designation, designate_markers, until_turn_markers
-from .decisions import (Activate, Choose, Pick, Place, Placements, Play, RunnerAction, Take, Transfer, Transfers,
-                        Withdraw, parse)
+from .decisions import Activate, Choose, Pick, Place, Play, RunnerAction, Take, Transfer, Withdraw, parse
 from .definition import GameDefinition, Phase
 from .effects import Effects
 from .engine import Engine

@@ -2,7 +2,7 @@
 supply maps and retreat distances shared across states (runtime/supply.py,
 runtime/retreat.py) after random action sequences, the CRT columns and
 probabilities kept per argument, set-up hexes shared by units alike, the
-place decisions built on demand (runtime.decisions.Placements), and bots
+place decisions built on demand (runtime.action_lists.Placements), and bots
 that play the same game again for the same seed."""
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from dsl.compiler import compile_game
 from runtime import expr as E
 from runtime import movement as M
 from runtime import supply as S
-from runtime.actions import Done, IllegalActionError, Move, Moves, Use
+from runtime.action_lists import Moves, Placements, Transfers, UnitPlacements
+from runtime.actions import Done, IllegalActionError, Move, Use
 from runtime.bots import make_bot, play
-from runtime.decisions import Place, Placements, Transfer, Transfers, UnitPlacements
+from runtime.decisions import Place, Transfer
 from runtime.runner import Runner
 from runtime.supply import sources_of
 from runtime.zoc import enemy_zoc, zoc_of
@@ -389,7 +390,7 @@ def _outcome(r: Runner, s, a):
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from([("smolensk", "short"), ("barbarossa-postcard", None)]))
 def test_property_move_decisions_read_as_the_full_list(seed, game):
-    """The movement segment's actions, built when read (runtime.actions.Moves),
+    """The movement segment's actions, built when read (runtime.action_lists.Moves),
     are the full list in its order: length, every index (negative too),
     slices, membership (and what is not in it), iteration and equality; a
     move not in it is judged as it is without a list: refused for the same
@@ -770,7 +771,7 @@ def _all_deployments(r: Runner, s) -> list:
 @given(seed=st.integers(0, 2**31 - 1), game=st.sampled_from(FOUR_GAMES))
 def test_property_set_up_decisions_read_as_the_full_list(seed, game):
     """A set-up decision's actions (``deploy``), built when read
-    (runtime.decisions.UnitPlacements), are the full list in its order:
+    (runtime.action_lists.UnitPlacements), are the full list in its order:
     length, every index (negative too), slices, membership (and what is not
     in it), iteration and equality, in every game that sets up so."""
     r = runner(*game)

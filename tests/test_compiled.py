@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from runtime import compiled as C
-from runtime import engine, expr, movement, state, supply, zoc
+from runtime import action_lists, actions, decisions, engine, expr, movement, state, supply, zoc
 from runtime.combat import firepower
 
 from helpers import ROOT
@@ -58,8 +58,25 @@ def test_the_compiled_modules_are_in_use_where_they_can_be_built():
         pytest.skip("no mypyc or no C compiler: the engine runs as plain Python")
     ok, why = C.status()
     assert ok, f"{why} (make builds them; or python -m runtime.compile)"
-    assert all(C.compiled(m) for m in (engine, expr, firepower, movement, state, supply, zoc))
+    assert all(C.compiled(m) for m in (action_lists, actions, decisions, engine, expr, firepower, movement, state,
+                                       supply, zoc))
     assert str(movement.__file__).startswith(str(C.OUT))
+
+
+def test_the_lazy_action_lists_are_sequences_and_nothing_else_is_one_of_them():
+    """A compiled class derived from an abstract class shares its registry: the lists are
+    registered as a ``Sequence`` instead, so a plain list is no ``Placements``."""
+    from collections.abc import Sequence
+
+    p = action_lists.Placements(["7Pz", "4Pz"], ["0101", "0102"], [actions.Done()])
+    assert isinstance(p, Sequence) and not isinstance(p, list)
+    assert not isinstance([], action_lists.Placements) and not isinstance((), action_lists.ActionList)
+    assert not isinstance(list(p), action_lists.Moves)
+    every = list(p)
+    assert len(p) == 5 and p == every and list(reversed(p)) == every[::-1] and p[-1] == actions.Done()
+    assert p.index(decisions.Place("4Pz", "0101")) == 2 and p.count(decisions.Place("7Pz", "0102")) == 1
+    with pytest.raises(ValueError):
+        p.index(decisions.Place("1Pz", "0101"))
 
 
 def test_compiled_and_plain_modules_play_the_same_games():

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsl.compiler import compile_game
-from runtime.actions import Moves
+from runtime.action_lists import Moves
 from runtime.bots import GreedyBot
 from runtime.greedy_moves import listed_moves
 from runtime.hexes import Hex, count_within, counts_within, farthest

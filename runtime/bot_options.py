@@ -27,11 +27,7 @@ OPTIONS = {"hold": (0.0, 1.0, "how near an enemy unit must come, as a share of t
                               f"(default {RISK})"),
            "moves": (0, 1, "1: the search weighs movement and set-up decisions as well, where attacks are declared "
                            "after movement (Smolensk); 0: it never does, where moving in attacks (Barbarossa) "
-                           "either; by default only there"),
-           "plans": (0, 20, "where attacks are declared after movement (Smolensk): when an activation of the side "
-                            "starts, play each of a portfolio of greedy plans to the end of the turn from this many "
-                            "samples of the dice and of what the side cannot see, and play the best "
-                            "(runtime/plans.py); 0, the default: move as the greedy bot does")}
+                           "either; by default only there")}
 SWITCHES = {"moves"}  # options that are 0 or 1
 
 # (an agent name, what that bot does), as the help texts show them
@@ -42,8 +38,6 @@ EXAMPLES = (
     ("greedy:risk=0.5", "keeps a unit whose loss gives the enemy VP out of hexes where the enemy's next attack "
                         f"would take it half the time or more (default {RISK})"),
     ("search:4:moves=1", "searches movement as well"),
-    ("search:plans=3", "where attacks follow movement, plays each activation by the best of a portfolio of "
-                       "greedy plans, each played out from 3 samples of the dice"),
 )
 
 

@@ -25,10 +25,7 @@ How it decides (one search per decision, nothing kept between decisions):
   nearly all of them, and their searches took most of the thinking.  The
   attacks, advances, retreats, transfers, placements of arrivals and picks
   are searched (``moves=True`` searches the movement decisions and the
-  set-up too).  With ``plans`` (``search:plans=3``) an activation's
-  movement is instead played by the best of a portfolio of greedy plans,
-  each played to the end of the turn (runtime/plans.py), and that plan
-  answers the activation's other decisions too.
+  set-up too).
 - **Large action lists.**  A Smolensk movement decision offers thousands of
   moves.  Each node ranks its legal actions with a cheap prior (the greedy
   bot's own choice first, with ``trust`` of the prior whatever the others
@@ -90,7 +87,6 @@ from .hexes import Hex
 from .observe import determinise as fill
 from .observe import needs_sample
 from .observe import observe as _observe
-from .plans import Planner
 from .objectives import Objectives, victory_objectives
 from .runner import Runner, RunnerAction, SequenceError
 from .state import GameState
@@ -290,7 +286,7 @@ class SearchBot:
     name = "search"
     budgeted = True  # takes search:ITERATIONS and --think SECONDS
     # the greedy bot's, for its answer and its playouts (``make_bot``: search:50:hold=1); and ``moves``
-    options = ("hold", "attack", "risk", "moves", "plans")
+    options = ("hold", "attack", "risk", "moves")
 
     @staticmethod
     def reads_winner(game) -> bool:
@@ -301,8 +297,7 @@ class SearchBot:
     def __init__(self, seed: int = 0, budget: str = "", think: float | None = None, *,
                  width: int = 12, per_unit: int = 2, c_puct: float = 1.5, trust: float = 0.1, samples: int = 4,
                  horizon: int = 150, margin: float | None = None, replies: int = 1, moves: bool | None = None,
-                 hold: float | None = None, attack: float | None = None, risk: float | None = None,
-                 plans: float = 0):
+                 hold: float | None = None, attack: float | None = None, risk: float | None = None):
         from .bots import GreedyBot  # the prior's first guess (bots imports this module)
         if budget and not budget.isdigit():
             raise ValueError(f"search:{budget}: the budget is a number of iterations, e.g. search:200")
@@ -311,8 +306,6 @@ class SearchBot:
         why = think_error(think)
         if why:
             raise ValueError(why)
-        if plans != int(plans) or plans < 0:
-            raise ValueError(f"plans={plans:g}: the samples each plan is played from, a whole number, e.g. plans=3")
         self.seed = seed
         self.iterations = int(budget) if budget else (0 if think else 100)
         self.think = think
@@ -333,10 +326,6 @@ class SearchBot:
         # decisions searched, and those whose answer was not the greedy bot's (``_answer``): how far the search
         # departs from the bot it improves on (bench/bench_search.py prints both)
         self.searched, self.departed = 0, 0
-        # where attacks are declared after movement, the samples each plan is played from when an activation
-        # of the side starts (runtime/plans.py; 0: none, the greedy bot's movement)
-        self.plans = int(plans)
-        self._planner: tuple[Runner, Planner] | None = None
         self._values: tuple[Runner, Values] | None = None
         self._dist: dict[tuple[Hex, ...], dict[Hex, int]] = {}
 
@@ -344,16 +333,15 @@ class SearchBot:
     def choose(self, runner: Runner, state: GameState) -> RunnerAction:
         acts = runner.legal_actions(state)
         self.decisions += 1
-        side = runner.to_move(state)
-        if self.plans and side is not None and not self._searches_moves(runner):
-            planned = self._planned(runner, state, side, acts)
-            if planned is not None:
-                return planned
         if len(acts) == 1:
             return acts[0]
+        side = runner.to_move(state)
         if self._routine(runner, state, acts):
             return self.greedy.choose(runner, observe(runner, state, side))
-        values = self._game_values(runner)
+        if self._values is None or self._values[0] is not runner:
+            self._values = (runner, game_values(runner))
+            self._dist = {}
+        values = self._values[1]
         view = observe(runner, state, side)
         rng = random.Random(f"search:{self.seed}:{self.decisions}")
         if not needs_sample(view):
@@ -385,32 +373,6 @@ class SearchBot:
         whole.edges = sorted(merged.values(), key=lambda e: order.get(e.action, len(order)))
         whole.pick = pick
         return self._answer(whole, side, runner)
-
-    def _planned(self, runner: Runner, state: GameState, side: str, acts) -> RunnerAction | None:
-        """The answer of the plan that stands for this activation of the side (runtime/plans.py), choosing
-        one where the activation starts; None where none stands.  A plan chosen counts as a decision
-        searched, and one other than the greedy bot as given as a departure from it."""
-        if self._planner is None or self._planner[0] is not runner:
-            own = {"hold": self.greedy.hold, "attack": self.greedy.attack, "risk": self.greedy.risk}
-            planner = Planner(self.seed, self.plans, own,
-                              lambda options, sees: type(self.greedy)(self.seed, observe=sees, **options),
-                              lambda r, s, side, rng: determinise(observe(r, s, side), rng, r.game),
-                              lambda r, s, side: evaluate(r, self._game_values(r), s)[side])
-            self._planner = (runner, planner)
-        planner = self._planner[1]
-        before = len(planner.chosen)
-        answer = planner.answer(runner, state, side, self.decisions, acts)
-        if len(planner.chosen) > before:
-            self.searched += 1
-            self.departed += planner.chosen[-1][1].plan != 0
-        return answer
-
-    def _game_values(self, runner: Runner) -> Values:
-        """What the evaluation reads from the game, worked out once per runner."""
-        if self._values is None or self._values[0] is not runner:
-            self._values = (runner, game_values(runner))
-            self._dist = {}
-        return self._values[1]
 
     def _answer(self, root: "Node", side: str, runner: Runner) -> RunnerAction:
         """The searched decision's answer (``_final``), counted in ``searched`` and ``departed``."""

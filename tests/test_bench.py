@@ -64,3 +64,23 @@ def test_search_on_both_sides_is_measured_beside_greedy_on_the_same_seeds():
             assert lo <= f["winners"][side] / 2 <= hi
         assert f["axis_took_cities_in"] == sum(1 for n in f["axis_cities_taken"] if n)
     assert set(figures["departed"]) == {"axis", "soviet"}
+
+
+def test_the_evaluation_bench_sets_the_search_s_value_beside_the_vp_standing():
+    """bench_evaluation: per side and turn, how the search's evaluation at the turn's end follows the
+    side's final VP, beside the VP standing then; the games are the greedy games of seeds 0.."""
+    from bench.bench_evaluation import bench_evaluation, correlation, one_game
+    assert correlation([1.0, 2.0, 3.0], [2.0, 4.0, 7.0]) > 0.98 and correlation([3.0, 2.0, 1.0], [1.0, 2.0, 3.0]) == -1.0
+    assert correlation([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]) is None and correlation([1.0, 2.0], [2.0, 1.0]) is None
+    figures = bench_evaluation("barbarossa-postcard", None, 4)
+    games = [one_game("barbarossa-postcard", None, k) for k in range(4)]
+    assert figures["games"] == 4 and set(figures["sides"]) == {"axis", "soviet"}
+    for side, rows in figures["sides"].items():
+        assert list(rows) == sorted({t for g in games for t in g["turns"]})
+        for turn, row in rows.items():
+            assert row["games"] == sum(1 for g in games if turn in g["turns"])
+            value = [g["turns"][turn][side][0] for g in games if turn in g["turns"]]
+            final = [float(g["vp"].get(side, 0)) for g in games if turn in g["turns"]]
+            r = correlation(value, final)
+            assert row["evaluation"] == (None if r is None else round(r, 2))
+    assert all(-1.0 <= g["turns"][t][s][0] <= 1.0 for g in games for t in g["turns"] for s in g["turns"][t])

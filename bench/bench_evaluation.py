@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""What the search's evaluation sees: over greedy games, how well its value of
+the position at the end of each turn (``runtime.search.evaluate``) foretells
+each side's VP at the end of the game, beside the plain reference of the VP
+that side would have if the game ended then (``Runner.standing``).
+
+A search can only improve on the greedy bot where the value it plays to tells
+a better position from a worse one.  In Smolensk's short game between greedy
+bots neither figure foretells the result until turn 4 (December 2026, 120
+games: the evaluation's correlation with the Axis's final VP 0.07, 0.06 and
+0.01 at the ends of turns 1 to 3, 0.30 at turn 4 and 0.60 at turn 5): what is
+decided in the first three turns does not show in the position yet, so no
+search of them that plays to it can beat the greedy bot (docs/balance.md).
+
+    python bench/bench_evaluation.py --games 120 --jobs 2
+    python bench/bench_evaluation.py --game barbarossa-postcard --scenario "" --games 200 --json
+
+Game k uses seed k whatever --jobs runs it.  Figures are Pearson
+correlations over the games still going at the turn's end; a side's row says
+how its final VP, and whether it won, follow its value ("-" where a figure does
+not vary: Barbarossa's Soviets score no VP).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+_RUNNERS: dict = {}
+
+
+def _runner(folder: str, scenario: str | None, variants: tuple[str, ...], params: tuple):
+    from dsl.compiler import compile_game
+    from runtime.runner import Runner
+
+    key = (folder, scenario, variants, params)
+    if key not in _RUNNERS:
+        _RUNNERS[key] = Runner(compile_game(ROOT / "games" / folder, variants), scenario, params=dict(params))
+    return _RUNNERS[key]
+
+
+def one_game(folder: str, scenario: str | None, seed: int, variants: tuple[str, ...] = (),
+             params: tuple = ()) -> dict:
+    """A greedy game of seed ``seed``: per turn that ended with the game still going, each side's
+    evaluation and VP standing then; the final VP."""
+    from runtime.bots import make_bot
+    from runtime.search import evaluate, game_values
+
+    runner = _runner(folder, scenario, variants, params)
+    values = game_values(runner)
+    sides = list(runner.game.sides)
+    bots = {side: make_bot("greedy", seed * 1000 + i + 1) for i, side in enumerate(sides)}
+    s = runner.new_game(seed)
+    turns: dict[int, dict] = {}
+    turn = s.turn
+    while s.result is None:
+        s = runner.apply(s, bots[runner.to_move(s)].choose(runner, s))
+        if s.result is None and s.turn != turn:
+            vp, _ = runner.standing(s)
+            value = evaluate(runner, values, s)
+            turns[turn] = {side: [round(value[side], 5), vp.get(side, 0)] for side in sides}
+            turn = s.turn
+    return {"seed": seed, "turns": turns, "vp": s.result.get("vp", {}), "winner": s.result.get("winner")}
+
+
+def _play(args) -> dict:
+    return one_game(*args)
+
+
+def correlation(xs: list[float], ys: list[float]) -> float | None:
+    """Pearson's r; None where either list does not vary (or has fewer than 3 values)."""
+    if len(xs) < 3 or len(set(xs)) < 2 or len(set(ys)) < 2:
+        return None
+    return statistics.correlation(xs, ys)
+
+
+def _rounded(r: float | None) -> float | None:
+    return None if r is None else round(r, 2)
+
+
+def bench_evaluation(folder: str, scenario: str | None, games: int, jobs: int = 1, variants: tuple[str, ...] = (),
+                     params: tuple = ()) -> dict:
+    """Per side and turn: the correlation of the evaluation at the turn's end with the side's final
+    VP, beside that of the VP standing then (the plain reference), over ``games`` greedy games."""
+    tasks = [(folder, scenario, k, variants, params) for k in range(games)]
+    if jobs <= 1:
+        results = [_play(t) for t in tasks]
+    else:
+        with ProcessPoolExecutor(jobs) as pool:
+            results = list(pool.map(_play, tasks))
+    sides = sorted({side for r in results for side in r["vp"]})
+    out: dict = {"games": games, "sides": {}}
+    last = max((int(t) for r in results for t in r["turns"]), default=0)
+    for side in sides:
+        rows = {}
+        for turn in range(1, last + 1):
+            going = [r for r in results if turn in r["turns"] or str(turn) in r["turns"]]
+            at = [r["turns"].get(turn) or r["turns"].get(str(turn)) for r in going]
+            final = [float(r["vp"].get(side, 0)) for r in going]
+            won = [1.0 if r["winner"] == side else 0.0 for r in going]
+            rows[turn] = {"games": len(going),
+                          "evaluation": _rounded(correlation([a[side][0] for a in at], final)),
+                          "vp_standing": _rounded(correlation([float(a[side][1]) for a in at], final)),
+                          "evaluation_win": _rounded(correlation([a[side][0] for a in at], won))}
+        out["sides"][side] = rows
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--game", default="smolensk", help="a folder under games/ (default smolensk)")
+    ap.add_argument("--scenario", default="short", help='its scenario ("" for the first; default short)')
+    ap.add_argument("--variant", action="append", default=None,
+                    help="a variant on (repeatable; default vp-bidding for Smolensk)")
+    ap.add_argument("--param", action="append", default=None,
+                    help="NAME=N (repeatable; default bid=9 for Smolensk, its even game between greedy bots)")
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    smolensk = args.game == "smolensk"
+    variants = tuple(args.variant if args.variant is not None else (["vp-bidding"] if smolensk else []))
+    raw = args.param if args.param is not None else (["bid=9"] if smolensk else [])
+    try:
+        params = tuple((k, int(v)) for k, _, v in (p.partition("=") for p in raw))
+    except ValueError:
+        ap.error(f"--param takes NAME=N, a whole number: {' '.join(raw)}")
+    figures = bench_evaluation(args.game, args.scenario or None, args.games, args.jobs, variants, params)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    print(f"{args.game} {args.scenario or ''} {' '.join(variants)} {dict(params) or ''}: {args.games} greedy games; "
+          "the correlation with the side's final VP of, at the turn's end:")
+    print(f"{'side':8} {'turn':>4} {'games':>5} {'evaluation':>10} {'VP standing (reference)':>24} "
+          f"{'evaluation, with winning':>25}")
+    for side, rows in figures["sides"].items():
+        for turn, row in rows.items():
+            show = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
+            print(f"{side:8} {turn:>4} {row['games']:>5} {show(row['evaluation']):>10} {show(row['vp_standing']):>24} "
+                  f"{show(row['evaluation_win']):>25}")
+    print("(-: the figure does not vary over these games)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -96,12 +96,12 @@ def bench_evaluation(folder: str, scenario: str | None, games: int, jobs: int = 
             results = list(pool.map(_play, tasks))
     sides = sorted({side for r in results for side in r["vp"]})
     out: dict = {"games": games, "sides": {}}
-    last = max((int(t) for r in results for t in r["turns"]), default=0)
+    last = max((t for r in results for t in r["turns"]), default=0)
     for side in sides:
         rows = {}
         for turn in range(1, last + 1):
-            going = [r for r in results if turn in r["turns"] or str(turn) in r["turns"]]
-            at = [r["turns"].get(turn) or r["turns"].get(str(turn)) for r in going]
+            going = [r for r in results if turn in r["turns"]]
+            at = [r["turns"][turn] for r in going]
             final = [float(r["vp"].get(side, 0)) for r in going]
             won = [1.0 if r["winner"] == side else 0.0 for r in going]
             rows[turn] = {"games": len(going),

@@ -8,7 +8,8 @@ They are compiled (runtime/compiled.py), so they do not derive from
 of the abstract class it derives from, and ``isinstance(a list, Placements)``
 came out true.  ``ActionList`` is registered as a ``Sequence`` instead, and
 says itself what the abstract class would have added (``index``, ``count``,
-``reversed``); the type checker reads it as a ``Sequence`` (``listed``)."""
+``reversed``); the engine casts the move list it returns to the ``Sequence``
+its type says."""
 from __future__ import annotations
 
 from bisect import bisect_right

@@ -32,17 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-_RUNNERS: dict = {}
-
-
-def _runner(folder: str, scenario: str | None, variants: tuple[str, ...], params: tuple):
-    from dsl.compiler import compile_game
-    from runtime.runner import Runner
-
-    key = (folder, scenario, variants, params)
-    if key not in _RUNNERS:
-        _RUNNERS[key] = Runner(compile_game(ROOT / "games" / folder, variants), scenario, params=dict(params))
-    return _RUNNERS[key]
+from bench.bench_search import _runner  # noqa: E402  (the runner of a game, kept per worker process)
 
 
 def one_game(folder: str, scenario: str | None, seed: int, variants: tuple[str, ...] = (),

@@ -586,7 +586,8 @@ class Engine:
                 movers: set[str] = set()
                 if overstacked(self.game, s, s.active):
                     offered = self.legal_actions(s)
-                    movers = {g[0] for g in offered.groups} if isinstance(offered, Moves) else set()
+                    if isinstance(offered, Moves):
+                        movers = {g[0] for g in offered.groups}
                 why = end_movement(self.game, s, movers, self.board.hex_id)
                 if why:
                     raise IllegalActionError(why)

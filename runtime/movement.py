@@ -33,15 +33,9 @@ from .board import Board
 from .definition import Cost, GameDefinition, MovementMode
 from .hexes import Hex
 from .stacking import extra_bars, extra_limits
-from .state import GameState
+from .state import GameState, mypyc_attr
 from .supply import closed_to
 from .zoc import enemy_zoc
-
-try:  # (mypyc reads the mark where it compiles this module: runtime/compiled.py)
-    from mypy_extensions import mypyc_attr
-except ImportError:  # (no mypy, so nothing compiled: the mark means nothing)
-    def mypyc_attr(*_attrs, **_marks):  # type: ignore[no-redef,misc]
-        return lambda cls: cls
 
 SCALE = 60
 ALL = -1  # "costs all of the unit's MP"

@@ -12,7 +12,7 @@ from fractions import Fraction
 from .definition import Die, GameDefinition
 from .hexes import Hex
 
-try:  # (mypyc reads the mark where it compiles this module: runtime/compiled.py)
+try:  # (mypyc reads the mark where it compiles this module and those that import it from here: runtime/compiled.py)
     from mypy_extensions import mypyc_attr
 except ImportError:  # (no mypy, so nothing compiled: the mark means nothing)
     def mypyc_attr(*_attrs, **_marks):  # type: ignore[no-redef,misc]

@@ -260,3 +260,9 @@ def without_deploy(game):
     from dataclasses import replace
     from types import MappingProxyType
     return replace(game, scenarios=MappingProxyType({k: replace(v, deploy=()) for k, v in game.scenarios.items()}))
+
+
+def fixed_die(monkeypatch, value: int) -> None:
+    """Every die the engine rolls shows ``value`` (logged as a roll; the generator is not drawn)."""
+    from runtime import state
+    monkeypatch.setattr(state, "LOADED_DICE", lambda s, die, purpose: value)

@@ -9,9 +9,8 @@ from hypothesis import strategies as st
 
 from runtime.actions import Advance, Attack, Done, IllegalActionError, LoseStep, Move, Retreat, parse_action
 from runtime.engine import Engine
-from runtime import state
 
-from helpers import gekitou_game, setup_state
+from helpers import fixed_die, gekitou_game, setup_state
 
 
 @pytest.mark.parametrize("text", ["move 7Pz 1405", "move 7Pz 1405 march", "attack 1305 with 4Pz,10Mot",
@@ -39,10 +38,6 @@ def fight(eng, s, attack: str):
     declares every attack before the first is rolled (Gekitou 10.2(1))."""
     s = eng.apply(s, attack)
     return eng.apply(s, "done") if eng.game.combat.declare_first else s
-
-
-def fixed_die(monkeypatch, value):
-    monkeypatch.setattr(state, "LOADED_DICE", lambda s, die, purpose: value)
 
 
 def test_moves_change_the_state_and_are_logged(tmp_path):

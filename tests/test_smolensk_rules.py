@@ -10,10 +10,9 @@ import pytest
 from runtime.actions import Advance, Retreat
 from runtime.board import Board
 from runtime.engine import Engine
-from runtime import state
 from runtime.supply import in_supply
 
-from helpers import gekitou_game, setup_state
+from helpers import fixed_die, gekitou_game, setup_state
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,10 +21,6 @@ ROOT = Path(__file__).resolve().parent.parent
 def smolensk():
     from dsl.compiler import compile_game
     return compile_game(ROOT / "games" / "smolensk")
-
-
-def fixed_die(monkeypatch, value):
-    monkeypatch.setattr(state, "LOADED_DICE", lambda s, die, purpose: value)
 
 
 # ---------------------------------------------------------------- 2.1(1)3, 3.3: sources

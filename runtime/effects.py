@@ -169,7 +169,8 @@ class Effects:
             entry["i"] += 1
             names, fns = self.env(s)
             bound = entry["bound"]
-            names.update(bound)
+            if bound:
+                names = {**names, **bound}  # (env's names are shared: bound on a copy)
             if bound and any(k in PLACES and v in bound for k, v in eff.args.items()):  # ``at hex`` at enter
                 eff = replace(eff, args={k: bound[v] if k in PLACES and v in bound else v for k, v in eff.args.items()})
             if eff.condition is not None and E.evaluate(eff.condition, names, fns) is not True:

@@ -132,9 +132,9 @@ class Engine:
         return self._evaluate(s, cond, bound)
 
     def _evaluate(self, s: GameState, cond, bound: dict) -> bool:
-        names, fns = self.env(s)  # (names: a dict of our own)
+        names, fns = self.env(s)  # (names: shared, so copied before binding more)
         if bound:
-            names.update(bound)
+            names = {**names, **bound}
         return E.evaluate(cond, names, fns) is True
 
     # ---------------------------------------------------------- helpers

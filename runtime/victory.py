@@ -138,8 +138,9 @@ class VictoryRules:
     _functions_memo: tuple | None = None
 
     def env(self, s: GameState) -> tuple[dict, dict]:
-        """The names (a dict the caller may change) and functions of the
-        game's expressions in ``s``.  The functions read ``s`` when called
+        """The names and functions of the game's expressions in ``s``.  The
+        names dict is shared (kept from call to call): read it, and copy it
+        before adding names of your own (``dict(names, **bound)``).  The functions read ``s`` when called
         (kept for the last state asked about); the names read only its turn,
         phase, active side and variables (kept while those stay, from state
         to state)."""
@@ -150,7 +151,7 @@ class VictoryRules:
         fns = self._functions_memo
         if fns is None or fns[0] is not s:
             fns = self._functions_memo = (s, Functions(self._function_makers(), s))
-        return dict(names[1]), fns[1]
+        return names[1], fns[1]
 
     def _build_names(self, s: GameState) -> dict:
         """The names of ``env``: the game's ids, the turn, phase, active side,
@@ -285,7 +286,8 @@ class VictoryRules:
         if not (awards or ends or triggers):
             return  # (most checkpoints of a game have no rule: nothing to evaluate)
         names, fns = self.env(s)
-        names.update(bound)
+        if bound:
+            names = {**names, **bound}
         for r in awards:
             if r.condition is None or E.evaluate(r.condition, names, fns) is True:
                 amount = E.evaluate(r.amount, names, fns)

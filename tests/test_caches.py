@@ -705,6 +705,7 @@ def test_property_actors_and_functions_made_on_demand_equal_fresh_ones(seed, gam
     for s in random_walk(r, r.new_game(seed), rnd, steps):
         assert e.actors(s) == [x for x in s.units if e.can_act(s, x)]
         names, fns = r.env(s)
+        names = dict(names)  # (env's names are shared: changed on a copy)
         full = r._build_functions(s)
         assert set(fns) == set(full) and len(fns) == len(full) and all(k in fns for k in full)
         for side in r.game.sides:

@@ -84,3 +84,24 @@ def test_the_evaluation_bench_sets_the_search_s_value_beside_the_vp_standing():
             r = correlation(value, final)
             assert row["evaluation"] == (None if r is None else round(r, 2))
     assert all(-1.0 <= g["turns"][t][s][0] <= 1.0 for g in games for t in g["turns"] for s in g["turns"][t])
+
+
+def test_the_luck_share_is_the_within_game_variance_of_games_played_on_from_one_position():
+    """luck_share: a one-way analysis of variance of the final VP of games played on from each
+    game's position; all luck where the positions' groups agree, none where each group is
+    constant; a game's replays are seeded, and the bench's ceiling is the root of the rest."""
+    from bench.bench_evaluation import bench_evaluation, luck_share, one_game
+    assert luck_share([[0.0, 2.0], [0.0, 2.0], [0.0, 2.0]]) == 1.0  # the same spread from every position
+    assert luck_share([[1.0, 1.0], [5.0, 5.0], [9.0, 9.0]]) == 0.0  # each position decides its result
+    # within: variance 2 in each group; between: variance of the means (4, 6, 8) is 4, less 2 / 2 = 3
+    assert luck_share([[3.0, 5.0], [5.0, 7.0], [7.0, 9.0]]) == 2.0 / (2.0 + 3.0)
+    assert luck_share([[1.0], [2.0], [3.0]]) is None and luck_share([[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]) is None
+    game = one_game("barbarossa-postcard", None, 1, replays=2)
+    assert game == one_game("barbarossa-postcard", None, 1, replays=2)  # seeded: the same replays again
+    for turn, row in game["turns"].items():
+        assert len(row["replays"]) == 2 and all(set(r) == {"axis", "soviet"} for r in row["replays"])
+    figures = bench_evaluation("barbarossa-postcard", None, 3, replays=2)
+    for rows in figures["sides"].values():
+        for row in rows.values():
+            assert row["luck"] is None or (0.0 <= row["luck"] <= 1.0 and
+                                           abs(row["ceiling"] - (1 - row["luck"]) ** 0.5) < 0.01)

@@ -140,10 +140,10 @@ class VictoryRules:
     def env(self, s: GameState) -> tuple[dict, dict]:
         """The names and functions of the game's expressions in ``s``.  The
         names dict is shared (kept from call to call): read it, and copy it
-        before adding names of your own (``dict(names, **bound)``).  The functions read ``s`` when called
-        (kept for the last state asked about); the names read only its turn,
-        phase, active side and variables (kept while those stay, from state
-        to state)."""
+        before adding names of your own (``{**names, **bound}``).  The
+        functions read ``s`` when called (kept for the last state asked
+        about); the names read only its turn, phase, active side and
+        variables (kept while those stay, from state to state)."""
         check = (s.turn, s.phase, s.active, tuple(s.variables.items()))
         names = self._names_memo
         if names is None or names[0] != check:

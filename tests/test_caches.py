@@ -705,7 +705,10 @@ def test_property_actors_and_functions_made_on_demand_equal_fresh_ones(seed, gam
     for s in random_walk(r, r.new_game(seed), rnd, steps):
         assert e.actors(s) == [x for x in s.units if e.can_act(s, x)]
         names, fns = r.env(s)
-        names = dict(names)  # (env's names are shared: changed on a copy)
+        # env's names are shared from call to call: nothing the walk evaluated (conditions, effects,
+        # checkpoints with names of their own) changed them
+        assert names == r._build_names(s)
+        names = dict(names)  # (changed below: on a copy)
         full = r._build_functions(s)
         assert set(fns) == set(full) and len(fns) == len(full) and all(k in fns for k in full)
         for side in r.game.sides:
@@ -974,3 +977,19 @@ def test_property_attacks_the_greedy_bot_kept_equal_fresh_ones(seed, upto):
             break
         s = r.apply(s, bots[r.to_move(s)].choose(r, s))
     assert asked and bots["axis"]._odds[1], "no attack weighed, none kept"
+
+
+def test_names_bound_for_one_condition_stay_out_of_the_shared_names():
+    """env hands out one names dict from call to call (runtime.victory.VictoryRules.env): a
+    condition evaluated with names of its own (an attacker, a unit's side) or a checkpoint with
+    bound names binds them on a copy, and the next condition does not see them."""
+    r = runner("barbarossa-postcard", None)
+    s = r.new_game(1)
+    probe = E.Binary("==", E.Name("probe"), E.Num(1))
+    assert r.engine._true(s, probe, probe=1) is True
+    names, _ = r.env(s)
+    assert "probe" not in names and names == r._build_names(s)
+    with pytest.raises(E.ExprError):  # (an unknown name: the bound one is gone)
+        E.evaluate(probe, names, {})
+    r.checkpoint(s, "end", probe=1)
+    assert "probe" not in r.env(s)[0]

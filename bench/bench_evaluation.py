@@ -14,6 +14,13 @@ search of them that plays to it can beat the greedy bot (docs/balance.md).
 
     python bench/bench_evaluation.py --games 120 --jobs 2
     python bench/bench_evaluation.py --game barbarossa-postcard --scenario "" --games 200 --json
+    python bench/bench_evaluation.py --games 40 --replays 4 --jobs 2
+
+With ``--replays K`` each game is also played on K more times from each turn's
+end, with other dice, chit draws and bot seeds: how much of the result is
+still luck then, and so the most any value of the position could foretell (in
+Smolensk's short game two thirds or more after turns 1 to 3, a quarter after
+turn 4: docs/balance.md).
 
 Game k uses seed k whatever --jobs runs it.  Figures are Pearson
 correlations over the games still going at the turn's end; a side's row says

@@ -6,11 +6,11 @@ that side would have if the game ended then (``Runner.standing``).
 
 A search can only improve on the greedy bot where the value it plays to tells
 a better position from a worse one.  In Smolensk's short game between greedy
-bots neither figure foretells the result until turn 4 (December 2026, 120
-games: the evaluation's correlation with the Axis's final VP 0.07, 0.06 and
-0.01 at the ends of turns 1 to 3, 0.30 at turn 4 and 0.60 at turn 5): what is
-decided in the first three turns does not show in the position yet, so no
-search of them that plays to it can beat the greedy bot (docs/balance.md).
+bots most of the result is still luck after the first three turns, so a
+value's correlation with single results is small there however good it is,
+and moves a lot from one batch to the next (December 2026: the evaluation's r
+at the end of turn 3 was 0.01 over 120 games, 0.13 over 40, 0.35 over 40
+others, where ``--replays`` put the ceiling near 0.55; docs/balance.md).
 
     python bench/bench_evaluation.py --games 120 --jobs 2
     python bench/bench_evaluation.py --game barbarossa-postcard --scenario "" --games 200 --json

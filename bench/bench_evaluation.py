@@ -74,14 +74,12 @@ def play_on(runner, state, key: str) -> dict[str, int]:
     of their own (the generator re-seeded from ``key``), the bots seeded from it too."""
     import random
 
-    from runtime.bots import make_bot
+    from runtime.bots import make_bot, play
     from runtime.search import determinise
 
     rng = random.Random(f"replay:{key}")
     s = determinise(state, rng)
-    bots = {side: make_bot("greedy", rng.getrandbits(32)) for side in runner.game.sides}
-    while s.result is None:
-        s = runner.apply(s, bots[runner.to_move(s)].choose(runner, s))
+    s, _ = play(runner, s, {side: make_bot("greedy", rng.getrandbits(32)) for side in runner.game.sides})
     return {side: s.result.get("vp", {}).get(side, 0) for side in runner.game.sides}
 
 

@@ -10,12 +10,13 @@ from .actions import Done
 from .decisions import Activate, Choose, Pick, Play, Transfer
 from .definition import Chit, Phase
 from .hexes import Hex
+from .runner_parts import RunnerParts
 from .state import GameState
 from .supply import reached, trace_line
 from .tables import roll_table
 
 
-class ChitPull:
+class ChitPull(RunnerParts):
     def _proc_choose_chits(self, s: GameState, ph: Phase) -> None:
         st = s.step
         if "sides" not in st:

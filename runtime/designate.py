@@ -30,6 +30,7 @@ from .combat.dicepool.setup import AS_ITSELF, IN_ROLE
 from .decisions import Designate
 from .definition import Phase
 from .movement import mode_by_id
+from .runner_parts import RunnerParts
 from .state import GameState
 from .zoc import enemy_zoc
 
@@ -72,7 +73,7 @@ def designate_markers(phases) -> dict[str, tuple[str, ...]]:
     return out
 
 
-class Designation:
+class Designation(RunnerParts):
     def _proc_designate(self, s: GameState, ph: Phase) -> None:
         side = ph.side if ph.side and ph.side != "both" else s.active
         marker = ph.params["marker"][0]

@@ -44,6 +44,7 @@ from .actions import Displace
 from .definition import Effect
 from .hexes import Hex
 from .overrun import displace_hexes
+from .runner_parts import RunnerParts
 from .stacking import stacking_bars
 from .state import GameState, eliminate
 from .tables import roll_table
@@ -56,7 +57,7 @@ class EffectError(RuntimeError):
     """An effect that cannot run as written (a location the game does not have)."""
 
 
-class Effects:
+class Effects(RunnerParts):
     # ---------------------------------------------------------- locations
     def where_hexes(self, where: str) -> list[Hex] | None:
         """The hexes a location names (a hex id or an area), or None for a box."""

@@ -14,6 +14,7 @@ from .hexes import Hex
 from .movement import (ALL, SCALE, MoveError, class_costs, mode_by_id, move_range, scaled, stack_count, stack_weight,
                        unit_mp)
 from .observe import this_turn
+from .runner_parts import RunnerParts
 from .stacking import ENTERING, extra_bars, extra_limits, judged_at_end, names_of, stacking_bars
 from .state import GameState, fingerprint
 from .supply import reached, sources_of
@@ -24,7 +25,7 @@ ENTRY_COST = "entry-cost:"  # s.done: UID, placed by a ``move-on`` reinforce pha
 # off its MP in its side's next movement phase
 
 
-class Reinforcements:
+class Reinforcements(RunnerParts):
     # (state, its step, fingerprint, actions): the rebuild answers listed last (``_rebuild_actions``)
     _rebuild_memo: tuple | None = None
 

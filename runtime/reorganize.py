@@ -23,11 +23,12 @@ from . import attachments as A
 from .actions import Done
 from .decisions import Attach, Return
 from .definition import Phase
+from .runner_parts import RunnerParts
 from .state import GameState
 from .supply import reached
 
 
-class Reorganization:
+class Reorganization(RunnerParts):
     def _proc_effects(self, s: GameState, ph: Phase) -> None:
         """The effects in the phase's ``do { }`` block (each turn's draws from the cups)."""
         s.pc += 1

@@ -10,6 +10,7 @@ from collections.abc import Collection, Mapping
 from . import expr as E
 from .hexes import Hex
 from .observe import this_turn
+from .runner_parts import RunnerParts
 from .state import GameState
 from .supply import barred_ends, reached, reached_along
 
@@ -131,7 +132,7 @@ class Functions(Mapping):
         return len(self._makers)
 
 
-class VictoryRules:
+class VictoryRules(RunnerParts):
     # (what of a state the names read, names): the last names built (``env``)
     _names_memo: tuple | None = None
     # (state, functions): the last functions built (``env``)

@@ -24,7 +24,7 @@ class RunnerParts:
     scenario: Scenario
     engine: Engine
     board: Board
-    program: list[Step]
+    program: tuple[Step, ...]
     victory: tuple[VictoryRule, ...]
     params: dict[str, int]
     declared_names: dict

@@ -21,12 +21,13 @@ from runtime import definition as D
 from ..ast import Arg, Statement
 from ..checker import Body, read_yes_no, title_of, where
 from ..diagnostics import Span, did_you_mean
+from .parts import CompilerParts
 
 fm = D.frozen_map
 RETURNS = ("cup", "eliminated", "removed")
 
 
-class AttachmentsMixin:
+class AttachmentsMixin(CompilerParts):
     def unit_selectors(self, args: list[Arg], classes, counters, what: str) -> frozenset[str]:
         """Unit selectors (classes, flags, nationalities, sides, all) and counter ids."""
         ok = set(classes) | self.ctx.class_flags | {"all"} | set(counters) | \

@@ -9,8 +9,10 @@ from __future__ import annotations
 from runtime import definition as D
 from runtime import expr as E
 
+from .parts import CompilerParts
 
-class AuditMixin:
+
+class AuditMixin(CompilerParts):
     def check_unread(self, tables: dict[str, D.DieTable], sequence: tuple[D.Phase, ...],
                      battle_options: dict[str, D.BattleOption], arrivals: dict[str, D.Arrival]) -> None:
         ctx = self.ctx

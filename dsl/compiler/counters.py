@@ -13,12 +13,13 @@ from ..ast import Arg, Statement
 from ..art import art_file
 from ..checker import Body, TableView, is_dash, read_list, read_yes_no, where
 from ..diagnostics import did_you_mean
+from .parts import CompilerParts
 
 fm = D.frozen_map
 UNRUN_CHIT_KINDS = ("event", "air", "artillery")  # kinds whose draw does nothing but their on-draw effects
 
 
-class CountersMixin:
+class CountersMixin(CompilerParts):
     # ------------------------------------------------------------ counters
     def counters(self, st: Statement, classes: dict[str, D.UnitClass],
                  nats: dict[str, D.Nationality]) -> dict[str, D.Counter]:

@@ -14,6 +14,7 @@ from runtime import definition as D
 from ..ast import Arg, Statement
 from ..checker import Body, title_of, where
 from ..diagnostics import Span, did_you_mean
+from .parts import CompilerParts
 
 ROLES = ("attacker", "defender")
 WINDOWS = ("move", "combat")  # the phase procedures an air window outside a battle opens at
@@ -23,7 +24,7 @@ def _number(cell: str) -> bool:
     return re.fullmatch(r"[0-9]+", cell) is not None
 
 
-class DicePoolMixin:
+class DicePoolMixin(CompilerParts):
     def dice_pool(self, classes, chart: D.TerrainChart, pools, combat: D.CombatRules,
                   counters=None) -> D.DicePoolRules | None:
         st = self.one("dice-pool")

@@ -8,9 +8,10 @@ from runtime import definition as D
 
 from ..checker import Body, title_of, where
 from ..diagnostics import Span, did_you_mean
+from .parts import CompilerParts
 
 
-class FireMixin:
+class FireMixin(CompilerParts):
     def fire_attack(self, st, classes, crts: dict[str, D.Crt], combat: D.CombatRules) -> D.FireAttack | None:
         """fire-attack ID "Title" [when COND] { side SIDE; crt CRT; column LABEL; die DIE; by SELECTOR...;
         range N [from TERRAIN...]; ignore retreats; per-game N }."""

@@ -11,11 +11,12 @@ from runtime import definition as D
 from ..checker import Body, read_fraction, read_yes_no, title_of, where
 from ..diagnostics import Span, did_you_mean
 from ..effects import UNIT_MARKERS
+from .parts import CompilerParts
 
 fm = D.frozen_map
 
 
-class MechanismsMixin:
+class MechanismsMixin(CompilerParts):
     def stacking(self, counters: dict[str, D.Counter]) -> dict[str, int]:
         st = self.one("stacking")
         if st is None:

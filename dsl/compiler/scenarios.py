@@ -13,10 +13,11 @@ from ..checker import Body, TableView, title_of, where
 from ..effects import placement
 from ..diagnostics import Span, did_you_mean
 from ..loader import TOP_LEVEL
+from .parts import CompilerParts
 
 
 
-class ScenariosMixin:
+class ScenariosMixin(CompilerParts):
     def turns_of(self, b: Body) -> tuple[int, int]:
         t = b.one("turns", (2, 2))
         if t and len(t.args) == 2:

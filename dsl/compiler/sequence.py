@@ -10,12 +10,13 @@ from runtime.vocabulary import PHASE_PROPERTIES, PROCEDURES
 from ..ast import Statement
 from ..checker import Body, read_yes_no, title_of, where
 from ..diagnostics import Span, did_you_mean
+from .parts import CompilerParts
 
 fm = D.frozen_map
 UNIT_STATES = frozenset({"disrupted", "out-of-supply", "isolated", "reserve"})  # markers a phase may name in only/exclude
 
 
-class SequenceMixin:
+class SequenceMixin(CompilerParts):
     # ------------------------------------------------------------ sequence
     def sequence(self) -> tuple[D.Phase, ...]:
         st = self.one("sequence")

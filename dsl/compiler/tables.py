@@ -13,11 +13,12 @@ from ..ast import Arg, Statement
 from ..checker import Body, TableView, is_dash, read_fraction, read_range, read_yes_no, title_of, where
 from ..effects import check_results
 from ..diagnostics import Span, did_you_mean
+from .parts import CompilerParts
 
 fm = D.frozen_map
 
 
-class TablesMixin:
+class TablesMixin(CompilerParts):
     # ------------------------------------------------------------ TEC
     def terrain_effects(self, classes: dict[str, D.UnitClass]) -> D.TerrainChart:
         st = self.one("terrain-effects")

@@ -22,7 +22,6 @@ class CompilerParts:
 
     ctx: Ctx
     loader: Loader
-    variants: tuple[str, ...]
     map_failed: bool
     phase_areas: list[Arg]
     reinforce_formations: list[Arg]

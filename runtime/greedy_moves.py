@@ -16,7 +16,7 @@ the odds of an attack) is in runtime/bots.py.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .action_lists import Moves
 from .actions import Detach, Done, IllegalActionError, Move
@@ -27,6 +27,9 @@ from .runner import Runner, RunnerAction
 from .stacking import overstacked
 from .state import GameState
 from .supply import RAIL, linked, reached
+
+if TYPE_CHECKING:
+    from .objectives import Objectives
 
 
 class Nearest:
@@ -119,6 +122,50 @@ class GreedyMoves:
     """The greedy bot's movement decisions (mixed into ``GreedyBot``, whose
     goals, strengths and odds these methods read through ``self``)."""
 
+    # What these methods read of GreedyBot, declared so that a type checker follows them.
+    # Declarations only: GreedyBot.__init__ sets the attributes and defines the methods.
+    attack: float
+    risk: float
+    _menace: tuple | None
+    _entries: tuple[Runner, dict] | None
+    _fast_units: tuple[tuple, frozenset[str]] | None
+    _rails: tuple[tuple, frozenset] | None
+    _dests: tuple[object, dict]
+    _far: dict[int, tuple]
+    _UNKNOWN: object
+
+    if TYPE_CHECKING:
+        def _objectives(self, runner: Runner) -> Objectives: ...
+
+        def objectives(self, runner: Runner, side: str) -> list: ...
+
+        def goals(self, runner: Runner, state: GameState, side: str, reach: int = 6) -> list: ...
+
+        def _closed(self, runner: Runner, state: GameState) -> frozenset: ...
+
+        @staticmethod
+        def _enemy_hexes(state: GameState, side: str) -> list: ...
+
+        @staticmethod
+        def _nearest(h, hexes, default: int = 99) -> int: ...
+
+        @staticmethod
+        def _strength(runner: Runner, state: GameState, uid: str) -> int: ...
+
+        def _costly(self, runner: Runner, uid: str) -> float: ...
+
+        def _worth_the_risk(self, runner: Runner, state: GameState, h, side: str, uid: str) -> bool: ...
+
+        def _is_hq(self, runner: Runner, uid: str) -> bool: ...
+
+        def _nearest_to(self, places, ahead: tuple | None = None) -> Nearest: ...
+
+        def _head_starts(self, runner: Runner, state: GameState, side: str, places) -> tuple | None: ...
+
+        def _attack_odds(self, runner: Runner, state: GameState, attackers: list[str], target) -> tuple | None: ...
+
+        def _kept_odds(self, runner: Runner, state: GameState, attackers: list[str], target, at: tuple): ...
+
     def _move(self, runner: Runner, state: GameState, acts: list, side: str) -> RunnerAction:
         """Where attacks are moves into enemy hexes, attacks first
         (``_move_in``); in CRT games the moves that set up a good attack;
@@ -141,10 +188,10 @@ class GreedyMoves:
             self._dests = (board, {})
         by_unit, boxes = listed_moves(board, acts, self._dests[1])
         if runner.game.movement.exits:  # a move off the map into a box (AVD: the Minsk Pocket): taken if it wins
-            for m in boxes:
-                after = runner.engine.apply(state, m)
+            for box in boxes:
+                after = runner.engine.apply(state, box)
                 if after.result is not None and after.result.get("winner") == side:
-                    return m
+                    return box
         if not by_unit:
             return acts[-1]
         move_in = runner.game.combat.attack == "move-in"
@@ -187,7 +234,8 @@ class GreedyMoves:
         if detach is not None:
             return detach
         # the unit whose best move gains the most toward an objective, staying in supply
-        best, best_gain = None, 0
+        best: _Dest | None = None
+        best_gain: float = 0
         follows_control = runner.game.supply.blocked_by_enemy_control
         # the slower units also clear the enemy cut off on the side's rail lines, which its lines run along
         fast = self._fast(runner, side)
@@ -464,7 +512,7 @@ class GreedyMoves:
 
     def _attack_setup(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
                       guards: set[str], posts: list | None = None,
-                      dist: Callable[[object], int] | None = None) -> tuple[_Dest | None, set[str]]:
+                      dist: Callable[[object], float] | None = None) -> tuple[_Dest | None, set[str]]:
         """CRT games whose attacks follow movement: the move that makes an
         attack worth declaring, a unit next to an enemy stack so that the
         side's units around it would attack at odds where the defender loses
@@ -821,7 +869,7 @@ class GreedyMoves:
         return best
 
     def _resupply(self, runner: Runner, state: GameState, by_unit: dict, side: str, lines,
-                  dist: Callable[[object], int], posts: list | None = None) -> _Dest | None:
+                  dist: Callable[[object], float], posts: list | None = None) -> _Dest | None:
         """A unit cut off from supply (it stands outside ``lines``) that can
         move back to a hex in supply, not cut off there (``_exposed``), does,
         to the one nearest the goals (``dist``); the first such unit by name.

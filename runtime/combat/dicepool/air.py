@@ -360,7 +360,7 @@ class AirCombat:
             self.reroll_answer(s, p, a)
             return
         if st == "air":
-            if isinstance(a, Done):
+            if not isinstance(a, Use):  # (the stage's answers: a mission's chit, or done)
                 air["passes"] += 1
                 p["side"] = self.b.enemy(p, side)
                 return
@@ -393,7 +393,7 @@ class AirCombat:
             p["stage"] = "dogfight"
         elif st == "air-target":
             m = air["mission"]
-            if isinstance(a, Done):
+            if not isinstance(a, Use):  # (a target, or done)
                 self.finish(s, p)
                 return
             m["shots"] -= 1

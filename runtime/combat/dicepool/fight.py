@@ -494,7 +494,7 @@ class DicePoolBattles:
         if p["stage"] == "at-once":
             self._answer_at_once(s, p, a)
             return
-        if not self._quiet and self.may_answer(s, p, a):  # the enemy may play a chit at once against the chit acting (签一览 (2))
+        if not self._quiet and isinstance(a, Use) and self.may_answer(s, p, a):  # the enemy may play a chit at once against the chit acting (签一览 (2))
             self._record(s, a, side=p["side"])
             enemy = self.enemy(p, p["side"])
             p["held"] = {"stage": p["stage"], "side": p["side"], "action": [a.option, a.unit]}
@@ -560,7 +560,7 @@ class DicePoolBattles:
             side, chit = p["cancel"].pop(0)
             if isinstance(a, Use):
                 self.cancel(s, p, side, chit, a.unit)
-        elif p["stage"] == "choose":  # the option stays the chit's until the battle is over
+        elif p["stage"] == "choose" and isinstance(a, Use):  # the option stays the chit's until the battle is over
             chit = p["cancel"][0][1]
             s.mark(chit, CHOSE + a.unit)
             title = next(t or n for n, t, _ in choices(self.game, chit) if n == a.unit)
@@ -568,7 +568,7 @@ class DicePoolBattles:
             p["stage"] = "cancel"
         elif p["stage"] == "pairs" and isinstance(a, Done):
             p["stage"] = "roll"
-        elif p["stage"] == "pairs":
+        elif p["stage"] == "pairs" and isinstance(a, Pair):
             mine_attacks = p["side"] == p["attacker"]
             p["pairs"].append([a.unit, a.target] if mine_attacks else [a.target, a.unit])
         elif p["stage"] == "retreat":
@@ -974,7 +974,8 @@ class DicePoolBattles:
             striker, _, _, _, hit = self.struck(p)
             return acts[0] if hit != (p["side"] == striker) else Done()
         if p["stage"] == "order":  # the battle most likely to go the superior side's way first
-            return max(acts, key=lambda a: (self.side_chance(s, p["side"], list(a.attackers), a.target), -acts.index(a)))
+            return max((a for a in acts if isinstance(a, Attack)),
+                       key=lambda a: (self.side_chance(s, p["side"], list(a.attackers), a.target), -acts.index(a)))
         if p["stage"] in AIR_STAGES:
             return self.air.default(s, p, acts)
         if p["stage"] == "support":  # the chit that raises the side's chance to win most, if one does
@@ -1001,6 +1002,8 @@ class DicePoolBattles:
         if p["stage"] == "choose":  # the option that raises the side's chance most (with its best target); of those
             best, key = acts[0], None  # as good, one with a target (an engineer's position sent back), the first
             for a in acts:
+                if not isinstance(a, Use):
+                    continue
                 t = self._picked(s, a.option, a.unit)
                 q = {**p, "stage": "cancel"}
                 x, c = self._best_target(t, q, self.actions_of_cancel(t, q))

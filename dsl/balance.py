@@ -381,12 +381,17 @@ class ResultsFile:
 
     def _check_batch(self, out: Path, spec: BatchSpec) -> None:
         meta = out / BATCH_JSON
+        for f in (meta, self.path):  # (games.csv is appended to: a link would write wherever it points)
+            if f.is_symlink():
+                raise BalanceError(f"{f} is a symbolic link: a results folder holds its own files; use another --out")
         ident = spec.identity()
         if meta.exists():
             try:
                 old = json.loads(meta.read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:
                 raise BalanceError(f"{meta} is not a batch description ({e}): use another --out") from e
+            if not isinstance(old, dict):
+                raise BalanceError(f"{meta} is not a batch description (not a JSON object): use another --out")
             diff = [k for k in ident if old.get(k) != ident[k]]
             if diff and not self._finished_games():  # (say, of a batch that stopped before its first game)
                 try:
@@ -423,10 +428,8 @@ class ResultsFile:
     def _read(self) -> None:
         data = self.path.read_bytes()
         end = data.rfind(b"\n") + 1
-        if end < len(data):  # the last line was cut short: it is not a finished game
-            with open(self.path, "r+b") as f:
-                f.truncate(end)
-            data = data[:end]
+        whole = len(data)
+        data = data[:end]  # (a last line cut short is no finished game: cut off once the rest is read)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as e:
@@ -443,12 +446,17 @@ class ResultsFile:
                 if row is None:
                     break
                 try:
+                    if None in row or None in row.values():  # more fields than columns, or fewer
+                        raise ValueError
                     key = (row["sweep"], int(row["game"]))
                     self.rows[key] = _typed(row)
-                except (KeyError, ValueError, TypeError):
+                except (KeyError, ValueError, TypeError, OverflowError):
                     raise BalanceError(f"{self.path}:{first}: not a game row: use another --out") from None
         except csv.Error as e:  # (a field past the csv module's limit; a quote never closed reads as a short row)
             raise BalanceError(f"{self.path}:{first}: not a game row ({e}): use another --out") from None
+        if end < whole:
+            with open(self.path, "r+b") as f:
+                f.truncate(end)
 
     def add(self, row: dict) -> None:
         self.writer.writerow(row)
@@ -466,10 +474,14 @@ class ResultsFile:
         and renamed over the old file, so a kill loses nothing."""
         self.file.close()
         tmp = self.path.with_suffix(".tmp")
+        # the folder's games beyond this batch's (an earlier run with more --games or other sweep values)
+        # are kept, after it
+        asked = set(keys)
+        kept = sorted(k for k in self.rows if k not in asked)
         with open(tmp, "w", encoding="utf-8", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=self.columns, lineterminator="\n")
             writer.writeheader()
-            for key in keys:
+            for key in keys + kept:
                 writer.writerow(self.rows[key])
             f.flush()
             os.fsync(f.fileno())
@@ -485,12 +497,19 @@ def _shown(value) -> str:
 
 
 def _typed(row: dict) -> dict:
+    """A row of games.csv with its numbers read; ValueError where one is not
+    an integer (a folder written by hand or by another tool)."""
     out = dict(row)
     for k in ("game", "seed", "turns", "decisions"):
         out[k] = int(row[k])
     for k in row:
-        if k.startswith("vp_") and not k.startswith("vp_by_turn_"):
+        if k.startswith("vp_by_turn_"):
+            for item in row[k].split():  # turn:vp ..., read again by vp_by_turn
+                t, _, vp = item.partition(":")
+                int(t), int(vp)
+        elif k.startswith("vp_"):
             out[k] = int(row[k])
+            float(out[k])  # (OverflowError past a float's range: the plots read VP as floats)
     parse_awards(row["awards"])  # (kept as its text, the way it is written back)
     return out
 
@@ -505,6 +524,7 @@ class BatchResult:
     # once per value, as the rows do
     shared: bool = False
     summary: dict = field(default_factory=dict)
+    beyond: int = 0  # games in the folder that this batch did not ask for (kept in games.csv, not counted)
 
 
 def run_batch(spec: BatchSpec, games: int, out: Path, jobs: int = 1, cluster: str = "",
@@ -549,7 +569,8 @@ def run_batch(spec: BatchSpec, games: int, out: Path, jobs: int = 1, cluster: st
         rows = [results.rows[k] for k in keys if k in results.rows]
         if len(rows) == len(keys) and todo:
             results.rewrite_in_order(keys)
-        return BatchResult(rows, len(rows) - (len(keys) - len(todo)), shared=shared)
+        return BatchResult(rows, len(rows) - (len(keys) - len(todo)), shared=shared,
+                           beyond=len(results.rows) - len(rows))
     finally:
         results.close()
 

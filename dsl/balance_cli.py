@@ -196,6 +196,7 @@ def _run(args, spec, out: Path) -> int:
     summary["played"] = result.played
     summary["resumed"] = len(result.rows) - result.played
     summary["shared"] = result.shared
+    summary["beyond"] = result.beyond
     try:
         files = [write_summary(out, summary)] + write_plots(out, spec, summary, result.rows)
     except OSError as e:
@@ -207,6 +208,9 @@ def _run(args, spec, out: Path) -> int:
         return 0
     print(batch_title(summary) + f", seed {spec.seed}; {result.played} played on {where}, "
           f"{summary['resumed']} already in {out}")
+    if result.beyond:
+        print(f"{out / 'games.csv'} also holds {result.beyond} game{'s' * (result.beyond != 1)} this batch did not "
+              "ask for (more --games, or other sweep values, before): kept there, not counted here")
     if result.shared:  # (the bots played each game once: the sweep's number decides only who wins)
         print(shared_note(spec))
     for line in format_summary(summary):

@@ -17,6 +17,7 @@ from .balance import BatchSpec, batch_title, vp_by_turn, wilson
 
 PLOTS = ("winrate.png", "vp.png", "vp_by_turn.png", "awards.png")
 COLOURS = ("#b03a2e", "#2e6fb0", "#3a8f4a", "#8a5cb0", "#c08a1e")
+MAX_BARS = 200  # the VP histogram: a bar per VP value up to this many values, else 100 bars over the spread
 
 
 def _pyplot():
@@ -145,7 +146,7 @@ def _vp(ax, spec: BatchSpec, summary: dict, rows: list[dict]) -> None:
         width = 0.8 / n
         for j, side in enumerate(sides):
             i = spec.sides.index(side)
-            data = [[r[f"vp_{side}"] for r in rows if r["sweep"] == v] for v in values]
+            data = [[float(r[f"vp_{side}"]) for r in rows if r["sweep"] == v] for v in values]
             pos = [x + (j - (n - 1) / 2) * width for x in range(len(values))]
             b = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True, manage_ticks=False)
             for patch in b["boxes"]:
@@ -157,10 +158,11 @@ def _vp(ax, spec: BatchSpec, summary: dict, rows: list[dict]) -> None:
     else:
         lo = min(min(r[f"vp_{s}"] for r in rows) for s in sides)
         hi = max(max(r[f"vp_{s}"] for r in rows) for s in sides)
-        bins = [x - 0.5 for x in range(lo, hi + 2)]
+        # a bar per VP value, or (a wide spread: say, VP counted in thousands) 100 bars over it
+        bins = [x - 0.5 for x in range(lo, hi + 2)] if hi - lo < MAX_BARS else MAX_BARS // 2
         for side in sides:
             i = spec.sides.index(side)
-            ax.hist([r[f"vp_{side}"] for r in rows], bins=bins, alpha=0.55, color=COLOURS[i % len(COLOURS)],
+            ax.hist([float(r[f"vp_{side}"]) for r in rows], bins=bins, alpha=0.55, color=COLOURS[i % len(COLOURS)],
                     label=f"{side} (mean {summary['rows'][0]['sides'][side]['vp']['mean']:.2f})")
         ax.set_xlabel("final VP")
         ax.set_ylabel("games")

@@ -49,6 +49,7 @@ class BatchWorker(QObject):
             if summary:
                 summary["played"], summary["resumed"] = result.played, len(result.rows) - result.played
                 summary["shared"] = result.shared
+                summary["beyond"] = result.beyond
                 write_summary(self.out, summary)
                 write_plots(self.out, self.spec, summary, result.rows)
             self.finished.emit(summary)
@@ -320,6 +321,8 @@ class BalanceDialog(QDialog):
             return
         self.rate.setText("stopped: run again to resume" if stopped else "done")
         head = (f"{summary['played']} played, {summary['resumed']} already in the folder"
+                + (f" ({summary['beyond']} more there not asked for now: kept, not counted)"
+                   if summary.get("beyond") else "")
                 + ("; stopped early: Run resumes" if stopped else ""))
         note = [shared_note(self.worker.spec)] if summary.get("shared") and self.worker is not None else []
         self.summary.setText("\n".join([head, *note] + format_summary(summary, awards=False)))  # (a plot's tab)

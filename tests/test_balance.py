@@ -487,3 +487,87 @@ def test_a_games_file_with_a_bad_awards_cell_is_refused_with_its_line(tmp_path, 
     assert main(["balance", str(BARBAROSSA), "--games", "3", "--out", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert f"{path}:3: not a game row" in err and "Traceback" not in err
+
+
+def test_a_row_with_a_field_too_many_or_a_bad_vp_by_turn_is_refused_before_anything_is_written(tmp_path, capsys):
+    """A row with more fields than columns, or a VP-by-turn cell that is not
+    turn:vp pairs, is named by its line; the file is left as it was (the
+    summary and plots are not written from it)."""
+    balance_json(capsys, BARBAROSSA, "--games", 2, "--out", tmp_path)
+    path = tmp_path / "games.csv"
+    good = path.read_text(encoding="utf-8").splitlines()
+    cols = good[0].split(",")
+    turn_col = cols.index("vp_by_turn_axis")
+    for bad in (good[1] + ",extra", ",".join(x if i != turn_col else "1:4 2" for i, x in enumerate(good[1].split(","))),
+                ",".join(x if i != turn_col else "x:y" for i, x in enumerate(good[1].split(",")))):
+        text = "\n".join([good[0], bad, good[2]]) + "\n"
+        path.write_text(text, encoding="utf-8")
+        (tmp_path / "summary.json").unlink(missing_ok=True)
+        assert main(["balance", str(BARBAROSSA), "--games", "3", "--out", str(tmp_path)]) == 1
+        err = capsys.readouterr().err
+        assert f"{path}:2: not a game row" in err and "Traceback" not in err, err
+        assert path.read_text(encoding="utf-8") == text and not (tmp_path / "summary.json").exists()
+
+
+@pytest.mark.parametrize("text", ["[]", "null", "3"])
+def test_a_batch_description_that_is_not_an_object_is_a_message(tmp_path, capsys, text):
+    (tmp_path / "batch.json").write_text(text, encoding="utf-8")
+    assert main(["balance", str(BARBAROSSA), "--games", "1", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "batch.json is not a batch description" in err and "Traceback" not in err
+
+
+def test_a_results_file_that_links_elsewhere_is_refused_and_left_alone(tmp_path, capsys):
+    """games.csv is appended to, and a line cut short is cut off: a link in
+    the results folder would change a file outside it.  It is refused before
+    anything is read or written."""
+    out = tmp_path / "out"
+    balance_json(capsys, BARBAROSSA, "--games", 1, "--out", out)
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"important line 1\nimportant line 2")  # (no newline at the end: a line 'cut short')
+    (out / "games.csv").unlink()
+    (out / "games.csv").symlink_to(victim)
+    assert main(["balance", str(BARBAROSSA), "--games", "2", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "games.csv is a symbolic link" in err and "Traceback" not in err
+    assert victim.read_bytes() == b"important line 1\nimportant line 2"
+
+
+def test_a_batch_of_fewer_games_keeps_the_folders_other_games(tmp_path, capsys):
+    """Resuming with a smaller --games plays and counts that many, and
+    keeps the folder's other finished games in games.csv (they were lost
+    when the file was rewritten in order)."""
+    balance_json(capsys, BARBAROSSA, "--games", 4, "--out", tmp_path)
+    path = tmp_path / "games.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([lines[0]] + lines[2:]) + "\n", encoding="utf-8")  # game 0 not finished
+    summary = balance_json(capsys, BARBAROSSA, "--games", 2, "--out", tmp_path)
+    assert (summary["played"], summary["resumed"], summary["beyond"]) == (1, 1, 2)
+    assert summary["rows"][0]["games"] == 2
+    assert path.read_text(encoding="utf-8").splitlines() == lines  # all four, in order
+    assert main(["balance", str(BARBAROSSA), "--games", "2", "--out", str(tmp_path)]) == 0
+    assert "also holds 2 games this batch did not ask for" in capsys.readouterr().out
+
+
+def test_the_vp_plot_of_a_wide_spread_draws_a_hundred_bars(tmp_path, monkeypatch):
+    """One bar per VP value, unless the VP spread over more values than
+    MAX_BARS (VP counted in millions drew ten million bars, for hours)."""
+    import matplotlib.axes
+    from dsl import balance_plots
+    spec = barbarossa_spec()
+    rows = [{"sweep": "", "game": k, "winner": "axis", "vp_axis": vp, "vp_soviet": 0, "turns": 4, "decisions": 9,
+             "vp_by_turn_axis": f"1:{vp}", "vp_by_turn_soviet": "1:0", "awards": "{}", "why": "", "seed": k}
+            for k, vp in enumerate((0, 10**7, 10**38))]
+    bins = []
+    real_hist = matplotlib.axes.Axes.hist
+
+    def hist(self, x, **kw):
+        bins.append(kw["bins"])
+        return real_hist(self, x, **kw)
+    monkeypatch.setattr(matplotlib.axes.Axes, "hist", hist)
+    files = balance_plots.write_plots(tmp_path, spec, summarize(spec, rows), rows)
+    assert bins == [balance_plots.MAX_BARS // 2] and all(f.exists() for f in files)
+    bins.clear()
+    rows[1]["vp_axis"], rows[2]["vp_axis"] = 12, 30
+    balance_plots.write_plots(tmp_path, spec, summarize(spec, rows), rows)
+    assert bins == [[x - 0.5 for x in range(0, 32)]]

@@ -649,6 +649,35 @@ def _end_workers(pool) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
+CONNECT_SECONDS = 20  # how long a scheduler's address may take to answer as one
+
+
+def _connect(client_class, address: str):
+    """A Dask client of the scheduler at ``address``.  Dask's own timeout
+    covers the connection, not the handshake after it: a server that is no
+    Dask scheduler (a web server, say) left it waiting for ever.  So the
+    client is made on a thread of its own, given ``CONNECT_SECONDS``; one
+    that does not answer is left behind (a daemon thread: it does not keep
+    hexforge from exiting)."""
+    box: dict = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = client_class(address, timeout="10s")
+        except Exception as e:  # (what a server that is not Dask's sends may fail anywhere in the handshake)
+            box["error"] = e
+
+    thread = threading.Thread(target=connect, name="hexforge-dask-connect", daemon=True)
+    thread.start()
+    thread.join(CONNECT_SECONDS)
+    if "client" in box:
+        return box["client"]
+    if "error" in box:
+        e = box["error"]
+        raise OSError(str(e) or type(e).__name__) from e
+    raise TimeoutError(f"no answer as a Dask scheduler in {CONNECT_SECONDS} s (is it one?)")
+
+
 def _run_dask(spec, tasks, cluster, finished, stop) -> None:
     try:
         from distributed import Client, LocalCluster, as_completed
@@ -660,7 +689,7 @@ def _run_dask(spec, tasks, cluster, finished, stop) -> None:
             own = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, processes=True)
             client = Client(own)
         else:
-            client = Client(cluster, timeout="10s")
+            client = _connect(Client, cluster)
     except (OSError, TimeoutError, ValueError) as e:
         if own is not None:
             own.close()

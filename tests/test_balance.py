@@ -571,3 +571,25 @@ def test_the_vp_plot_of_a_wide_spread_draws_a_hundred_bars(tmp_path, monkeypatch
     rows[1]["vp_axis"], rows[2]["vp_axis"] = 12, 30
     balance_plots.write_plots(tmp_path, spec, summarize(spec, rows), rows)
     assert bins == [[x - 0.5 for x in range(0, 32)]]
+
+
+def test_an_address_that_is_no_dask_scheduler_is_a_message_not_a_hang(tmp_path, capsys, monkeypatch):
+    """A server that takes the connection and never answers as Dask does (a
+    web server, say) left the batch waiting for ever: it is a message once
+    CONNECT_SECONDS pass."""
+    import socket
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()
+    monkeypatch.setattr(balance, "CONNECT_SECONDS", 2)
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    start = time.monotonic()
+    try:
+        assert main(["balance", str(BARBAROSSA), "--games", "1", "--cluster", address, "--out", str(tmp_path)]) == 1
+    finally:
+        server.close()
+    err = capsys.readouterr().err
+    assert f"cannot reach the Dask scheduler at {address}: no answer as a Dask scheduler" in err
+    assert time.monotonic() - start < 30 and accepted

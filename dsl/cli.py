@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -81,6 +82,12 @@ def cmd_odds(args: argparse.Namespace) -> int:
         """A strength from the command line: 12, 7.5 or 15/2."""
         from fractions import Fraction
 
+        # (digits, not exponents: Fraction('1e999999999') builds the number, for ever)
+        if not re.fullmatch(r"\s*-?(\d{1,9}(\.\d{1,9})?|\.\d{1,9}|\d{1,9}/\d{1,9})\s*", text):
+            too_long = re.fullmatch(r"\s*-?(\d+(\.\d+)?|\.\d+|\d+/\d+)\s*", text) is not None
+            return None, f"{what} must be a number such as 12, 7.5 or 15/2" + \
+                (f", each part at most 9 digits, not '{text[:40]}'" if too_long else
+                 f", not '{text[:40]}'")
         try:
             value = Fraction(text.strip())
         except (ValueError, ZeroDivisionError):

@@ -516,6 +516,10 @@ def test_cli_per_side_die(capsys, tmp_path):
     (["--attack", "lots", "--defense", 5], "--attack must be a number"),
     (["--attack", 15, "--defense", "-3"], "cannot be negative"),
     (["--attack", 15, "--defense", 5, "--shift", "1.5"], "--shift must be a whole number"),
+    # an exponent is refused, not built: 1e999999999 took for ever, 1e5000 could not be printed
+    (["--attack", "1e999999999", "--defense", 5], "--attack must be a number such as 12, 7.5 or 15/2, not"),
+    (["--attack", 15, "--defense", "1e5000"], "--defense must be a number"),
+    (["--attack", "1" * 5000, "--defense", 5], "each part at most 9 digits"),
     (["--attack", 15, "--defense", 5, "--crt", "gekitu"], "did you mean 'gekitou'?"),
 ])
 def test_cli_errors(capsys, args, message):

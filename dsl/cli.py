@@ -717,6 +717,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         state, n = play(runner, state, agents, on_action=on_action)
     except (ExprError, SequenceError) as e:
         raise CliError(str(e), where) from None
+    except ValueError as e:  # (units placed in an area with no room left for them: 'no room in area ...')
+        raise CliError(f"the game cannot go on after {len(taken)} decisions (turn {turn_seen[0]}): {e}",
+                       where) from None
     result = dict(state.result, actions=n, scenario=scenario, seed=args.seed,
                   agents=dict(zip(sides, names)), variants=list(args.variant or ()), params=dict(params))
     if args.log:

@@ -128,6 +128,9 @@ class MapReader:
                 ctx.error("duplicate", f"area {aname} is declared twice", st.args[0].span)
             rest = [a for a in st.args[1:] if not a.quoted]
             areas[aname] = frozenset(self.hex_list(rest))
+            if not rest:  # (a unit set up or a marker placed there would find no hex)
+                ctx.error("value", f"area {aname} has no hexes", st.args[0].span,
+                          "list its hexes (or paint them in the editor), or remove the area")
             ctx.declare("area", aname, st.args[0].span)
         for s, hs in supply.items():
             for h in hs:

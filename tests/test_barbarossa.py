@@ -1056,3 +1056,21 @@ def test_cli_battle_shows_the_firepower_of_a_battle():
         assert twice.returncode == 1 and says in twice.stderr, twice.stderr
     odds = run("odds", str(GAME), "--attack", "3", "--defense", "2")
     assert odds.returncode == 1 and "try hexforge battle" in odds.stderr
+
+
+def test_cli_says_when_units_placed_in_the_game_find_no_room(capsys, monkeypatch):
+    """Units placed in an area after the set-up (a side's units left to the
+    scenario's default, an arrival) may find every hex of it full
+    (runtime.reinforce raises ValueError): the game cannot go on, and
+    ``play`` says so, after how many decisions, not with a traceback."""
+    from dsl.cli import main
+    apply = Runner.apply
+
+    def full(self, s, a):
+        if s.turn >= 2:
+            raise ValueError("no room in area border for 3RoA")
+        return apply(self, s, a)
+    monkeypatch.setattr(Runner, "apply", full)
+    assert main(["play", str(GAME), "--seed", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "the game cannot go on after" in err and "(turn 2): no room in area border for 3RoA" in err

@@ -182,6 +182,25 @@ def test_map_may_not_leave_the_game_folder(tmp_path):
     assert only(diagnostics_of(folder), "map-outside")
 
 
+def test_an_area_with_no_hexes_is_an_error_at_its_name(tmp_path):
+    """A unit set up or a marker placed in an area with no hexes finds no
+    hex: check said ok and play ended in a traceback."""
+    from helpers import MINI_MAP
+    assert "area start 0101-0105\n" in MINI_MAP
+    folder = make_game(tmp_path, map_text=MINI_MAP.replace("area start 0101-0105\n", "area start\n"))
+    d = only(diagnostics_of(folder), "value")
+    assert d.message == "area start has no hexes" and d.span.file.endswith("map.hxm")
+    assert (d.span.line, d.span.col) == (MINI_MAP.splitlines().index("area start 0101-0105") + 1, 6)
+
+
+def test_a_scenario_whose_first_turn_is_after_its_last_is_an_error(tmp_path):
+    """turns 4 1 played turn 4 alone, quietly."""
+    assert "  turns 1 2\n" in MINI_GAME
+    text = MINI_GAME.replace("  turns 1 2\n", "  turns 2 1\n", 1)
+    d = only(diagnostics_of(make_game(tmp_path, text)), "range")
+    assert d.message == "turns 2 1: the first turn is after the last" and d.hint == "write turns 1 2"
+
+
 def test_variants_apply_their_overrides(tmp_path):
     game = MINI_GAME + '''
 variant hard "Hard" {

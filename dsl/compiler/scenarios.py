@@ -21,8 +21,12 @@ class ScenariosMixin(CompilerParts):
     def turns_of(self, b: Body) -> tuple[int, int]:
         t = b.one("turns", (2, 2))
         if t and len(t.args) == 2:
-            return (self.ctx.int_(t.args[0], "first turn", 0, 999) or 1,
-                    self.ctx.int_(t.args[1], "last turn", 0, 999) or 999)
+            first = self.ctx.int_(t.args[0], "first turn", 0, 999) or 1
+            last = self.ctx.int_(t.args[1], "last turn", 0, 999) or 999
+            if first > last:
+                self.ctx.error("range", f"turns {first} {last}: the first turn is after the last", t.span,
+                               f"write turns {last} {first}")
+            return first, last
         return 1, 999
 
     def arrival(self, st: Statement, map_def, chits, track) -> D.Arrival:
@@ -275,6 +279,9 @@ class ScenariosMixin(CompilerParts):
             for n, a in ((first, t.args[0]), (last, t.args[1])):
                 if numbers and n not in numbers:
                     ctx.error("range", f"turn {n} is not on the turn track", a.span)
+            if first > last:
+                ctx.error("range", f"turns {first} {last}: the first turn is after the last", t.span,
+                          f"write turns {last} {first}")
             gaps = [n for n in range(first, last + 1) if numbers and n not in numbers]
             if gaps and first in numbers and last in numbers:
                 ctx.error("range", f"the scenario runs turns {first} to {last}, but turn {gaps[0]} is not on the "

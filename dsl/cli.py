@@ -178,8 +178,12 @@ def cmd_odds(args: argparse.Namespace) -> int:
     mod_shifts, drms, not_counted = _odds_modifiers(game, crt, args, side, terrain)
     notes += not_counted
     shifts += [(n, f"{title}: {abs(n)} {'left' if n < 0 else 'right'}") for n, title in mod_shifts]
+    used: set[tuple[str, str]] = set()
     for use in args.use:
         oid, _, role = use.partition(":")
+        if (oid, role or "attacker") in used:  # (a battle option is used once in a battle)
+            return fail(f"--use {use} is given twice")
+        used.add((oid, role or "attacker"))
         opt = game.battle_options.get(oid)
         if opt is None:
             return fail(f"{game.info.id} has no battle option '{oid}'", did_you_mean(oid, game.battle_options))
@@ -355,6 +359,7 @@ def cmd_battle(args: argparse.Namespace) -> int:
     except (NotImplementedError, ValueError) as e:
         return fail(str(e))
     board, s = runner.board, runner.new_game(0)
+    on_map = {uid for uid, u in s.units.items() if u.hex is not None}  # (the scenario's units: no support chits)
     for uid in list(s.units):
         s.place(uid, None, "removed")
     s.step = {}
@@ -370,17 +375,21 @@ def cmd_battle(args: argparse.Namespace) -> int:
     s.turn = args.turn
     sides: list[str] = []
 
+    named: dict[str, str] = {}  # counter -> the flag that named it (a counter is in the battle once)
+
     def carry(label: str, uid: str, carried: list[str]) -> tuple[str, str]:
         """Put the counters a unit carries under it (UNIT+CHIT+CHIT): ("", "") or (error, hint)."""
         for cid in carried:
             if cid not in game.counters:
                 return f"{label}: no counter '{cid}'", did_you_mean(cid, game.counters)
+            if cid in named:
+                return f"{label}: {cid} is named twice ({named[cid]} too)", ""
+            named[cid] = label.split()[0]
             why = A.why_not_attach(game, s, cid, uid)
             if why:
                 return f"{label}: {why}", ""
             A.attach(game, s, cid, uid, "set up for the battle")
         return "", ""
-    named: dict[str, str] = {}  # counter -> the flag that named it (a counter is in the battle once)
     for flag, text in (("--attack", args.attack), ("--defend", args.defend)):
         for item in (x.strip() for x in text.split(",") if x.strip()):
             head, _, origin = item.partition("@")
@@ -414,6 +423,9 @@ def cmd_battle(args: argparse.Namespace) -> int:
             return fail("--near: this game has no ranged support (dice-pool { ranged FACTOR })")
         if uid not in game.counters:
             return fail(f"--near: no counter '{uid}'", did_you_mean(uid, game.counters))
+        if uid in named:
+            return fail(f"--near: {uid} is named twice" + ("" if named[uid] == "--near" else f" ({named[uid]} too)"))
+        named[uid] = "--near"
         try:
             h = board.parse(where)
         except ValueError as e:
@@ -429,14 +441,15 @@ def cmd_battle(args: argparse.Namespace) -> int:
     if len(attackers) != 1 or len(defenders) != 1 or attackers == defenders:
         return fail("--attack names units of one side and --defend units of the other")
     for uid in (x.strip() for x in args.disrupted.split(",") if x.strip()):
-        if uid not in game.counters or s.units[uid].hex != target:
-            return fail(f"--disrupted: {uid} is not in the battle")
+        if named.get(uid) not in ("--attack", "--defend") or A.kind_of(game, uid) is not None:
+            return fail(f"--disrupted: {uid} is not in the battle" + (" (--near stacks support it from beside)"
+                                                                      if named.get(uid) == "--near" else ""))
         s.mark(uid, "disrupted")
     s.control[target] = next(iter(defenders))
     attacker = next(iter(attackers))
     s.active = attacker
     if game.dice_pool is not None:
-        return _dice_pool_battle(args, game, runner, s, target)
+        return _dice_pool_battle(args, game, runner, s, target, named, on_map)
     if args.role:
         return fail(f"--role {args.role[0]}: roles are a dice-pool battle's (dice-pool {{ role }}); "
                     f"{game.info.title} fights by firepower")
@@ -478,7 +491,7 @@ def cmd_battle(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dice_pool_battle(args, game, runner, s, target) -> int:
+def _dice_pool_battle(args, game, runner, s, target, named: dict[str, str], on_map: set[str]) -> int:
     """``hexforge battle`` for a dice-pool game: each side's pools and hit
     numbers, the tank duel's pairs (as the superior side pairs by default)
     and the exact probability of each damage total and of winning."""
@@ -510,6 +523,17 @@ def _dice_pool_battle(args, game, runner, s, target) -> int:
         if cid not in game.counters:
             say_error(f"--support: no counter '{cid}'", args.game, did_you_mean(cid, game.counters))
             return 1
+        why = f"is named twice ({named[cid]} too)" if cid in named else \
+            "is one of the scenario's units, not a support chit" if cid in on_map else \
+            "is equipment a unit carries, not a support chit" if A.kind_of(game, cid) is not None else \
+            "is an aircraft: air missions are not in these odds" if game.dice_pool.air is not None and \
+            game.matches(cid, game.dice_pool.air.aircraft) else \
+            "adds nothing to a battle's dice pools as a support chit" if not runner.engine.dicepool.supports(s, cid) \
+            else ""
+        if why:
+            say_error(f"--support: {cid} {why}", args.game)
+            return 1
+        named[cid] = "--support"
         chits.setdefault(game.counters[cid].side, []).append(cid)
     for side, used in chits.items():
         if len(used) > game.dice_pool.support:

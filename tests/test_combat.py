@@ -529,6 +529,16 @@ def test_cli_errors(capsys, args, message):
     assert "Traceback" not in err
 
 
+def test_cli_takes_a_battle_option_once(capsys):
+    """A battle option is used once in a battle (runtime.combat.declare):
+    given twice, its shift was counted twice."""
+    from helpers import GAMES
+    args = ["--attack", 6, "--defense", 2, "--side", "german", "--turn", 2, "--use", "stuka"]
+    code, out, err = run_cli(capsys, GAMES / "a-victory-denied", *args, "--use", "stuka")
+    assert code == 1 and "--use stuka is given twice" in err
+    assert run_cli(capsys, GAMES / "a-victory-denied", *args)[0] == 0
+
+
 def test_cli_game_that_does_not_compile(capsys, tmp_path):
     folder = make_game(tmp_path, MINI_GAME.replace("unit-class inf", "unit-clas inf"))
     code, out, err = run_cli(capsys, folder, "--attack", 3, "--defense", 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from runtime.combat.dicepool.battle import Pool, Setup, Weapon, resolve
@@ -271,3 +272,28 @@ def test_hexforge_battle_prints_a_dice_pool_battles_exact_odds(capsys):
     assert main(["battle", game, "--hex", "0609", "--attack", "LAH+Tiger1+Panther1+PzIV1+PzIV2@0710",
                  "--defend", "52G"]) == 1
     assert "LAH cannot carry PzIV2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra, says", [
+    (["--near", "LAH@0810"], "--near: LAH is named twice (--attack too)"),  # (was an IndexError)
+    (["--near", "52G@0810"], "--near: 52G is named twice (--defend too)"),
+    (["--near", "DR+Tiger1@0810"], "--near DR+Tiger1@0810: Tiger1 is named twice (--attack too)"),
+    (["--support", "Panther1"], "--support: Panther1 is equipment a unit carries, not a support chit"),
+    (["--support", "DR"], "--support: DR is one of the scenario's units, not a support chit"),
+    (["--support", "SMelee,SMelee"], "--support: SMelee is named twice (--support too)"),
+    (["--support", "Ju87-1"], "--support: Ju87-1 is an aircraft: air missions are not in these odds"),
+    (["--near", "DR@0810", "--disrupted", "DR"], "--disrupted: DR is not in the battle (--near stacks support it"),
+])
+def test_hexforge_battle_refuses_a_set_up_no_battle_could_have(capsys, extra, says):
+    """Each counter is in the battle once, in one role: the odds of a set-up
+    that names one twice, or a unit or equipment as a support chit, were
+    printed as if it could be."""
+    from editor.cli import main
+    from helpers import ROOT
+    base = ["battle", str(ROOT / "games" / "prokhorovka"), "--hex", "0609", "--attack", "LAH+Tiger1@0710", "--defend",
+            "52G"]
+    assert main(base + extra) == 1
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err, err
+    assert main(base + ["--disrupted", "LAH", "--support", "GArty1"]) == 0  # an attacker stands beside the hex
+    assert "German wins" in capsys.readouterr().out

@@ -103,12 +103,19 @@ class DicePoolBattles:
             return []
         box = f"pool:{pool}"
         used = set(p["chits"].get(side, []))
-        steps = {st.factor for st in self.rules.steps}
-        g = self.game
-        air = self.rules.air.aircraft if self.rules.air else frozenset()  # aircraft fly in the air combat
         return sorted(u.id for u in s.units.values() if u.box == box and u.hex is None and u.side == side
-                      and u.id not in used and not (air and g.matches(u.id, air)) and (any(factor(g, s, u.id, f) > 0 for f in steps) or
-                                                any(u.id in sel or g.matches(u.id, sel) for sel, _ in self.rules.uses)))
+                      and u.id not in used and self.supports(s, u.id))
+
+    def supports(self, s: GameState, cid: str) -> bool:
+        """Whether the counter ``cid`` may be a support chit of a battle: it
+        adds to one of its pools or has a use there, and is no aircraft
+        (those fly in the air combat)."""
+        g = self.game
+        air = self.rules.air.aircraft if self.rules.air else frozenset()
+        if air and g.matches(cid, air):
+            return False
+        return any(factor(g, s, cid, st.factor) > 0 for st in self.rules.steps) or \
+            any(cid in sel or g.matches(cid, sel) for sel, _ in self.rules.uses)
 
     def ranged_open(self, s: GameState, p: dict) -> list[str]:
         """The deciding side's counters carried by its other stacks that may

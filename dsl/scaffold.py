@@ -25,6 +25,10 @@ class ScaffoldError(ValueError):
     """A request ``hexforge new`` cannot honour; the message says why."""
 
 
+MAX_ID = 40  # characters of a game or side id (the scaffold's lines stay short: a side id is in many)
+MAX_TITLE = 200
+
+
 @dataclass(frozen=True)
 class NewGame:
     game_id: str = "new-game"
@@ -37,15 +41,21 @@ class NewGame:
         if not ID_RE.match(self.game_id):
             raise ScaffoldError(f"'{self.game_id}' is not a game id: use letters, digits, - and _, "
                                 "starting with a letter")
+        if len(self.game_id) > MAX_ID:
+            raise ScaffoldError(f"the game id is {len(self.game_id):,} characters long: at most {MAX_ID}")
         if '"' in self.title or "\n" in self.title:
             raise ScaffoldError("the title may not contain quotes or line breaks")
+        if len(self.title) > MAX_TITLE:
+            raise ScaffoldError(f"the title is {len(self.title):,} characters long: at most {MAX_TITLE}")
         if not (MIN_COLS <= self.cols <= MAX_COLS and MIN_ROWS <= self.rows <= MAX_ROWS):
             raise ScaffoldError(f"a new map is {MIN_COLS}x{MIN_ROWS} to {MAX_COLS}x{MAX_ROWS} hexes, "
                                 f"not {self.cols}x{self.rows}")
         a, b = self.sides
         for s in self.sides:
             if not ID_RE.match(s):
-                raise ScaffoldError(f"'{s}' is not a side id: use letters, digits, - and _")
+                raise ScaffoldError(f"'{s[:40]}' is not a side id: use letters, digits, - and _")
+            if len(s) > MAX_ID:
+                raise ScaffoldError(f"the side id '{s[:20]}...' is {len(s):,} characters long: at most {MAX_ID}")
         if a == b:
             raise ScaffoldError("the two sides need different ids")
 
@@ -59,8 +69,9 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def slug(text: str) -> str:
-    """A game id from a title or folder name: ``My Game!`` → ``my-game``."""
-    s = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+    """A game id from a title or folder name: ``My Game!`` → ``my-game``
+    (at most ``MAX_ID`` characters)."""
+    s = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:MAX_ID].strip("-")
     if not s or not s[0].isalpha():
         s = "game-" + s if s else "new-game"
     return s
@@ -397,7 +408,7 @@ def cmd_new(args) -> int:
         if len(sides) != 2:
             raise ScaffoldError(f"--sides '{args.sides}': name exactly two sides, e.g. blue,red")
         game_id = slug(folder.resolve().name)
-        title = args.title or folder.resolve().name.replace("-", " ").replace("_", " ").title()
+        title = args.title or folder.resolve().name.replace("-", " ").replace("_", " ").title()[:MAX_TITLE]
         spec = NewGame(game_id, title, cols, rows, (sides[0], sides[1]))
         written = write_game(folder, spec)
     except ScaffoldError as e:

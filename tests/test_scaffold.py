@@ -65,6 +65,10 @@ def test_same_request_same_files():
     (NewGame("g", cols=3, rows=3), "8x6 to 99x99"),
     (NewGame("g", sides=("a", "a")), "different ids"),
     (NewGame("g", sides=("a b", "c")), "not a side id"),
+    # (a line of the files written would pass the parser's limit: 'wrote', then check failed)
+    (NewGame("g", sides=("a", "r" * 5000)), "is 5,000 characters long: at most 40"),
+    (NewGame("g", "T" * 100_000), "the title is 100,000 characters long: at most 200"),
+    (NewGame("g" * 41), "the game id is 41 characters long"),
 ])
 def test_bad_requests_say_why(spec, msg):
     with pytest.raises(ScaffoldError, match=msg):
@@ -76,6 +80,7 @@ def test_size_and_slug():
     with pytest.raises(ScaffoldError, match="COLSxROWS"):
         parse_size("big")
     assert slug("My Great Game!") == "my-great-game" and slug("1941") == "game-1941"
+    assert slug("g" * 200) == "g" * 40 and slug("a" * 39 + "-b") == "a" * 39
 
 
 def test_hexforge_new_then_check_and_play(tmp_path):

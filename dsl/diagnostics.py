@@ -55,8 +55,8 @@ class Diagnostic:
     severity: str = "error"
 
     def format(self, sources: "dict[str, str] | None" = None) -> str:
-        where = str(self.span) if self.span else "<game>"
-        out = [f"{where}: {self.severity}: {self.message}"]
+        # (about the whole game, not a place in a file: the reader knows which game)
+        out = [f"{self.span}: {self.severity}: {self.message}" if self.span else f"{self.severity}: {self.message}"]
         text = (sources or {}).get(self.span.file) if self.span else None
         if text is not None and self.span and self.span.line >= 1:
             lines = source_lines(text)

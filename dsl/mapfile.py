@@ -49,7 +49,8 @@ def load_map(path: Path, src: Source, ctx: Ctx, at: Span | None, art_dir: Path |
     f = parse_file(path, src, ctx.diags, at)
     if f is None:
         return None
-    return MapReader(ctx, art_dir).read([e for e in f.entries if isinstance(e, Statement)], f.entries)
+    return MapReader(ctx, art_dir).read([e for e in f.entries if isinstance(e, Statement)], f.entries,
+                                        Span(f.path, 1, 1))
 
 
 class MapReader:
@@ -57,7 +58,9 @@ class MapReader:
         self.ctx = ctx
         self.art_dir = art_dir
 
-    def read(self, sts: list[Statement], entries) -> D.MapDef | None:
+    def read(self, sts: list[Statement], entries, top: Span | None = None) -> D.MapDef | None:
+        """``top``: the file's first line, where what it lacks is reported
+        (an empty file has no statement to point at)."""
         ctx = self.ctx
         for e in entries:
             if not isinstance(e, Statement):
@@ -76,7 +79,7 @@ class MapReader:
         name = head.name if head and head.args else "map"
         grid_st = by.get("grid", [None])[0]
         if grid_st is None:
-            ctx.error("missing", "the map has no grid", head.span if head else None,
+            ctx.error("missing", "the map has no grid", head.span if head else top,
                       "write: grid { orientation flat; shifted even; columns 01-55; rows 01-35 }")
             return None
         grid = self.grid(grid_st)

@@ -665,7 +665,7 @@ class MainWindow(QMainWindow):
         if self.doc.map_problems:
             items = [d for d in self.doc.map_problems if d not in items] + items
         for d in items:
-            where = str(d.span) if d.span else "<game>"
+            where = str(d.span) if d.span else (self.doc.folder.name if self.doc.folder is not None else "the game")
             text = f"{where}: {d.severity}: {d.message}" + (f"  (hint: {d.hint})" if d.hint else "")
             it = QListWidgetItem(text)
             it.setForeground(QColor("#b00000" if d.severity == "error" else "#a06000"))

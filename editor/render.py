@@ -134,7 +134,7 @@ def cmd_render(args) -> int:
     try:
         if doc.map is None:
             for d in (doc.map_problems or doc.diagnostics)[:5]:
-                print(d.format(doc.sources), file=sys.stderr)
+                print(d.format(doc.sources) if d.span else f"hexforge: {game}: {d.format()}", file=sys.stderr)
             raise CliError("the game has no map that loads", game)
         snap = doc.snapshot
         scenario = args.scenario

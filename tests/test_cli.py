@@ -122,6 +122,21 @@ def test_one_error_format(capsys):
     assert r.returncode == 1 and r.stderr.startswith(f"hexforge: {SMOLENSK}: error: --out must end in")
 
 
+def test_an_empty_map_file_is_named_where_it_is_reported(tmp_path, capsys):
+    """A map file with nothing in it lacks a grid: the error names it, line
+    1 (it read '<game>: error: the map has no grid')."""
+    import shutil
+    folder = tmp_path / "barbarossa-postcard"
+    shutil.copytree(ROOT / POSTCARD, folder)
+    (folder / "map.hxm").write_text("", encoding="utf-8")
+    r = hexforge("render", str(folder), "--out", str(tmp_path / "m.png"))
+    assert r.returncode == 1 and "<game>" not in r.stderr
+    assert r.stderr.splitlines()[0] == "barbarossa-postcard/map.hxm:1:1: error: the map has no grid", r.stderr
+    assert r.stderr.splitlines()[-1] == f"hexforge: {folder}: error: the game has no map that loads"
+    from dsl.diagnostics import Diagnostic
+    assert Diagnostic("variant", "no variant named 'nope'", None).format() == "error: no variant named 'nope'"
+
+
 def test_edit_says_what_a_file_that_is_not_a_game_is(tmp_path):
     out = tmp_path / "shot.png"
     r = hexforge("edit", "README.md", "--screenshot", str(out))

@@ -1210,7 +1210,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             doc = GameDocument.open(args.game) if args.game else GameDocument.new()
         except LoadError as e:
-            say_error(str(e), game)
+            say_error(e.why, game)
             return 1
         w = MainWindow(doc, autosave_ms=0)
         w.ask_on_close = False

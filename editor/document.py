@@ -44,7 +44,13 @@ BOM = b"\xef\xbb\xbf"
 
 
 class LoadError(Exception):
-    """A game folder could not be opened at all (nothing was changed)."""
+    """A game folder could not be opened at all (nothing was changed).
+    ``why``: the message without the path, where the path is said already
+    (the command line's ``hexforge: PATH: error: ...``)."""
+
+    def __init__(self, message: str, why: str = ""):
+        super().__init__(message)
+        self.why = why or message
 
 
 def _statements(entries) -> Iterable[Statement]:
@@ -485,9 +491,10 @@ class GameDocument:
         p = Path(path).resolve()
         folder = p.parent if p.is_file() else p
         if not (folder / "game.hxr").is_file():
-            raise LoadError(f"{path}: no game.hxr in this folder" if not p.is_file() else
-                            f"{path}: no game.hxr beside it" if p.suffix == ".hxr" else
-                            f"{path} is not a rules file (.hxr): give a game folder, or its game.hxr")
+            why = "no game.hxr in this folder" if not p.is_file() else "no game.hxr beside it" \
+                if p.suffix == ".hxr" else ""
+            raise LoadError(f"{path}: {why}", why) if why else \
+                LoadError(f"{path} is not a rules file (.hxr): give a game folder, or its game.hxr")
         doc = cls()
         doc.folder = folder
         doc.game_name = folder.name

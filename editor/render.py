@@ -100,7 +100,7 @@ def _open(game: str):
     try:
         return GameDocument.open(game)
     except LoadError as e:
-        raise CliError(str(e), game) from None
+        raise CliError(e.why, game) from None
 
 
 def _written_or_raise(out: Path, write) -> object:

@@ -146,7 +146,7 @@ def test_edit_says_what_a_file_that_is_not_a_game_is(tmp_path):
     lone = tmp_path / "units.hxr"  # (a rules file with no game.hxr beside it; it read 'in this folder')
     lone.write_text("# nothing\n", encoding="utf-8")
     r = hexforge("edit", str(lone), "--screenshot", str(out))
-    assert r.returncode == 1 and r.stderr.splitlines()[-1].endswith(f"{lone}: no game.hxr beside it")
+    assert r.returncode == 1 and r.stderr.splitlines()[-1] == f"hexforge: {lone}: error: no game.hxr beside it"
 
 
 def test_a_screenshot_larger_than_8192_pixels_a_side_is_refused(tmp_path):

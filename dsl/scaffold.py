@@ -403,6 +403,9 @@ def cmd_new(args) -> int:
 
     folder = Path(args.folder)
     try:
+        if not args.folder.strip() or args.folder != args.folder.strip():  # ('' is '.', the folder one is in)
+            raise ScaffoldError(f"'{args.folder}' is no folder name: give the new game's folder, e.g. "
+                                "hexforge new my-game")
         cols, rows = parse_size(args.size)
         sides = tuple(s.strip() for s in args.sides.split(","))
         if len(sides) != 2:
@@ -412,7 +415,7 @@ def cmd_new(args) -> int:
         spec = NewGame(game_id, title, cols, rows, (sides[0], sides[1]))
         written = write_game(folder, spec)
     except ScaffoldError as e:
-        print(f"hexforge: {args.folder}: error: {e}", file=sys.stderr)
+        print(f"hexforge: {args.folder + ': ' if args.folder.strip() else ''}error: {e}", file=sys.stderr)
         return 1
     for p in written:
         print(f"wrote {p}")

@@ -111,6 +111,17 @@ def test_the_next_commands_hexforge_new_prints_paste_into_a_shell(tmp_path):
     assert run.returncode == 0 and run.stdout.startswith("ok my-game: 2 sides"), run.stderr
 
 
+@pytest.mark.parametrize("name", ["", "  ", " x"])
+def test_hexforge_new_refuses_a_blank_folder_name(tmp_path, monkeypatch, capsys, name):
+    """'' is the folder one is in ('. is not empty'); '  ' made a folder
+    named with two spaces."""
+    from dsl.cli import main
+    monkeypatch.chdir(tmp_path)
+    assert main(["new", name]) == 1
+    assert "is no folder name: give the new game's folder" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_hexforge_new_refuses_a_folder_in_use(tmp_path):
     folder = tmp_path / "used"
     folder.mkdir()

@@ -201,6 +201,22 @@ def test_a_scenario_whose_first_turn_is_after_its_last_is_an_error(tmp_path):
     assert d.message == "turns 2 1: the first turn is after the last" and d.hint == "write turns 1 2"
 
 
+def test_a_die_that_is_not_one_is_not_suggested_for_the_tables_that_roll_it(tmp_path):
+    """'dice d999999999' is an error, and the tables that roll d6 then are
+    told of an unknown die: the hint named the very die refused."""
+    import shutil
+    from helpers import GAMES
+    folder = tmp_path / "barbarossa-postcard"
+    shutil.copytree(GAMES / "barbarossa-postcard", folder)
+    text = (folder / "game.hxr").read_text(encoding="utf-8")
+    assert "\ndice d6\n" in text
+    (folder / "game.hxr").write_text(text.replace("\ndice d6\n", "\ndice d999999999\n", 1), encoding="utf-8")
+    errs = [d for d in diagnostics_of(folder) if d.severity == "error"]
+    assert errs[0].message == "'d999999999' is not a die" and errs[0].hint == "write d6, d10 or 2d6"
+    assert [d.message for d in errs[1:]] == ["unknown die 'd6'"] * 3
+    assert all("d999999999" not in d.hint for d in errs)
+
+
 def test_variants_apply_their_overrides(tmp_path):
     game = MINI_GAME + '''
 variant hard "Hard" {

@@ -181,7 +181,8 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
                 ctx.class_flags.update(a.text for a in f.args)
         if self.one("dice"):
             for a in self.one("dice").args:
-                ctx.declare("die", a.text, a.span)
+                if DICE.match(a.text):  # (one that is not a die is an error of its own: no name to suggest)
+                    ctx.declare("die", a.text, a.span)
 
     # statements whose `= value` / `when condition` the compiler reads
     TAKES_VALUE = {"modifier", "award", "define", "variable", "input", "per-turn"}

@@ -862,6 +862,8 @@ def make_bot(name: str, seed: int, think: float | None = None):
         takes = getattr(cls, "options", ())
         if key not in takes:
             raise ValueError(f"{name}: the {kind} bot has no option '{key}' (options: {', '.join(takes) or 'none'})")
+        if key in kwargs:
+            raise ValueError(f"{name}: {key} is given twice")
         lo, hi, what = OPTIONS[key]
         try:
             number = float(val)

@@ -217,6 +217,13 @@ def test_a_die_that_is_not_one_is_not_suggested_for_the_tables_that_roll_it(tmp_
     assert all("d999999999" not in d.hint for d in errs)
 
 
+def test_a_game_that_names_its_map_twice_is_an_error(tmp_path):
+    text = MINI_GAME.replace('game mini "Mini" { map "map.hxm" }', 'game mini "Mini" { map "map.hxm"; map "map.hxm" }')
+    assert text != MINI_GAME
+    d = only(diagnostics_of(make_game(tmp_path, text)), "duplicate")
+    assert d.message == "the game names its map twice"
+
+
 def test_variants_apply_their_overrides(tmp_path):
     game = MINI_GAME + '''
 variant hard "Hard" {

@@ -363,7 +363,8 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
             rounding=self.choice(b.arg("rounding"), ("down", "up", "nearest"), "rounding")
             or inherited.get("rounding", "down"),
             where=where(st))
-        b.all("map")
+        for extra in b.all("map")[1:]:  # (the first is read: map_)
+            self.ctx.error("duplicate", "the game names its map twice", extra.span, "keep one map line")
         b.finish()
         return info
 

@@ -224,6 +224,15 @@ def test_a_game_that_names_its_map_twice_is_an_error(tmp_path):
     assert d.message == "the game names its map twice"
 
 
+def test_a_map_that_links_out_of_the_game_folder_says_so(tmp_path):
+    folder = make_game(tmp_path)
+    outside = tmp_path / "elsewhere.hxm"
+    (folder / "map.hxm").rename(outside)
+    (folder / "map.hxm").symlink_to(outside)
+    d = only(diagnostics_of(folder), "map-outside")
+    assert d.message == "map.hxm is a link to a file outside the game folder"
+
+
 def test_variants_apply_their_overrides(tmp_path):
     game = MINI_GAME + '''
 variant hard "Hard" {

@@ -473,7 +473,10 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
         try:
             path.relative_to(game_dir)
         except ValueError:
-            self.ctx.error("map-outside", "the map file must be inside the game folder", m.args[0].span)
+            link = (game_dir / m.args[0].text).is_symlink()  # (the name is inside, but it leads out)
+            self.ctx.error("map-outside", f"{m.args[0].text} is a link to a file outside the game folder" if link
+                           else "the map file must be inside the game folder", m.args[0].span,
+                           "a game reads only the files in its folder and its series folders" if link else "")
             self.map_failed = True
             return None
         if path.suffix != MAP_SUFFIX or not self.loader.game_place(path):  # checked where a link leads, too

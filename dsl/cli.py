@@ -491,6 +491,27 @@ def cmd_battle(args: argparse.Namespace) -> int:
     return 0
 
 
+def _not_support(game, runner, s, cid: str, named: dict[str, str], on_map: set[str]) -> str:
+    """Why ``cid`` cannot be a support chit of the battle ``hexforge battle``
+    sets up ('' if it can): named already, one of the scenario's units,
+    equipment, an aircraft (its mission is not in the odds), or a counter
+    that adds to no pool (runtime.combat.dicepool: ``supports``)."""
+    from runtime import attachments as A
+
+    air = game.dice_pool.air.aircraft if game.dice_pool.air is not None else frozenset()
+    if cid in named:
+        return f"is named twice ({named[cid]} too)"
+    if cid in on_map:
+        return "is one of the scenario's units, not a support chit"
+    if A.kind_of(game, cid) is not None:
+        return "is equipment a unit carries, not a support chit"
+    if air and game.matches(cid, air):
+        return "is an aircraft: air missions are not in these odds"
+    if not runner.engine.dicepool.supports(s, cid):
+        return "adds nothing to a battle's dice pools as a support chit"
+    return ""
+
+
 def _dice_pool_battle(args, game, runner, s, target, named: dict[str, str], on_map: set[str]) -> int:
     """``hexforge battle`` for a dice-pool game: each side's pools and hit
     numbers, the tank duel's pairs (as the superior side pairs by default)
@@ -523,13 +544,7 @@ def _dice_pool_battle(args, game, runner, s, target, named: dict[str, str], on_m
         if cid not in game.counters:
             say_error(f"--support: no counter '{cid}'", args.game, did_you_mean(cid, game.counters))
             return 1
-        why = f"is named twice ({named[cid]} too)" if cid in named else \
-            "is one of the scenario's units, not a support chit" if cid in on_map else \
-            "is equipment a unit carries, not a support chit" if A.kind_of(game, cid) is not None else \
-            "is an aircraft: air missions are not in these odds" if game.dice_pool.air is not None and \
-            game.matches(cid, game.dice_pool.air.aircraft) else \
-            "adds nothing to a battle's dice pools as a support chit" if not runner.engine.dicepool.supports(s, cid) \
-            else ""
+        why = _not_support(game, runner, s, cid, named, on_map)
         if why:
             say_error(f"--support: {cid} {why}", args.game)
             return 1

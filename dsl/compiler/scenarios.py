@@ -23,11 +23,15 @@ class ScenariosMixin(CompilerParts):
         if t and len(t.args) == 2:
             first = self.ctx.int_(t.args[0], "first turn", 0, 999) or 1
             last = self.ctx.int_(t.args[1], "last turn", 0, 999) or 999
-            if first > last:
-                self.ctx.error("range", f"turns {first} {last}: the first turn is after the last", t.span,
-                               f"write turns {last} {first}")
+            self._in_order(t, first, last)
             return first, last
         return 1, 999
+
+    def _in_order(self, t: Statement, first: int, last: int) -> None:
+        """``turns FIRST LAST`` runs forward (turns 4 1 played turn 4 alone)."""
+        if first > last:
+            self.ctx.error("range", f"turns {first} {last}: the first turn is after the last", t.span,
+                           f"write turns {last} {first}")
 
     def arrival(self, st: Statement, map_def, chits, track) -> D.Arrival:
         """arrival ID "Title" { side S; units formation F | units from POOL...; on-chit C;
@@ -279,9 +283,7 @@ class ScenariosMixin(CompilerParts):
             for n, a in ((first, t.args[0]), (last, t.args[1])):
                 if numbers and n not in numbers:
                     ctx.error("range", f"turn {n} is not on the turn track", a.span)
-            if first > last:
-                ctx.error("range", f"turns {first} {last}: the first turn is after the last", t.span,
-                          f"write turns {last} {first}")
+            self._in_order(t, first, last)
             gaps = [n for n in range(first, last + 1) if numbers and n not in numbers]
             if gaps and first in numbers and last in numbers:
                 ctx.error("range", f"the scenario runs turns {first} to {last}, but turn {gaps[0]} is not on the "

@@ -39,6 +39,8 @@ from .checker import Body, Ctx, TableView, is_dash
 from .diagnostics import Span, did_you_mean
 from .loader import Source, parse_file
 
+# an error the map editor itself mends (it paints the area): the map still loads there, and check fails
+EMPTY_AREA = "empty-area"
 MAP_KEYWORDS = ("map", "grid", "default", "hexes", "hexsides", "path", "supply", "area", "outside", "background")
 
 
@@ -132,7 +134,7 @@ class MapReader:
             rest = [a for a in st.args[1:] if not a.quoted]
             areas[aname] = frozenset(self.hex_list(rest))
             if not rest:  # (a unit set up or a marker placed there would find no hex)
-                ctx.error("value", f"area {aname} has no hexes", st.args[0].span,
+                ctx.error(EMPTY_AREA, f"area {aname} has no hexes", st.args[0].span,
                           "list its hexes (or paint them in the editor), or remove the area")
             ctx.declare("area", aname, st.args[0].span)
         for s, hs in supply.items():

@@ -30,6 +30,7 @@ from typing import Callable, Iterable
 
 from dsl.ast import Statement
 from dsl.diagnostics import Diagnostic, DslError, Span
+from dsl.mapfile import EMPTY_AREA
 from dsl.parser import parse
 from runtime import definition as D
 from runtime.hexes import Grid, Hex, Hexside, hexside
@@ -674,7 +675,8 @@ class GameDocument:
     def _load_map(self) -> None:
         buf = self.files[self.map_shown]
         m, problems = read_map(self._mirror_path(self.map_shown), self._mirror_dir, self.snapshot)
-        self.map_problems = [d for d in problems if d.severity == "error"]
+        # (an area with no hexes is painted here: the map loads, and the game's check says what is missing)
+        self.map_problems = [d for d in problems if d.severity == "error" and d.code != EMPTY_AREA]
         if m is None or self.map_problems:
             return
         header, title, titles = map_header_and_titles(buf.text, self.map_shown)

@@ -188,7 +188,7 @@ def test_an_area_with_no_hexes_is_an_error_at_its_name(tmp_path):
     from helpers import MINI_MAP
     assert "area start 0101-0105\n" in MINI_MAP
     folder = make_game(tmp_path, map_text=MINI_MAP.replace("area start 0101-0105\n", "area start\n"))
-    d = only(diagnostics_of(folder), "value")
+    d = only(diagnostics_of(folder), "empty-area")
     assert d.message == "area start has no hexes" and d.span.file.endswith("map.hxm")
     assert (d.span.line, d.span.col) == (MINI_MAP.splitlines().index("area start 0101-0105") + 1, 6)
 

@@ -173,6 +173,32 @@ def test_features_supply_areas_and_boundary(bw):
     assert "objective" not in m.areas and not m.hexes[h].features and not w.doc.map_dirty
 
 
+def test_an_area_with_no_hexes_yet_is_painted_and_the_error_goes(bw, lib):
+    """check refuses an area with no hexes (a unit set up there finds none),
+    but the map still loads and edits in the editor, where it is mended:
+    a new area is empty until painted, and a game saved so opens so."""
+    w, m = bw, bw.doc.map
+    w.create_area("reserve-line")
+    w.refresh_now()
+    assert any(d.message == "area reserve-line has no hexes" for d in w.doc.diagnostics)
+    w.settings.tool, w.settings.area = "area", "reserve-line"
+    w.map_view.press(*centre(w, "0505"))
+    w.map_view.release()
+    w.refresh_now()
+    assert m.areas["reserve-line"] == {m.grid.parse_id("0505")} and w.doc.diagnostics == []
+    folder = lib / "barbarossa-postcard"
+    text = (folder / "map.hxm").read_text(encoding="utf-8")
+    assert "\narea border " in text
+    (folder / "map.hxm").write_text(text.replace("\narea border ", "\narea empty-one\narea border ", 1),
+                                    encoding="utf-8")
+    doc = GameDocument.open(folder)
+    try:
+        assert doc.map is not None and doc.map_problems == [] and doc.map.areas["empty-one"] == set()
+        assert [d.message for d in doc.diagnostics if d.severity == "error"] == ["area empty-one has no hexes"]
+    finally:
+        doc.close()
+
+
 def test_rename_and_delete_areas_follow_into_the_rules(bw):
     w, m = bw, bw.doc.map
     game = "barbarossa-postcard/game.hxr"

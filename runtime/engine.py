@@ -150,7 +150,7 @@ class Engine:
     def unit(self, state: GameState, uid: str):
         u = state.units.get(uid)
         if u is None:
-            raise IllegalActionError(f"there is no unit {uid}")
+            raise IllegalActionError(f"there is no unit {uid if len(uid) <= 40 else uid[:40] + '...'}")
         return u
 
     def can_act(self, state: GameState, uid: str) -> bool:
@@ -771,7 +771,8 @@ class Engine:
             if reason:
                 raise IllegalActionError(reason)
         if len(set(a.attackers)) != len(a.attackers):
-            raise IllegalActionError("a unit is named twice among the attackers")
+            twice = next(u for u in a.attackers if a.attackers.count(u) > 1)
+            raise IllegalActionError(f"{twice} is named twice among the attackers")
         if self.dicepool is not None:
             check_attack(self, s, list(a.attackers), target)
             if self.game.dice_pool is not None and self.game.dice_pool.order_battles:

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import get_args
 
 from .action_lists import Placements, Transfers
-from .actions import Attack, Displace, Done, Fire, IllegalActionError, Move, Use
+from .actions import Action, Attack, Displace, Done, Fire, IllegalActionError, Move, Use
 from .board import Board
 from .chitpull import ChitPull
 from .designate import Designation, designate_markers, until_turn_markers
@@ -45,6 +46,15 @@ from .stacking import extra_bars, extra_limits, judged_at_end
 from .state import GameState, fingerprint, new_state
 from .supply import check_supply, supply_status
 from .victory import MissingParams, UnreadParam, VictoryRules, params_of, params_read
+
+
+ENGINE_ACTIONS = get_args(Action)  # what the engine itself answers (movement, combat, a battle's steps)
+
+
+def shortened(action, most: int = 60) -> str:
+    """An action as a message quotes it: a text given by hand may be any length."""
+    text = str(action)
+    return text if len(text) <= most else text[:most] + "..."
 
 
 class SequenceError(RuntimeError):
@@ -360,6 +370,8 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             return self._answer_effect(s, action)
         d = s.step.get("decision")
         if s.pending or d in ("movement", "combat"):
+            if not isinstance(action, ENGINE_ACTIONS):  # (a decision's answer: the engine takes none)
+                raise IllegalActionError(self._why_not_engine(s, action))
             s2 = self.engine.apply(s, action)
             if self._designations and not s.pending:
                 self.shows(s2, action)
@@ -497,7 +509,24 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             return f"{action.unit} cannot be placed in {action.at}: reinforcements enter " \
                    f"{'on a rail hex linked by rail to a supply source' if self.game.reinforcements.enter == 'rail' else 'in a supplied hex'}" \
                    f", not in enemy ZOC or an enemy-held city, within the stacking limit"
-        return f"'{action}' is not possible now"
+        legal = list(self.legal_actions(s))
+        unit = getattr(action, "unit", None)  # (a unit's own answers first: where it may be placed, say)
+        legal = [a for a in legal if unit is not None and getattr(a, "unit", None) == unit] or legal
+        shown = ", ".join(f"'{a}'" for a in legal[:6]) + (f" ... ({len(legal)} in all)" if len(legal) > 6 else "")
+        return f"'{shortened(action)}' is not possible now: {self.to_move(s)} answers the " \
+               f"{str(d).replace('-', ' ')} decision" + (f": {shown}" if shown else "")
+
+    def _why_not_engine(self, s: GameState, action) -> str:
+        """A decision's answer (place, activate, choose...) given where the
+        engine waits for a move, an attack or a battle's answer."""
+        side = self.to_move(s)
+        if s.pending:
+            p = s.pending[0]
+            where = f" in {p['hex']}" if isinstance(p.get("hex"), str) else ""
+            return f"'{shortened(action)}' is not possible now: the {p.get('kind', 'battle')}{where} waits for " \
+                   f"{side}'s answer"
+        what = "move a unit" if s.step.get("decision") == "movement" else "attack"
+        return f"'{shortened(action)}' is not possible now: it is {side}'s {s.step.get('decision')}: {what}, or 'done'"
 
     # ---------------------------------------------------------- the loop
     def _run(self, s: GameState) -> GameState:

@@ -297,3 +297,23 @@ def test_hexforge_battle_refuses_a_set_up_no_battle_could_have(capsys, extra, sa
     assert says in err and "Traceback" not in err, err
     assert main(base + ["--disrupted", "LAH", "--support", "GArty1"]) == 0  # an attacker stands beside the hex
     assert "German wins" in capsys.readouterr().out
+
+
+def test_a_dice_pool_attack_with_no_attackers_is_refused():
+    """Battles are declared before they are fought: an attack with no units
+    was taken, the hex marked attacked (its real attack then refused) and
+    the save written with a text that did not read back."""
+    from dsl.compiler import compile_game
+    from runtime.actions import Attack, IllegalActionError
+    from runtime.bots import make_bot
+    from runtime.runner import Runner
+    from helpers import GAMES
+    r = Runner(compile_game(GAMES / "prokhorovka"))
+    s, bot = r.new_game(1), make_bot("random", 1)
+    while not (s.phase == "combat" and not s.pending and any(isinstance(a, Attack) for a in r.legal_actions(s))):
+        s = r.apply(s, bot.choose(r, s))
+    attack = next(a for a in r.legal_actions(s) if isinstance(a, Attack))
+    for empty in (Attack(attack.target, ()), f"attack {attack.target} with ,"):
+        with pytest.raises(IllegalActionError, match=f"no units attack {attack.target}"):
+            r.apply(s, empty)
+    r.apply(s, attack)  # (the hex is not spoilt)

@@ -140,6 +140,47 @@ def test_illegal_decisions_are_refused_with_a_reason(runner):
         runner.apply(s, "place 13A 5510")
 
 
+def test_a_decisions_answer_where_the_engine_waits_is_refused_with_what_is_due(capsys):
+    """A place, choose or activate given during movement or a battle (a save
+    edited by hand, say) is refused as illegal, saying what is due: with the
+    compiled engine it was a TypeError (its type hint enforced), in plain
+    Python a message that no decision was pending."""
+    game = compile_game(GAMES / "barbarossa-postcard")
+    r = Runner(game)
+    s = r.new_game(seed=1)
+    while s.step.get("decision") != "movement":
+        s = r.apply(s, RandomBot(1).choose(r, s))
+    side = r.to_move(s)
+    for text in ("place AGN 0205", "choose x", "activate AGN", "designate AGN"):
+        with pytest.raises(IllegalActionError) as e:
+            r.apply(s, text)
+        assert str(e.value) == f"'{text}' is not possible now: it is {side}'s movement: move a unit, or 'done'"
+    with pytest.raises(IllegalActionError) as e:
+        r.apply(s, "move " + "X" * 5000 + " 0205")
+    assert len(str(e.value)) < 200 and "there is no unit XXXX" in str(e.value)
+    with pytest.raises(IllegalActionError) as e:
+        r.apply(s, "frobnicate " + "y" * 5000)
+    assert len(str(e.value)) < 600 and "cannot read the action 'frobnicate yyy" in str(e.value)
+
+
+def test_a_refused_answer_names_the_answers_due(runner):
+    """'X is not possible now' said neither what was asked nor what would do:
+    the decision and some of its answers (the unit's own first)."""
+    s = runner.new_game(seed=11)
+    for _ in range(400):
+        if s.step.get("decision") in ("transfer", "interrupt", "deploy"):
+            break
+        s = runner.apply(s, RandomBot(3).choose(runner, s))
+    d = s.step.get("decision")
+    assert d in ("transfer", "interrupt", "deploy"), d
+    legal = [str(a) for a in runner.legal_actions(s)]
+    with pytest.raises(IllegalActionError) as e:
+        runner.apply(s, "pick nobody")
+    said = str(e.value)
+    assert said.startswith(f"'pick nobody' is not possible now: {runner.to_move(s)} answers the {d} decision: ")
+    assert f"'{legal[0]}'" in said
+
+
 def check_invariants(runner, s):
     g = runner.game
     limit = g.stacking.get("units", 99)

@@ -68,9 +68,9 @@ class CrtDeclarations:
         return [*self.uses(s, p), Done()]
 
     def why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
-        can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "nothing more"
-        return f"the attack on {p['hex']} waits for {p['side']}'s options before the roll: it may use {can}, " \
-               "or 'done'"
+        can = ", ".join(f"'{x}'" for x in legal if isinstance(x, Use))
+        return f"the attack on {p['hex']} waits for {p['side']}'s options before the roll: " + \
+            (f"it may answer {can}, or 'done'" if can else "it may use nothing more: 'done'")
 
     def answer(self, s: GameState, p: dict, a: Action) -> None:
         self.e.record(s, a, side=p["side"])

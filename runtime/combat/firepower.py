@@ -311,9 +311,9 @@ class FirepowerBattles:
     def why(self, s: GameState, p: dict, a: Action, legal: list[Action]) -> str:
         if p["stage"] == "options":
             if isinstance(a, Use):
-                return f"{p['side']} cannot use {a.option}{' with ' + a.unit if a.unit else ''} in this battle: " \
-                       f"it may use {', '.join(str(x) for x in legal if isinstance(x, Use)) or 'nothing more'}, " \
-                       "or 'done'"
+                can = ", ".join(f"'{x}'" for x in legal if isinstance(x, Use))
+                return f"{p['side']} cannot use {a.option}{' with ' + a.unit if a.unit else ''} in this battle: " + \
+                    (f"it may answer {can}, or 'done'" if can else "it may use nothing more: 'done'")
             return f"the battle in {p['hex']} waits for {p['side']}'s battle options: 'use OPTION UNIT' or 'done'"
         if p["stage"] == "absorb":
             return f"{p['side']} must assign {p['points']} point{'s' * (p['points'] != 1)} of firepower: " \

@@ -475,9 +475,9 @@ class DicePoolBattles:
         if p["stage"] in AIR_STAGES:
             return self.air.why(s, p, legal)
         if p["stage"] == "support":
-            can = ", ".join(str(x) for x in legal if isinstance(x, Use)) or "none"
+            can = ", ".join(f"'{x}'" for x in legal if isinstance(x, Use))
             return f"the battle in {p['hex']} waits for {p['side']}'s support chits " \
-                   f"(at most {self.rules.support}): it may use {can}, or 'done'"
+                   f"(at most {self.rules.support}): " + (f"it may answer {can}, or 'done'" if can else "'done'")
         if p["stage"] == "at-once":
             held = p["held"]
             return f"{held['side']}'s {held['action'][0]} acts in {p['hex']} ('use {' '.join(held['action'])}'): " \
@@ -1086,6 +1086,8 @@ def check_attack(engine, s: GameState, attackers: list[str], target) -> None:
     engine makes: the target holds enemy units, each attacker is adjacent,
     neither attacked yet this phase (9.1(1)(3))."""
     tid = engine.board.hex_id(target)
+    if not attackers:
+        raise IllegalActionError(f"no units attack {tid}")
     defenders = s.units_at(target)
     if not defenders:
         raise IllegalActionError(f"there are no units in {tid} to attack")

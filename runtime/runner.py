@@ -486,11 +486,11 @@ class Runner(ChitPull, Reinforcements, VictoryRules, Effects, Reorganization, De
             return self._why_reorganize(s, action)
         if d == "designate":
             return self._why_designate(s, action)
-        if d == "commander":
-            return f"{getattr(action, 'unit', action)} cannot command the {s.step['group']} chain of {s.step['chit']}: " \
+        if d == "commander" and isinstance(action, Activate):
+            return f"{action.unit} cannot command the {s.step['group']} chain of {s.step['chit']}: " \
                    f"{s.step['side']} picks one of {', '.join(s.step['candidates'])}, or 'done' for none"
-        if d == "choose":
-            return f"{s.step['side']} cannot choose {getattr(action, 'chit', action)}: it may choose " \
+        if d == "choose" and isinstance(action, Choose):
+            return f"{s.step['side']} cannot choose {action.chit}: it may choose " \
                    f"{', '.join(sorted(set(s.step['left']))) or 'nothing more'}, or 'done'"
         if d == "place" and isinstance(action, Place):
             if action.unit not in s.step["units"]:

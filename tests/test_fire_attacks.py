@@ -72,7 +72,9 @@ def test_range_1_and_2_from_a_hill(runner):
     # 6.c: the target is next to a Soviet unit or HQ; 6.c.i: 2 hexes from one on a hill (0303, 0601)
     s = board_state(runner, **{"28RD": "0501", "4Pz": "0503"})
     rep = fire_odds_at(runner, s, "artillery", "0503")
-    assert not rep.legal and "0503 is out of range" in rep.validate and "2 hexes from hill" in rep.validate
+    assert not rep.legal and "0503 is out of range" in rep.validate and "2 hexes from one on hill" in rep.validate
+    assert rep.validate.endswith("Soviet artillery reaches 1 hex from a spotting unit (hq, infantry or panzer), "
+                                 "2 hexes from one on hill")
     s = board_state(runner, **{"28RD": "0601", "4Pz": "0603"})  # 28RD on the hill, 2 hexes away
     assert fire_odds_at(runner, s, "artillery", "0603").legal
     s = board_state(runner, **{"Tim": "0402", "4Pz": "0403"})  # an HQ spots too

@@ -62,11 +62,22 @@ def in_range(game: GameDefinition, board: Board, state: GameState, fa: FireAttac
         for r in fa.ranges:
             if d <= r.hexes and (not r.terrain or r.terrain & here):
                 return ""
-    reach = " or ".join(f"{r.hexes} hex{'es' * (r.hexes != 1)}" +
-                        (f" from {', '.join(_name(game, t) for t in sorted(r.terrain))}" if r.terrain else "")
-                        for r in fa.ranges)
-    who = f"{', '.join(sorted(fa.by))} unit" if fa.by else f"{fa.side} unit"
-    return f"{board.hex_id(target)} is out of range: {fa.title} reaches {reach} from a {who}"
+    who = f"a spotting unit ({_or(sorted(fa.by))})" if fa.by else f"a {fa.side} unit"
+    plain = [r.hexes for r in fa.ranges if not r.terrain]
+    parts = [f"{_hexes(max(plain))} from {who}"] if plain else []
+    for r in fa.ranges:  # a longer reach from some terrain (AVD 12.2: artillery on a hill)
+        if r.terrain:
+            on = _or([_name(game, t) for t in sorted(r.terrain)])
+            parts.append(f"{_hexes(r.hexes)} from {'one' if parts else who} on {on}")
+    return f"{board.hex_id(target)} is out of range: {fa.title} reaches {', '.join(parts)}"
+
+
+def _hexes(n: int) -> str:
+    return f"{n} hex{'es' * (n != 1)}"
+
+
+def _or(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
 
 
 def fire_odds(game: GameDefinition, board: Board, state: GameState, fire: str, target: Hex,

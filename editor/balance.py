@@ -252,6 +252,9 @@ class BalanceDialog(QDialog):
 
         from dsl.balance import compile_texts
         from dsl.diagnostics import DslError
+        if not self.out.text().strip():  # ('' is the folder the editor was started in)
+            QMessageBox.warning(self, "Balance", "choose a Results folder: the batch's games and plots go there")
+            return
         try:
             spec = self.spec()
             game = compile_texts(spec.game, spec.variants) if spec.variants else self.game
@@ -338,11 +341,21 @@ class BalanceDialog(QDialog):
         QMessageBox.critical(self, "Balance", message)
 
     def closeEvent(self, event) -> None:
+        """Closing stops the batch without waiting for the games under way
+        (a search's game may take minutes): its thread outlives the dialog,
+        kept in ``_LEFT_RUNNING``, and ends once they are done; what they
+        finish is kept in the results folder."""
         if self.running():
             self.stop()
-            self.thread.quit()  # its loop ends once the games under way are done
-            self.thread.wait()
+            thread, worker = self.thread, self.worker
+            thread.setParent(None)  # (not deleted with the dialog while it runs)
+            _LEFT_RUNNING.append((thread, worker))
+            thread.finished.connect(lambda: _LEFT_RUNNING.remove((thread, worker)))
+            thread.quit()  # its loop ends once the games under way are done
         super().closeEvent(event)
+
+
+_LEFT_RUNNING: list[tuple] = []  # (thread, worker) of batches whose dialog was closed mid-game
 
 
 def _duration(seconds: float) -> str:

@@ -44,6 +44,11 @@ from .gamefile import COUNTER_COLUMNS, Snapshot, read_map, read_snapshot
 BOM = b"\xef\xbb\xbf"
 
 
+# a name an expression reads (dsl/hxr.lark: ENAME), and the words it reads otherwise
+_EXPRESSION_NAME = re.compile(r"[0-9]*[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z_][A-Za-z0-9_]*)*")
+_EXPRESSION_WORDS = frozenset({"and", "or", "not", "in", "true", "false"})
+
+
 class LoadError(Exception):
     """A game folder could not be opened at all (nothing was changed).
     ``why``: the message without the path, where the path is said already
@@ -815,9 +820,14 @@ class GameDocument:
     # -- counters ---------------------------------------------------------------
     def _fresh(self) -> None:
         """Edits are computed from the snapshot's line numbers: re-read first
-        if the text changed since."""
+        if the text changed since.  While a syntax error keeps the views on the
+        last version that read, those line numbers are not the texts' (an edit
+        would rewrite another row): EditError until the error is mended."""
         if self._stale:
             self.refresh()
+        if self.showing_last_read is not None:
+            raise EditError(f"{self.showing_last_read.span or 'the rules'}: a syntax error: the views show the "
+                            "last version that read; mend it in the rules text before editing counters or set-ups")
 
     def _parsed(self, shown: str):
         try:
@@ -923,6 +933,11 @@ class GameDocument:
             raise EditError(f"'{new}' is not a valid area name")
         if new in m.areas:
             raise EditError(f"there is already an area {new}")
+        if not _EXPRESSION_NAME.fullmatch(new) or new in _EXPRESSION_WORDS:
+            quoted = re.compile(rf"[(,]\s*{re.escape(old)}\s*[),]")  # (a name in an expression: held(moscow))
+            if any(quoted.search(f.text) for name, f in self.files.items() if name.endswith(".hxr")):
+                raise EditError(f"'{new}' cannot stand in an expression, and the rules name {old} in one: use "
+                                "letters, digits and _, joined by single hyphens, not and, or, not, in, true, false")
         hexes = sorted(m.areas[old], key=m.grid.to_colrow)
         changes = [(("area-def", new), m.area_titles.get(old, ""))] + [(("area", new, h), True) for h in hexes] + \
             [(("area", old, h), False) for h in hexes] + [(("area-def", old), None)]

@@ -280,6 +280,9 @@ def think_error(think: float | None) -> str:
     return ""
 
 
+MAX_ITERATIONS = 100_000  # a decision's budget (search:160 plays a Smolensk game in some 500 s of CPU)
+
+
 class SearchBot:
     """Monte Carlo tree search; see the module's docstring."""
 
@@ -303,6 +306,9 @@ class SearchBot:
             raise ValueError(f"search:{budget}: the budget is a number of iterations, e.g. search:200")
         if budget and int(budget) < 1:  # (no iterations and no time: a search that never ended)
             raise ValueError(f"search:{budget}: the budget is at least 1 iteration a decision, e.g. search:200")
+        if budget and int(budget) > MAX_ITERATIONS:  # (a game of it would outlast anyone waiting for it)
+            raise ValueError(f"search:{budget[:12]}: the budget is at most {MAX_ITERATIONS:,} iterations a "
+                             "decision; --think SECONDS bounds it by time")
         why = think_error(think)
         if why:
             raise ValueError(why)

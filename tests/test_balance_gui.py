@@ -192,7 +192,44 @@ def test_closing_the_dialog_mid_batch_stops_it_and_keeps_the_finished_games(qtbo
     dlg.agents["soviet"].setCurrentText("random")
     dlg.run_button.click()
     qtbot.waitUntil(lambda: dlg.bar.value() >= 1, timeout=60_000)
-    dlg.close()  # waits for the game under way, then the batch's thread ends: no hang
-    assert not dlg.running()
+    dlg.close()  # at once: the batch's thread ends once the game under way is done (a search's may take minutes)
+    from editor import balance as B
+    qtbot.waitUntil(lambda: not dlg.running() and not B._LEFT_RUNNING, timeout=60_000)
     with open(out / "games.csv", encoding="utf-8") as f:
         assert 1 <= len(list(csv.DictReader(f))) < 200
+
+
+def test_closing_the_dialog_does_not_wait_for_a_slow_game(qtbot, win, tmp_path):
+    """Closing the dialog mid-game froze the editor until the game under way
+    ended: with a large search budget, for good.  It closes at once, and the
+    budget has a ceiling."""
+    import time
+    from editor import balance as B
+    dlg = win.balance()
+    qtbot.addWidget(dlg)
+    dlg.out.setText(str(tmp_path / "bal"))
+    dlg.games.setValue(2)
+    dlg.jobs.setValue(1)
+    dlg.agents["axis"].setCurrentText("search:200")
+    dlg.run_button.click()
+    qtbot.waitUntil(dlg.running, timeout=10_000)
+    start = time.monotonic()
+    dlg.close()
+    assert time.monotonic() - start < 2 and B._LEFT_RUNNING
+    qtbot.waitUntil(lambda: not B._LEFT_RUNNING, timeout=120_000)
+
+
+def test_a_batch_needs_a_results_folder(qtbot, win, monkeypatch, tmp_path):
+    """An empty Results folder wrote the batch where the editor was started."""
+    said = []
+    from editor import balance as bal
+    monkeypatch.setattr(bal.QMessageBox, "warning", lambda parent, title, text: said.append(text))
+    cwd = tmp_path / "started-here"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    dlg = win.balance()
+    qtbot.addWidget(dlg)
+    dlg.out.setText("  ")
+    dlg.run_button.click()
+    assert said == ["choose a Results folder: the batch's games and plots go there"]
+    assert not dlg.running() and list(cwd.iterdir()) == []

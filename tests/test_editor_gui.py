@@ -199,6 +199,38 @@ def test_an_area_with_no_hexes_yet_is_painted_and_the_error_goes(bw, lib):
         doc.close()
 
 
+def test_no_counter_or_set_up_edit_while_a_syntax_error_shows_the_last_version(qtbot, lib):
+    """A syntax error in one file keeps the views on the last version that
+    read; a drag or a counter edit then computed its edit from that version's
+    line numbers on another file's text: another row was rewritten, silently
+    (167ID's set-up, 3PzA's name).  The edit is refused until it is mended."""
+    w = window(qtbot, lib / "smolensk")
+    try:
+        game, system = "smolensk/game.hxr", "gekitou/system.hxr"
+        w.doc.files[system].text = "}}} broken {\n" + w.doc.files[system].text
+        w.doc.files[game].text = "# a note\n# another\n" + w.doc.files[game].text
+        w.refresh_now()
+        assert w.doc.showing_last_read is not None
+        before = w.doc.files[game].text
+        w.place("7Pz", "2020")
+        w.edit_counter("7Pz", "name", "Renamed")
+        assert w.doc.files[game].text == before
+        assert "a syntax error: the views show the last version that read" in w.statusBar().currentMessage()
+    finally:
+        w.doc.close()
+
+
+def test_an_area_named_in_an_expression_keeps_a_name_an_expression_reads(bw):
+    """Renaming moscow (held(moscow) in the rules) to a.b or not broke the
+    rules, and the map with them on reopening."""
+    w = bw
+    for bad in ("a.b", "x-", "not"):
+        assert not w.rename_area("moscow", bad)
+        assert "cannot stand in an expression" in w.statusBar().currentMessage()
+    assert "moscow" in w.doc.map.areas
+    assert w.rename_area("border", "a.b")  # (named in set-up cells only: any area name does)
+
+
 def test_rename_and_delete_areas_follow_into_the_rules(bw):
     w, m = bw, bw.doc.map
     game = "barbarossa-postcard/game.hxr"

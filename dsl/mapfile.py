@@ -39,8 +39,9 @@ from .checker import Body, Ctx, TableView, is_dash
 from .diagnostics import Span, did_you_mean
 from .loader import Source, parse_file
 
-# an error the map editor itself mends (it paints the area): the map still loads there, and check fails
-EMPTY_AREA = "empty-area"
+# errors the map editor itself mends (it paints the area; it puts the hex back in play or takes the
+# source off it): the map still loads there, and check fails
+MAP_MENDS = "map-mends"
 MAP_KEYWORDS = ("map", "grid", "default", "hexes", "hexsides", "path", "supply", "area", "outside", "background")
 
 
@@ -109,6 +110,7 @@ class MapReader:
         for st in by.get("path", []):
             self.path(st, grid, links)
         supply: dict[str, set[Hex]] = {}
+        supply_at: dict[Hex, Span] = {}  # where each source is listed (an error names that line)
         edges: dict[str, list[str]] = {}
         for st in by.get("supply", []):
             side = ctx.ref("side", st.arg(0))
@@ -122,7 +124,9 @@ class MapReader:
                     else:
                         ctx.error("value", f"'{e}' is not a map edge", a.span, did_you_mean(e, EDGES))
                 else:
-                    supply.setdefault(side, set()).update(self.hex_list((a,)))
+                    listed = self.hex_list((a,))
+                    supply.setdefault(side, set()).update(listed)
+                    supply_at.update((h, a.span) for h in listed)
         areas: dict[str, frozenset[Hex]] = {}
         for st in by.get("area", []):
             if not st.args or st.args[0].quoted:
@@ -134,13 +138,14 @@ class MapReader:
             rest = [a for a in st.args[1:] if not a.quoted]
             areas[aname] = frozenset(self.hex_list(rest))
             if not rest:  # (a unit set up or a marker placed there would find no hex)
-                ctx.error(EMPTY_AREA, f"area {aname} has no hexes", st.args[0].span,
+                ctx.error(MAP_MENDS, f"area {aname} has no hexes", st.args[0].span,
                           "list its hexes (or paint them in the editor), or remove the area")
             ctx.declare("area", aname, st.args[0].span)
         for s, hs in supply.items():
             for h in hs:
                 if h not in hexes:
-                    ctx.error("hex", f"supply source {grid.format_id(h)} is not in play", head.span if head else None)
+                    ctx.error(MAP_MENDS, f"supply source {grid.format_id(h)} is not in play", supply_at.get(h, top),
+                              "put the hex back in play, or take the source off it")
         background = ""
         for st in by.get("background", [])[:1]:
             if len(st.args) != 1:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox,
                                QMessageBox, QPushButton, QRadioButton, QScrollArea, QSpinBox, QTabWidget,
                                QToolButton, QVBoxLayout, QWidget)
 
+from dsl.checker import DASHES
 from dsl.scaffold import NewGame
 from dsl.outputs import cannot_write, say_error, written
 from runtime.definition import MapHex
@@ -342,10 +343,22 @@ class ToolPanel(QWidget):
         feats = tuple(self.h_feats.item(i).text() for i in range(self.h_feats.count())
                       if self.h_feats.item(i).checkState() == Qt.Checked)
         feats = tuple(f for f in old.features if f in feats) + tuple(f for f in feats if f not in old.features)
-        new = MapHex(h, self.h_terrain.currentText() or old.terrain, feats, self.h_name.text().strip(),
-                     self.h_vp.value())
+        name = hex_name(self.h_name.text())
+        if name in DASHES:  # (the map file reads a name of dashes as no name: it would vanish on saving)
+            self.win.statusBar().showMessage(f"'{name}' reads as no name in a map file: give a name, or none", 8000)
+            self.h_name.setText(old.name)
+            name = old.name
+        elif name != self.h_name.text():
+            self.h_name.setText(name)
+        new = MapHex(h, self.h_terrain.currentText() or old.terrain, feats, name, self.h_vp.value())
         if new != old:
             self.win.stack.push(MapCommand(self.doc, f"edit hex {m.grid.format_id(h)}", [(("hex", h), new)]))
+
+
+def hex_name(text: str) -> str:
+    """A hex's name as typed or pasted: line breaks, tabs and other control
+    characters (a map file's line cannot hold them) become spaces."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
 
 
 class MainWindow(QMainWindow):

@@ -30,7 +30,7 @@ from typing import Callable, Iterable
 
 from dsl.ast import Statement
 from dsl.diagnostics import Diagnostic, DslError, Span
-from dsl.mapfile import EMPTY_AREA
+from dsl.mapfile import MAP_MENDS
 from dsl.parser import parse
 from runtime import definition as D
 from runtime.hexes import Grid, Hex, Hexside, hexside
@@ -680,8 +680,8 @@ class GameDocument:
     def _load_map(self) -> None:
         buf = self.files[self.map_shown]
         m, problems = read_map(self._mirror_path(self.map_shown), self._mirror_dir, self.snapshot)
-        # (an area with no hexes is painted here: the map loads, and the game's check says what is missing)
-        self.map_problems = [d for d in problems if d.severity == "error" and d.code != EMPTY_AREA]
+        # (an area with no hexes, a supply source out of play: mended here, so the map loads; check says what is wrong)
+        self.map_problems = [d for d in problems if d.severity == "error" and d.code != MAP_MENDS]
         if m is None or self.map_problems:
             return
         header, title, titles = map_header_and_titles(buf.text, self.map_shown)

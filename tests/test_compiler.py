@@ -188,7 +188,7 @@ def test_an_area_with_no_hexes_is_an_error_at_its_name(tmp_path):
     from helpers import MINI_MAP
     assert "area start 0101-0105\n" in MINI_MAP
     folder = make_game(tmp_path, map_text=MINI_MAP.replace("area start 0101-0105\n", "area start\n"))
-    d = only(diagnostics_of(folder), "empty-area")
+    d = only(diagnostics_of(folder), "map-mends")
     assert d.message == "area start has no hexes" and d.span.file.endswith("map.hxm")
     assert (d.span.line, d.span.col) == (MINI_MAP.splitlines().index("area start 0101-0105") + 1, 6)
 
@@ -231,6 +231,12 @@ def test_a_map_that_links_out_of_the_game_folder_says_so(tmp_path):
     (folder / "map.hxm").symlink_to(outside)
     d = only(diagnostics_of(folder), "map-outside")
     assert d.message == "map.hxm is a link to a file outside the game folder"
+
+
+def test_a_rules_file_with_no_game_statement_is_told_at_its_first_line(tmp_path):
+    folder = make_game(tmp_path, MINI_GAME.replace('game mini "Mini" { map "map.hxm" }', "# no game here"))
+    d = next(d for d in diagnostics_of(folder) if d.message == "no 'game' statement")
+    assert d.span is not None and d.span.file.endswith("game.hxr") and (d.span.line, d.span.col) == (1, 1)
 
 
 def test_variants_apply_their_overrides(tmp_path):

@@ -231,6 +231,43 @@ def test_an_area_named_in_an_expression_keeps_a_name_an_expression_reads(bw):
     assert w.rename_area("border", "a.b")  # (named in set-up cells only: any area name does)
 
 
+def test_a_pasted_hex_name_keeps_to_one_line_and_a_name_of_dashes_is_refused(bw):
+    """A name pasted with a line break or NUL wrote a map file that did not
+    load again; a name of dashes read back as none."""
+    w, m = bw, bw.doc.map
+    h = m.grid.parse_id("0505")
+    w.settings.tool = "select"
+    w.map_view.press(*centre(w, "0505"))
+    w.map_view.release()
+    w.tools.h_name.setText("Novo\r\nGrad\x00 ")
+    w.tools.h_name.editingFinished.emit()
+    assert m.hexes[h].name == "Novo Grad"
+    w.tools.h_name.setText("—")
+    w.tools.h_name.editingFinished.emit()
+    assert m.hexes[h].name == "Novo Grad" and "reads as no name" in w.statusBar().currentMessage()
+
+
+def test_a_supply_source_taken_out_of_play_leaves_the_map_editable(bw):
+    """The editor wrote a map it then would not open for editing: a supply
+    source on a hex taken out of play.  check says where; the map loads."""
+    w, m = bw, bw.doc.map
+    w.settings.tool, w.settings.side = "supply", "soviet"
+    w.map_view.press(*centre(w, "0505"))
+    w.map_view.release()
+    w.settings.tool = "boundary"
+    w.map_view.press(*centre(w, "0505"))
+    w.map_view.release()
+    assert w.save()
+    w.refresh_now()
+    said = [d for d in w.doc.diagnostics if d.message == "supply source 0505 is not in play"]
+    assert said and said[0].span.file.endswith("map.hxm") and said[0].span.line > 6
+    doc = GameDocument.open(w.doc.folder)
+    try:
+        assert doc.map is not None and doc.map_problems == []
+    finally:
+        doc.close()
+
+
 def test_rename_and_delete_areas_follow_into_the_rules(bw):
     w, m = bw, bw.doc.map
     game = "barbarossa-postcard/game.hxr"

@@ -334,7 +334,8 @@ class _Compiler(TablesMixin, CountersMixin, SequenceMixin, MechanismsMixin, Scen
     def game_info(self) -> D.GameInfo:
         st = self.one("game")
         if st is None:
-            self.ctx.error("missing", "no 'game' statement", None,
+            entry = self.loader.src.display(Path(self.loader.entry_file))
+            self.ctx.error("missing", "no 'game' statement", Span(entry, 1, 1),
                            'the game folder\'s game.hxr starts with: game ID "Title" { ... }')
             return D.GameInfo("?", "?")
         b = Body(self.ctx, st, "game")

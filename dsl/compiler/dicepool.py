@@ -31,8 +31,9 @@ class DicePoolMixin(CompilerParts):
         ctx = self.ctx
         if st is None:
             if combat.procedure == "dice-pool":
+                combat_st = self.one("combat")
                 ctx.error("missing", "combat { procedure dice-pool } needs a dice-pool { ... } block that says "
-                          "how a battle is fought", None, "docs/dsl.md §7.2 shows one")
+                          "how a battle is fought", combat_st.span if combat_st else None, "docs/dsl.md §7.2 shows one")
             return None
         if combat.procedure != "dice-pool":
             ctx.error("value", "dice-pool { ... } describes the battles of combat { procedure dice-pool }, and this "

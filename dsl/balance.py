@@ -247,12 +247,18 @@ class _Script:
         return action
 
 
-def play_game(spec: BatchSpec, sweep: str, k: int, record: list | None = None, script: list | None = None) -> dict:
+class _Abandoned(Exception):
+    """A game left unfinished because the batch was stopped (``play_game``'s ``stop``)."""
+
+
+def play_game(spec: BatchSpec, sweep: str, k: int, record: list | None = None, script: list | None = None,
+              stop: threading.Event | None = None) -> dict:
     """Play game k of the batch (at one sweep value); its CSV row.  The
     bots get the seeds ``hexforge play --seed`` gives them.  ``record``: a
     list the decisions taken are added to, as (side, action); ``script``:
     such a list, whose decisions are taken instead of the bots' (a game of
-    a batch that ``shares_games``)."""
+    a batch that ``shares_games``); ``stop`` set: the game is abandoned
+    after the decision under way (_Abandoned)."""
     from runtime.bots import make_bot, play
 
     runner = _runner_for(spec, sweep)
@@ -267,6 +273,8 @@ def play_game(spec: BatchSpec, sweep: str, k: int, record: list | None = None, s
     seen = [state.turn]
 
     def on_action(st, side, action):
+        if stop is not None and stop.is_set():
+            raise _Abandoned
         if record is not None:
             record.append((side, action))
         if st.turn != seen[0]:  # the standing as the turn ends: the VP each side would have if the game ended
@@ -310,9 +318,11 @@ def parse_awards(text: str) -> dict[str, dict[str, int]]:
     return data
 
 
-def play_games(spec: BatchSpec, keys: list[tuple[str, int]]) -> list[dict]:
+def play_games(spec: BatchSpec, keys: list[tuple[str, int]], stop: threading.Event | None = None) -> list[dict]:
     """A worker's task: play these games; errors become BalanceError with
-    the game that failed (a rules error would fail every game alike)."""
+    the game that failed (a rules error would fail every game alike).
+    ``stop`` (a batch played in this process): once set, the game under way
+    is abandoned and the games finished are returned."""
     from runtime.actions import IllegalActionError
     from runtime.expr import ExprError
     from runtime.runner import SequenceError
@@ -324,11 +334,13 @@ def play_games(spec: BatchSpec, keys: list[tuple[str, int]]) -> list[dict]:
     for sweep, k in keys:
         try:
             if taken is None:
-                rows.append(play_game(spec, sweep, k))
+                rows.append(play_game(spec, sweep, k, stop=stop))
             elif rows:
-                rows.append(play_game(spec, sweep, k, script=taken))
+                rows.append(play_game(spec, sweep, k, script=taken, stop=stop))
             else:
-                rows.append(play_game(spec, sweep, k, record=taken))
+                rows.append(play_game(spec, sweep, k, record=taken, stop=stop))
+        except _Abandoned:
+            return rows[:0] if taken is not None else rows  # (a shared game's rows come whole or not at all)
         except (ExprError, SequenceError, ValueError, NotImplementedError, IllegalActionError) as e:
             at = f"{spec.sweep_key}={sweep}, " if spec.sweep_key else ""
             raise BalanceError(f"game {k} ({at}seed {game_seed(spec.seed, k)}) stopped: {e}") from e
@@ -565,7 +577,7 @@ def run_batch(spec: BatchSpec, games: int, out: Path, jobs: int = 1, cluster: st
                 for task in tasks:
                     if stop is not None and stop.is_set():
                         break
-                    finished(play_games(spec, task))
+                    finished(play_games(spec, task, stop))
         rows = [results.rows[k] for k in keys if k in results.rows]
         if len(rows) == len(keys) and todo:
             results.rewrite_in_order(keys)

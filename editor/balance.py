@@ -15,8 +15,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal
 from PySide6.QtGui import QFont, QPixmap
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QMessageBox, QProgressBar, QPushButton, QScrollArea, QSpinBox,
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout,
+                               QLabel, QLineEdit, QMessageBox, QProgressBar, QPushButton, QScrollArea, QSpinBox,
                                QTabWidget, QVBoxLayout)
 
 from dsl.balance import (MAX_GAMES, BalanceError, BatchSpec, format_summary, run_batch, shared_note, summarize,
@@ -343,15 +343,18 @@ class BalanceDialog(QDialog):
     def closeEvent(self, event) -> None:
         """Closing stops the batch without waiting for the games under way
         (a search's game may take minutes): its thread outlives the dialog,
-        kept in ``_LEFT_RUNNING``, and ends once they are done; what they
-        finish is kept in the results folder."""
+        kept in ``_LEFT_RUNNING``, and ends after the decision under way (a
+        batch in this process: that game is left unfinished) or once the
+        workers' games are done; what is finished is kept in the results
+        folder."""
         if self.running():
             self.stop()
             thread, worker = self.thread, self.worker
             thread.setParent(None)  # (not deleted with the dialog while it runs)
             _LEFT_RUNNING.append((thread, worker))
             thread.finished.connect(lambda: _LEFT_RUNNING.remove((thread, worker)))
-            thread.quit()  # its loop ends once the games under way are done
+            QApplication.instance().aboutToQuit.connect(thread.wait)  # (a thread ends before the editor does)
+            thread.quit()  # its loop ends once the decision under way is made (in this process) or the games
         super().closeEvent(event)
 
 

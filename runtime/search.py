@@ -280,7 +280,7 @@ def think_error(think: float | None) -> str:
     return ""
 
 
-MAX_ITERATIONS = 100_000  # a decision's budget (search:160 plays a Smolensk game in some 500 s of CPU)
+MAX_ITERATIONS = 10_000  # a decision's budget (search:160 plays a Smolensk game in some 500 s of CPU)
 
 
 class SearchBot:

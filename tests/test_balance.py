@@ -147,9 +147,9 @@ def test_an_interrupted_batch_resumes_without_replaying_a_finished_game(tmp_path
     played: list[int] = []
     real = balance.play_game
 
-    def counting(spec, sweep, k):
+    def counting(spec, sweep, k, stop=None):
         played.append(k)
-        return real(spec, sweep, k)
+        return real(spec, sweep, k, stop=stop)
 
     monkeypatch.setattr(balance, "play_game", counting)
     stop = threading.Event()
@@ -291,10 +291,10 @@ def test_a_number_only_the_winner_reads_is_played_once_and_judged_at_every_value
     bots: list[int] = []  # the games the bots played (not followed under another value's rules)
     real = balance.play_game
 
-    def counting(spec, sweep, k, record=None, script=None):
+    def counting(spec, sweep, k, record=None, script=None, stop=None):
         if script is None:
             bots.append(k)
-        return real(spec, sweep, k, record=record, script=script)
+        return real(spec, sweep, k, record=record, script=script, stop=stop)
 
     monkeypatch.setattr(balance, "play_game", counting)
     args = [lib, "--games", 4, "--sweep", "target=5,6,7", "--agents", "greedy,greedy", "--seed", 5]
@@ -593,3 +593,29 @@ def test_an_address_that_is_no_dask_scheduler_is_a_message_not_a_hang(tmp_path, 
     err = capsys.readouterr().err
     assert f"cannot reach the Dask scheduler at {address}: no answer as a Dask scheduler" in err
     assert time.monotonic() - start < 30 and accepted
+
+
+def test_a_stop_in_this_process_leaves_the_game_under_way(tmp_path, monkeypatch):
+    """A batch played in this process (the editor's, --jobs 1) stops after
+    the decision under way: the unfinished game is not written, and the
+    next run plays it whole."""
+    spec = barbarossa_spec()
+    stop = threading.Event()
+    decisions = []
+    from runtime import bots
+
+    real_play = bots.play
+
+    def play(runner, state, agents, on_action=None, **kw):
+        def counted(st, side, action):
+            decisions.append(action)
+            if len(decisions) == 30:  # (mid-way through the first game)
+                stop.set()
+            on_action(st, side, action)
+        return real_play(runner, state, agents, on_action=counted, **kw)
+    monkeypatch.setattr(bots, "play", play)
+    first = run_batch(spec, 2, tmp_path, stop=stop)
+    monkeypatch.undo()
+    assert first.played == 0 and len(decisions) == 30 and rows_of(tmp_path) == []
+    again = run_batch(spec, 2, tmp_path)
+    assert again.played == 2 and [int(r["game"]) for r in rows_of(tmp_path)] == [0, 1]

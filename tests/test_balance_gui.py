@@ -216,7 +216,7 @@ def test_closing_the_dialog_does_not_wait_for_a_slow_game(qtbot, win, tmp_path):
     start = time.monotonic()
     dlg.close()
     assert time.monotonic() - start < 2 and B._LEFT_RUNNING
-    qtbot.waitUntil(lambda: not B._LEFT_RUNNING, timeout=120_000)
+    qtbot.waitUntil(lambda: not B._LEFT_RUNNING, timeout=30_000)  # (after the decision under way: the game is left)
 
 
 def test_a_batch_needs_a_results_folder(qtbot, win, monkeypatch, tmp_path):

@@ -250,7 +250,7 @@ def test_a_pasted_hex_name_keeps_to_one_line_and_a_name_of_dashes_is_refused(bw)
 def test_a_supply_source_taken_out_of_play_leaves_the_map_editable(bw):
     """The editor wrote a map it then would not open for editing: a supply
     source on a hex taken out of play.  check says where; the map loads."""
-    w, m = bw, bw.doc.map
+    w = bw
     w.settings.tool, w.settings.side = "supply", "soviet"
     w.map_view.press(*centre(w, "0505"))
     w.map_view.release()

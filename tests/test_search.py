@@ -238,7 +238,7 @@ def test_agent_names_set_the_greedy_bots_hold_reach():
                        ("greedy:moves=1", "the greedy bot has no option 'moves'"),
                        ("random:hold=1", "the random bot has no option 'hold'"),
                        ("search:5:6", "one budget only"),
-                       ("search:99999999999999999999", "the budget is at most 100,000 iterations a decision")):
+                       ("search:99999999999999999999", "the budget is at most 10,000 iterations a decision")):
         with pytest.raises(ValueError, match=re.escape(says)):
             make_bot(name, 1)
 

@@ -269,7 +269,7 @@ class BalanceDialog(QDialog):
                                 f"{' '.join(n + '=N' for n in e.names)} under Numbers, or sweep it")
             return
         except (BalanceError, ValueError, NotImplementedError) as e:
-            QMessageBox.warning(self, "Balance", str(e))
+            QMessageBox.warning(self, "Balance", dialog_words(str(e)))
             return
         except DslError as e:
             errors = [d.format(e.sources) for d in e.diagnostics if d.severity == "error"][:8]
@@ -338,7 +338,7 @@ class BalanceDialog(QDialog):
     def _failed(self, message: str) -> None:
         self._finish()
         self.rate.setText("failed")
-        QMessageBox.critical(self, "Balance", message)
+        QMessageBox.critical(self, "Balance", dialog_words(message))
 
     def closeEvent(self, event) -> None:
         """Closing stops the batch without waiting for the games under way
@@ -358,7 +358,14 @@ class BalanceDialog(QDialog):
         super().closeEvent(event)
 
 
-_LEFT_RUNNING: list[tuple] = []  # (thread, worker) of batches whose dialog was closed mid-game
+_LEFT_RUNNING: list[tuple] = []
+
+
+def dialog_words(message: str) -> str:
+    """A batch's message (dsl.balance, in the command line's words) as the
+    dialog says it: its Results folder is the command line's --out."""
+    return message.replace("use another --out", "choose another Results folder") \
+        .replace(" (--out names a folder)", " (the Results folder is a folder)")  # (thread, worker) of batches whose dialog was closed mid-game
 
 
 def _duration(seconds: float) -> str:

@@ -233,3 +233,18 @@ def test_a_batch_needs_a_results_folder(qtbot, win, monkeypatch, tmp_path):
     dlg.run_button.click()
     assert said == ["choose a Results folder: the batch's games and plots go there"]
     assert not dlg.running() and list(cwd.iterdir()) == []
+
+
+def test_the_dialog_says_results_folder_where_the_command_line_says_out(qtbot, win, monkeypatch, tmp_path):
+    from editor import balance as bal
+    said = []
+    monkeypatch.setattr(bal.QMessageBox, "critical", lambda parent, title, text: said.append(text))
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    dlg = win.balance()
+    qtbot.addWidget(dlg)
+    dlg.out.setText(str(tmp_path / "a-file"))
+    dlg.games.setValue(1)
+    dlg.run_button.click()
+    qtbot.waitUntil(lambda: bool(said), timeout=30_000)
+    assert "--out" not in said[0] and "(the Results folder is a folder)" in said[0], said
+    assert bal.dialog_words("x: use another --out") == "x: choose another Results folder"

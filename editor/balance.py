@@ -358,14 +358,14 @@ class BalanceDialog(QDialog):
         super().closeEvent(event)
 
 
-_LEFT_RUNNING: list[tuple] = []
+_LEFT_RUNNING: list[tuple] = []  # (thread, worker) of batches whose dialog was closed mid-game
 
 
 def dialog_words(message: str) -> str:
     """A batch's message (dsl.balance, in the command line's words) as the
     dialog says it: its Results folder is the command line's --out."""
     return message.replace("use another --out", "choose another Results folder") \
-        .replace(" (--out names a folder)", " (the Results folder is a folder)")  # (thread, worker) of batches whose dialog was closed mid-game
+        .replace(" (--out names a folder)", " (the Results folder is a folder)")
 
 
 def _duration(seconds: float) -> str:

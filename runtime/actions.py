@@ -25,6 +25,13 @@ class IllegalActionError(Exception):
     ("7Pz cannot enter 1203: needs 6 MP, has 5")."""
 
 
+def shortened(text, most: int = 60) -> str:
+    """An action, or a name in it, as a message quotes it: a text typed or
+    edited by hand may be any length."""
+    text = str(text)
+    return text if len(text) <= most else text[:most] + "..."
+
+
 @dataclass(frozen=True, slots=True)
 class Move:
     unit: str
@@ -205,8 +212,7 @@ def parse_action(text: str) -> Action:
             return SendBack(rest[0])
     except ValueError:
         pass
-    shown = text if len(text) <= 60 else text[:60] + "..."  # (a text typed or edited by hand may be any length)
-    raise IllegalActionError(f"cannot read the action '{shown}': write e.g. 'move 7Pz 1405', "
+    raise IllegalActionError(f"cannot read the action '{shortened(text)}': write e.g. 'move 7Pz 1405', "
                              "'attack 1305 with 4Pz,10Mot', 'lose 4Pz', 'retreat 7Pz 1306', 'advance 4Pz 1305', "
                              "'use desperate-effort 1PzG', 'hit WF', 'displace 13A 1215', 'detach Det1 0305', 'fire artillery 1203', "
                              "'pair Tiger KV1', 'send-back 93G', 'done'")

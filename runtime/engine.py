@@ -26,7 +26,7 @@ from .combat.fire import FireAttacks
 from .combat.dicepool.fight import DicePoolBattles, check_attack
 from .action_lists import Moves
 from .actions import (Action, Advance, Attack, Detach, Displace, Done, Hit, Hold, IllegalActionError, LoseStep, Move,
-                      Retreat, SendBack, Use, parse_action)
+                      Retreat, SendBack, Use, parse_action, shortened)
 from .board import Board
 from .combat.modifiers import Env
 from .combat.odds import code_at, combat_odds, resolve
@@ -150,7 +150,7 @@ class Engine:
     def unit(self, state: GameState, uid: str):
         u = state.units.get(uid)
         if u is None:
-            raise IllegalActionError(f"there is no unit {uid if len(uid) <= 40 else uid[:40] + '...'}")
+            raise IllegalActionError(f"there is no unit {shortened(uid, 40)}")
         return u
 
     def can_act(self, state: GameState, uid: str) -> bool:

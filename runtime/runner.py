@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import get_args
 
 from .action_lists import Placements, Transfers
-from .actions import Action, Attack, Displace, Done, Fire, IllegalActionError, Move, Use
+from .actions import Action, Attack, Displace, Done, Fire, IllegalActionError, Move, Use, shortened
 from .board import Board
 from .chitpull import ChitPull
 from .designate import Designation, designate_markers, until_turn_markers
@@ -49,12 +49,6 @@ from .victory import MissingParams, UnreadParam, VictoryRules, params_of, params
 
 
 ENGINE_ACTIONS = get_args(Action)  # what the engine itself answers (movement, combat, a battle's steps)
-
-
-def shortened(action, most: int = 60) -> str:
-    """An action as a message quotes it: a text given by hand may be any length."""
-    text = str(action)
-    return text if len(text) <= most else text[:most] + "..."
 
 
 class SequenceError(RuntimeError):

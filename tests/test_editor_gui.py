@@ -55,6 +55,15 @@ def centre(w, hid: str) -> tuple[float, float]:
     return w.map_view.mp.geo.centre(m.grid.parse_id(hid))
 
 
+def name_hex(w, hid: str, name: str) -> None:
+    """Select a hex with the select tool and type its name in the inspector."""
+    w.settings.tool = "select"
+    w.map_view.press(*centre(w, hid))
+    w.map_view.release()
+    w.tools.h_name.setText(name)
+    w.tools.h_name.editingFinished.emit()
+
+
 def test_paint_stroke_is_one_command_and_undoes(bw):
     w, m = bw, bw.doc.map
     w.settings.tool, w.settings.terrain, w.settings.brush = "terrain", "mountain", 1
@@ -160,12 +169,7 @@ def test_features_supply_areas_and_boundary(bw):
     w.map_view.press(*centre(w, "0909"))
     w.map_view.release()
     assert m.grid.parse_id("0909") in m.outside
-    # the inspector names the hex
-    w.settings.tool = "select"
-    w.map_view.press(*centre(w, "0505"))
-    w.map_view.release()
-    w.tools.h_name.setText("Kalinovka")
-    w.tools.h_name.editingFinished.emit()
+    name_hex(w, "0505", "Kalinovka")  # the inspector names the hex
     assert m.hexes[h].name == "Kalinovka"
     n = w.stack.count()
     for _ in range(n):
@@ -236,14 +240,9 @@ def test_a_pasted_hex_name_keeps_to_one_line_and_a_name_of_dashes_is_refused(bw)
     load again; a name of dashes read back as none."""
     w, m = bw, bw.doc.map
     h = m.grid.parse_id("0505")
-    w.settings.tool = "select"
-    w.map_view.press(*centre(w, "0505"))
-    w.map_view.release()
-    w.tools.h_name.setText("Novo\r\nGrad\x00 ")
-    w.tools.h_name.editingFinished.emit()
+    name_hex(w, "0505", "Novo\r\nGrad\x00 ")
     assert m.hexes[h].name == "Novo Grad"
-    w.tools.h_name.setText("—")
-    w.tools.h_name.editingFinished.emit()
+    name_hex(w, "0505", "—")
     assert m.hexes[h].name == "Novo Grad" and "reads as no name" in w.statusBar().currentMessage()
 
 
